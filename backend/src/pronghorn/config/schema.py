@@ -1,0 +1,192 @@
+"""The typed, immutable shape of ``config.yaml``.
+
+Every section is a frozen pydantic model with ``extra="forbid"`` so a typo fails loudly with
+the key's path. Defaults are chosen so that Pronghorn runs with no config file at all.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+
+
+class Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ServerConfig(Section):
+    """HTTP server settings (startup-only)."""
+
+    host: str = Field("127.0.0.1", description="Interface to bind.")
+    port: int = Field(2026, ge=1, le=65535, description="TCP port to bind.")
+    workers: int = Field(1, ge=1, le=64, description="uvicorn worker processes.")
+    docs_enabled: bool = Field(True, description="Serve the OpenAPI UI at /docs.")
+    cors_origins: list[str] = Field(
+        default_factory=list, description="Origins allowed by CORS; empty disables CORS."
+    )
+    static_dir: str | None = Field(
+        None, description="Folder with the built web UI; default: frontend/dist in the repo."
+    )
+
+
+class DatabaseConfig(Section):
+    """Where runs, threads, checkpoints and the store live (startup-only)."""
+
+    url: str | None = Field(
+        None,
+        description=(
+            "SQLAlchemy URL. Default: sqlite+aiosqlite:///<data_dir>/pronghorn.db. "
+            "PostgreSQL: postgresql+asyncpg://user:pass@host:5432/db."
+        ),
+    )
+    pool_size: int = Field(10, ge=1, le=200, description="Connection pool size (PostgreSQL).")
+    busy_timeout_ms: int = Field(5000, ge=0, description="SQLite busy_timeout.")
+    echo: bool = Field(False, description="Log every SQL statement.")
+
+
+class BrokerConfig(Section):
+    """Where run events and cancel signals travel (startup-only)."""
+
+    kind: Literal["memory", "redis"] = Field("memory", description="memory or redis.")
+    redis_url: str = Field("redis://127.0.0.1:6379/0", description="Redis URL (kind=redis).")
+
+
+class RunsConfig(Section):
+    """Run engine behaviour."""
+
+    max_concurrency: int = Field(64, ge=1, description="Runs executing at once; more queue.")
+    timeout_s: float = Field(3600.0, gt=0, description="Wall-clock limit of one run.")
+    recover: Literal["error", "resume"] = Field(
+        "error", description="What to do with runs left in flight by a dead process."
+    )
+    drain_timeout_s: float = Field(
+        10.0, ge=0, description="How long shutdown waits for in-flight runs."
+    )
+    durability: Literal["sync", "async", "exit"] = Field(
+        "async", description="Default checkpoint durability mode (see docs/performance.md)."
+    )
+    webhook_timeout_s: float = Field(10.0, gt=0, description="Timeout of one webhook call.")
+    webhook_retries: int = Field(3, ge=0, le=10, description="Webhook retries on failure.")
+
+
+class StreamingConfig(Section):
+    """SSE and the per-run event log."""
+
+    heartbeat_s: float = Field(5.0, gt=0, description="Seconds between `: heartbeat` comments.")
+    run_retention_bytes: int = Field(
+        64 * 1024 * 1024, ge=1024, description="Event bytes kept per run before trimming."
+    )
+    total_retention_bytes: int = Field(
+        512 * 1024 * 1024, ge=1024, description="Event bytes kept across all runs."
+    )
+    finished_retention_s: float = Field(
+        600.0, ge=0, description="How long a finished run's events stay joinable."
+    )
+
+
+class StoreTTLConfig(Section):
+    default_ttl_minutes: float | None = Field(None, description="TTL of items put without one.")
+    refresh_on_read: bool = Field(True, description="Reading an item refreshes its TTL.")
+    sweep_interval_minutes: int = Field(5, ge=1, description="Expired-item sweep period.")
+
+
+class StoreConfig(Section):
+    ttl: StoreTTLConfig = Field(default_factory=StoreTTLConfig)
+
+
+class LoggingConfig(Section):
+    level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", description="Log level.")
+    format: Literal["json", "text"] = Field("text", description="One JSON object or text a line.")
+
+
+class ModelConfig(Section):
+    """One chat model the agent may use."""
+
+    name: str = Field(description="Id used by runs (context.model_name).")
+    display_name: str | None = Field(None, description="Label shown in the UI.")
+    provider: str = Field(
+        "openai",
+        description="openai (any OpenAI-compatible API), anthropic, scripted, or module:Class.",
+    )
+    model: str = Field("", description="Provider's model name.")
+    api_key: SecretStr | None = Field(None, description="API key; use ${VAR}.")
+    base_url: str | None = Field(None, description="Endpoint base URL.")
+    max_tokens: int | None = Field(None, ge=1)
+    temperature: float | None = Field(None, ge=0, le=2)
+    timeout_s: float = Field(120.0, gt=0, description="Request timeout.")
+    stream_chunk_timeout_s: float = Field(60.0, gt=0, description="Max gap between chunks.")
+    max_retries: int = Field(2, ge=0, le=10, description="Provider client retries.")
+    supports_vision: bool = False
+    supports_thinking: bool = False
+    thinking_budget_tokens: int | None = Field(None, ge=1, description="Anthropic thinking.")
+    reasoning_effort: Literal["low", "medium", "high"] | None = Field(
+        None, description="OpenAI reasoning effort."
+    )
+    script: list[dict[str, Any]] | None = Field(
+        None, description="Steps for provider=scripted (see docs/models.md)."
+    )
+    rules: list[dict[str, Any]] | None = Field(
+        None, description="Rules for provider=scripted: match the last user message."
+    )
+    options: dict[str, Any] = Field(
+        default_factory=dict, description="Extra keyword arguments for the model class."
+    )
+
+
+class SandboxConfig(Section):
+    kind: Literal["local"] = Field("local", description="Sandbox provider (startup-only).")
+    isolation: Literal["bwrap", "none"] = Field(
+        "bwrap", description="bwrap when installed; falls back to none with a warning."
+    )
+    network: bool = Field(False, description="Allow network inside bwrap.")
+    command_timeout_s: float = Field(120.0, gt=0)
+    max_output_chars: int = Field(30000, ge=1000)
+
+
+class UploadsConfig(Section):
+    max_file_bytes: int = Field(50 * 1024 * 1024, ge=1)
+    max_total_bytes: int = Field(200 * 1024 * 1024, ge=1)
+
+
+class WebToolsConfig(Section):
+    fetch_timeout_s: float = Field(15.0, gt=0)
+    fetch_max_bytes: int = Field(2 * 1024 * 1024, ge=1024)
+    allow_private_addresses: bool = Field(
+        False, description="Let web_fetch reach private/loopback hosts (tests only)."
+    )
+    search_provider: Literal["tavily", "searxng"] | None = None
+    search_api_key: SecretStr | None = None
+    search_base_url: str | None = None
+
+
+class AgentConfig(Section):
+    default_model: str | None = Field(None, description="Model used when a run names none.")
+    title_max_chars: int = Field(60, ge=10)
+    summarization_trigger_tokens: int = Field(60000, ge=1000)
+    loop_warn_repeats: int = Field(3, ge=2)
+    loop_stop_repeats: int = Field(5, ge=2)
+    tool_output_soft_chars: int = Field(12000, ge=1000)
+    tool_output_hard_chars: int = Field(30000, ge=1000)
+
+
+class AppConfig(Section):
+    """The whole of config.yaml."""
+
+    data_dir: str = Field(".pronghorn/data", description="Database, thread files (startup-only).")
+    server: ServerConfig = Field(default_factory=ServerConfig)
+    database: DatabaseConfig = Field(default_factory=DatabaseConfig)
+    broker: BrokerConfig = Field(default_factory=BrokerConfig)
+    runs: RunsConfig = Field(default_factory=RunsConfig)
+    streaming: StreamingConfig = Field(default_factory=StreamingConfig)
+    store: StoreConfig = Field(default_factory=StoreConfig)
+    logging: LoggingConfig = Field(default_factory=LoggingConfig)
+    graphs: dict[str, str] = Field(
+        default_factory=dict,
+        description="Extra graphs: id -> 'package.module:attr' or './file.py:attr'.",
+    )
+    models: list[ModelConfig] = Field(default_factory=list)
+    agent: AgentConfig = Field(default_factory=AgentConfig)
+    sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
+    uploads: UploadsConfig = Field(default_factory=UploadsConfig)
+    web: WebToolsConfig = Field(default_factory=WebToolsConfig)

@@ -1,0 +1,57 @@
+"""``pronghorn config check``: load a config the way the server would and say what is wrong."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Mapping
+from pathlib import Path
+
+from pronghorn.config.errors import ConfigError
+from pronghorn.config.loader import load_config, resolve_config_path
+from pronghorn.config.schema import AppConfig
+
+
+def config_warnings(config: AppConfig) -> list[str]:
+    """Valid but probably unintended settings."""
+    warnings: list[str] = []
+    names = Counter(m.name for m in config.models)
+    warnings += [f"models: name {n!r} is used {c} times" for n, c in names.items() if c > 1]
+    default = config.agent.default_model
+    if default is not None and default not in names:
+        warnings.append(f"agent.default_model: {default!r} is not the name of any models[] entry")
+    if config.agent.loop_warn_repeats >= config.agent.loop_stop_repeats:
+        warnings.append("agent.loop_warn_repeats should be below agent.loop_stop_repeats")
+    if config.agent.tool_output_soft_chars > config.agent.tool_output_hard_chars:
+        warnings.append("agent.tool_output_soft_chars is above agent.tool_output_hard_chars")
+    if config.uploads.max_file_bytes > config.uploads.max_total_bytes:
+        warnings.append("uploads.max_file_bytes is above uploads.max_total_bytes")
+    if config.server.host not in ("127.0.0.1", "::1", "localhost"):
+        warnings.append(
+            f"server.host {config.server.host!r} accepts connections from other machines"
+        )
+    return warnings
+
+
+def check_config(
+    path: str | Path | None,
+    environ: Mapping[str, str] | None = None,
+) -> tuple[bool, str]:
+    """(ok, human-readable report). ``path`` None resolves like the server does
+    (``$PRONGHORN_CONFIG``, then ``./config.yaml``, then built-in defaults)."""
+    env = os.environ if environ is None else environ
+    try:
+        resolved = resolve_config_path(str(path) if path is not None else None, env)
+        loaded = load_config(resolved, env)
+    except ConfigError as exc:
+        return False, f"config invalid: {exc}"
+    config = loaded.config
+    source = str(loaded.source_path) if loaded.source_path else "built-in defaults (no file)"
+    lines = [
+        f"config OK: {source}",
+        f"  version {loaded.version_hash[:12]}; {len(config.models)} model(s), "
+        f"{len(config.graphs)} extra graph(s); broker {config.broker.kind}; "
+        f"listening on {config.server.host}:{config.server.port}",
+    ]
+    lines += [f"  warning: {w}" for w in config_warnings(config)]
+    return True, "\n".join(lines)

@@ -1,0 +1,210 @@
+"""Read config.yaml into an immutable, validated ``AppConfig``.
+
+Order of work: YAML file -> ``${VAR}`` interpolation -> ``PRONGHORN_*`` environment
+overrides (they win over the file) -> validation. A ``.env`` file feeds both interpolation
+and overrides; the real environment wins over it and is never modified.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+from dotenv import dotenv_values
+from pydantic import BaseModel, SecretBytes, SecretStr, ValidationError
+from pydantic_settings import SettingsError
+
+from pronghorn.config.envsource import (
+    ENV_PREFIX,
+    deep_merge,
+    env_overrides,
+    override_paths,
+)
+from pronghorn.config.errors import ConfigError, format_validation_error
+from pronghorn.config.interpolate import interpolate
+from pronghorn.config.schema import AppConfig
+
+CONFIG_ENV_VAR = "PRONGHORN_CONFIG"
+DEFAULT_CONFIG_NAME = "config.yaml"
+DOTENV_NAME = ".env"
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedConfig:
+    """One validated snapshot and where it came from."""
+
+    config: AppConfig
+    source_path: Path | None
+    version_hash: str
+    loaded_at: datetime
+
+
+def resolve_config_path(cli_path: str | None, environ: Mapping[str, str]) -> Path | None:
+    """``--config`` > ``$PRONGHORN_CONFIG`` > ``./config.yaml`` if present > None (defaults).
+
+    A path given explicitly (flag or variable) that does not exist is an error.
+    """
+    for given, origin in ((cli_path, "--config"), (environ.get(CONFIG_ENV_VAR), CONFIG_ENV_VAR)):
+        if given:
+            path = Path(given).expanduser()
+            if not path.is_file():
+                raise ConfigError(f"config file {path} (from {origin}) does not exist")
+            return path.absolute()
+    default = Path.cwd() / DEFAULT_CONFIG_NAME
+    return default if default.is_file() else None
+
+
+def resolve_dotenv_path(config_path: Path | None, dotenv: Path | None) -> Path | None:
+    """The ``.env`` to read: the one given (must exist), else ``./.env``, else one beside
+    the config file, else none."""
+    if dotenv is not None:
+        if not dotenv.is_file():
+            raise ConfigError(f"dotenv file {dotenv} does not exist")
+        return dotenv
+    candidates = [Path.cwd() / DOTENV_NAME]
+    if config_path is not None:
+        candidates.append(config_path.parent / DOTENV_NAME)
+    return next((c for c in candidates if c.is_file()), None)
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that rejects duplicate keys instead of silently keeping the last one."""
+
+
+def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    loader.flatten_mapping(node)
+    seen: dict[Any, Any] = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                "while constructing a mapping",
+                node.start_mark,
+                f"found duplicate key {key!r}",
+                key_node.start_mark,
+            )
+        seen[key] = loader.construct_object(value_node, deep=True)
+    return seen
+
+
+_StrictLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
+    _construct_mapping,  # type: ignore[arg-type]
+)
+
+
+def parse_yaml(text: str, source: str) -> dict[str, Any]:
+    """Parse the file's text; empty means ``{}``; errors say the line (never its content)."""
+    try:
+        data = yaml.load(text, Loader=_StrictLoader)  # a SafeLoader subclass
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        kind = (
+            "YAML error"
+            if isinstance(exc, yaml.constructor.ConstructorError)
+            else "YAML syntax error"
+        )
+        raise ConfigError(f"{source}: {kind}{where}: {exc.problem or exc.context}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{source}: YAML error: {type(exc).__name__}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(
+            f"{source}: the top level must be a mapping of keys, not {type(data).__name__}"
+        )
+    return data
+
+
+def read_dotenv(path: Path | None) -> dict[str, str]:
+    """Variables of a ``.env`` file (no expansion inside it; keys without a value dropped)."""
+    if path is None:
+        return {}
+    try:
+        values = dotenv_values(path, interpolate=False, encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read dotenv file {path}: {exc}") from None
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def _reveal(value: Any) -> Any:
+    if isinstance(value, SecretStr | SecretBytes):
+        secret = value.get_secret_value()
+        return secret.decode("utf-8", "replace") if isinstance(secret, bytes) else secret
+    if isinstance(value, dict):
+        return {str(k): _reveal(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_reveal(v) for v in value]
+    return value
+
+
+def config_hash(config: BaseModel) -> str:
+    """sha256 of the canonical JSON of ``config`` (secrets included, so a key rotation
+    counts as a change; the hash is safe to show, the values never are)."""
+    plain = _reveal(config.model_dump(mode="python"))
+    canonical = json.dumps(
+        plain, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+    )
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def load_config(
+    path: Path | None,
+    environ: Mapping[str, str] | None = None,
+    dotenv: Path | None = None,
+) -> LoadedConfig:
+    """Read, interpolate, override and validate; raise ``ConfigError`` on any problem.
+
+    Synchronous (it reads files): from async code call it through ``asyncio.to_thread``.
+    """
+    real_env: Mapping[str, str] = os.environ if environ is None else environ
+    source = str(path) if path is not None else "built-in defaults"
+
+    data: dict[str, Any] = {}
+    if path is not None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ConfigError(f"config file {path} does not exist") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"cannot read config file {path}: {exc}") from None
+        data = parse_yaml(text, source)
+
+    dotenv_path = resolve_dotenv_path(path, dotenv)
+    variables = {**read_dotenv(dotenv_path), **real_env}  # the real environment wins
+    try:
+        data = interpolate(data, variables)
+    except ConfigError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
+
+    override_env = {k: v for k, v in variables.items() if k.upper() != CONFIG_ENV_VAR}
+    try:
+        overrides = env_overrides(AppConfig, override_env)
+    except SettingsError as exc:
+        cause = exc.__cause__ or exc
+        raise ConfigError(
+            f"invalid {ENV_PREFIX}* environment override: {exc} ({type(cause).__name__}); "
+            "list, mapping and section values must be JSON"
+        ) from None
+    merged = deep_merge(data, overrides)
+
+    try:
+        config = AppConfig.model_validate(merged)
+    except ValidationError as exc:
+        raise ConfigError(
+            format_validation_error(exc, AppConfig, source, override_paths(overrides))
+        ) from None
+    return LoadedConfig(
+        config=config,
+        source_path=path,
+        version_hash=config_hash(config),
+        loaded_at=datetime.now(UTC),
+    )

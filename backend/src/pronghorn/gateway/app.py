@@ -1,0 +1,86 @@
+"""The FastAPI app factory and its lifespan, which builds (and tears down) the Runtime."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+
+from pronghorn import __version__
+from pronghorn.config.holder import ConfigHolder
+from pronghorn.config.loader import load_config, resolve_config_path
+from pronghorn.gateway.errors import install_error_handlers
+from pronghorn.gateway.logs import configure_logging
+from pronghorn.gateway.middleware import RequestIdMiddleware
+from pronghorn.gateway.routers import register_routers
+from pronghorn.gateway.static import mount_ui
+from pronghorn.runtime.assemble import open_runtime
+
+log = logging.getLogger("pronghorn.gateway")
+
+
+def create_app(settings: ConfigHolder, *, base_dir: Path | None = None) -> FastAPI:
+    """Build the app for a config holder; the Runtime is created in the lifespan."""
+    config = settings.current
+    base = (base_dir or Path.cwd()).resolve()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        configure_logging(config.logging.level, config.logging.format)
+        stop = asyncio.Event()
+        async with open_runtime(settings, base_dir=base) as runtime:
+            app.state.runtime = runtime
+            watcher = asyncio.create_task(settings.watch(stop), name="config-watcher")
+            log.info(
+                "pronghorn ready",
+                extra={"database": runtime.db.dialect, "graphs": ",".join(runtime.graphs.ids())},
+            )
+            try:
+                yield
+            finally:
+                stop.set()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await asyncio.wait_for(watcher, timeout=2)
+
+    app = FastAPI(
+        title="Pronghorn",
+        version=__version__,
+        lifespan=lifespan,
+        docs_url="/docs" if config.server.docs_enabled else None,
+        redoc_url=None,
+        openapi_url="/openapi.json" if config.server.docs_enabled else None,
+    )
+    install_error_handlers(app)
+    if config.server.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(config.server.cors_origins),
+            allow_credentials=True,
+            allow_methods=["*"],
+            allow_headers=["*"],
+            expose_headers=[
+                "Location",
+                "Content-Location",
+                "X-Pagination-Total",
+                "X-Pagination-Next",
+                "X-Request-ID",
+            ],
+        )
+    app.add_middleware(RequestIdMiddleware)
+    register_routers(app)
+    mount_ui(app, config, base)
+    return app
+
+
+def app_from_env() -> FastAPI:
+    """uvicorn factory (`pronghorn.gateway.app:app_from_env`), used by `pronghorn serve`."""
+    path = resolve_config_path(None, os.environ)
+    loaded = load_config(path)
+    base = Path(os.environ.get("PRONGHORN_BASE_DIR") or Path.cwd())
+    return create_app(ConfigHolder(loaded), base_dir=base)

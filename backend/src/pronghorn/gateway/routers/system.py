@@ -1,0 +1,50 @@
+"""Liveness, readiness, server info and config status."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends
+from fastapi.responses import ORJSONResponse
+
+from pronghorn import __version__
+from pronghorn.gateway.deps import get_runtime
+from pronghorn.runtime.runtime import Runtime
+
+router = APIRouter()
+
+
+@router.get("/health")
+async def health() -> dict:
+    return {"status": "ok"}
+
+
+@router.get("/ready")
+async def ready(runtime: Runtime = Depends(get_runtime)) -> ORJSONResponse:
+    checks = {"database": await runtime.db.ping()}
+    broker = runtime.broker
+    if broker is not None and hasattr(broker, "ping"):
+        checks["broker"] = await broker.ping()
+    ok = all(checks.values())
+    return ORJSONResponse(
+        {"status": "ok" if ok else "unavailable", "checks": checks},
+        status_code=200 if ok else 503,
+    )
+
+
+@router.get("/api/langgraph/ok")
+async def ok() -> dict:
+    return {"ok": True}
+
+
+@router.get("/api/langgraph/info")
+async def info(runtime: Runtime = Depends(get_runtime)) -> dict:
+    return {
+        "version": __version__,
+        "server": "pronghorn",
+        "flags": {"assistants": True, "crons": True, "langsmith": False},
+        "graphs": runtime.graphs.ids(),
+    }
+
+
+@router.get("/api/config/status")
+async def config_status(runtime: Runtime = Depends(get_runtime)) -> dict:
+    return runtime.settings.status()

@@ -1,0 +1,51 @@
+"""JSON for API answers: LangChain messages, pydantic models, datetimes, UUIDs, bytes."""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from datetime import date, datetime
+from typing import Any
+
+import orjson
+from pydantic import BaseModel
+from starlette.responses import Response
+
+
+def _default(obj: Any) -> Any:
+    if isinstance(obj, BaseModel):
+        return obj.model_dump(mode="json")
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return dataclasses.asdict(obj)
+    if isinstance(obj, (datetime, date)):
+        return obj.isoformat()
+    if isinstance(obj, uuid.UUID):
+        return str(obj)
+    if isinstance(obj, (set, frozenset, tuple)):
+        return list(obj)
+    if isinstance(obj, bytes):
+        return obj.decode("utf-8", "replace")
+    if hasattr(obj, "_asdict"):
+        return obj._asdict()
+    if hasattr(obj, "__dict__"):
+        return {k: v for k, v in vars(obj).items() if not k.startswith("_")}
+    return repr(obj)
+
+
+def dumps(obj: Any) -> bytes:
+    return orjson.dumps(
+        obj,
+        default=_default,
+        option=orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY,
+    )
+
+
+def to_jsonable(obj: Any) -> Any:
+    return orjson.loads(dumps(obj))
+
+
+class JSONResponse(Response):
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return dumps(content)

@@ -1,0 +1,1 @@
+"""Graph registry and built-in graphs."""

@@ -1,0 +1,1 @@
+"""SQL persistence: engine, tables, repositories, migrations."""

@@ -1,0 +1,1 @@
+"""Repositories: small functions over an AsyncConnection, portable across SQLite and PostgreSQL."""

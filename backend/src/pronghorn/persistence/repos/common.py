@@ -1,0 +1,90 @@
+"""Helpers shared by the repositories."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, Table, and_, true
+from sqlalchemy.engine import RowMapping
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def new_id() -> str:
+    """UUIDv7 when available (time-ordered, like the reference server), else v4."""
+    maker = getattr(uuid, "uuid7", None)
+    if maker is not None:
+        return str(maker())
+    return str(_uuid7())
+
+
+def _uuid7() -> uuid.UUID:
+    import os
+    import time
+
+    ms = time.time_ns() // 1_000_000
+    rand = int.from_bytes(os.urandom(10), "big")
+    value = (ms & ((1 << 48) - 1)) << 80
+    value |= 0x7 << 76
+    value |= ((rand >> 62) & 0xFFF) << 64
+    value |= 0b10 << 62
+    value |= rand & ((1 << 62) - 1)
+    return uuid.UUID(int=value)
+
+
+def as_utc(value: datetime | None) -> datetime | None:
+    if value is None:
+        return None
+    if value.tzinfo is None:  # SQLite returns naive datetimes
+        return value.replace(tzinfo=UTC)
+    return value
+
+
+def iso(value: datetime | None) -> str | None:
+    value = as_utc(value)
+    return value.isoformat() if value else None
+
+
+def json_filter(
+    table: Table, column: str, filt: dict[str, Any] | None
+) -> tuple[ColumnElement[bool], dict[str, Any]]:
+    """SQL conditions for scalar keys of a JSON-containment filter; the rest is returned so the
+    caller can check it in Python (nested objects and lists)."""
+    if not filt:
+        return true(), {}
+    col = table.c[column]
+    conds: list[ColumnElement[bool]] = []
+    rest: dict[str, Any] = {}
+    for key, value in filt.items():
+        if isinstance(value, bool):
+            conds.append(col[key].as_boolean() == value)
+        elif isinstance(value, int):
+            conds.append(col[key].as_integer() == value)
+        elif isinstance(value, float):
+            conds.append(col[key].as_float() == value)
+        elif isinstance(value, str):
+            conds.append(col[key].as_string() == value)
+        else:
+            rest[key] = value
+    return (and_(*conds) if conds else true()), rest
+
+
+def contains(container: Any, subset: Any) -> bool:
+    """JSON containment (`@>`): every key/value of subset is in container."""
+    if isinstance(subset, dict):
+        if not isinstance(container, dict):
+            return False
+        return all(k in container and contains(container[k], v) for k, v in subset.items())
+    if isinstance(subset, list):
+        if not isinstance(container, list):
+            return False
+        return all(any(contains(c, s) for c in container) for s in subset)
+    return container == subset
+
+
+def row_dict(row: RowMapping | None) -> dict[str, Any] | None:
+    return dict(row) if row is not None else None

@@ -1,0 +1,147 @@
+"""The app's tables (SQLAlchemy Core). Checkpoints and store items live in the tables of the
+LangGraph checkpointer and store, which manage their own schema."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Column,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+
+metadata = MetaData()
+
+Json = JSON().with_variant(JSONB(), "postgresql")
+Ts = DateTime(timezone=True)
+
+assistants = Table(
+    "assistants",
+    metadata,
+    Column("assistant_id", String(64), primary_key=True),
+    Column("graph_id", String(255), nullable=False, index=True),
+    Column("name", String(255), nullable=False, default=""),
+    Column("description", Text, nullable=True),
+    Column("config", Json, nullable=False),
+    Column("context", Json, nullable=False),
+    Column("metadata", Json, nullable=False),
+    Column("version", Integer, nullable=False, default=1),
+    Column("created_at", Ts, nullable=False),
+    Column("updated_at", Ts, nullable=False),
+)
+
+assistant_versions = Table(
+    "assistant_versions",
+    metadata,
+    Column(
+        "assistant_id",
+        String(64),
+        ForeignKey("assistants.assistant_id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column("version", Integer, primary_key=True),
+    Column("graph_id", String(255), nullable=False),
+    Column("name", String(255), nullable=False, default=""),
+    Column("description", Text, nullable=True),
+    Column("config", Json, nullable=False),
+    Column("context", Json, nullable=False),
+    Column("metadata", Json, nullable=False),
+    Column("created_at", Ts, nullable=False),
+)
+
+threads = Table(
+    "threads",
+    metadata,
+    Column("thread_id", String(64), primary_key=True),
+    Column("status", String(16), nullable=False, default="idle", index=True),
+    Column("metadata", Json, nullable=False),
+    Column("config", Json, nullable=False),
+    # Cached copy of the latest checkpoint's values / interrupts, for GET and search.
+    Column("values", Json, nullable=True),
+    Column("interrupts", Json, nullable=False),
+    Column("error", Json, nullable=True),
+    Column("ttl", Json, nullable=True),
+    Column("expires_at", Ts, nullable=True, index=True),
+    Column("created_at", Ts, nullable=False, index=True),
+    Column("updated_at", Ts, nullable=False),
+    Column("state_updated_at", Ts, nullable=False),
+)
+
+runs = Table(
+    "runs",
+    metadata,
+    Column("run_id", String(64), primary_key=True),
+    Column(
+        "thread_id",
+        String(64),
+        ForeignKey("threads.thread_id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    Column("assistant_id", String(64), nullable=False),
+    Column("status", String(16), nullable=False, index=True),
+    Column("multitask_strategy", String(16), nullable=False),
+    Column("kwargs", Json, nullable=False),
+    Column("metadata", Json, nullable=False),
+    Column("error", Json, nullable=True),
+    Column("cancel_reason", String(32), nullable=True),
+    Column("attempt", Integer, nullable=False, default=1),
+    Column("temporary", Boolean, nullable=False, default=False),
+    Column("owner", String(64), nullable=True),
+    Column("input_tokens", Integer, nullable=False, default=0),
+    Column("output_tokens", Integer, nullable=False, default=0),
+    Column("total_tokens", Integer, nullable=False, default=0),
+    Column("llm_calls", Integer, nullable=False, default=0),
+    Column("created_at", Ts, nullable=False),
+    Column("updated_at", Ts, nullable=False),
+    Column("started_at", Ts, nullable=True),
+    Column("ended_at", Ts, nullable=True),
+    Index("ix_runs_thread_created", "thread_id", "created_at"),
+)
+
+run_events = Table(
+    "run_events",
+    metadata,
+    Column(
+        "run_id",
+        String(64),
+        ForeignKey("runs.run_id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column("seq", Integer, primary_key=True),
+    Column("event", String(255), nullable=False),
+    Column("data", LargeBinary, nullable=False),
+    Column("created_at", Ts, nullable=False),
+)
+
+crons = Table(
+    "crons",
+    metadata,
+    Column("cron_id", String(64), primary_key=True),
+    Column("assistant_id", String(64), nullable=False, index=True),
+    Column(
+        "thread_id",
+        String(64),
+        ForeignKey("threads.thread_id", ondelete="CASCADE"),
+        nullable=True,
+    ),
+    Column("schedule", String(255), nullable=False),
+    Column("timezone", String(64), nullable=True),
+    Column("end_time", Ts, nullable=True),
+    Column("enabled", Boolean, nullable=False, default=True),
+    Column("on_run_completed", String(16), nullable=True),
+    Column("payload", Json, nullable=False),
+    Column("metadata", Json, nullable=False),
+    Column("user_id", String(255), nullable=True),
+    Column("next_run_date", Ts, nullable=True, index=True),
+    Column("created_at", Ts, nullable=False),
+    Column("updated_at", Ts, nullable=False),
+)

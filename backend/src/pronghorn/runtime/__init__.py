@@ -1,0 +1,1 @@
+"""Run engine: run manager, event broker, checkpointer and store factories, scheduler."""

@@ -1,0 +1,51 @@
+"""Build the Runtime in dependency order and tear it down in reverse."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from pronghorn.config.holder import ConfigHolder
+from pronghorn.graphs.registry import GraphRegistry
+from pronghorn.persistence.migrate import upgrade
+from pronghorn.persistence.repos.assistants import ensure_system_assistants
+from pronghorn.runtime.checkpoint import open_persistence
+from pronghorn.runtime.runtime import Runtime, open_database, resolve_data_dir
+
+log = logging.getLogger("pronghorn.runtime")
+
+
+@contextlib.asynccontextmanager
+async def open_runtime(settings: ConfigHolder, *, base_dir: Path) -> AsyncIterator[Runtime]:
+    config = settings.current
+    data_dir = resolve_data_dir(config, base_dir)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    config_dir = settings.source_path.parent if settings.source_path else base_dir
+    async with contextlib.AsyncExitStack() as stack:
+        db = await stack.enter_async_context(open_database(config, data_dir))
+        await upgrade(db)
+        persistence = await stack.enter_async_context(open_persistence(db, config.store))
+        graphs = GraphRegistry(persistence.checkpointer, persistence.store, base_dir=config_dir)
+        await graphs.load(dict(config.graphs))
+        runtime = Runtime(
+            settings=settings,
+            data_dir=data_dir,
+            db=db,
+            checkpointer=persistence.checkpointer,
+            store=persistence.store,
+            graphs=graphs,
+        )
+        graphs.builtin_context["runtime"] = runtime
+        await ensure_system_assistants(db, graphs.ids())
+        for hook in _extensions():
+            await stack.enter_async_context(hook(runtime))
+        yield runtime
+
+
+def _extensions() -> list:
+    """Components started after the core, stopped before it (run manager, scheduler...)."""
+    from pronghorn.runtime.components import COMPONENTS
+
+    return list(COMPONENTS)

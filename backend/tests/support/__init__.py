@@ -1,0 +1,1 @@
+"""Test support: live servers and helpers shared by the suites."""

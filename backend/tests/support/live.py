@@ -1,0 +1,121 @@
+"""Start a real Pronghorn server (`pronghorn serve`) in a subprocess on a free port."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import yaml
+
+BACKEND_DIR = Path(__file__).resolve().parents[2]
+TESTS_DIR = BACKEND_DIR / "tests"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class LiveServer:
+    workdir: Path
+    config: dict[str, Any]
+    env: dict[str, str] = field(default_factory=dict)
+    port: int = 0
+    proc: subprocess.Popen | None = None
+    log_path: Path | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def api(self) -> str:
+        return f"{self.url}/api/langgraph"
+
+    @property
+    def config_path(self) -> Path:
+        return self.workdir / "config.yaml"
+
+    def write_config(self, config: dict[str, Any] | None = None) -> None:
+        if config is not None:
+            self.config = config
+        self.config_path.write_text(yaml.safe_dump(self.config), encoding="utf-8")
+
+    def start(self, timeout: float = 30.0) -> LiveServer:
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        if not self.port:
+            self.port = free_port()
+        self.write_config()
+        self.log_path = self.workdir / "server.log"
+        env = {
+            k: v for k, v in os.environ.items() if not k.startswith("PRONGHORN_")
+        }
+        env.update({"PYTHONPATH": str(TESTS_DIR), **self.env})
+        log = open(self.log_path, "ab")  # noqa: SIM115 - closed with the process
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "pronghorn.cli", "serve", "--port", str(self.port),
+             "--config", str(self.config_path)],
+            cwd=self.workdir,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited early:\n{self.logs()}")
+            try:
+                if httpx.get(f"{self.url}/health", timeout=1).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"server did not start in {timeout}s:\n{self.logs()}")
+
+    def logs(self) -> str:
+        if self.log_path and self.log_path.exists():
+            return self.log_path.read_text(errors="replace")[-8000:]
+        return ""
+
+    def stop(self, timeout: float = 20.0) -> int | None:
+        if self.proc is None or self.proc.poll() is not None:
+            return self.proc.returncode if self.proc else None
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return self.proc.wait(5)
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(5)
+
+
+def base_config(**overrides: Any) -> dict[str, Any]:
+    """A config for tests: data in the work dir, the LLM-free test graphs registered."""
+    cfg: dict[str, Any] = {
+        "data_dir": "data",
+        "graphs": {
+            "echo": "testgraphs.echo:graph",
+        },
+        "logging": {"level": "INFO"},
+    }
+    for key, value in overrides.items():
+        if isinstance(value, dict) and isinstance(cfg.get(key), dict):
+            cfg[key] = {**cfg[key], **value}
+        else:
+            cfg[key] = value
+    return cfg

@@ -1,0 +1,205 @@
+"""The live config snapshot, its reload and the file watcher.
+
+Readers take ``holder.current`` (a plain attribute read, swapped atomically on reload) and
+keep that object for as long as they need a consistent view, e.g. a whole run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from watchfiles import Change, awatch
+
+from pronghorn.config.errors import ConfigError
+from pronghorn.config.loader import (
+    LoadedConfig,
+    config_hash,
+    load_config,
+    resolve_dotenv_path,
+)
+from pronghorn.config.restart import changed_paths, merge_startup_only, restart_required
+from pronghorn.config.schema import AppConfig
+
+logger = logging.getLogger("pronghorn.config")
+
+Listener = Callable[[AppConfig, AppConfig], Awaitable[None] | None]
+
+WATCH_DEBOUNCE_MS = 50
+WATCH_STEP_MS = 20
+_WATCH_RETRY_S = 1.0
+
+
+class ConfigHolder:
+    """Owns the live ``AppConfig``; reloads it from the file it was loaded from.
+
+    ``environ`` (default: ``os.environ`` at each reload) and ``dotenv`` are passed to
+    ``load_config`` on every reload, as at startup.
+    """
+
+    def __init__(
+        self,
+        loaded: LoadedConfig,
+        environ: Mapping[str, str] | None = None,
+        *,
+        dotenv: Path | None = None,
+    ) -> None:
+        self._startup = loaded.config
+        self._current = loaded.config
+        self._source_path = loaded.source_path
+        self._environ = environ
+        self._dotenv = dotenv
+        self._version_hash = loaded.version_hash  # of the live (merged) config
+        self._file_hash = loaded.version_hash  # of the last valid config read from disk
+        self._loaded_at = loaded.loaded_at
+        self._last_error: str | None = None
+        self._restart_required: list[str] = []
+        self._listeners: list[Listener] = []
+        self._lock = asyncio.Lock()
+
+    @property
+    def current(self) -> AppConfig:
+        return self._current
+
+    @property
+    def source_path(self) -> Path | None:
+        return self._source_path
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "version_hash": self._version_hash,
+            "loaded_at": self._loaded_at.isoformat(),
+            "source_path": str(self._source_path) if self._source_path else None,
+            "last_error": self._last_error,
+            "restart_required": list(self._restart_required),
+        }
+
+    def add_listener(self, callback: Listener) -> Callable[[], None]:
+        """Call ``callback(old, new)`` after each applied change; returns an unsubscribe."""
+        self._listeners.append(callback)
+
+        def remove() -> None:
+            if callback in self._listeners:
+                self._listeners.remove(callback)
+
+        return remove
+
+    async def reload(self) -> bool:
+        """Re-read and apply the config; False (old snapshot kept) if it is invalid."""
+        async with self._lock:
+            try:
+                loaded = await asyncio.to_thread(
+                    load_config, self._source_path, self._environ, self._dotenv
+                )
+            except ConfigError as exc:
+                return self._fail(str(exc))
+            except Exception as exc:  # a bug, not a bad file: still keep serving
+                logger.exception("config reload crashed")
+                return self._fail(f"unexpected error while loading config: {exc!r}")
+
+            if self._last_error is not None:
+                logger.info("config is valid again (version %s)", loaded.version_hash[:12])
+            self._last_error = None
+            if loaded.version_hash == self._file_hash:
+                logger.debug("config unchanged (version %s)", loaded.version_hash[:12])
+                return True
+            self._file_hash = loaded.version_hash
+
+            pending = restart_required(self._startup, loaded.config)
+            if pending and pending != self._restart_required:
+                logger.warning(
+                    "config changes need a restart and are not applied: %s", ", ".join(pending)
+                )
+            elif self._restart_required and not pending:
+                logger.info("config matches the running startup-only values again")
+            self._restart_required = pending
+
+            new = merge_startup_only(self._startup, loaded.config)
+            new_hash = loaded.version_hash if not pending else config_hash(new)
+            if new_hash == self._version_hash:
+                return True
+            old = self._current
+            changed = changed_paths(old, new)
+            self._current = new  # the atomic swap
+            self._version_hash = new_hash
+            self._loaded_at = loaded.loaded_at
+            logger.info(
+                "config reloaded: version %s, changed: %s",
+                new_hash[:12],
+                ", ".join(changed) or "-",
+            )
+            await self._notify(old, new)
+            return True
+
+    def _fail(self, message: str) -> bool:
+        self._last_error = message
+        logger.error(
+            "config reload failed, still running version %s: %s",
+            self._version_hash[:12],
+            message,
+        )
+        return False
+
+    async def _notify(self, old: AppConfig, new: AppConfig) -> None:
+        for callback in list(self._listeners):
+            try:
+                result = callback(old, new)
+                if inspect.isawaitable(result):
+                    await result
+            except Exception:
+                logger.exception("config listener %r failed", callback)
+
+    def _watched_files(self) -> set[Path]:
+        assert self._source_path is not None
+        files = {self._source_path.absolute()}
+        try:
+            dotenv = resolve_dotenv_path(self._source_path, self._dotenv)
+        except ConfigError:
+            dotenv = None
+        if dotenv is not None:
+            files.add(dotenv.absolute())
+        return files
+
+    async def watch(self, stop: asyncio.Event) -> None:
+        """Reload whenever the config file (or the ``.env`` in use) changes, until ``stop``.
+
+        The parent directory is watched, not the file, because editors save by writing a
+        new file and renaming it over the old one. Without a config file this just waits.
+        """
+        if self._source_path is None:
+            await stop.wait()
+            return
+        files = self._watched_files()
+        dirs = sorted({f.parent for f in files})
+        names = {f.name for f in files}
+
+        def wanted(_change: Change, raw: str) -> bool:
+            name = Path(raw).name
+            # "..data" is how Kubernetes swaps a mounted ConfigMap (a symlink flip).
+            return name in names or name.startswith("..")
+
+        logger.info("watching %s for config changes", ", ".join(str(f) for f in sorted(files)))
+        while not stop.is_set():
+            try:
+                async for _changes in awatch(
+                    *dirs,
+                    watch_filter=wanted,
+                    debounce=WATCH_DEBOUNCE_MS,
+                    step=WATCH_STEP_MS,
+                    stop_event=stop,
+                    recursive=False,
+                ):
+                    await self.reload()
+            except Exception as exc:  # e.g. the directory vanished: retry
+                logger.warning("config watcher error: %r; retrying", exc)
+                await _sleep_or_stop(stop, _WATCH_RETRY_S)
+
+
+async def _sleep_or_stop(stop: asyncio.Event, seconds: float) -> None:
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(stop.wait(), timeout=seconds)

@@ -1,0 +1,163 @@
+"""bubblewrap (``bwrap``) command line for one thread, and the start-up probe.
+
+Inside the sandbox the command sees: read-only system folders (/usr, /bin, /lib*, /sbin and
+a short allow-list of /etc files — never /etc/shadow, the config file, the repo, the data
+dir of other threads or the gateway's home), the thread's three folders writable at
+``/mnt/user-data/{workspace,uploads,outputs}``, a private /tmp, its own /proc and /dev,
+every namespace unshared (so no network unless ``network=True``), no capabilities, and an
+unprivileged uid. The sandboxed process dies with the gateway (``--die-with-parent``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from pronghorn.sandbox.paths import FOLDERS, VIRTUAL_ROOT, VIRTUAL_WORKSPACE, ThreadPaths
+
+SANDBOX_UID = 1000
+SANDBOX_GID = 1000
+
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+
+# /etc entries programs commonly need. Anything else in /etc (shadow, gshadow, ssh keys,
+# the gateway's own config, credentials of other services) stays invisible.
+ETC_ALLOWLIST = (
+    "alternatives",
+    "bash.bashrc",
+    "ca-certificates",
+    "ca-certificates.conf",
+    "debian_version",
+    "fonts",
+    "group",
+    "host.conf",
+    "hostname",
+    "hosts",
+    "inputrc",
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "locale.alias",
+    "localtime",
+    "mime.types",
+    "nsswitch.conf",
+    "os-release",
+    "passwd",
+    "profile",
+    "protocols",
+    "resolv.conf",
+    "services",
+    "ssl",
+    "timezone",
+    "python3",
+    "python3.11",
+    "python3.12",
+    "python3.13",
+)
+
+SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+def find_bwrap() -> str | None:
+    return shutil.which("bwrap")
+
+
+def _system_args() -> list[str]:
+    args: list[str] = []
+    for folder in SYSTEM_DIRS:
+        if os.path.islink(folder):
+            args += ["--symlink", os.readlink(folder), folder]
+        elif os.path.isdir(folder):
+            args += ["--ro-bind", folder, folder]
+    args += ["--dir", "/etc"]
+    for name in ETC_ALLOWLIST:
+        src = f"/etc/{name}"
+        if os.path.lexists(src):
+            # --ro-bind-try: a dangling symlink (e.g. resolv.conf managed elsewhere) is skipped.
+            args += ["--ro-bind-try", src, src]
+    return args
+
+
+def build_argv(
+    bwrap: str,
+    paths: ThreadPaths,
+    command: str,
+    *,
+    network: bool,
+    env: dict[str, str],
+) -> list[str]:
+    """argv that runs ``/bin/bash -c command`` inside bubblewrap for this thread."""
+    args = [bwrap, "--unshare-all"]
+    if network:
+        args.append("--share-net")
+    args += [
+        "--unshare-user",
+        "--uid",
+        str(SANDBOX_UID),
+        "--gid",
+        str(SANDBOX_GID),
+        "--cap-drop",
+        "ALL",
+        "--hostname",
+        "sandbox",
+        "--die-with-parent",
+        "--new-session",
+        "--clearenv",
+        *_system_args(),
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--tmpfs",
+        "/tmp",
+        "--dir",
+        "/mnt",
+        "--dir",
+        VIRTUAL_ROOT,
+    ]
+    for folder in FOLDERS:
+        args += ["--bind", str(getattr(paths, folder)), f"{VIRTUAL_ROOT}/{folder}"]
+    for key, value in sorted(env.items()):
+        args += ["--setenv", key, value]
+    args += ["--chdir", VIRTUAL_WORKSPACE, "/bin/bash", "-c", command]
+    return args
+
+
+async def probe(bwrap: str, *, network: bool, timeout_s: float = 15.0) -> tuple[bool, str]:
+    """Run ``true`` under the exact options real commands use; (works, reason)."""
+    with tempfile.TemporaryDirectory(prefix="pronghorn-bwrap-probe-") as tmp:
+        paths = ThreadPaths(
+            user_id="probe",
+            thread_id="00000000-0000-0000-0000-000000000000",
+            root=Path(tmp),
+            workspace=Path(tmp) / "workspace",
+            uploads=Path(tmp) / "uploads",
+            outputs=Path(tmp) / "outputs",
+        )
+        await asyncio.to_thread(paths.ensure)
+        argv = build_argv(bwrap, paths, "true", network=network, env={"PATH": SANDBOX_PATH})
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            return False, f"cannot start bwrap: {exc}"
+        try:
+            _, err = await asyncio.wait_for(proc.communicate(), timeout_s)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            await proc.wait()
+            return False, "bwrap probe timed out"
+        if proc.returncode != 0:
+            reason = err.decode("utf-8", "replace").strip()[:500]
+            return False, f"bwrap exited with {proc.returncode}: {reason}"
+        return True, "ok"

@@ -1,0 +1,174 @@
+"""Per-thread folders and the mapping between virtual and host paths.
+
+The agent sees ``/mnt/user-data/{workspace,uploads,outputs}``. On the host they live at
+``<data_dir>/users/<user_id>/threads/<thread_id>/{workspace,uploads,outputs}``. Every path
+the model names goes through :func:`resolve_virtual`, which refuses anything that would
+leave the thread's folder (``..``, absolute host paths, symlinks pointing outside).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import posixpath
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from pronghorn.sandbox.errors import PathDeniedError
+
+VIRTUAL_ROOT = "/mnt/user-data"
+FOLDERS = ("workspace", "uploads", "outputs")
+VIRTUAL_WORKSPACE = f"{VIRTUAL_ROOT}/workspace"
+VIRTUAL_UPLOADS = f"{VIRTUAL_ROOT}/uploads"
+VIRTUAL_OUTPUTS = f"{VIRTUAL_ROOT}/outputs"
+
+_USER_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+_THREAD_ID = re.compile(
+    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+)
+
+
+def validate_user_id(user_id: str) -> str:
+    """Return ``user_id`` if it is a safe folder name, else raise ``ValueError``."""
+    if not isinstance(user_id, str) or not _USER_ID.fullmatch(user_id) or user_id in (".", ".."):
+        raise ValueError(f"invalid user id {user_id!r}: expected [A-Za-z0-9_.-]{{1,64}}")
+    return user_id
+
+
+def validate_thread_id(thread_id: str) -> str:
+    """Return the canonical (lower-case) UUID string, else raise ``ValueError``."""
+    if not isinstance(thread_id, str) or not _THREAD_ID.fullmatch(thread_id):
+        raise ValueError(f"invalid thread id {thread_id!r}: expected a UUID string")
+    return thread_id.lower()
+
+
+def thread_root(data_dir: str | Path, user_id: str, thread_id: str) -> Path:
+    """Host folder of one thread (ids validated; ``data_dir`` made absolute)."""
+    base = Path(data_dir).expanduser().resolve()
+    return base / "users" / validate_user_id(user_id) / "threads" / validate_thread_id(thread_id)
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadPaths:
+    """The host folders of one (user, thread). Build it with :meth:`for_thread`."""
+
+    user_id: str
+    thread_id: str
+    root: Path
+    workspace: Path
+    uploads: Path
+    outputs: Path
+
+    @classmethod
+    def for_thread(cls, data_dir: str | Path, user_id: str, thread_id: str) -> ThreadPaths:
+        root = thread_root(data_dir, user_id, thread_id)
+        return cls(
+            user_id=user_id,
+            thread_id=validate_thread_id(thread_id),
+            root=root,
+            workspace=root / "workspace",
+            uploads=root / "uploads",
+            outputs=root / "outputs",
+        )
+
+    def ensure(self) -> None:
+        """Create the three folders (blocking; call via ``asyncio.to_thread``)."""
+        for folder in (self.workspace, self.uploads, self.outputs):
+            folder.mkdir(parents=True, exist_ok=True, mode=0o770)
+
+    def resolve_virtual(self, virtual_path: str) -> Path:
+        return resolve_virtual(self, virtual_path)
+
+    def to_virtual(self, host_path: str | Path) -> str:
+        return to_virtual(self, host_path)
+
+
+def _deny(shown: str, why: str) -> PathDeniedError:
+    return PathDeniedError(
+        f"Access denied: {shown!r} {why}. Only paths under {VIRTUAL_ROOT}/workspace, "
+        f"{VIRTUAL_ROOT}/uploads and {VIRTUAL_ROOT}/outputs are available "
+        "(relative paths are taken relative to the workspace)."
+    )
+
+
+def _is_within(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def normalize_virtual(virtual_path: str) -> str:
+    """Absolute, normalised virtual path for ``virtual_path`` (relative → under workspace).
+
+    Raises :class:`PathDeniedError` when the result is not under ``/mnt/user-data``.
+    """
+    if not isinstance(virtual_path, str) or not virtual_path.strip():
+        raise PathDeniedError("Empty path: give a path such as /mnt/user-data/workspace/file.txt.")
+    if "\x00" in virtual_path:
+        raise _deny(virtual_path.replace("\x00", "\\0"), "contains a NUL byte")
+    raw = virtual_path.strip()
+    if raw.startswith("~"):
+        raise _deny(raw, "uses '~'")
+    joined = raw if raw.startswith("/") else posixpath.join(VIRTUAL_WORKSPACE, raw)
+    norm = posixpath.normpath(joined)
+    if norm.startswith("//"):
+        norm = "/" + norm.lstrip("/")
+    if norm != VIRTUAL_ROOT and not norm.startswith(VIRTUAL_ROOT + "/"):
+        if raw.startswith("/") and ".." not in raw.split("/"):
+            raise _deny(raw, "is outside /mnt/user-data")
+        raise _deny(raw, "escapes /mnt/user-data")
+    rest = norm[len(VIRTUAL_ROOT) :].lstrip("/")
+    if rest and rest.split("/", 1)[0] not in FOLDERS:
+        raise _deny(raw, "is not in one of the thread folders")
+    return norm
+
+
+def resolve_virtual(paths: ThreadPaths, virtual_path: str) -> Path:
+    """Map a virtual (or workspace-relative) path to the host path, fully resolved.
+
+    Symlinks are resolved (``strict=False``, so the target need not exist) and the result
+    must stay inside the thread root; otherwise :class:`PathDeniedError` is raised.
+    """
+    norm = normalize_virtual(virtual_path)
+    rest = norm[len(VIRTUAL_ROOT) :].lstrip("/")
+    host = paths.root / rest if rest else paths.root
+    root = paths.root.resolve()
+    try:
+        resolved = host.resolve(strict=False)
+    except (OSError, RuntimeError) as exc:  # symlink loop
+        raise _deny(virtual_path, f"cannot be resolved ({type(exc).__name__})") from None
+    if not _is_within(resolved, root):
+        raise _deny(virtual_path, "leads outside the thread folders (symlink)")
+    return resolved
+
+
+def to_virtual(paths: ThreadPaths, host_path: str | Path) -> str:
+    """The virtual path of a host path inside the thread root (for presenting files)."""
+    root = paths.root.resolve()
+    p = Path(os.path.abspath(host_path))
+    if not _is_within(p, root):
+        p = p.resolve(strict=False)
+    if not _is_within(p, root):
+        raise PathDeniedError("Access denied: that file is outside the thread folders.")
+    rel = p.relative_to(root).as_posix()
+    return VIRTUAL_ROOT if rel == "." else f"{VIRTUAL_ROOT}/{rel}"
+
+
+async def delete_thread_dirs(data_dir: str | Path, user_id: str, thread_id: str) -> bool:
+    """Delete every file of a thread. Returns True when something was removed.
+
+    ``shutil.rmtree`` never follows symlinks, so a link inside the thread cannot make this
+    delete anything outside it.
+    """
+    root = thread_root(data_dir, user_id, thread_id)
+
+    def _rm() -> bool:
+        if not root.exists() and not root.is_symlink():
+            return False
+        if root.is_symlink():
+            root.unlink()
+            return True
+        shutil.rmtree(root)
+        return True
+
+    return await asyncio.to_thread(_rm)

@@ -1,0 +1,165 @@
+"""Build one chat-model client from one ``ModelConfig`` entry.
+
+Providers: ``openai`` (any OpenAI-compatible API), ``anthropic``, ``scripted``, ``demo``, or
+``package.module:Class``. API keys: the entry's ``api_key``; the conventional environment
+variable (``OPENAI_API_KEY`` / ``ANTHROPIC_API_KEY``) is only used when the entry has no
+``base_url``, so a key is never sent to a third-party endpoint it was not meant for.
+Local endpoints (loopback, private addresses, ``*.local``, single-label hosts such as a
+compose service ``ollama``) need no key.
+"""
+
+from __future__ import annotations
+
+import importlib
+import ipaddress
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from langchain_core.language_models import BaseChatModel
+
+from pronghorn.config.schema import ModelConfig
+from pronghorn.models.errors import MissingAPIKeyError, UnsupportedProviderError
+
+_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+_KEYLESS_PLACEHOLDER = "not-needed"
+_EFFORT_BUDGET = {"low": 2048, "medium": 8192, "high": 16384}
+
+
+def is_local_url(url: str | None) -> bool:
+    """A base URL on this machine or a private network (no API key expected)."""
+    if not url:
+        return False
+    host = (urlsplit(url).hostname or "").lower()
+    if not host:
+        return False
+    if host == "localhost" or host.endswith((".localhost", ".local", ".internal")):
+        return True
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return "." not in host  # a single-label name: a compose service or LAN host
+    return ip.is_loopback or ip.is_private or ip.is_link_local
+
+
+def api_key_for(cfg: ModelConfig, env: Mapping[str, str]) -> str | None:
+    """The key this entry will use, or None."""
+    if cfg.api_key is not None and cfg.api_key.get_secret_value():
+        return cfg.api_key.get_secret_value()
+    var = _KEY_ENV.get(cfg.provider)
+    if var and cfg.base_url is None and env.get(var):
+        return env[var]
+    return None
+
+
+def needs_key(cfg: ModelConfig) -> bool:
+    return cfg.provider in _KEY_ENV and not is_local_url(cfg.base_url)
+
+
+def is_usable(cfg: ModelConfig, env: Mapping[str, str]) -> bool:
+    """Can this entry be called as configured (needs no key, or has one)?"""
+    return not needs_key(cfg) or api_key_for(cfg, env) is not None
+
+
+def _key_or_raise(cfg: ModelConfig, env: Mapping[str, str]) -> str:
+    key = api_key_for(cfg, env)
+    if key is not None:
+        return key
+    if not needs_key(cfg):
+        return _KEYLESS_PLACEHOLDER
+    where = f"or set {_KEY_ENV[cfg.provider]}" if cfg.base_url is None else "(base_url is set)"
+    raise MissingAPIKeyError(
+        f"model {cfg.name!r} (provider {cfg.provider}) has no API key: "
+        f"set `api_key: ${{MY_KEY_VAR}}` on the entry {where}"
+    )
+
+
+def build_openai(
+    cfg: ModelConfig,
+    env: Mapping[str, str],
+    *,
+    thinking_enabled: bool,
+    reasoning_effort: str | None,
+) -> BaseChatModel:
+    from langchain_openai import ChatOpenAI
+
+    kwargs: dict[str, Any] = {
+        "model": cfg.model or cfg.name,
+        "api_key": _key_or_raise(cfg, env),
+        "timeout": cfg.timeout_s,
+        "max_retries": cfg.max_retries,
+        "streaming": True,
+        "stream_usage": True,
+        "stream_chunk_timeout": cfg.stream_chunk_timeout_s,
+    }
+    if cfg.base_url:
+        kwargs["base_url"] = cfg.base_url
+    if cfg.max_tokens is not None:
+        kwargs["max_tokens"] = cfg.max_tokens
+    if cfg.temperature is not None:
+        kwargs["temperature"] = cfg.temperature
+    effort = reasoning_effort or cfg.reasoning_effort
+    if thinking_enabled and effort is None and cfg.supports_thinking:
+        effort = "medium"
+    if effort and (cfg.supports_thinking or cfg.reasoning_effort):
+        kwargs["reasoning_effort"] = effort
+    kwargs.update(cfg.options)
+    return ChatOpenAI(**kwargs)
+
+
+def build_anthropic(
+    cfg: ModelConfig,
+    env: Mapping[str, str],
+    *,
+    thinking_enabled: bool,
+    reasoning_effort: str | None,
+) -> BaseChatModel:
+    from langchain_anthropic import ChatAnthropic
+
+    kwargs: dict[str, Any] = {
+        "model": cfg.model or cfg.name,
+        "api_key": _key_or_raise(cfg, env),
+        "timeout": cfg.timeout_s,
+        "max_retries": cfg.max_retries,
+        "streaming": True,
+        "stream_usage": True,
+    }
+    if cfg.base_url:
+        kwargs["base_url"] = cfg.base_url
+    if cfg.max_tokens is not None:
+        kwargs["max_tokens"] = cfg.max_tokens
+    if cfg.temperature is not None:
+        kwargs["temperature"] = cfg.temperature
+    if thinking_enabled and cfg.supports_thinking:
+        budget = cfg.thinking_budget_tokens or _EFFORT_BUDGET[reasoning_effort or "medium"]
+        kwargs["thinking"] = {"type": "enabled", "budget_tokens": budget}
+        # Anthropic: max_tokens must exceed the budget, and temperature must stay default.
+        if cfg.max_tokens is None or cfg.max_tokens <= budget:
+            kwargs["max_tokens"] = budget + 4096
+        kwargs.pop("temperature", None)
+    kwargs.update(cfg.options)
+    return ChatAnthropic(**kwargs)
+
+
+def import_object(path: str) -> Any:
+    """``package.module:Attr`` (``Attr`` may be dotted) → the object."""
+    module_name, _, attr = path.partition(":")
+    if not module_name or not attr:
+        raise UnsupportedProviderError(f"provider {path!r} is not 'package.module:Class'")
+    obj: Any = importlib.import_module(module_name)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def build_class(cfg: ModelConfig) -> BaseChatModel:
+    cls = import_object(cfg.provider)
+    kwargs = dict(cfg.options)
+    if cfg.model:
+        kwargs.setdefault("model", cfg.model)
+    model = cls(**kwargs)
+    if not isinstance(model, BaseChatModel):
+        raise UnsupportedProviderError(
+            f"provider {cfg.provider!r} built a {type(model).__name__}, not a BaseChatModel"
+        )
+    return model

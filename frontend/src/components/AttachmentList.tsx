@@ -1,0 +1,29 @@
+import { formatBytes } from "../lib/format";
+import type { AttachedFile } from "../lib/types";
+
+interface Props {
+  files: readonly AttachedFile[];
+  onRemove?: (name: string) => void;
+  label: string;
+}
+
+/** File chips: on a sent message, or pending in the composer (removable). */
+export function AttachmentList({ files, onRemove, label }: Props) {
+  if (files.length === 0) return null;
+  return (
+    <ul className="attachments" aria-label={label}>
+      {files.map((f) => (
+        <li key={f.name} className="attachment-chip">
+          <span className="attachment-icon" aria-hidden="true">📄</span>
+          <span className="attachment-name" title={f.name}>{f.name}</span>
+          <span className="attachment-size">{formatBytes(f.size)}</span>
+          {onRemove && (
+            <button type="button" className="icon-button" aria-label={`Remove ${f.name}`} onClick={() => onRemove(f.name)}>
+              ×
+            </button>
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+}

@@ -1,0 +1,32 @@
+import type { TokenUsage } from "../api/rest";
+import { TokenUsageBadge } from "./TokenUsageBadge";
+
+interface Props {
+  title: string;
+  usage: TokenUsage | null;
+  artifactCount: number;
+  artifactsOpen: boolean;
+  onToggleArtifacts: () => void;
+  onOpenSidebar: () => void;
+}
+
+export function ChatHeader({ title, usage, artifactCount, artifactsOpen, onToggleArtifacts, onOpenSidebar }: Props) {
+  return (
+    <header className="chat-header">
+      <button type="button" className="icon-button menu-button" aria-label="Open chat list" onClick={onOpenSidebar}>
+        ☰
+      </button>
+      <h1 className="chat-title" title={title}>{title}</h1>
+      <TokenUsageBadge usage={usage} />
+      <button
+        type="button"
+        className="chip-button"
+        aria-pressed={artifactsOpen}
+        onClick={onToggleArtifacts}
+        aria-label={`Artifacts (${artifactCount})`}
+      >
+        Artifacts{artifactCount > 0 ? ` · ${artifactCount}` : ""}
+      </button>
+    </header>
+  );
+}

@@ -1,0 +1,193 @@
+import type { Client, Message } from "@langchain/langgraph-sdk";
+import { useCallback, useEffect, useMemo, useState } from "react";
+import type { ModelsState } from "../hooks/useModels";
+import { STREAM_MODES, useChatStream } from "../hooks/useChatStream";
+import { useTokenUsage } from "../hooks/useTokenUsage";
+import { useUploads } from "../hooks/useUploads";
+import { normalizeArtifacts } from "../lib/artifacts";
+import { extractClarification } from "../lib/clarification";
+import { describeError, isAbortError } from "../lib/errors";
+import { groupMessages } from "../lib/messages";
+import { UNTITLED } from "../lib/threads";
+import { normalizeTodos } from "../lib/todos";
+import type { RunContext } from "../lib/types";
+import { ArtifactsPanel } from "./ArtifactsPanel";
+import { ChatHeader } from "./ChatHeader";
+import { ClarificationPrompt } from "./ClarificationPrompt";
+import { Composer } from "./Composer";
+import { EmptyState } from "./EmptyState";
+import { ErrorNotice } from "./ErrorNotice";
+import { MessageList } from "./MessageList";
+import { ModelPicker } from "./ModelPicker";
+import { RunOptions } from "./RunOptions";
+import { TodoList } from "./TodoList";
+
+interface Props {
+  client: Client;
+  threadId: string | null;
+  navigate: (threadId: string | null, opts?: { replace?: boolean }) => void;
+  models: ModelsState;
+  onThreadsChanged: () => void;
+  onOpenSidebar: () => void;
+}
+
+/** One conversation: messages, plan, clarification, composer, artifacts. */
+export function ChatView({ client, threadId, navigate, models, onThreadsChanged, onOpenSidebar }: Props) {
+  const [usageVersion, setUsageVersion] = useState(0);
+  const [draft, setDraft] = useState("");
+  const [planMode, setPlanMode] = useState(false);
+  const [thinking, setThinking] = useState(true);
+  const [artifactsOpen, setArtifactsOpen] = useState(false);
+  const [dismissedError, setDismissedError] = useState<unknown>(null);
+
+  const stream = useChatStream({
+    client,
+    threadId,
+    onThreadId: useCallback(
+      (id: string) => {
+        navigate(id);
+        onThreadsChanged();
+      },
+      [navigate, onThreadsChanged],
+    ),
+    onRunFinished: useCallback(() => {
+      setUsageVersion((v) => v + 1);
+      onThreadsChanged();
+    }, [onThreadsChanged]),
+  });
+  const uploads = useUploads(threadId);
+  const usage = useTokenUsage(threadId, usageVersion);
+
+  const model = models.models.find((m) => m.name === models.selected);
+  const runContext: RunContext = {
+    model_name: models.selected ?? undefined,
+    thinking_enabled: Boolean(model?.supports_thinking) && thinking,
+    is_plan_mode: planMode,
+    ...(model?.supports_thinking && thinking ? { reasoning_effort: "medium" as const } : {}),
+  };
+
+  const { isLoading, stop } = stream;
+  const values = stream.values;
+  const items = useMemo(() => groupMessages(stream.messages, isLoading), [stream.messages, isLoading]);
+  const todos = normalizeTodos(values?.todos);
+  const artifacts = normalizeArtifacts(values?.artifacts);
+  const clarification = isLoading ? null : extractClarification(stream.interrupts);
+  const title = (typeof values?.title === "string" && values.title) || UNTITLED;
+
+  // Esc stops the running run.
+  useEffect(() => {
+    if (!isLoading) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape" && !e.defaultPrevented) void stop();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [isLoading, stop]);
+
+  // Open the panel when a new artifact shows up.
+  const [seenArtifacts, setSeenArtifacts] = useState(artifacts.length);
+  if (artifacts.length !== seenArtifacts) {
+    setSeenArtifacts(artifacts.length);
+    if (artifacts.length > seenArtifacts && isLoading) setArtifactsOpen(true);
+  }
+
+  const send = (text: string) => {
+    const files = uploads.take();
+    const message: Message = {
+      id: crypto.randomUUID(),
+      type: "human",
+      content: text,
+      additional_kwargs: files.length
+        ? { files: files.map(({ name, size, virtual_path, url }) => ({ name, size, virtual_path, url })) }
+        : {},
+    };
+    setDraft("");
+    setDismissedError(null);
+    void stream.submit(
+      { messages: [message] },
+      {
+        context: runContext,
+        streamMode: [...STREAM_MODES],
+        streamResumable: true,
+        optimisticValues: (prev) => ({ ...prev, messages: [...(prev.messages ?? []), message] }),
+      },
+    );
+  };
+
+  const answer = (text: string) => {
+    setDismissedError(null);
+    void stream.submit(null, {
+      command: { resume: text },
+      context: runContext,
+      streamMode: [...STREAM_MODES],
+      streamResumable: true,
+    });
+  };
+
+  const ensureThread = async () => {
+    if (threadId) return threadId;
+    const thread = await client.threads.create();
+    navigate(thread.thread_id);
+    onThreadsChanged();
+    return thread.thread_id;
+  };
+
+  const error = stream.error;
+  const showError = error != null && error !== dismissedError && !isAbortError(error);
+
+  return (
+    <div className="chat-layout">
+      <main className="chat-main">
+        <ChatHeader
+          title={threadId ? title : UNTITLED}
+          usage={usage}
+          artifactCount={artifacts.length}
+          artifactsOpen={artifactsOpen}
+          onToggleArtifacts={() => setArtifactsOpen((o) => !o)}
+          onOpenSidebar={onOpenSidebar}
+        />
+        {items.length === 0 && !isLoading && !stream.isThreadLoading ? (
+          <EmptyState onPick={setDraft} />
+        ) : (
+          <MessageList items={items} isLoading={isLoading} />
+        )}
+        <div className="chat-bottom">
+          <div className="chat-bottom-column">
+            <TodoList todos={todos} />
+            {showError && (
+              <ErrorNotice title="Run failed" message={describeError(error)} onDismiss={() => setDismissedError(error)} />
+            )}
+            {clarification && <ClarificationPrompt request={clarification} onAnswer={answer} disabled={isLoading} />}
+            <Composer
+              draft={draft}
+              onDraftChange={setDraft}
+              onSend={send}
+              onStop={() => void stop()}
+              onFiles={(files) => void uploads.add(files, ensureThread)}
+              onRemoveFile={(name) => void uploads.remove(name)}
+              pendingFiles={uploads.pending}
+              uploadErrors={uploads.errors}
+              onDismissUploadErrors={uploads.dismissErrors}
+              limits={uploads.limits}
+              isRunning={isLoading}
+              uploading={uploads.busy}
+            >
+              <ModelPicker models={models.models} selected={models.selected} onSelect={models.select} disabled={isLoading} />
+              <RunOptions
+                planMode={planMode}
+                onPlanMode={setPlanMode}
+                thinking={thinking}
+                onThinking={setThinking}
+                supportsThinking={Boolean(model?.supports_thinking)}
+                disabled={isLoading}
+              />
+            </Composer>
+          </div>
+        </div>
+      </main>
+      {artifactsOpen && threadId && (
+        <ArtifactsPanel threadId={threadId} artifacts={artifacts} onClose={() => setArtifactsOpen(false)} />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,129 @@
+import { useRef, useState, type DragEvent, type KeyboardEvent, type ReactNode } from "react";
+import { formatBytes } from "../lib/format";
+import type { AttachedFile } from "../lib/types";
+import type { UploadLimits } from "../lib/uploads";
+import { AttachmentList } from "./AttachmentList";
+
+interface Props {
+  draft: string;
+  onDraftChange: (text: string) => void;
+  onSend: (text: string) => void;
+  onStop: () => void;
+  onFiles: (files: File[]) => void;
+  onRemoveFile: (name: string) => void;
+  pendingFiles: readonly AttachedFile[];
+  uploadErrors: readonly string[];
+  onDismissUploadErrors: () => void;
+  limits: UploadLimits;
+  isRunning: boolean;
+  uploading: boolean;
+  disabled?: boolean;
+  /** Extra controls shown in the toolbar (model picker, plan mode…). */
+  children?: ReactNode;
+}
+
+/** The message box: Enter sends, Shift+Enter is a new line; attach or drop files; Send or Stop. */
+export function Composer(props: Props) {
+  const { draft, onDraftChange, onSend, onStop, onFiles, isRunning, uploading, disabled } = props;
+  const fileInput = useRef<HTMLInputElement>(null);
+  const [dragging, setDragging] = useState(false);
+  const canSend = !disabled && !isRunning && !uploading && draft.trim() !== "";
+
+  const send = () => {
+    if (canSend) onSend(draft.trim());
+  };
+
+  const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
+      e.preventDefault();
+      send();
+    }
+  };
+
+  const onDrop = (e: DragEvent) => {
+    e.preventDefault();
+    setDragging(false);
+    const files = Array.from(e.dataTransfer.files);
+    if (files.length) onFiles(files);
+  };
+
+  return (
+    <form
+      className={`composer${dragging ? " dragging" : ""}`}
+      onSubmit={(e) => {
+        e.preventDefault();
+        send();
+      }}
+      onDragOver={(e) => {
+        if (e.dataTransfer.types.includes("Files")) {
+          e.preventDefault();
+          setDragging(true);
+        }
+      }}
+      onDragLeave={() => setDragging(false)}
+      onDrop={onDrop}
+      aria-label="Message composer"
+    >
+      {props.uploadErrors.length > 0 && (
+        <div className="upload-errors" role="alert">
+          <ul>
+            {props.uploadErrors.map((e) => (
+              <li key={e}>{e}</li>
+            ))}
+          </ul>
+          <button type="button" className="icon-button" aria-label="Dismiss upload errors" onClick={props.onDismissUploadErrors}>
+            ×
+          </button>
+        </div>
+      )}
+      <AttachmentList files={props.pendingFiles} onRemove={props.onRemoveFile} label="Files to send" />
+      <label htmlFor="composer-input" className="visually-hidden">Message</label>
+      <textarea
+        id="composer-input"
+        value={draft}
+        onChange={(e) => onDraftChange(e.target.value)}
+        onKeyDown={onKeyDown}
+        placeholder={dragging ? "Drop files to attach" : "Message Pronghorn…  (Enter to send, Shift+Enter for a new line)"}
+        rows={Math.min(8, Math.max(1, draft.split("\n").length))}
+        disabled={disabled}
+      />
+      <div className="composer-toolbar">
+        <button
+          type="button"
+          className="icon-button attach"
+          onClick={() => fileInput.current?.click()}
+          aria-label={`Attach files (up to ${formatBytes(props.limits.maxFileBytes)} each)`}
+          title={`Attach files — up to ${formatBytes(props.limits.maxFileBytes)} each, ${formatBytes(props.limits.maxTotalBytes)} per chat`}
+          disabled={disabled || uploading}
+        >
+          📎
+        </button>
+        <input
+          ref={fileInput}
+          type="file"
+          multiple
+          hidden
+          data-testid="file-input"
+          onChange={(e) => {
+            const files = Array.from(e.target.files ?? []);
+            e.target.value = "";
+            if (files.length) onFiles(files);
+          }}
+        />
+        <span className="limit-hint">
+          {uploading ? "Uploading…" : `Max ${formatBytes(props.limits.maxFileBytes)}/file`}
+        </span>
+        <div className="composer-options">{props.children}</div>
+        {isRunning ? (
+          <button type="button" className="stop-button" onClick={onStop} aria-label="Stop (Esc)" title="Stop (Esc)">
+            ■ Stop
+          </button>
+        ) : (
+          <button type="submit" className="primary send-button" disabled={!canSend} aria-label="Send message">
+            Send
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,31 @@
+"""``GET /api/models``: the chat models a run may name, and the default one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+
+from pronghorn.models.factory import ModelFactory
+
+router = APIRouter(tags=["models"])
+
+
+def _factory(request: Request) -> ModelFactory:
+    return request.app.state.runtime.models
+
+
+@router.get("/api/models")
+async def list_models(request: Request) -> dict[str, Any]:
+    """Configured models (plus the offline demo model when none is usable); never secrets."""
+    factory = _factory(request)
+    return {"models": factory.list_models(), "default": factory.default_model_name()}
+
+
+@router.get("/api/models/{name}")
+async def get_model(name: str, request: Request) -> dict[str, Any]:
+    """One model of the list, or 404."""
+    for model in _factory(request).list_models():
+        if model["name"] == name:
+            return model
+    raise HTTPException(status_code=404, detail=f"Model {name!r} not found")

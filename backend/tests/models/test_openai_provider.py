@@ -1,0 +1,121 @@
+"""ChatOpenAI built by the factory, talking HTTP to the local fake OpenAI server."""
+
+from __future__ import annotations
+
+import httpx
+import openai
+import pytest
+from langchain_core.messages import AIMessageChunk, HumanMessage
+from langchain_core.tools import tool
+
+from fakes.openai_server import FakeOpenAIServer, Reply
+from pronghorn.config.schema import AppConfig
+from pronghorn.models import ModelFactory
+
+
+@tool
+def get_weather(city: str) -> str:
+    """Weather of a city."""
+    return "sunny"
+
+
+def make(server: FakeOpenAIServer, **entry):
+    cfg = {
+        "name": "fake",
+        "provider": "openai",
+        "model": "fake-gpt",
+        "base_url": server.base_url,
+        "api_key": "sk-test-123",
+        "max_retries": 2,
+        "timeout_s": 10,
+        **entry,
+    }
+    factory = ModelFactory(AppConfig.model_validate({"models": [cfg]}), env={})
+    return factory.create("fake")
+
+
+async def stream(model, messages) -> list[AIMessageChunk]:
+    return [c async for c in model.astream(messages)]
+
+
+def merged(chunks):
+    out = chunks[0]
+    for c in chunks[1:]:
+        out = out + c
+    return out
+
+
+async def test_streaming_text_with_usage(fake_openai: FakeOpenAIServer):
+    fake_openai.queue(Reply.text("Hello from the fake server"))
+    chunks = await stream(make(fake_openai), [HumanMessage("hi")])
+    words = [c.content for c in chunks if c.content]
+    assert words == ["Hello ", "from ", "the ", "fake ", "server"]
+    full = merged(chunks)
+    assert full.content == "Hello from the fake server"
+    assert full.usage_metadata and full.usage_metadata["output_tokens"] > 0
+    assert full.response_metadata["finish_reason"] == "stop"
+    [req] = fake_openai.requests
+    assert req.path == "/v1/chat/completions"
+    assert req.headers["authorization"] == "Bearer sk-test-123"
+    assert req.body["model"] == "fake-gpt" and req.body["stream"] is True
+    assert req.body["stream_options"] == {"include_usage": True}
+    assert req.body["messages"] == [{"role": "user", "content": "hi"}]
+
+
+async def test_invoke_also_streams(fake_openai: FakeOpenAIServer):
+    fake_openai.queue(Reply.text("one shot"))
+    msg = await make(fake_openai).ainvoke("hi")
+    assert msg.content == "one shot" and msg.usage_metadata
+    assert fake_openai.requests[0].body["stream"] is True
+
+
+async def test_streamed_tool_call(fake_openai: FakeOpenAIServer):
+    fake_openai.queue(Reply.tool_call("get_weather", {"city": "Lisbon, Portugal"}, id="call_w1"))
+    model = make(fake_openai).bind_tools([get_weather])
+    chunks = await stream(model, [HumanMessage("weather?")])
+    assert sum(1 for c in chunks if c.tool_call_chunks) > 2
+    full = merged(chunks)
+    [call] = full.tool_calls
+    assert call["name"] == "get_weather" and call["id"] == "call_w1"
+    assert call["args"] == {"city": "Lisbon, Portugal"}
+    assert full.response_metadata["finish_reason"] == "tool_calls"
+    sent = fake_openai.requests[0].body["tools"]
+    assert sent[0]["function"]["name"] == "get_weather"
+
+
+async def test_rate_limit_then_success_is_retried_by_the_client(fake_openai: FakeOpenAIServer):
+    fake_openai.queue(Reply.error(429), Reply.text("after retry"))
+    msg = await make(fake_openai).ainvoke("hi")
+    assert msg.content == "after retry"
+    assert len(fake_openai.requests) == 2
+
+
+async def test_server_errors_exhaust_retries(fake_openai: FakeOpenAIServer):
+    fake_openai.queue(*(Reply.error(500, headers={"retry-after-ms": "10"}) for _ in range(3)))
+    with pytest.raises(openai.InternalServerError):
+        await make(fake_openai, max_retries=2).ainvoke("hi")
+    assert len(fake_openai.requests) == 3
+
+
+async def test_unauthorized_raises_a_clear_error_without_retry(fake_openai: FakeOpenAIServer):
+    fake_openai.queue(Reply.error(401, "Incorrect API key provided"))
+    with pytest.raises(openai.AuthenticationError) as info:
+        await make(fake_openai).ainvoke("hi")
+    assert info.value.status_code == 401
+    assert "Incorrect API key provided" in str(info.value)
+    assert len(fake_openai.requests) == 1
+
+
+async def test_dropped_stream_raises(fake_openai: FakeOpenAIServer):
+    fake_openai.queue(Reply.dropped("this answer is cut in the middle", after_chunks=3))
+    got: list[AIMessageChunk] = []
+    with pytest.raises((httpx.HTTPError, openai.APIError)):
+        async for c in make(fake_openai).astream("hi"):
+            got.append(c)
+    assert "".join(c.content for c in got) == "this answer "
+
+
+async def test_stalled_stream_hits_the_chunk_timeout(fake_openai: FakeOpenAIServer):
+    fake_openai.queue(Reply(content="slow words here", chunk_delay_s=1.5))
+    with pytest.raises(TimeoutError):
+        await make(fake_openai, stream_chunk_timeout_s=0.3).ainvoke("hi")

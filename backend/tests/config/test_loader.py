@@ -255,7 +255,7 @@ def test_check_config(tmp_path: Path) -> None:
     ok, report = check_config(good, {})
     assert ok
     assert report.startswith(f"config OK: {good}")
-    assert "agent.default_model: 'other' is not the name" in report
+    assert "agent.default_model: unknown model 'other'" in report
     ok, report = check_config(write(tmp_path / "bad.yaml", "server:\n  prot: 1\n"), {})
     assert not ok
     assert "server.prot" in report

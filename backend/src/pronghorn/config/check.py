@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -12,14 +11,15 @@ from pronghorn.config.loader import load_config, resolve_config_path
 from pronghorn.config.schema import AppConfig
 
 
-def config_warnings(config: AppConfig) -> list[str]:
+def config_warnings(config: AppConfig, environ: Mapping[str, str]) -> list[str]:
     """Valid but probably unintended settings."""
     warnings: list[str] = []
-    names = Counter(m.name for m in config.models)
-    warnings += [f"models: name {n!r} is used {c} times" for n, c in names.items() if c > 1]
-    default = config.agent.default_model
-    if default is not None and default not in names:
-        warnings.append(f"agent.default_model: {default!r} is not the name of any models[] entry")
+    try:  # the models package owns the model checks (providers, keys, default_model)
+        from pronghorn.models.factory import ModelFactory
+    except ImportError:
+        pass
+    else:
+        warnings += ModelFactory(config, env=environ).problems()
     if config.agent.loop_warn_repeats >= config.agent.loop_stop_repeats:
         warnings.append("agent.loop_warn_repeats should be below agent.loop_stop_repeats")
     if config.agent.tool_output_soft_chars > config.agent.tool_output_hard_chars:
@@ -53,5 +53,5 @@ def check_config(
         f"{len(config.graphs)} extra graph(s); broker {config.broker.kind}; "
         f"listening on {config.server.host}:{config.server.port}",
     ]
-    lines += [f"  warning: {w}" for w in config_warnings(config)]
+    lines += [f"  warning: {w}" for w in config_warnings(config, env)]
     return True, "\n".join(lines)

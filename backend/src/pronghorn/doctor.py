@@ -429,7 +429,7 @@ async def _answers_health(host: str, port: int) -> bool:
     target = "127.0.0.1" if host in ("0.0.0.0", "") else ("::1" if host == "::" else host)
     target = f"[{target}]" if ":" in target else target
     try:
-        async with httpx.AsyncClient(timeout=2.0) as client:
+        async with httpx.AsyncClient(timeout=1.0) as client:
             response = await client.get(f"http://{target}:{port}/health")
     except httpx.HTTPError:
         return False
@@ -475,14 +475,25 @@ async def check_bwrap(config: AppConfig) -> CheckResult:
     )
 
 
+def _ui_state(config: AppConfig) -> tuple[Path | None, Path | None]:
+    """(configured static_dir when it lacks index.html, the folder the server would serve)."""
+    base = base_dir()
+    broken = None
+    if config.server.static_dir:
+        wanted = (base / config.server.static_dir).resolve()
+        broken = None if (wanted / "index.html").is_file() else wanted
+    return broken, find_ui_dir(config, base)
+
+
 async def check_frontend(config: AppConfig) -> CheckResult:
-    found = await asyncio.to_thread(find_ui_dir, config, base_dir())
-    if found is not None:
-        return CheckResult("web UI", True, f"{found} has index.html")
-    wanted = config.server.static_dir or "frontend/dist"
-    return CheckResult(
-        "web UI",
-        False,
-        f"no built web UI ({wanted}/index.html is missing): / will not serve it",
-        "build it: cd frontend && npm ci && npm run build (or set server.static_dir)",
-    )
+    broken, found = await asyncio.to_thread(_ui_state, config)
+    hint = "build it: cd frontend && npm ci && npm run build (or set server.static_dir)"
+    if broken is not None:
+        fallback = f"; the server falls back to {found}" if found else ""
+        detail = f"server.static_dir {broken} has no index.html{fallback}"
+        return CheckResult("web UI", False, detail, hint)
+    if found is None:
+        return CheckResult(
+            "web UI", False, "no built web UI (frontend/dist/index.html): / will not serve it", hint
+        )
+    return CheckResult("web UI", True, f"{found} has index.html")

@@ -18,6 +18,7 @@ from watchfiles import Change, awatch
 
 from pronghorn.config.errors import ConfigError
 from pronghorn.config.loader import (
+    DOTENV_NAME,
     LoadedConfig,
     config_hash,
     load_config,
@@ -174,9 +175,9 @@ class ConfigHolder:
         if self._source_path is None:
             await stop.wait()
             return
-        files = self._watched_files()
+        files = await asyncio.to_thread(self._watched_files)
         dirs = sorted({f.parent for f in files})
-        names = {f.name for f in files}
+        names = {f.name for f in files} | {DOTENV_NAME}  # also a .env created later
 
         def wanted(_change: Change, raw: str) -> bool:
             name = Path(raw).name

@@ -140,3 +140,40 @@ async def test_without_tools_it_answers_in_text():
     model = make_demo_model(chunk_delay_s=0)
     msg = await model.ainvoke([HumanMessage("write a report about bees")])
     assert not msg.tool_calls and "write_file" in msg.content
+
+
+async def test_demo_model_drives_a_real_create_agent_loop():
+    from langchain.agents import create_agent
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    files: dict[str, str] = {}
+
+    @tool("write_file")
+    def write(description: str, path: str, content: str, append: bool = False) -> str:
+        """Write a file."""
+        files[path] = content
+        return "OK"
+
+    @tool("bash")
+    def run(description: str, command: str) -> str:
+        """Run a command."""
+        path = command.split()[-1]
+        return f"{len(files[path])} {path}"
+
+    model = make_demo_model(chunk_delay_s=0)
+    agent = create_agent(model, [write, run, present_files], checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t-demo"}}
+    streamed = 0
+    async for mode, _ in agent.astream(
+        {"messages": [{"role": "user", "content": "write a report about otters"}]},
+        config,
+        stream_mode=["messages", "updates"],
+    ):
+        streamed += mode == "messages"
+    messages = (await agent.aget_state(config)).values["messages"]
+    names = [tc["name"] for m in messages if isinstance(m, AIMessage) for tc in m.tool_calls]
+    assert names == ["write_file", "bash", "present_files"]
+    [path] = files
+    assert path in messages[-1].content and str(len(files[path])) in messages[-1].content
+    assert streamed > 20
+    assert {r.thread_id for r in model.requests} == {"t-demo"}

@@ -38,6 +38,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.messages.ai import UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable
+from langchain_core.runnables.config import ensure_config
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, Field, PrivateAttr
 
@@ -82,6 +83,16 @@ class ScriptedRequest:
     def last_human_text(self) -> str:
         i = last_human_index(self.messages)
         return message_text(self.messages[i]) if i >= 0 else ""
+
+
+def _thread_id(run_manager: Any) -> Any:
+    """The conversation's thread id: run metadata, else the current runnable config."""
+    metadata = getattr(run_manager, "metadata", None) or {}
+    if metadata.get("thread_id") is not None:
+        return metadata["thread_id"]
+    config = ensure_config()
+    found = (config.get("metadata") or {}).get("thread_id")
+    return found if found is not None else (config.get("configurable") or {}).get("thread_id")
 
 
 Responder = Callable[[ScriptedRequest], "Step | dict[str, Any] | None"]
@@ -143,8 +154,7 @@ class ScriptedChatModel(BaseChatModel):
     def _record(
         self, messages: list[BaseMessage], run_manager: Any, kwargs: dict[str, Any], streamed: bool
     ) -> ScriptedRequest:
-        metadata = getattr(run_manager, "metadata", None) or {}
-        thread_id = metadata.get("thread_id")
+        thread_id = _thread_id(run_manager)
         rest = {k: v for k, v in kwargs.items() if k != "tools"}
         with self._lock:
             request = ScriptedRequest(

@@ -7,7 +7,7 @@ import importlib
 from fastapi import FastAPI
 
 # Each module exposes `router`; order matters only for overlapping paths.
-ROUTER_MODULES = ("system",)
+ROUTER_MODULES = ("system", "assistants", "threads", "store")
 
 
 def register_routers(app: FastAPI) -> None:

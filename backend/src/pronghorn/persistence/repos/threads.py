@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import ColumnElement, and_, delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from pronghorn.persistence.repos.common import iso, now
+from pronghorn.persistence.repos.common import contains, iso, json_filter, now
 from pronghorn.persistence.tables import threads
 
 UNSET: Any = object()
 
 
-def to_api(row: Any) -> dict[str, Any]:
+def to_api(row: Any, *, include_ttl: bool = False) -> dict[str, Any]:
+    """The Thread JSON; ``ttl`` (``{strategy, ttl_minutes, expires_at}``) only when asked."""
     out = {
         "thread_id": row["thread_id"],
         "created_at": iso(row["created_at"]),
@@ -27,8 +28,13 @@ def to_api(row: Any) -> dict[str, Any]:
         "interrupts": row["interrupts"] or {},
         "error": row["error"],
     }
-    if row["ttl"] is not None:
-        out["ttl"] = row["ttl"]
+    if include_ttl and row["ttl"] is not None:
+        ttl = row["ttl"]
+        out["ttl"] = {
+            "strategy": ttl.get("strategy", "delete"),
+            "ttl_minutes": ttl.get("ttl"),
+            "expires_at": iso(row["expires_at"]),
+        }
     return out
 
 
@@ -99,3 +105,132 @@ async def set_fields(
         changes["interrupts"] = interrupts
         changes["state_updated_at"] = ts
     await conn.execute(update(threads).where(threads.c.thread_id == thread_id).values(**changes))
+
+
+# --- TTL, search, delete ---------------------------------------------------------------------
+
+THREAD_SORT_FIELDS = ("thread_id", "status", "created_at", "updated_at", "state_updated_at")
+
+
+def ttl_fields(ttl: dict[str, Any] | None) -> tuple[dict[str, Any] | None, datetime | None]:
+    """``(ttl_json, expires_at)`` for a ``{ttl: minutes, strategy}`` request (None clears)."""
+    if not ttl or ttl.get("ttl") is None:
+        return None, None
+    minutes = float(ttl["ttl"])
+    strategy = ttl.get("strategy") or "delete"
+    return {"ttl": ttl["ttl"], "strategy": strategy}, now() + timedelta(minutes=minutes)
+
+
+async def update_thread(
+    conn: AsyncConnection,
+    thread_id: str,
+    *,
+    metadata: dict[str, Any] | None = None,
+    ttl: dict[str, Any] | None = UNSET,
+) -> dict[str, Any] | None:
+    """PATCH: merge metadata, set (or clear with None) the TTL. None when unknown."""
+    row = await get_row(conn, thread_id)
+    if row is None:
+        return None
+    changes: dict[str, Any] = {"updated_at": now()}
+    if metadata:
+        changes["metadata"] = {**(row["metadata"] or {}), **metadata}
+    if ttl is not UNSET:
+        changes["ttl"], changes["expires_at"] = ttl_fields(ttl)
+    await conn.execute(update(threads).where(threads.c.thread_id == thread_id).values(**changes))
+    return to_api({**row, **changes})
+
+
+async def delete_thread(conn: AsyncConnection, thread_id: str) -> bool:
+    """Delete the row (runs, events and thread crons go with it by foreign key)."""
+    result = await conn.execute(delete(threads).where(threads.c.thread_id == thread_id))
+    return bool(result.rowcount)
+
+
+def _conditions(
+    metadata: dict[str, Any] | None,
+    values: dict[str, Any] | None,
+    status: str | None,
+    ids: list[str] | None,
+) -> tuple[list[ColumnElement[bool]], dict[str, Any], dict[str, Any]]:
+    meta_cond, meta_rest = json_filter(threads, "metadata", metadata)
+    values_cond, values_rest = json_filter(threads, "values", values)
+    conds: list[ColumnElement[bool]] = [meta_cond, values_cond]
+    if status:
+        conds.append(threads.c.status == status)
+    if ids is not None:
+        conds.append(threads.c.thread_id.in_(ids))
+    return conds, meta_rest, values_rest
+
+
+async def search_rows(
+    conn: AsyncConnection,
+    *,
+    metadata: dict[str, Any] | None = None,
+    values: dict[str, Any] | None = None,
+    status: str | None = None,
+    ids: list[str] | None = None,
+    limit: int = 10,
+    offset: int = 0,
+    sort_by: str | None = None,
+    sort_order: str | None = None,
+) -> tuple[list[Any], int]:
+    """One page of thread rows (newest first by default) and the total number matching."""
+    conds, meta_rest, values_rest = _conditions(metadata, values, status, ids)
+    column = threads.c[sort_by if sort_by in THREAD_SORT_FIELDS else "created_at"]
+    order = column.asc() if (sort_order or "desc").lower() == "asc" else column.desc()
+    query = select(threads).where(and_(*conds)).order_by(order, threads.c.thread_id.desc())
+    if meta_rest or values_rest:
+        rows = [
+            r
+            for r in (await conn.execute(query)).mappings()
+            if contains(r["metadata"] or {}, meta_rest) and contains(r["values"] or {}, values_rest)
+        ]
+        return rows[offset : offset + limit], len(rows)
+    total = (
+        await conn.execute(select(func.count()).select_from(threads).where(and_(*conds)))
+    ).scalar_one()
+    rows = (await conn.execute(query.limit(limit).offset(offset))).mappings().all()
+    return list(rows), int(total)
+
+
+async def search(conn: AsyncConnection, **filters: Any) -> tuple[list[dict[str, Any]], int]:
+    rows, total = await search_rows(conn, **filters)
+    return [to_api(r) for r in rows], total
+
+
+async def count(
+    conn: AsyncConnection,
+    *,
+    metadata: dict[str, Any] | None = None,
+    values: dict[str, Any] | None = None,
+    status: str | None = None,
+) -> int:
+    _, total = await search_rows(conn, metadata=metadata, values=values, status=status, limit=0)
+    return total
+
+
+async def expired(conn: AsyncConnection, *, limit: int = 100) -> list[tuple[str, str]]:
+    """``(thread_id, strategy)`` of threads whose TTL has passed."""
+    rows = (
+        await conn.execute(
+            select(threads.c.thread_id, threads.c.ttl)
+            .where(threads.c.expires_at.is_not(None), threads.c.expires_at <= now())
+            .order_by(threads.c.expires_at)
+            .limit(limit)
+        )
+    ).all()
+    return [(r[0], (r[1] or {}).get("strategy") or "delete") for r in rows]
+
+
+async def renew_ttl(conn: AsyncConnection, thread_id: str) -> None:
+    """Push expires_at one TTL further (after a keep_latest sweep)."""
+    row = await get_row(conn, thread_id)
+    if row is None:
+        return
+    ttl, expires_at = ttl_fields(row["ttl"])
+    await conn.execute(
+        update(threads)
+        .where(threads.c.thread_id == thread_id)
+        .values(ttl=ttl, expires_at=expires_at)
+    )

@@ -1,0 +1,348 @@
+"""The LangGraph Platform assistants API (`/assistants/...`)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import warnings
+from typing import Any, Literal
+
+from fastapi import APIRouter, Body, Depends, Query, Response
+from pydantic import BaseModel, Field
+
+from pronghorn.gateway.deps import check_uuid, get_runtime
+from pronghorn.gateway.errors import ApiError, conflict, not_found
+from pronghorn.gateway.serialization import JSONResponse
+from pronghorn.persistence.repos import assistants as repo
+from pronghorn.persistence.repos import threads as threads_repo
+from pronghorn.persistence.repos.common import new_id
+from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.thread_sweeper import purge_thread
+
+router = APIRouter(prefix="/api/langgraph/assistants", tags=["assistants"])
+
+SortBy = Literal["assistant_id", "graph_id", "name", "created_at", "updated_at"]
+
+
+class AssistantCreate(BaseModel):
+    graph_id: str
+    assistant_id: str | None = None
+    config: dict[str, Any] | None = None
+    context: dict[str, Any] | None = None
+    metadata: dict[str, Any] | None = None
+    if_exists: Literal["raise", "do_nothing"] = "raise"
+    name: str | None = None
+    description: str | None = None
+
+
+class AssistantPatch(BaseModel):
+    graph_id: str | None = None
+    config: dict[str, Any] | None = None
+    context: dict[str, Any] | None = None
+    metadata: dict[str, Any] | None = None
+    name: str | None = None
+    description: str | None = None
+
+
+class AssistantCount(BaseModel):
+    metadata: dict[str, Any] | None = None
+    graph_id: str | None = None
+    name: str | None = None
+
+
+class AssistantSearch(AssistantCount):
+    limit: int = Field(10, ge=0, le=1000)
+    offset: int = Field(0, ge=0)
+    sort_by: SortBy | None = None
+    sort_order: Literal["asc", "desc"] | None = None
+    select: list[str] | None = None
+
+
+class VersionsSearch(BaseModel):
+    metadata: dict[str, Any] | None = None
+    limit: int = Field(10, ge=0, le=1000)
+    offset: int = Field(0, ge=0)
+
+
+class SetLatest(BaseModel):
+    version: int | None = None
+
+
+def _check_graph(runtime: Runtime, graph_id: str) -> None:
+    if graph_id not in runtime.graphs:
+        raise ApiError(404, f"Graph '{graph_id}' not found")
+
+
+async def load_assistant(runtime: Runtime, id_or_graph_id: str) -> dict[str, Any]:
+    """The assistant for an id or a graph id; 404 when neither matches."""
+    async with runtime.db.read() as conn:
+        found = await repo.resolve_assistant(conn, id_or_graph_id)
+    if found is None:
+        raise not_found("Assistant", id_or_graph_id)
+    return found
+
+
+@router.post("")
+async def create_assistant(
+    body: AssistantCreate, runtime: Runtime = Depends(get_runtime)
+) -> JSONResponse:
+    _check_graph(runtime, body.graph_id)
+    assistant_id = check_uuid(body.assistant_id, "assistant") if body.assistant_id else new_id()
+    async with runtime.db.tx() as conn:
+        existing = await repo.get(conn, assistant_id)
+        if existing is not None:
+            if body.if_exists == "do_nothing":
+                return JSONResponse(existing)
+            raise conflict(f"Assistant {assistant_id} already exists")
+        created = await repo.insert_assistant(
+            conn,
+            assistant_id=assistant_id,
+            graph_id=body.graph_id,
+            config=body.config or {},
+            context=body.context or {},
+            metadata=body.metadata or {},
+            name=body.name or "Untitled",
+            description=body.description,
+        )
+    return JSONResponse(created)
+
+
+def _select(items: list[dict[str, Any]], select: list[str] | None) -> list[dict[str, Any]]:
+    if not select:
+        return items
+    return [{k: v for k, v in item.items() if k in select} for item in items]
+
+
+def _page_headers(offset: int, limit: int, count: int, total: int) -> dict[str, str]:
+    headers = {"X-Pagination-Total": str(total)}
+    if offset + count < total:
+        headers["X-Pagination-Next"] = str(offset + limit)
+    return headers
+
+
+@router.post("/search")
+async def search_assistants(
+    body: AssistantSearch = Body(default_factory=AssistantSearch),
+    runtime: Runtime = Depends(get_runtime),
+) -> JSONResponse:
+    # Unknown graph_id: an empty list (the reference answers 404 here, see docs/api.md).
+    async with runtime.db.read() as conn:
+        items, total = await repo.search(
+            conn,
+            metadata=body.metadata,
+            graph_id=body.graph_id,
+            name=body.name,
+            limit=body.limit,
+            offset=body.offset,
+            sort_by=body.sort_by,
+            sort_order=body.sort_order,
+        )
+    return JSONResponse(
+        _select(items, body.select),
+        headers=_page_headers(body.offset, body.limit, len(items), total),
+    )
+
+
+@router.post("/count")
+async def count_assistants(
+    body: AssistantCount = Body(default_factory=AssistantCount),
+    runtime: Runtime = Depends(get_runtime),
+) -> JSONResponse:
+    async with runtime.db.read() as conn:
+        total = await repo.count(
+            conn, metadata=body.metadata, graph_id=body.graph_id, name=body.name
+        )
+    return JSONResponse(total)
+
+
+@router.get("/{assistant_id}")
+async def get_assistant(assistant_id: str, runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
+    return JSONResponse(await load_assistant(runtime, assistant_id))
+
+
+@router.patch("/{assistant_id}")
+async def patch_assistant(
+    assistant_id: str,
+    body: AssistantPatch = Body(default_factory=AssistantPatch),
+    runtime: Runtime = Depends(get_runtime),
+) -> JSONResponse:
+    if body.graph_id is not None:
+        _check_graph(runtime, body.graph_id)
+    current = await load_assistant(runtime, assistant_id)
+    async with runtime.db.tx() as conn:
+        updated = await repo.update_assistant(
+            conn,
+            current["assistant_id"],
+            graph_id=body.graph_id,
+            config=body.config,
+            context=body.context,
+            metadata=body.metadata,
+            name=body.name,
+            description=body.description,
+        )
+    if updated is None:
+        raise not_found("Assistant", assistant_id)
+    return JSONResponse(updated)
+
+
+@router.delete("/{assistant_id}", status_code=204)
+async def delete_assistant(
+    assistant_id: str,
+    delete_threads: bool = False,
+    runtime: Runtime = Depends(get_runtime),
+) -> Response:
+    current = await load_assistant(runtime, assistant_id)
+    aid = current["assistant_id"]
+    async with runtime.db.tx() as conn:
+        await repo.delete_assistant(conn, aid)
+        thread_ids: list[str] = []
+        if delete_threads:
+            rows, _ = await threads_repo.search_rows(
+                conn, metadata={"assistant_id": aid}, limit=1_000_000
+            )
+            thread_ids = [r["thread_id"] for r in rows]
+    for thread_id in thread_ids:
+        await purge_thread(runtime, thread_id)
+    return Response(status_code=204)
+
+
+@router.post("/{assistant_id}/versions")
+async def list_versions(
+    assistant_id: str,
+    body: VersionsSearch = Body(default_factory=VersionsSearch),
+    runtime: Runtime = Depends(get_runtime),
+) -> JSONResponse:
+    current = await load_assistant(runtime, assistant_id)
+    async with runtime.db.read() as conn:
+        versions = await repo.list_versions(
+            conn,
+            current["assistant_id"],
+            metadata=body.metadata,
+            limit=body.limit,
+            offset=body.offset,
+        )
+    return JSONResponse(versions)
+
+
+@router.post("/{assistant_id}/latest")
+async def set_latest(
+    assistant_id: str,
+    version: int | None = Query(None),
+    body: SetLatest | None = Body(None),
+    runtime: Runtime = Depends(get_runtime),
+) -> JSONResponse:
+    wanted = body.version if body is not None and body.version is not None else version
+    if wanted is None:
+        raise ApiError(422, "version: Field required")
+    current = await load_assistant(runtime, assistant_id)
+    async with runtime.db.tx() as conn:
+        updated = await repo.set_latest(conn, current["assistant_id"], wanted)
+    if updated is None:
+        raise ApiError(404, f"Assistant {assistant_id} has no version {wanted}")
+    return JSONResponse(updated)
+
+
+# --- graph introspection ----------------------------------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def _graph_for(runtime: Runtime, assistant_id: str):  # type: ignore[no-untyped-def]
+    assistant = await load_assistant(runtime, assistant_id)
+    graph_id = assistant["graph_id"]
+    if graph_id not in runtime.graphs:
+        raise ApiError(404, f"Graph '{graph_id}' not found")
+    config = dict(assistant.get("config") or {})
+    config["configurable"] = {
+        **(config.get("configurable") or {}),
+        "assistant_id": assistant["assistant_id"],
+        "graph_id": graph_id,
+    }
+    async with runtime.graphs.graph(graph_id, config) as graph:  # type: ignore[arg-type]
+        yield assistant, graph
+
+
+def _parse_xray(xray: str) -> bool | int:
+    """`true`/`false`, or an integer subgraph depth (<= 0 means no subgraphs)."""
+    value = xray.strip().lower()
+    if value in ("true", "false", ""):
+        return value == "true"
+    try:
+        depth = int(value)
+    except ValueError:
+        raise ApiError(422, "xray: must be a boolean or an integer") from None
+    return depth if depth > 0 else False
+
+
+@router.get("/{assistant_id}/graph")
+async def get_graph(
+    assistant_id: str, xray: str = "false", runtime: Runtime = Depends(get_runtime)
+) -> JSONResponse:
+    depth = _parse_xray(xray)
+    async with _graph_for(runtime, assistant_id) as (_, graph):
+        drawable = await graph.aget_graph(xray=depth)
+        return JSONResponse(drawable.to_json())
+
+
+def _schema(fn: Any) -> dict[str, Any] | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return fn()
+    except Exception:
+        return None
+
+
+def _state_schema(graph: Any) -> dict[str, Any] | None:
+    builder = getattr(graph, "builder", None)
+    state_schema = getattr(builder, "state_schema", None)
+    if state_schema is not None:
+        from pydantic import TypeAdapter
+
+        found = _schema(lambda: TypeAdapter(state_schema).json_schema())
+        if found is not None:
+            return found
+    return _schema(graph.get_output_jsonschema)
+
+
+def graph_schemas(graph: Any) -> dict[str, Any]:
+    return {
+        "input_schema": _schema(graph.get_input_jsonschema),
+        "output_schema": _schema(graph.get_output_jsonschema),
+        "state_schema": _state_schema(graph),
+        "config_schema": _schema(graph.get_config_jsonschema),
+        "context_schema": _schema(graph.get_context_jsonschema),
+    }
+
+
+@router.get("/{assistant_id}/schemas")
+async def get_schemas(assistant_id: str, runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
+    async with _graph_for(runtime, assistant_id) as (assistant, graph):
+        schemas = await asyncio.to_thread(graph_schemas, graph)
+        return JSONResponse({"graph_id": assistant["graph_id"], **schemas})
+
+
+async def _subgraphs(
+    runtime: Runtime, assistant_id: str, namespace: str | None, recurse: bool
+) -> JSONResponse:
+    async with _graph_for(runtime, assistant_id) as (_, graph):
+        out: dict[str, Any] = {}
+        async for ns, sub in graph.aget_subgraphs(namespace=namespace, recurse=recurse):
+            out[ns] = await asyncio.to_thread(graph_schemas, sub)
+        return JSONResponse(out)
+
+
+@router.get("/{assistant_id}/subgraphs")
+async def get_subgraphs(
+    assistant_id: str, recurse: bool = False, runtime: Runtime = Depends(get_runtime)
+) -> JSONResponse:
+    return await _subgraphs(runtime, assistant_id, None, recurse)
+
+
+@router.get("/{assistant_id}/subgraphs/{namespace}")
+async def get_subgraphs_ns(
+    assistant_id: str,
+    namespace: str,
+    recurse: bool = False,
+    runtime: Runtime = Depends(get_runtime),
+) -> JSONResponse:
+    return await _subgraphs(runtime, assistant_id, namespace, recurse)

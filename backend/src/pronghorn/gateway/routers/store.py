@@ -1,0 +1,150 @@
+"""The LangGraph Platform store API (`/store/...`) over the runtime's LangGraph BaseStore."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Literal
+
+from fastapi import APIRouter, Depends, Response
+from pydantic import BaseModel, Field
+
+from pronghorn.gateway.deps import get_runtime
+from pronghorn.gateway.errors import ApiError
+from pronghorn.gateway.serialization import JSONResponse
+from pronghorn.persistence.repos.common import iso
+from pronghorn.runtime.runtime import Runtime
+
+router = APIRouter(prefix="/api/langgraph/store", tags=["store"])
+
+# SQLite's store does not hide expired items on read (PostgreSQL's does), so reads sweep
+# expired items first, at most this often.
+SWEEP_ON_READ_EVERY_S = 0.5
+
+
+class StorePut(BaseModel):
+    namespace: list[str]
+    key: str
+    value: dict[str, Any]
+    index: Literal[False] | list[str] | None = None
+    ttl: float | None = None
+
+
+class StoreDelete(BaseModel):
+    namespace: list[str] = Field(default_factory=list)
+    key: str
+
+
+class StoreSearch(BaseModel):
+    namespace_prefix: list[str] | None = None
+    filter: dict[str, Any] | None = None
+    limit: int = Field(10, ge=0, le=10000)
+    offset: int = Field(0, ge=0)
+    query: str | None = None
+    refresh_ttl: bool | None = None
+
+
+class StoreNamespaces(BaseModel):
+    prefix: list[str] | None = None
+    suffix: list[str] | None = None
+    max_depth: int | None = Field(None, ge=1)
+    limit: int = Field(100, ge=0, le=10000)
+    offset: int = Field(0, ge=0)
+
+
+def check_namespace(namespace: list[str] | tuple[str, ...], *, allow_empty: bool = False) -> tuple:
+    """422 for empty labels or labels containing dots (the GET form joins them with dots)."""
+    if not namespace and not allow_empty:
+        raise ApiError(422, "Namespace cannot be empty")
+    for label in namespace:
+        if not isinstance(label, str) or not label:
+            raise ApiError(422, "Namespace labels cannot be empty strings")
+        if "." in label:
+            raise ApiError(422, f"Namespace labels cannot contain periods ('.'): {label!r}")
+    return tuple(namespace)
+
+
+def item_json(item: Any) -> dict[str, Any]:
+    out = {
+        "namespace": list(item.namespace),
+        "key": item.key,
+        "value": item.value,
+        "created_at": iso(item.created_at),  # SQLite's store gives naive UTC datetimes
+        "updated_at": iso(item.updated_at),
+    }
+    if hasattr(item, "score"):
+        out["score"] = item.score
+    return out
+
+
+async def _sweep_if_needed(runtime: Runtime) -> None:
+    if not runtime.db.is_sqlite or not hasattr(runtime.store, "sweep_ttl"):
+        return
+    last = runtime.extras.get("store_read_sweep_at", 0.0)
+    if time.monotonic() - last < SWEEP_ON_READ_EVERY_S:
+        return
+    runtime.extras["store_read_sweep_at"] = time.monotonic()
+    await runtime.store.sweep_ttl()
+
+
+@router.put("/items", status_code=204)
+async def put_item(body: StorePut, runtime: Runtime = Depends(get_runtime)) -> Response:
+    namespace = check_namespace(body.namespace)
+    kwargs: dict[str, Any] = {}
+    if body.ttl is not None:
+        kwargs["ttl"] = body.ttl
+    await runtime.store.aput(namespace, body.key, body.value, index=body.index, **kwargs)
+    return Response(status_code=204)
+
+
+@router.get("/items")
+async def get_item(
+    key: str,
+    namespace: str = "",
+    refresh_ttl: bool | None = None,
+    runtime: Runtime = Depends(get_runtime),
+) -> JSONResponse:
+    """The item, or `null` for a missing key: the spec documents 200/400/422 only (no 404),
+    and the SDK returns None for it."""
+    labels = check_namespace(namespace.split(".") if namespace else [])
+    await _sweep_if_needed(runtime)
+    item = await runtime.store.aget(labels, key, refresh_ttl=refresh_ttl)
+    return JSONResponse(item_json(item) if item is not None else None)
+
+
+@router.delete("/items", status_code=204)
+async def delete_item(body: StoreDelete, runtime: Runtime = Depends(get_runtime)) -> Response:
+    namespace = check_namespace(body.namespace)
+    await runtime.store.adelete(namespace, body.key)
+    return Response(status_code=204)
+
+
+@router.post("/items/search")
+async def search_items(body: StoreSearch, runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
+    prefix = check_namespace(body.namespace_prefix or [], allow_empty=True)
+    await _sweep_if_needed(runtime)
+    items = await runtime.store.asearch(
+        prefix,
+        query=body.query,
+        filter=body.filter,
+        limit=body.limit,
+        offset=body.offset,
+        refresh_ttl=body.refresh_ttl,
+    )
+    return JSONResponse({"items": [item_json(i) for i in items]})
+
+
+@router.post("/namespaces")
+async def list_namespaces(
+    body: StoreNamespaces, runtime: Runtime = Depends(get_runtime)
+) -> JSONResponse:
+    prefix = check_namespace(body.prefix, allow_empty=True) if body.prefix else None
+    suffix = check_namespace(body.suffix, allow_empty=True) if body.suffix else None
+    await _sweep_if_needed(runtime)
+    namespaces = await runtime.store.alist_namespaces(
+        prefix=prefix,
+        suffix=suffix,
+        max_depth=body.max_depth,
+        limit=body.limit,
+        offset=body.offset,
+    )
+    return JSONResponse({"namespaces": [list(ns) for ns in namespaces]})

@@ -1,0 +1,408 @@
+"""The LangGraph Platform threads API (`/threads/...`): CRUD, search, copy, prune, state and
+history. Graph-bound state work happens outside DB transactions (SQLite shares one lock)."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import AsyncIterator
+from typing import Any, Literal
+
+from fastapi import APIRouter, Body, Depends, Header, Query, Response
+from langgraph.errors import InvalidUpdateError
+from pydantic import BaseModel, Field
+
+from pronghorn.gateway.deps import check_uuid, get_runtime
+from pronghorn.gateway.errors import ApiError, conflict, not_found
+from pronghorn.gateway.serialization import JSONResponse
+from pronghorn.persistence.repos import threads as repo
+from pronghorn.persistence.repos.common import new_id
+from pronghorn.runtime import state as st
+from pronghorn.runtime.checkpoint_ops import copy_thread, keep_latest_checkpoint
+from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.thread_sweeper import purge_thread
+
+router = APIRouter(prefix="/api/langgraph/threads", tags=["threads"])
+
+Status = Literal["idle", "busy", "interrupted", "error"]
+SortBy = Literal["thread_id", "status", "created_at", "updated_at", "state_updated_at"]
+
+
+class TTL(BaseModel):
+    ttl: float | None = None
+    strategy: Literal["delete", "keep_latest"] = "delete"
+
+
+def _ttl(value: TTL | float | None) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return {"ttl": value, "strategy": "delete"}
+    return value.model_dump()
+
+
+class ThreadCreate(BaseModel):
+    thread_id: str | None = None
+    metadata: dict[str, Any] | None = None
+    graph_id: str | None = None
+    if_exists: Literal["raise", "do_nothing"] = "raise"
+    ttl: TTL | float | None = None
+    supersteps: list[dict[str, Any]] | None = None
+
+
+class ThreadPatch(BaseModel):
+    metadata: dict[str, Any] | None = None
+    ttl: TTL | float | None = None
+
+
+class ThreadCount(BaseModel):
+    metadata: dict[str, Any] | None = None
+    values: dict[str, Any] | None = None
+    status: Status | None = None
+
+
+class ThreadSearch(ThreadCount):
+    ids: list[str] | None = None
+    limit: int = Field(10, ge=0, le=1000)
+    offset: int = Field(0, ge=0)
+    sort_by: SortBy | None = None
+    sort_order: Literal["asc", "desc"] | None = None
+    select: list[str] | None = None
+    extract: dict[str, str] | None = None
+
+
+class ThreadPrune(BaseModel):
+    thread_ids: list[str]
+    strategy: Literal["delete", "keep_latest"] = "delete"
+
+
+class StateUpdate(BaseModel):
+    values: dict[str, Any] | list[Any] | None = None
+    as_node: str | None = None
+    checkpoint: dict[str, Any] | None = None
+    checkpoint_id: str | None = None
+
+
+class StateAtCheckpoint(BaseModel):
+    checkpoint: dict[str, Any]
+    subgraphs: bool = False
+    select: list[str] | None = None
+
+
+class HistorySearch(BaseModel):
+    limit: int = Field(10, ge=1, le=1000)
+    before: dict[str, Any] | str | None = None
+    metadata: dict[str, Any] | None = None
+    checkpoint: dict[str, Any] | None = None
+    select: list[str] | None = None
+
+
+async def load_row(runtime: Runtime, thread_id: str) -> Any:
+    tid = check_uuid(thread_id, "thread")
+    async with runtime.db.read() as conn:
+        row = await repo.get_row(conn, tid)
+    if row is None:
+        raise not_found("Thread", tid)
+    return row
+
+
+@contextlib.asynccontextmanager
+async def thread_graph(runtime: Runtime, row: Any) -> AsyncIterator[Any]:
+    """The thread's graph (metadata.graph_id), or None for a thread that never ran."""
+    graph_id = (row["metadata"] or {}).get("graph_id")
+    if not graph_id:
+        yield None
+        return
+    if graph_id not in runtime.graphs:
+        raise ApiError(404, f"Graph '{graph_id}' not found")
+    config = {"configurable": {"thread_id": row["thread_id"], "graph_id": graph_id}}
+    async with runtime.graphs.graph(graph_id, config) as graph:  # type: ignore[arg-type]
+        yield graph
+
+
+async def refresh_cache(runtime: Runtime, thread_id: str, graph: Any) -> None:
+    values, interrupts = await st.current_cache(graph, thread_id)
+    async with runtime.db.tx() as conn:
+        await repo.set_fields(conn, thread_id, values=values, interrupts=interrupts)
+
+
+@contextlib.contextmanager
+def _bad_update() -> Any:
+    try:
+        yield
+    except (InvalidUpdateError, ValueError, KeyError, TypeError) as exc:
+        raise ApiError(422, f"Invalid state update: {exc}") from None
+
+
+# --- CRUD --------------------------------------------------------------------------------------
+
+
+@router.post("")
+async def create_thread(
+    body: ThreadCreate = Body(default_factory=ThreadCreate),
+    runtime: Runtime = Depends(get_runtime),
+) -> JSONResponse:
+    thread_id = check_uuid(body.thread_id, "thread") if body.thread_id else new_id()
+    metadata = dict(body.metadata or {})
+    if body.graph_id:
+        metadata["graph_id"] = body.graph_id
+    if body.supersteps and metadata.get("graph_id") not in runtime.graphs:
+        raise ApiError(422, "supersteps need a known graph_id (in the body or metadata)")
+    ttl, expires_at = repo.ttl_fields(_ttl(body.ttl))
+    async with runtime.db.tx() as conn:
+        existing = await repo.get(conn, thread_id)
+        if existing is not None:
+            if body.if_exists == "do_nothing":
+                return JSONResponse(existing)
+            raise conflict(f"Thread {thread_id} already exists")
+        created = await repo.insert_thread(
+            conn, thread_id, metadata=metadata, ttl=ttl, expires_at=expires_at
+        )
+    if not body.supersteps:
+        return JSONResponse(created)
+    row = await load_row(runtime, thread_id)
+    try:
+        async with thread_graph(runtime, row) as graph:
+            with _bad_update():
+                await st.apply_supersteps(graph, thread_id, body.supersteps)
+            await refresh_cache(runtime, thread_id, graph)
+    except BaseException:
+        await purge_thread(runtime, thread_id)  # no partial thread on a bad superstep
+        raise
+    async with runtime.db.read() as conn:
+        return JSONResponse(await repo.get(conn, thread_id))
+
+
+def _extract(doc: dict[str, Any], path: str) -> Any:
+    """A small JSON-path subset: `$.a.b`, `a.b[0]`, `values.messages[-1]`."""
+    path = path.strip()
+    path = path[2:] if path.startswith("$.") else path.lstrip("$")
+    current: Any = doc
+    for name, index in re.findall(r"([^.\[\]]+)|\[(-?\d+)\]", path):
+        if name:
+            current = current.get(name) if isinstance(current, dict) else None
+        elif isinstance(current, list):
+            i = int(index)
+            current = current[i] if -len(current) <= i < len(current) else None
+        else:
+            current = None
+        if current is None:
+            return None
+    return current
+
+
+@router.post("/search")
+async def search_threads(
+    body: ThreadSearch = Body(default_factory=ThreadSearch),
+    runtime: Runtime = Depends(get_runtime),
+) -> JSONResponse:
+    ids = [check_uuid(i, "thread") for i in body.ids] if body.ids is not None else None
+    async with runtime.db.read() as conn:
+        items, total = await repo.search(
+            conn,
+            metadata=body.metadata,
+            values=body.values,
+            status=body.status,
+            ids=ids,
+            limit=body.limit,
+            offset=body.offset,
+            sort_by=body.sort_by,
+            sort_order=body.sort_order,
+        )
+    out = []
+    for item in items:
+        shown = {k: v for k, v in item.items() if k in body.select} if body.select else item
+        if body.extract:
+            shown["extracted"] = {a: _extract(item, p) for a, p in body.extract.items()}
+        out.append(shown)
+    headers = {"X-Pagination-Total": str(total)}
+    if body.offset + len(items) < total:
+        headers["X-Pagination-Next"] = str(body.offset + body.limit)
+    return JSONResponse(out, headers=headers)
+
+
+@router.post("/count")
+async def count_threads(
+    body: ThreadCount = Body(default_factory=ThreadCount),
+    runtime: Runtime = Depends(get_runtime),
+) -> JSONResponse:
+    async with runtime.db.read() as conn:
+        total = await repo.count(
+            conn, metadata=body.metadata, values=body.values, status=body.status
+        )
+    return JSONResponse(total)
+
+
+@router.post("/prune")
+async def prune_threads(body: ThreadPrune, runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
+    ids = [check_uuid(i, "thread") for i in body.thread_ids]
+    pruned = 0
+    for thread_id in ids:
+        async with runtime.db.read() as conn:
+            exists = await repo.get_row(conn, thread_id) is not None
+        if not exists:
+            continue
+        if body.strategy == "keep_latest":
+            await keep_latest_checkpoint(runtime.checkpointer, thread_id)
+        else:
+            await purge_thread(runtime, thread_id)
+        pruned += 1
+    return JSONResponse({"pruned_count": pruned})
+
+
+@router.get("/{thread_id}")
+async def get_thread(
+    thread_id: str, include: str | None = None, runtime: Runtime = Depends(get_runtime)
+) -> JSONResponse:
+    row = await load_row(runtime, thread_id)
+    fields = {f.strip() for f in (include or "").split(",") if f.strip()}
+    return JSONResponse(repo.to_api(row, include_ttl="ttl" in fields))
+
+
+@router.patch("/{thread_id}")
+async def patch_thread(
+    thread_id: str,
+    body: ThreadPatch = Body(default_factory=ThreadPatch),
+    prefer: str | None = Header(None),
+    runtime: Runtime = Depends(get_runtime),
+) -> Response:
+    tid = check_uuid(thread_id, "thread")
+    ttl = _ttl(body.ttl) if "ttl" in body.model_fields_set else repo.UNSET
+    async with runtime.db.tx() as conn:
+        updated = await repo.update_thread(conn, tid, metadata=body.metadata, ttl=ttl)
+    if updated is None:
+        raise not_found("Thread", tid)
+    if prefer and "return=minimal" in prefer.replace(" ", "").lower():
+        return Response(status_code=204)
+    return JSONResponse(updated)
+
+
+@router.delete("/{thread_id}", status_code=204)
+async def delete_thread(thread_id: str, runtime: Runtime = Depends(get_runtime)) -> Response:
+    row = await load_row(runtime, thread_id)
+    await purge_thread(runtime, row["thread_id"])
+    return Response(status_code=204)
+
+
+@router.post("/{thread_id}/copy")
+async def copy(thread_id: str, runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
+    row = await load_row(runtime, thread_id)
+    new_thread = new_id()
+    async with runtime.db.tx() as conn:
+        await repo.insert_thread(conn, new_thread, metadata=dict(row["metadata"] or {}))
+        await repo.set_fields(
+            conn, new_thread, values=row["values"], interrupts=row["interrupts"] or {}
+        )
+    try:
+        await copy_thread(runtime.checkpointer, row["thread_id"], new_thread)
+    except BaseException:
+        await purge_thread(runtime, new_thread)
+        raise
+    async with runtime.db.read() as conn:
+        return JSONResponse(await repo.get(conn, new_thread))
+
+
+# --- state and history -------------------------------------------------------------------------
+
+
+async def _state(
+    runtime: Runtime,
+    thread_id: str,
+    checkpoint: dict[str, Any] | str | None,
+    subgraphs: bool,
+    select: list[str] | None,
+) -> JSONResponse:
+    row = await load_row(runtime, thread_id)
+    async with thread_graph(runtime, row) as graph:
+        if graph is None:
+            if checkpoint:
+                raise not_found("Checkpoint", str(checkpoint))
+            return JSONResponse(st.empty_state(row["thread_id"]))
+        state = await st.read_state(graph, row["thread_id"], checkpoint, subgraphs=subgraphs)
+    if state is None:
+        raise not_found("Checkpoint", str(checkpoint))
+    return JSONResponse(st.select_fields(state, select))
+
+
+@router.get("/{thread_id}/state")
+async def get_state(
+    thread_id: str,
+    subgraphs: bool = False,
+    select: list[str] | None = Query(None),
+    runtime: Runtime = Depends(get_runtime),
+) -> JSONResponse:
+    return await _state(runtime, thread_id, None, subgraphs, select)
+
+
+@router.get("/{thread_id}/state/{checkpoint_id}")
+async def get_state_at(
+    thread_id: str,
+    checkpoint_id: str,
+    subgraphs: bool = False,
+    select: list[str] | None = Query(None),
+    runtime: Runtime = Depends(get_runtime),
+) -> JSONResponse:
+    return await _state(runtime, thread_id, checkpoint_id, subgraphs, select)
+
+
+@router.post("/{thread_id}/state/checkpoint")
+async def post_state_at(
+    thread_id: str, body: StateAtCheckpoint, runtime: Runtime = Depends(get_runtime)
+) -> JSONResponse:
+    return await _state(runtime, thread_id, body.checkpoint, body.subgraphs, body.select)
+
+
+@router.post("/{thread_id}/state")
+async def post_state(
+    thread_id: str,
+    body: StateUpdate = Body(default_factory=StateUpdate),
+    runtime: Runtime = Depends(get_runtime),
+) -> JSONResponse:
+    row = await load_row(runtime, thread_id)
+    if row["status"] == "busy":
+        raise conflict(f"Thread {row['thread_id']} is busy: a run is in flight")
+    checkpoint: dict[str, Any] | str | None = body.checkpoint or body.checkpoint_id
+    async with thread_graph(runtime, row) as graph:
+        if graph is None:
+            raise ApiError(400, "Thread has no graph yet: run it first or create it with graph_id")
+        with _bad_update():
+            result = await st.update_state(
+                graph, row["thread_id"], body.values, as_node=body.as_node, checkpoint=checkpoint
+            )
+        await refresh_cache(runtime, row["thread_id"], graph)
+    return JSONResponse(result)
+
+
+async def _history(runtime: Runtime, thread_id: str, body: HistorySearch) -> JSONResponse:
+    row = await load_row(runtime, thread_id)
+    async with thread_graph(runtime, row) as graph:
+        if graph is None:
+            return JSONResponse([])
+        states = await st.read_history(
+            graph,
+            row["thread_id"],
+            limit=body.limit,
+            before=body.before,
+            metadata=body.metadata,
+            checkpoint=body.checkpoint,
+        )
+    return JSONResponse([st.select_fields(s, body.select) for s in states])
+
+
+@router.post("/{thread_id}/history")
+async def post_history(
+    thread_id: str,
+    body: HistorySearch = Body(default_factory=HistorySearch),
+    runtime: Runtime = Depends(get_runtime),
+) -> JSONResponse:
+    return await _history(runtime, thread_id, body)
+
+
+@router.get("/{thread_id}/history")
+async def get_history(
+    thread_id: str,
+    limit: int = Query(10, ge=1, le=1000),
+    before: str | None = None,
+    runtime: Runtime = Depends(get_runtime),
+) -> JSONResponse:
+    return await _history(runtime, thread_id, HistorySearch(limit=limit, before=before))

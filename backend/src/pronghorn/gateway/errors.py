@@ -6,8 +6,9 @@ import logging
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import ORJSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from pronghorn.gateway.serialization import JSONResponse
 
 log = logging.getLogger("pronghorn.http")
 
@@ -44,20 +45,20 @@ def _format_validation(exc: RequestValidationError) -> str:
 
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
-    async def _api_error(_: Request, exc: ApiError) -> ORJSONResponse:
-        return ORJSONResponse({"detail": exc.detail}, status_code=exc.status)
+    async def _api_error(_: Request, exc: ApiError) -> JSONResponse:
+        return JSONResponse({"detail": exc.detail}, status_code=exc.status)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http_error(_: Request, exc: StarletteHTTPException) -> ORJSONResponse:
-        return ORJSONResponse(
+    async def _http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return JSONResponse(
             {"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers
         )
 
     @app.exception_handler(RequestValidationError)
-    async def _validation_error(_: Request, exc: RequestValidationError) -> ORJSONResponse:
-        return ORJSONResponse({"detail": _format_validation(exc)}, status_code=422)
+    async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"detail": _format_validation(exc)}, status_code=422)
 
     @app.exception_handler(Exception)
-    async def _unhandled(_: Request, exc: Exception) -> ORJSONResponse:
+    async def _unhandled(_: Request, exc: Exception) -> JSONResponse:
         log.exception("unhandled error", exc_info=exc)
-        return ORJSONResponse({"detail": "Internal server error"}, status_code=500)
+        return JSONResponse({"detail": "Internal server error"}, status_code=500)

@@ -12,6 +12,7 @@ from pronghorn.graphs.registry import GraphRegistry
 from pronghorn.persistence.migrate import upgrade
 from pronghorn.persistence.repos.assistants import ensure_system_assistants
 from pronghorn.runtime.checkpoint import open_persistence
+from pronghorn.runtime.components import COMPONENTS
 from pronghorn.runtime.runtime import Runtime, open_database, resolve_data_dir
 
 log = logging.getLogger("pronghorn.runtime")
@@ -39,13 +40,6 @@ async def open_runtime(settings: ConfigHolder, *, base_dir: Path) -> AsyncIterat
         )
         graphs.builtin_context["runtime"] = runtime
         await ensure_system_assistants(db, graphs.ids())
-        for hook in _extensions():
-            await stack.enter_async_context(hook(runtime))
+        for component in COMPONENTS:
+            await stack.enter_async_context(component(runtime))
         yield runtime
-
-
-def _extensions() -> list:
-    """Components started after the core, stopped before it (run manager, scheduler...)."""
-    from pronghorn.runtime.components import COMPONENTS
-
-    return list(COMPONENTS)

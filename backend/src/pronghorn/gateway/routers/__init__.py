@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import importlib
-
 from fastapi import FastAPI
 
-# Each module exposes `router`; order matters only for overlapping paths.
-ROUTER_MODULES = ("system", "assistants", "threads", "store")
+from pronghorn.gateway.routers import assistants, models, runs, store, system, threads
 
 
 def register_routers(app: FastAPI) -> None:
-    for name in ROUTER_MODULES:
-        module = importlib.import_module(f"pronghorn.gateway.routers.{name}")
+    for module in (system, assistants, threads, runs, store, models):
         app.include_router(module.router)

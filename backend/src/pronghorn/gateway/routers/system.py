@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends
-from fastapi.responses import ORJSONResponse
 
 from pronghorn import __version__
 from pronghorn.gateway.deps import get_runtime
+from pronghorn.gateway.serialization import JSONResponse
 from pronghorn.runtime.runtime import Runtime
 
 router = APIRouter()
@@ -18,13 +18,13 @@ async def health() -> dict:
 
 
 @router.get("/ready")
-async def ready(runtime: Runtime = Depends(get_runtime)) -> ORJSONResponse:
+async def ready(runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
     checks = {"database": await runtime.db.ping()}
     broker = runtime.broker
     if broker is not None and hasattr(broker, "ping"):
         checks["broker"] = await broker.ping()
     ok = all(checks.values())
-    return ORJSONResponse(
+    return JSONResponse(
         {"status": "ok" if ok else "unavailable", "checks": checks},
         status_code=200 if ok else 503,
     )

@@ -1,0 +1,389 @@
+"""Runs: create, stream, wait, join, cancel, list — thread-bound and stateless."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import APIRouter, Body, Depends, Query, Request, Response
+from fastapi.responses import StreamingResponse
+from pydantic import ValidationError
+
+from pronghorn.gateway.deps import check_uuid, get_runtime
+from pronghorn.gateway.errors import ApiError, not_found
+from pronghorn.gateway.serialization import JSONResponse, dumps
+from pronghorn.gateway.sse import filter_modes, parse_last_event_id, sse_response
+from pronghorn.persistence.repos import runs as runs_repo
+from pronghorn.persistence.repos import threads as threads_repo
+from pronghorn.runtime.jobs import Job
+from pronghorn.runtime.run_request import RunCreate
+from pronghorn.runtime.runtime import Runtime
+
+router = APIRouter(prefix="/api/langgraph", tags=["runs"])
+
+PREFIX = "/api/langgraph"
+
+
+def _parse(body: Any) -> RunCreate:
+    if not isinstance(body, dict):
+        raise ApiError(422, "Request body must be a JSON object")
+    try:
+        return RunCreate.model_validate(body)
+    except ValidationError as exc:
+        parts = []
+        for err in exc.errors():
+            loc = ".".join(str(p) for p in err.get("loc", ()))
+            parts.append(f"{loc}: {err.get('msg')}" if loc else str(err.get("msg")))
+        raise ApiError(422, "; ".join(parts)) from None
+
+
+def _run_paths(job: Job, stateless: bool) -> tuple[str, str]:
+    if stateless:
+        base = f"{PREFIX}/runs/{job.run_id}"
+    else:
+        base = f"{PREFIX}/threads/{job.thread_id}/runs/{job.run_id}"
+    return base, f"{PREFIX}/threads/{job.thread_id}/runs/{job.run_id}"
+
+
+def _modes_param(values: list[str] | None) -> list[str] | None:
+    if not values:
+        return None
+    out: list[str] = []
+    for v in values:
+        if v.startswith("["):
+            try:
+                out.extend(str(x) for x in json.loads(v))
+                continue
+            except ValueError:
+                raise ApiError(422, f"Invalid stream_mode {v!r}") from None
+        out.extend(p for p in v.split(",") if p)
+    return out or None
+
+
+def _stream_job(runtime: Runtime, job: Job, *, stateless: bool) -> Response:
+    base, content = _run_paths(job, stateless)
+    heartbeat = runtime.config.streaming.heartbeat_s
+    cancel = job.request.on_disconnect == "cancel"
+
+    def on_disconnect() -> None:
+        if cancel:
+            runtime.runs.cancel_soon(job.thread_id, job.run_id)
+
+    return sse_response(
+        runtime.broker.subscribe(job.run_id, 0),
+        heartbeat_s=heartbeat,
+        headers={"Location": f"{base}/stream", "Content-Location": content},
+        on_disconnect=on_disconnect,
+    )
+
+
+async def _await_output(
+    runtime: Runtime, job: Job, heartbeat: float, cancel_on_disconnect: bool
+) -> AsyncIterator[bytes]:
+    finished = False
+    try:
+        while not job.done.is_set():
+            try:
+                await asyncio.wait_for(asyncio.shield(job.done.wait()), heartbeat)
+            except TimeoutError:
+                yield b"\n"
+        finished = True
+        yield dumps(job.output)
+    finally:
+        if not finished and cancel_on_disconnect:
+            runtime.runs.cancel_soon(job.thread_id, job.run_id)
+
+
+def _wait_response(
+    runtime: Runtime, job: Job, *, stateless: bool, cancel_on_disconnect: bool
+) -> Response:
+    base, content = _run_paths(job, stateless)
+    return StreamingResponse(
+        _await_output(runtime, job, runtime.config.streaming.heartbeat_s, cancel_on_disconnect),
+        media_type="application/json",
+        headers={"Location": f"{base}/join", "Content-Location": content},
+    )
+
+
+# -- create ----------------------------------------------------------------------------
+@router.post("/threads/{thread_id}/runs")
+async def create_run(
+    thread_id: str, body: Any = Body(...), runtime: Runtime = Depends(get_runtime)
+) -> Response:
+    tid = check_uuid(thread_id, "thread")
+    job = await runtime.runs.create(tid, _parse(body))
+    _, content = _run_paths(job, False)
+    return JSONResponse(job.run, headers={"Content-Location": content})
+
+
+@router.post("/threads/{thread_id}/runs/stream")
+async def stream_run(
+    thread_id: str, body: Any = Body(...), runtime: Runtime = Depends(get_runtime)
+) -> Response:
+    tid = check_uuid(thread_id, "thread")
+    job = await runtime.runs.create(tid, _parse(body))
+    return _stream_job(runtime, job, stateless=False)
+
+
+@router.post("/threads/{thread_id}/runs/wait")
+async def wait_run(
+    thread_id: str, body: Any = Body(...), runtime: Runtime = Depends(get_runtime)
+) -> Response:
+    tid = check_uuid(thread_id, "thread")
+    req = _parse(body)
+    job = await runtime.runs.create(tid, req)
+    return _wait_response(
+        runtime, job, stateless=False, cancel_on_disconnect=req.on_disconnect == "cancel"
+    )
+
+
+@router.post("/runs")
+async def create_stateless(
+    body: Any = Body(...), runtime: Runtime = Depends(get_runtime)
+) -> Response:
+    job = await runtime.runs.create(None, _parse(body))
+    _, content = _run_paths(job, True)
+    return JSONResponse(job.run, headers={"Content-Location": content})
+
+
+@router.post("/runs/stream")
+async def stream_stateless(
+    body: Any = Body(...), runtime: Runtime = Depends(get_runtime)
+) -> Response:
+    job = await runtime.runs.create(None, _parse(body))
+    return _stream_job(runtime, job, stateless=True)
+
+
+@router.post("/runs/wait")
+async def wait_stateless(
+    body: Any = Body(...), runtime: Runtime = Depends(get_runtime)
+) -> Response:
+    req = _parse(body)
+    job = await runtime.runs.create(None, req)
+    return _wait_response(
+        runtime, job, stateless=True, cancel_on_disconnect=req.on_disconnect == "cancel"
+    )
+
+
+@router.post("/runs/batch")
+async def create_batch(body: Any = Body(...), runtime: Runtime = Depends(get_runtime)) -> Response:
+    if not isinstance(body, list):
+        raise ApiError(422, "Request body must be a JSON array of runs")
+    requests = [_parse(item) for item in body]  # validate all before creating any
+    jobs = [await runtime.runs.create(None, req) for req in requests]
+    return JSONResponse([j.run for j in jobs])
+
+
+@router.post("/runs/cancel", status_code=204)
+async def cancel_many(
+    body: Any = Body(default=None),
+    action: str = Query("interrupt", pattern="^(interrupt|rollback)$"),
+    runtime: Runtime = Depends(get_runtime),
+) -> Response:
+    body = body or {}
+    if not isinstance(body, dict):
+        raise ApiError(422, "Request body must be a JSON object")
+    thread_id = body.get("thread_id")
+    run_ids = body.get("run_ids")
+    status = body.get("status")
+    if thread_id is None and not run_ids and status is None:
+        raise ApiError(422, "Give thread_id and run_ids, or status")
+    if status is not None and status not in ("pending", "running", "all"):
+        raise ApiError(422, "status must be pending, running or all")
+    if thread_id is not None:
+        thread_id = check_uuid(thread_id, "thread")
+    if run_ids is not None:
+        if not isinstance(run_ids, list):
+            raise ApiError(422, "run_ids must be a list")
+        run_ids = [check_uuid(r, "run") for r in run_ids]
+    n = await runtime.runs.cancel_many(
+        thread_id=thread_id, run_ids=run_ids, status=status, action=action
+    )
+    if n == 0:
+        raise ApiError(404, "No pending or running runs matched")
+    return Response(status_code=204)
+
+
+# -- read ------------------------------------------------------------------------------
+@router.get("/threads/{thread_id}/runs")
+async def list_runs(
+    thread_id: str,
+    limit: int = Query(10, ge=1, le=1000),
+    offset: int = Query(0, ge=0),
+    status: str | None = Query(None),
+    select: list[str] | None = Query(None),
+    runtime: Runtime = Depends(get_runtime),
+) -> Response:
+    tid = check_uuid(thread_id, "thread")
+    async with runtime.db.read() as conn:
+        if await threads_repo.get_row(conn, tid) is None:
+            raise not_found("Thread", tid)
+        rows = await runs_repo.list_for_thread(conn, tid, limit=limit, offset=offset, status=status)
+    if select:
+        rows = [{k: v for k, v in r.items() if k in select} for r in rows]
+    return JSONResponse(rows)
+
+
+async def _get_run(runtime: Runtime, run_id: str, thread_id: str | None) -> dict[str, Any]:
+    async with runtime.db.read() as conn:
+        run = await runs_repo.get(conn, run_id, thread_id)
+    if run is None:
+        raise not_found("Run", run_id)
+    return run
+
+
+@router.get("/threads/{thread_id}/runs/{run_id}")
+async def get_run(thread_id: str, run_id: str, runtime: Runtime = Depends(get_runtime)) -> Response:
+    run = await _get_run(runtime, check_uuid(run_id, "run"), check_uuid(thread_id, "thread"))
+    return JSONResponse(run)
+
+
+@router.get("/runs/{run_id}")
+async def get_stateless_run(run_id: str, runtime: Runtime = Depends(get_runtime)) -> Response:
+    return JSONResponse(await _get_run(runtime, check_uuid(run_id, "run"), None))
+
+
+@router.delete("/threads/{thread_id}/runs/{run_id}", status_code=204)
+async def delete_run(
+    thread_id: str, run_id: str, runtime: Runtime = Depends(get_runtime)
+) -> Response:
+    tid, rid = check_uuid(thread_id, "thread"), check_uuid(run_id, "run")
+    run = await _get_run(runtime, rid, tid)
+    if run["status"] in runs_repo.INFLIGHT:
+        raise ApiError(409, f"Run {rid} is {run['status']}; cancel it before deleting it")
+    async with runtime.db.tx() as conn:
+        await runs_repo.delete_run(conn, rid)
+    return Response(status_code=204)
+
+
+async def _join(runtime: Runtime, thread_id: str, run_id: str) -> Response:
+    job = runtime.runs.active(run_id)
+    if job is not None and job.thread_id == thread_id:
+        return _wait_response(runtime, job, stateless=False, cancel_on_disconnect=False)
+    await _get_run(runtime, run_id, thread_id)
+    return JSONResponse(await runtime.runs.output(thread_id, run_id))
+
+
+@router.get("/threads/{thread_id}/runs/{run_id}/join")
+async def join_run(
+    thread_id: str, run_id: str, runtime: Runtime = Depends(get_runtime)
+) -> Response:
+    return await _join(runtime, check_uuid(thread_id, "thread"), check_uuid(run_id, "run"))
+
+
+async def _join_stream(
+    runtime: Runtime,
+    request: Request,
+    run: dict[str, Any],
+    stream_mode: list[str] | None,
+    cancel_on_disconnect: bool,
+) -> Response:
+    try:
+        after = parse_last_event_id(request.headers.get("last-event-id"))
+    except ValueError as exc:
+        raise ApiError(422, str(exc)) from None
+    run_id, thread_id = run["run_id"], run["thread_id"]
+    broker = runtime.broker
+    if after is None:
+        after = broker.run_last_id(run_id) if runtime.runs.active(run_id) else None
+    if after is None or not broker.has_run(run_id):
+
+        async def empty() -> AsyncIterator[Any]:
+            return
+            yield
+
+        events = empty()
+    else:
+        events = filter_modes(broker.subscribe(run_id, after), _modes_param(stream_mode))
+
+    def on_disconnect() -> None:
+        if cancel_on_disconnect:
+            runtime.runs.cancel_soon(thread_id, run_id)
+
+    base = f"{PREFIX}/threads/{thread_id}/runs/{run_id}"
+    return sse_response(
+        events,
+        heartbeat_s=runtime.config.streaming.heartbeat_s,
+        headers={"Location": f"{base}/stream", "Content-Location": base},
+        on_disconnect=on_disconnect,
+    )
+
+
+@router.api_route("/threads/{thread_id}/runs/{run_id}/stream", methods=["GET", "POST"])
+async def join_stream(
+    thread_id: str,
+    run_id: str,
+    request: Request,
+    stream_mode: list[str] | None = Query(None),
+    cancel_on_disconnect: bool = Query(False),
+    runtime: Runtime = Depends(get_runtime),
+) -> Response:
+    run = await _get_run(runtime, check_uuid(run_id, "run"), check_uuid(thread_id, "thread"))
+    return await _join_stream(runtime, request, run, stream_mode, cancel_on_disconnect)
+
+
+@router.get("/runs/{run_id}/stream")
+async def join_stateless_stream(
+    run_id: str,
+    request: Request,
+    stream_mode: list[str] | None = Query(None),
+    cancel_on_disconnect: bool = Query(False),
+    runtime: Runtime = Depends(get_runtime),
+) -> Response:
+    run = await _get_run(runtime, check_uuid(run_id, "run"), None)
+    return await _join_stream(runtime, request, run, stream_mode, cancel_on_disconnect)
+
+
+@router.post("/threads/{thread_id}/runs/{run_id}/cancel")
+async def cancel_run(
+    thread_id: str,
+    run_id: str,
+    wait: bool = Query(False),
+    action: str = Query("interrupt", pattern="^(interrupt|rollback)$"),
+    runtime: Runtime = Depends(get_runtime),
+) -> Response:
+    tid, rid = check_uuid(thread_id, "thread"), check_uuid(run_id, "run")
+    job = await runtime.runs.cancel(tid, rid, action=action, wait=wait)
+    if not wait:
+        return Response(status_code=202)
+    if job is not None:
+        return JSONResponse(job.output)
+    return JSONResponse(await runtime.runs.output(tid, rid))
+
+
+@router.get("/threads/{thread_id}/stream")
+async def thread_stream(
+    thread_id: str,
+    request: Request,
+    stream_mode: list[str] | None = Query(None),
+    stream_modes: str | None = Query(None),
+    runtime: Runtime = Depends(get_runtime),
+) -> Response:
+    tid = check_uuid(thread_id, "thread")
+    async with runtime.db.read() as conn:
+        if await threads_repo.get_row(conn, tid) is None:
+            raise not_found("Thread", tid)
+    try:
+        after = parse_last_event_id(request.headers.get("last-event-id"), thread=True)
+    except ValueError as exc:
+        raise ApiError(422, str(exc)) from None
+    modes = set(_modes_param(stream_mode) or []) | set(
+        _modes_param([stream_modes]) if stream_modes else []
+    )
+    events = runtime.broker.subscribe_thread(tid, after)
+    if modes and "run_modes" not in modes:
+        wanted = set()
+        if "lifecycle" in modes:
+            wanted.add("metadata")
+        if "state_update" in modes:
+            wanted.add("values")
+
+        async def only(source: AsyncIterator[Any] = events) -> AsyncIterator[Any]:
+            async for ev in source:
+                if ev.event.split("|", 1)[0] in wanted:
+                    yield ev
+
+        events = only()
+    return sse_response(events, heartbeat_s=runtime.config.streaming.heartbeat_s)

@@ -1,0 +1,100 @@
+"""SSE responses in the LangGraph Platform framing (CRLF, `id:` after `data:`, heartbeats)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from sse_starlette import EventSourceResponse, ServerSentEvent
+
+from pronghorn.runtime.broker import Event
+
+
+def frame(ev: Event) -> bytes:
+    return b"".join(
+        (
+            b"event: ",
+            ev.event.encode(),
+            b"\r\ndata: ",
+            ev.data,
+            b"\r\nid: ",
+            str(ev.id).encode(),
+            b"\r\n\r\n",
+        )
+    )
+
+
+def _heartbeat() -> ServerSentEvent:
+    return ServerSentEvent(comment="heartbeat")
+
+
+def sse_response(
+    events: AsyncIterator[Event],
+    *,
+    heartbeat_s: float,
+    headers: dict[str, str] | None = None,
+    on_disconnect: Callable[[], Any] | None = None,
+) -> EventSourceResponse:
+    """Stream `events`; `on_disconnect` runs if the client leaves before the stream ends."""
+
+    async def body() -> AsyncIterator[bytes]:
+        finished = False
+        try:
+            async for ev in events:
+                yield frame(ev)
+            finished = True
+        finally:
+            if not finished and on_disconnect is not None:
+                on_disconnect()
+            with contextlib.suppress(Exception):
+                await events.aclose()  # type: ignore[attr-defined]
+
+    return EventSourceResponse(
+        body(),
+        headers=headers,
+        ping=heartbeat_s,
+        ping_message_factory=_heartbeat,
+        sep="\r\n",
+    )
+
+
+def parse_last_event_id(value: str | None, *, thread: bool = False) -> int | None:
+    """`None` when absent; 0 for a full replay (`-1`, `0`, and `-` on thread streams)."""
+    if value is None or value == "":
+        return None
+    value = value.strip()
+    if value in ("-1", "0", "-") or (thread and value == "0-0"):
+        return 0
+    try:
+        n = int(value)
+    except ValueError:
+        raise ValueError(f"Invalid Last-Event-ID {value!r}: expected an event id") from None
+    if n < 0:
+        raise ValueError(f"Invalid Last-Event-ID {value!r}: expected an event id")
+    return n
+
+
+def mode_of(event_name: str) -> str:
+    """The stream mode an event belongs to (`messages/partial|ns` → `messages`)."""
+    base = event_name.split("|", 1)[0]
+    if base.startswith("messages/"):
+        return "messages"
+    if base == "messages":
+        return "messages-tuple"
+    return base
+
+
+def filter_modes(events: AsyncIterator[Event], modes: list[str] | None) -> AsyncIterator[Event]:
+    if not modes:
+        return events
+    wanted = set(modes)
+    always = {"metadata", "error", "end"}
+
+    async def gen() -> AsyncIterator[Event]:
+        async for ev in events:
+            mode = mode_of(ev.event)
+            if mode in wanted or mode in always:
+                yield ev
+
+    return gen()

@@ -1,0 +1,204 @@
+"""Runs: insert, status transitions, listing, recovery queries."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from pronghorn.persistence.repos.common import iso, now
+from pronghorn.persistence.tables import runs
+
+INFLIGHT = ("pending", "running")
+FINAL = ("success", "error", "interrupted", "timeout")
+
+
+def to_api(row: Any) -> dict[str, Any]:
+    return {
+        "run_id": row["run_id"],
+        "thread_id": row["thread_id"],
+        "assistant_id": row["assistant_id"],
+        "created_at": iso(row["created_at"]),
+        "updated_at": iso(row["updated_at"]),
+        "status": row["status"],
+        "metadata": row["metadata"] or {},
+        "kwargs": row["kwargs"] or {},
+        "multitask_strategy": row["multitask_strategy"],
+        "cancel_reason": row.get("cancel_reason"),
+        "error": row.get("error"),
+        "started_at": iso(row.get("started_at")),
+        "ended_at": iso(row.get("ended_at")),
+        "usage": {
+            "input_tokens": row.get("input_tokens") or 0,
+            "output_tokens": row.get("output_tokens") or 0,
+            "total_tokens": row.get("total_tokens") or 0,
+            "llm_calls": row.get("llm_calls") or 0,
+        },
+    }
+
+
+async def insert_run(
+    conn: AsyncConnection,
+    *,
+    run_id: str,
+    thread_id: str,
+    assistant_id: str,
+    kwargs: dict[str, Any],
+    metadata: dict[str, Any],
+    multitask_strategy: str,
+    temporary: bool,
+    owner: str | None,
+    created_at: datetime | None = None,
+) -> dict[str, Any]:
+    ts = created_at or now()
+    values = {
+        "run_id": run_id,
+        "thread_id": thread_id,
+        "assistant_id": assistant_id,
+        "status": "pending",
+        "multitask_strategy": multitask_strategy,
+        "kwargs": kwargs,
+        "metadata": metadata,
+        "error": None,
+        "cancel_reason": None,
+        "attempt": 1,
+        "temporary": temporary,
+        "owner": owner,
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "total_tokens": 0,
+        "llm_calls": 0,
+        "created_at": ts,
+        "updated_at": ts,
+        "started_at": None,
+        "ended_at": None,
+    }
+    await conn.execute(insert(runs).values(**values))
+    return to_api(values)
+
+
+async def get_row(conn: AsyncConnection, run_id: str, thread_id: str | None = None) -> Any:
+    stmt = select(runs).where(runs.c.run_id == run_id)
+    if thread_id is not None:
+        stmt = stmt.where(runs.c.thread_id == thread_id)
+    return (await conn.execute(stmt)).mappings().first()
+
+
+async def get(conn: AsyncConnection, run_id: str, thread_id: str | None = None) -> dict | None:
+    row = await get_row(conn, run_id, thread_id)
+    return to_api(row) if row else None
+
+
+async def inflight_for_thread(conn: AsyncConnection, thread_id: str) -> list[dict[str, Any]]:
+    rows = (
+        await conn.execute(
+            select(runs)
+            .where(runs.c.thread_id == thread_id, runs.c.status.in_(INFLIGHT))
+            .order_by(runs.c.created_at)
+        )
+    ).mappings()
+    return [to_api(r) for r in rows]
+
+
+async def list_for_thread(
+    conn: AsyncConnection,
+    thread_id: str,
+    *,
+    limit: int,
+    offset: int,
+    status: str | None,
+) -> list[dict[str, Any]]:
+    stmt = select(runs).where(runs.c.thread_id == thread_id)
+    if status:
+        stmt = stmt.where(runs.c.status == status)
+    stmt = stmt.order_by(runs.c.created_at.desc(), runs.c.run_id.desc()).limit(limit).offset(offset)
+    return [to_api(r) for r in (await conn.execute(stmt)).mappings()]
+
+
+async def mark_running(conn: AsyncConnection, run_id: str) -> bool:
+    ts = now()
+    result = await conn.execute(
+        update(runs)
+        .where(runs.c.run_id == run_id, runs.c.status == "pending")
+        .values(status="running", started_at=ts, updated_at=ts)
+    )
+    return result.rowcount == 1
+
+
+async def finish(
+    conn: AsyncConnection,
+    run_id: str,
+    *,
+    status: str,
+    error: Any = None,
+    cancel_reason: str | None = None,
+    usage: dict[str, int] | None = None,
+) -> None:
+    ts = now()
+    values: dict[str, Any] = {
+        "status": status,
+        "error": error,
+        "cancel_reason": cancel_reason,
+        "updated_at": ts,
+        "ended_at": ts,
+    }
+    if usage:
+        values.update(
+            {
+                k: int(usage.get(k, 0))
+                for k in ("input_tokens", "output_tokens", "total_tokens", "llm_calls")
+            }
+        )
+    await conn.execute(update(runs).where(runs.c.run_id == run_id).values(**values))
+
+
+async def delete_run(conn: AsyncConnection, run_id: str) -> int:
+    return (await conn.execute(delete(runs).where(runs.c.run_id == run_id))).rowcount
+
+
+async def inflight_all(conn: AsyncConnection, owner: str | None = None) -> list[dict[str, Any]]:
+    stmt = select(runs).where(runs.c.status.in_(INFLIGHT)).order_by(runs.c.created_at)
+    if owner is not None:
+        stmt = stmt.where(runs.c.owner == owner)
+    return [to_api(r) | {"owner": r["owner"]} for r in (await conn.execute(stmt)).mappings()]
+
+
+async def select_for_cancel(
+    conn: AsyncConnection,
+    *,
+    thread_id: str | None,
+    run_ids: Sequence[str] | None,
+    status: str | None,
+) -> list[dict[str, Any]]:
+    stmt = select(runs)
+    if thread_id is not None:
+        stmt = stmt.where(runs.c.thread_id == thread_id)
+    if run_ids:
+        stmt = stmt.where(runs.c.run_id.in_(list(run_ids)))
+    if status in ("pending", "running"):
+        stmt = stmt.where(runs.c.status == status)
+    else:
+        stmt = stmt.where(runs.c.status.in_(INFLIGHT))
+    return [to_api(r) for r in (await conn.execute(stmt)).mappings()]
+
+
+async def token_usage_for_thread(conn: AsyncConnection, thread_id: str) -> dict[str, Any]:
+    cols = (runs.c.input_tokens, runs.c.output_tokens, runs.c.total_tokens, runs.c.llm_calls)
+    row = (
+        await conn.execute(
+            select(*(func.coalesce(func.sum(c), 0) for c in cols)).where(
+                runs.c.thread_id == thread_id
+            )
+        )
+    ).first()
+    assert row is not None
+    return dict(
+        zip(
+            ("input_tokens", "output_tokens", "total_tokens", "llm_calls"),
+            (int(v) for v in row),
+            strict=True,
+        )
+    )

@@ -1,0 +1,332 @@
+"""Executes one run: builds its config and input, streams the graph into the event log,
+enforces the timeout, and settles the run and its thread in one transaction."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import UTC, datetime
+from typing import Any
+
+from langgraph.types import Command, Send
+
+from pronghorn.gateway.logs import run_id_var
+from pronghorn.gateway.serialization import dumps, to_jsonable
+from pronghorn.graphs.registry import GraphRegistry
+from pronghorn.persistence.db import Database
+from pronghorn.persistence.repos import runs as runs_repo
+from pronghorn.persistence.repos import threads as threads_repo
+from pronghorn.runtime.checkpoint_ops import delete_run_checkpoints
+from pronghorn.runtime.graph_stream import stream_graph
+from pronghorn.runtime.jobs import Job
+from pronghorn.runtime.state import thread_values_and_interrupts
+from pronghorn.runtime.usage import UsageCounter
+from pronghorn.runtime.webhook import WebhookSender
+
+log = logging.getLogger("pronghorn.runs")
+
+USER_ID = "default"
+
+
+def _goto(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_goto(v) for v in value]
+    if isinstance(value, dict) and "node" in value:
+        return Send(value["node"], value.get("input"))
+    return value
+
+
+def build_input(job: Job) -> Any:
+    req = job.request
+    if job.resume:
+        return None
+    if req.command is not None:
+        cmd = req.command
+        kwargs: dict[str, Any] = {}
+        if cmd.resume is not None:
+            kwargs["resume"] = cmd.resume
+        if cmd.update is not None:
+            update = cmd.update
+            if isinstance(update, list):
+                update = [tuple(u) if isinstance(u, list) else u for u in update]
+            kwargs["update"] = update
+        if cmd.goto is not None:
+            kwargs["goto"] = _goto(cmd.goto)
+        return Command(**kwargs)
+    return req.input
+
+
+def build_config(job: Job, callbacks: list[Any]) -> dict[str, Any]:
+    req = job.request
+    a_cfg = job.assistant.get("config") or {}
+    r_cfg = req.config or {}
+    configurable = {**(a_cfg.get("configurable") or {}), **(r_cfg.get("configurable") or {})}
+    context = {**(job.assistant.get("context") or {}), **(req.context or {})}
+    configurable.update(
+        thread_id=job.thread_id,
+        run_id=job.run_id,
+        assistant_id=job.assistant["assistant_id"],
+        graph_id=job.assistant["graph_id"],
+        user_id=USER_ID,
+    )
+    if req.checkpoint:
+        configurable.update({k: v for k, v in req.checkpoint.items() if v is not None})
+    if req.checkpoint_id:
+        configurable["checkpoint_id"] = req.checkpoint_id
+    if job.resume:
+        configurable.pop("checkpoint_id", None)
+    metadata = {
+        **(job.thread_metadata or {}),
+        **(a_cfg.get("metadata") or {}),
+        **(r_cfg.get("metadata") or {}),
+        **(req.metadata or {}),
+        "run_id": job.run_id,
+        "thread_id": job.thread_id,
+        "assistant_id": job.assistant["assistant_id"],
+        "graph_id": job.assistant["graph_id"],
+        "run_attempt": job.attempt,
+        "user_id": USER_ID,
+    }
+    config: dict[str, Any] = {
+        "configurable": configurable,
+        "metadata": metadata,
+        "tags": list(dict.fromkeys([*(a_cfg.get("tags") or []), *(r_cfg.get("tags") or [])])),
+        "callbacks": callbacks,
+    }
+    limit = r_cfg.get("recursion_limit") or a_cfg.get("recursion_limit")
+    if limit:
+        config["recursion_limit"] = int(limit)
+    if context:
+        config["__context__"] = context
+    return config
+
+
+def durability_of(job: Job) -> str:
+    req = job.request
+    if req.durability:
+        return req.durability
+    if req.checkpoint_during is False:
+        return "exit"
+    return job.config.runs.durability
+
+
+class Executor:
+    def __init__(
+        self,
+        *,
+        db: Database,
+        graphs: GraphRegistry,
+        broker: Any,
+        checkpointer: Any,
+        settings: Any,
+        webhooks: WebhookSender,
+        thread_deleter: Any = None,
+    ) -> None:
+        self.db = db
+        self.graphs = graphs
+        self.broker = broker
+        self.checkpointer = checkpointer
+        self.settings = settings
+        self.webhooks = webhooks
+        self.thread_deleter = thread_deleter  # async (thread_id) -> None, for stateless runs
+
+    async def emit(self, job: Job, event: str, data: Any) -> None:
+        await self.broker.publish(job.run_id, event, dumps(data))
+
+    async def execute(self, job: Job) -> None:
+        token = run_id_var.set(job.run_id)
+        try:
+            await self._execute(job)
+        finally:
+            run_id_var.reset(token)
+
+    async def _execute(self, job: Job) -> None:
+        async def _mark() -> bool:
+            async with self.db.tx() as conn:
+                return await runs_repo.mark_running(conn, job.run_id)
+
+        if job.cancel_action is not None:
+            await self.finish_unstarted(job)
+            return
+        if not await self.db.retry(_mark):
+            await self.broker.close_run(job.run_id)
+            return
+        job.started = True
+        job.status = "running"
+        started_at = datetime.now(UTC)
+        usage = UsageCounter()
+        config = build_config(job, [usage])
+        context = config.pop("__context__", None)
+        timeout = job.config.runs.timeout_s
+        status, error = "success", None
+        try:
+            async with asyncio.timeout(timeout):
+                async with self.graphs.graph(job.assistant["graph_id"], config) as graph:
+                    await stream_graph(
+                        graph,
+                        build_input(job),
+                        config,
+                        modes=job.request.modes,
+                        emit=lambda ev, data: self.emit(job, ev, data),
+                        subgraphs=job.request.stream_subgraphs,
+                        context=context,
+                        interrupt_before=job.request.interrupt_before,
+                        interrupt_after=job.request.interrupt_after,
+                        durability=durability_of(job),
+                    )
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+            status = "rollback" if job.cancel_action == "rollback" else "interrupted"
+        except TimeoutError:
+            status = "timeout"
+            error = {"error": "TimeoutError", "message": f"Run exceeded its {timeout:g}s limit"}
+        except Exception as exc:  # the graph failed: report, never crash the server
+            status = "error"
+            error = {"error": type(exc).__name__, "message": str(exc)}
+            log.warning("run failed", extra={"error": error["error"], "detail": str(exc)[:500]})
+        job.finishing = True
+        if error is not None:
+            await self.emit(job, "error", error)
+        await self._settle(job, status, error, usage.as_dict(), started_at)
+
+    async def _settle(
+        self,
+        job: Job,
+        status: str,
+        error: dict[str, Any] | None,
+        usage: dict[str, int],
+        started_at: datetime | None,
+    ) -> None:
+        snapshot = None
+        if status == "rollback":
+            try:
+                await delete_run_checkpoints(self.checkpointer, job.thread_id, job.run_id)
+            except Exception:
+                log.exception("rollback of checkpoints failed")
+        try:
+            async with self.graphs.graph(job.assistant["graph_id"], {}) as graph:
+                snapshot = await graph.aget_state(
+                    {"configurable": {"thread_id": job.thread_id, "checkpoint_ns": ""}}
+                )
+        except Exception:
+            log.exception("reading the final state failed")
+        values: dict[str, Any] = {}
+        interrupts: dict[str, Any] = {}
+        pending = False
+        if snapshot is not None:
+            values, interrupts = thread_values_and_interrupts(snapshot)
+            pending = bool(snapshot.next)
+        if status in ("error", "timeout"):
+            thread_status = "error"
+        elif interrupts or pending:
+            thread_status = "interrupted"
+        else:
+            thread_status = "idle"
+        final_status = "interrupted" if status == "rollback" else status
+
+        async def _tx() -> None:
+            async with self.db.tx() as conn:
+                if status == "rollback":
+                    await runs_repo.delete_run(conn, job.run_id)
+                else:
+                    await runs_repo.finish(
+                        conn,
+                        job.run_id,
+                        status=final_status,
+                        error=error,
+                        cancel_reason=job.cancel_action if final_status == "interrupted" else None,
+                        usage=usage,
+                    )
+                others = [
+                    r
+                    for r in await runs_repo.inflight_for_thread(conn, job.thread_id)
+                    if r["run_id"] != job.run_id
+                ]
+                await threads_repo.set_fields(
+                    conn,
+                    job.thread_id,
+                    status="busy" if others else thread_status,
+                    values=values,
+                    interrupts=interrupts,
+                    error=error if thread_status == "error" else None,
+                )
+
+        await self.db.retry(_tx)
+        job.status = final_status
+        job.error = error
+        if error is not None:
+            job.output = {"__error__": error}
+        else:
+            out = dict(values)
+            flat = [i for items in interrupts.values() for i in items]
+            if flat:
+                out["__interrupt__"] = flat
+            job.output = out
+        await self.broker.publish_thread(
+            job.thread_id, "metadata", dumps({"status": "run_done", "run_id": job.run_id})
+        )
+        await self.broker.close_run(job.run_id)
+        self._after(job, final_status, started_at)
+
+    def _after(self, job: Job, status: str, started_at: datetime | None) -> None:
+        if job.request.webhook:
+            payload = {
+                **job.run,
+                "status": status,
+                "values": job.output if not job.error else None,
+                "error": job.error,
+                "run_started_at": started_at.isoformat() if started_at else None,
+                "run_ended_at": datetime.now(UTC).isoformat(),
+            }
+            self.webhooks.send(job.request.webhook, to_jsonable(payload))
+        if job.temporary and job.request.on_completion == "delete" and self.thread_deleter:
+            task = asyncio.create_task(self.thread_deleter(job.thread_id))
+            task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
+
+    async def finish_unstarted(self, job: Job) -> None:
+        """A run cancelled before it started executing."""
+        job.finishing = True
+        status = "rollback" if job.cancel_action == "rollback" else "interrupted"
+        await self._settle(job, status, None, {}, None)
+
+    async def settle_orphan(
+        self,
+        row: dict[str, Any],
+        *,
+        status: str,
+        error: dict[str, Any] | None,
+        cancel_reason: str | None,
+    ) -> None:
+        """Settle a run no live task owns (left by a dead process)."""
+
+        async def _tx() -> None:
+            async with self.db.tx() as conn:
+                await runs_repo.finish(
+                    conn, row["run_id"], status=status, error=error, cancel_reason=cancel_reason
+                )
+                others = [
+                    r
+                    for r in await runs_repo.inflight_for_thread(conn, row["thread_id"])
+                    if r["run_id"] != row["run_id"]
+                ]
+                thread = await threads_repo.get(conn, row["thread_id"])
+                if thread is None:
+                    return
+                if others:
+                    new_status = "busy"
+                elif status == "error":
+                    new_status = "error"
+                elif thread["interrupts"]:
+                    new_status = "interrupted"
+                else:
+                    new_status = "idle"
+                await threads_repo.set_fields(
+                    conn,
+                    row["thread_id"],
+                    status=new_status,
+                    error=error if new_status == "error" else None,
+                )
+
+        await self.db.retry(_tx)

@@ -1,0 +1,129 @@
+"""Run a graph and turn what it streams into named API events.
+
+Event names follow the LangGraph Platform API: the stream mode, or `mode|ns1|ns2` for
+subgraph events; `messages-tuple` travels as `messages` with `[message, metadata]`; the
+legacy `messages` mode becomes `messages/metadata`, `messages/partial` and
+`messages/complete`; `events` are astream_events v2 dicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from langchain_core.messages import BaseMessage, BaseMessageChunk
+from langgraph.pregel import Pregel
+
+Emit = Callable[[str, Any], Awaitable[None]]
+
+
+def native_modes(modes: list[str]) -> list[str]:
+    """The LangGraph stream modes needed to serve the requested API modes."""
+    out: list[str] = []
+    for mode in modes:
+        if mode == "events":
+            continue
+        native = "messages" if mode in ("messages", "messages-tuple") else mode
+        if native not in out:
+            out.append(native)
+    if "messages" in modes and "updates" not in out:
+        out.append("updates")  # node boundaries close partial messages
+    return out
+
+
+class _LegacyMessages:
+    """Accumulates chunks per message id for the legacy `messages` mode."""
+
+    def __init__(self, emit: Emit) -> None:
+        self.emit = emit
+        self.partial: dict[str, BaseMessageChunk] = {}
+
+    async def on_message(self, name_suffix: str, message: BaseMessage, meta: dict) -> None:
+        msg_id = message.id or ""
+        if isinstance(message, BaseMessageChunk):
+            acc = self.partial.get(msg_id)
+            if acc is None:
+                await self.emit(f"messages/metadata{name_suffix}", {msg_id: {"metadata": meta}})
+                acc = message
+            else:
+                acc = acc + message
+            self.partial[msg_id] = acc
+            await self.emit(f"messages/partial{name_suffix}", [acc])
+            if getattr(message, "chunk_position", None) == "last":
+                self.partial.pop(msg_id, None)
+                await self.emit(f"messages/complete{name_suffix}", [acc])
+        else:
+            if msg_id not in self.partial:
+                await self.emit(f"messages/metadata{name_suffix}", {msg_id: {"metadata": meta}})
+            self.partial.pop(msg_id, None)
+            await self.emit(f"messages/complete{name_suffix}", [message])
+
+    async def flush(self, name_suffix: str = "") -> None:
+        pending, self.partial = self.partial, {}
+        for acc in pending.values():
+            await self.emit(f"messages/complete{name_suffix}", [acc])
+
+
+async def stream_graph(
+    graph: Pregel,
+    graph_input: Any,
+    config: dict[str, Any],
+    *,
+    modes: list[str],
+    emit: Emit,
+    subgraphs: bool = False,
+    context: dict[str, Any] | None = None,
+    interrupt_before: Any = None,
+    interrupt_after: Any = None,
+    durability: str | None = None,
+) -> None:
+    requested = set(modes)
+    native = native_modes(modes)
+    legacy = _LegacyMessages(emit) if "messages" in requested else None
+    kwargs: dict[str, Any] = {
+        "stream_mode": native or ["values"],
+        "subgraphs": subgraphs,
+        "interrupt_before": interrupt_before,
+        "interrupt_after": interrupt_after,
+    }
+    if context:
+        kwargs["context"] = context
+    if durability:
+        kwargs["durability"] = durability
+
+    async def dispatch(ns: tuple[str, ...], mode: str, data: Any) -> None:
+        suffix = "|" + "|".join(ns) if ns else ""
+        if mode == "messages":
+            message, meta = data
+            if "messages-tuple" in requested:
+                await emit(f"messages{suffix}", [message, meta])
+            if legacy is not None:
+                await legacy.on_message(suffix, message, meta)
+            return
+        if mode == "updates" and legacy is not None:
+            await legacy.flush(suffix)
+            if "updates" not in requested:
+                return
+        if mode in requested:
+            await emit(f"{mode}{suffix}", data)
+
+    async def handle(chunk: Any) -> None:
+        if subgraphs:
+            ns, mode, data = chunk
+            await dispatch(tuple(ns), mode, data)
+        else:
+            mode, data = chunk
+            await dispatch((), mode, data)
+
+    if "events" in requested:
+        async for event in graph.astream_events(graph_input, config, version="v2", **kwargs):
+            if event.get("event") == "on_chain_stream" and not event.get("parent_ids"):
+                chunk = (event.get("data") or {}).get("chunk")
+                if isinstance(chunk, tuple) and len(chunk) in (2, 3):
+                    await handle(chunk)
+            await emit("events", event)
+    else:
+        async for chunk in graph.astream(graph_input, config, **kwargs):
+            await handle(chunk)
+    if legacy is not None:
+        await legacy.flush()

@@ -1,0 +1,336 @@
+"""The RunManager: accepts runs, orders them per thread, caps concurrency, cancels them,
+and answers questions about them. Execution itself lives in executor.py.
+
+Ordering: runs on one thread execute one at a time, in creation order (a chain of futures
+per thread); across threads a FIFO limiter caps how many execute at once. Both waits show
+as status `pending`. A run is committed to the database before `create` returns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import select
+
+from pronghorn.gateway.errors import ApiError, conflict, not_found
+from pronghorn.persistence.repos import assistants as assistants_repo
+from pronghorn.persistence.repos import runs as runs_repo
+from pronghorn.persistence.repos import threads as threads_repo
+from pronghorn.persistence.repos.common import new_id
+from pronghorn.persistence.tables import threads as threads_table
+from pronghorn.runtime.executor import Executor
+from pronghorn.runtime.jobs import Job
+from pronghorn.runtime.limiter import FairLimiter
+from pronghorn.runtime.run_request import RunCreate
+
+log = logging.getLogger("pronghorn.runs")
+
+RunValidator = Callable[[RunCreate, dict[str, Any]], None]
+
+
+class RunManager:
+    def __init__(self, executor: Executor) -> None:
+        self.ex = executor
+        self.db = executor.db
+        self.broker = executor.broker
+        self.owner = uuid.uuid4().hex
+        cfg = executor.settings.current
+        self.limiter = FairLimiter(cfg.runs.max_concurrency)
+        self._jobs: dict[str, Job] = {}
+        self._tails: dict[str, asyncio.Future[None]] = {}
+        self._accepting = True
+        self.validators: list[RunValidator] = []
+        self._background: set[asyncio.Task[None]] = set()
+
+    # -- queries ---------------------------------------------------------------------
+    def active(self, run_id: str) -> Job | None:
+        return self._jobs.get(run_id)
+
+    @property
+    def in_memory(self) -> int:
+        return len(self._jobs)
+
+    def on_config_change(self, old: Any, new: Any) -> None:
+        self.limiter.resize(new.runs.max_concurrency)
+
+    # -- create ----------------------------------------------------------------------
+    async def create(self, thread_id: str | None, req: RunCreate) -> Job:
+        if not self._accepting:
+            raise ApiError(503, "The server is shutting down; retry shortly")
+        stateless = thread_id is None
+        async with self.db.read() as conn:
+            assistant = await assistants_repo.resolve_assistant(conn, req.assistant_id)
+        if assistant is None:
+            raise not_found("Assistant", req.assistant_id)
+        if assistant["graph_id"] not in self.ex.graphs:
+            raise ApiError(404, f"Graph {assistant['graph_id']!r} is not loaded")
+        for validate in self.validators:
+            validate(req, assistant)
+
+        run_id = new_id()
+        tid = thread_id or new_id()
+
+        async def _tx() -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
+            async with self.db.tx() as conn:
+                stmt = select(threads_table).where(threads_table.c.thread_id == tid)
+                if not self.db.is_sqlite:
+                    stmt = stmt.with_for_update()
+                row = (await conn.execute(stmt)).mappings().first()
+                graph_meta = {
+                    "graph_id": assistant["graph_id"],
+                    "assistant_id": assistant["assistant_id"],
+                }
+                if row is None:
+                    if not stateless and req.if_not_exists != "create":
+                        raise not_found("Thread", tid)
+                    meta = dict(graph_meta)
+                    await threads_repo.insert_thread(conn, tid, metadata=meta, status="busy")
+                    inflight: list[dict[str, Any]] = []
+                else:
+                    meta = dict(row["metadata"] or {})
+                    inflight = await runs_repo.inflight_for_thread(conn, tid)
+                    if inflight and req.multitask_strategy == "reject":
+                        raise conflict(
+                            f"Thread {tid} is busy with run {inflight[0]['run_id']} "
+                            "(multitask_strategy=reject)"
+                        )
+                    changed = {k: v for k, v in graph_meta.items() if meta.get(k) != v}
+                    meta.update(changed)
+                    await threads_repo.set_fields(
+                        conn, tid, status="busy", **({"metadata": meta} if changed else {})
+                    )
+                kwargs = req.kwargs()
+                kwargs["temporary"] = stateless
+                run = await runs_repo.insert_run(
+                    conn,
+                    run_id=run_id,
+                    thread_id=tid,
+                    assistant_id=assistant["assistant_id"],
+                    kwargs=kwargs,
+                    metadata=req.metadata or {},
+                    multitask_strategy=req.multitask_strategy,
+                    temporary=stateless,
+                    owner=self.owner,
+                )
+                return run, inflight, meta
+
+        run, inflight, thread_meta = await self.db.retry(_tx)
+        job = Job(
+            run=run,
+            request=req,
+            assistant=assistant,
+            config=self.ex.settings.current,
+            temporary=stateless,
+            thread_metadata=thread_meta,
+        )
+        await self._start(job)
+        if inflight and req.multitask_strategy in ("interrupt", "rollback"):
+            for other in inflight:
+                with contextlib.suppress(ApiError):
+                    await self.cancel(tid, other["run_id"], action=req.multitask_strategy)
+        return job
+
+    async def _start(self, job: Job) -> None:
+        self._jobs[job.run_id] = job
+        await self.broker.open_run(job.run_id, job.thread_id)
+        await self.ex.emit(job, "metadata", {"run_id": job.run_id, "attempt": job.attempt})
+        prev = self._tails.get(job.thread_id)
+        tail: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._tails[job.thread_id] = tail
+        job.task = asyncio.create_task(self._run(job, prev, tail), name=f"run-{job.run_id}")
+
+    async def _run(
+        self, job: Job, prev: asyncio.Future[None] | None, tail: asyncio.Future[None]
+    ) -> None:
+        acquired = False
+        try:
+            try:
+                if job.request.after_seconds:
+                    await asyncio.sleep(job.request.after_seconds)
+                if prev is not None and not prev.done():
+                    await asyncio.shield(prev)
+                await self.limiter.acquire()
+                acquired = True
+            except asyncio.CancelledError:
+                await self.ex.finish_unstarted(job)
+                return
+            await self.ex.execute(job)
+        except Exception:  # the executor records failures itself; this is a last resort
+            log.exception("run task failed", extra={"run_id": job.run_id})
+        finally:
+            if acquired:
+                self.limiter.release()
+            if not tail.done():
+                tail.set_result(None)
+            if self._tails.get(job.thread_id) is tail:
+                del self._tails[job.thread_id]
+            self._jobs.pop(job.run_id, None)
+            job.done.set()
+
+    # -- cancel ----------------------------------------------------------------------
+    async def cancel(
+        self, thread_id: str | None, run_id: str, *, action: str = "interrupt", wait: bool = False
+    ) -> Job | None:
+        job = self._jobs.get(run_id)
+        if job is None or (thread_id is not None and job.thread_id != thread_id):
+            async with self.db.read() as conn:
+                row = await runs_repo.get(conn, run_id, thread_id)
+            if row is None:
+                raise not_found("Run", run_id)
+            if row["status"] in runs_repo.INFLIGHT:
+                # Owned by no live task here (a dead process): settle it directly.
+                await self.ex.settle_orphan(
+                    row, status="interrupted", error=None, cancel_reason=action
+                )
+                return None
+            if row["status"] == "interrupted":
+                return None  # already cancelled: cancelling again is a no-op
+            raise conflict(f"Run {run_id} already finished with status {row['status']!r}")
+        if job.cancel_action is None:
+            job.cancel_action = action
+        if not job.finishing and job.task is not None:
+            job.task.cancel()
+        if wait:
+            await job.done.wait()
+        return job
+
+    def cancel_soon(self, thread_id: str, run_id: str) -> None:
+        """Cancel from a context that cannot await (a client that went away)."""
+        task = asyncio.create_task(self._cancel_quietly(thread_id, run_id))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _cancel_quietly(self, thread_id: str, run_id: str) -> None:
+        with contextlib.suppress(ApiError):
+            await self.cancel(thread_id, run_id, action="interrupt")
+
+    async def cancel_many(
+        self, *, thread_id: str | None, run_ids: list[str] | None, status: str | None, action: str
+    ) -> int:
+        async with self.db.read() as conn:
+            rows = await runs_repo.select_for_cancel(
+                conn, thread_id=thread_id, run_ids=run_ids, status=status
+            )
+        for row in rows:
+            with contextlib.suppress(ApiError):
+                await self.cancel(row["thread_id"], row["run_id"], action=action)
+        return len(rows)
+
+    async def cancel_thread(self, thread_id: str) -> None:
+        """Stop everything on a thread (before it is deleted) and wait for it."""
+        jobs = [j for j in self._jobs.values() if j.thread_id == thread_id]
+        for job in jobs:
+            await self.cancel(thread_id, job.run_id, action="interrupt")
+        for job in jobs:
+            await job.done.wait()
+        self.broker.drop_thread(thread_id)
+
+    # -- results ---------------------------------------------------------------------
+    async def output(self, thread_id: str, run_id: str) -> dict[str, Any] | Any:
+        """What /join returns for a run that is no longer in memory."""
+        async with self.db.read() as conn:
+            run = await runs_repo.get(conn, run_id, thread_id)
+            if run is None:
+                raise not_found("Run", run_id)
+            thread = await threads_repo.get(conn, thread_id)
+        if run["status"] in ("error", "timeout") and run.get("error"):
+            return {"__error__": run["error"]}
+        values = dict((thread or {}).get("values") or {})
+        interrupts = [
+            i for items in ((thread or {}).get("interrupts") or {}).values() for i in items
+        ]
+        if interrupts:
+            values["__interrupt__"] = interrupts
+        return values
+
+    # -- lifecycle -------------------------------------------------------------------
+    async def recover(self) -> None:
+        """Runs left pending/running by a dead process: error them, or resume them."""
+        async with self.db.read() as conn:
+            orphans = await runs_repo.inflight_all(conn)
+        if not orphans:
+            return
+        mode = self.ex.settings.current.runs.recover
+        log.warning("recovering runs left in flight", extra={"count": len(orphans), "mode": mode})
+        for row in orphans:
+            if mode == "resume":
+                await self._resume(row)
+            else:
+                await self.ex.settle_orphan(
+                    row,
+                    status="error",
+                    error={
+                        "error": "ServerRestart",
+                        "message": "The server stopped while this run was in flight; "
+                        "it was not resumed (runs.recover: error).",
+                    },
+                    cancel_reason=None,
+                )
+
+    async def _resume(self, row: dict[str, Any]) -> None:
+        async with self.db.read() as conn:
+            assistant = await assistants_repo.get(conn, row["assistant_id"])
+            thread = await threads_repo.get(conn, row["thread_id"])
+        kwargs = dict(row["kwargs"] or {})
+        try:
+            req = RunCreate.model_validate(
+                {**kwargs, "assistant_id": row["assistant_id"], "metadata": row["metadata"]}
+            )
+        except Exception as exc:
+            await self.ex.settle_orphan(
+                row,
+                status="error",
+                cancel_reason=None,
+                error={"error": "ServerRestart", "message": f"cannot resume run: {exc}"},
+            )
+            return
+        if assistant is None or thread is None:
+            await self.ex.settle_orphan(
+                row,
+                status="error",
+                cancel_reason=None,
+                error={
+                    "error": "ServerRestart",
+                    "message": "cannot resume: assistant or thread gone",
+                },
+            )
+            return
+        async with self.db.tx() as conn:
+            await conn.execute(
+                runs_repo.runs.update()
+                .where(runs_repo.runs.c.run_id == row["run_id"])
+                .values(status="pending", owner=self.owner, attempt=runs_repo.runs.c.attempt + 1)
+            )
+        job = Job(
+            run=row,
+            request=req,
+            assistant=assistant,
+            config=self.ex.settings.current,
+            temporary=bool(kwargs.get("temporary")),
+            resume=row["status"] == "running",
+            thread_metadata=thread["metadata"],
+            attempt=2,
+        )
+        await self._start(job)
+
+    async def shutdown(self, drain_timeout: float) -> None:
+        """Stop accepting; let in-flight runs finish within the bound; interrupt the rest."""
+        self._accepting = False
+        jobs = list(self._jobs.values())
+        if jobs:
+            log.info("draining runs", extra={"count": len(jobs)})
+            await asyncio.wait(
+                [asyncio.ensure_future(j.done.wait()) for j in jobs], timeout=drain_timeout
+            )
+        left = list(self._jobs.values())
+        for job in left:
+            job.cancel_action = job.cancel_action or "shutdown"
+            if job.task is not None and not job.finishing:
+                job.task.cancel()
+        if left:
+            await asyncio.wait([asyncio.ensure_future(j.done.wait()) for j in left], timeout=10)

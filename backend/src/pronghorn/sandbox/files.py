@@ -24,6 +24,30 @@ MAX_GREP_LINE_CHARS = 300
 _BINARY_SNIFF = 8192
 
 
+def _open_contained(paths: ThreadPaths, host: Path, flags: int) -> int:
+    """``os.open`` then re-check where the descriptor really points.
+
+    The path was checked before; a command running concurrently could swap a folder for a
+    symlink in between. The descriptor's real path (``/proc/self/fd``) settles it.
+    """
+    fd = os.open(host, flags | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0), 0o666)
+    try:
+        real = Path(os.readlink(f"/proc/self/fd/{fd}"))
+    except OSError:  # no /proc: the pre-open check stands
+        return fd
+    root = paths.root.resolve()
+    if root not in real.parents:
+        os.close(fd)
+        raise SandboxError("Access denied: the file moved outside the thread folders.")
+    return fd
+
+
+def _read_text(paths: ThreadPaths, host: Path, errors: str = "replace") -> str:
+    fd = _open_contained(paths, host, os.O_RDONLY)
+    with open(fd, encoding="utf-8", errors=errors, newline="") as fh:
+        return fh.read()
+
+
 def _virtual(paths: ThreadPaths, host: Path) -> str:
     return paths.to_virtual(host)
 
@@ -58,7 +82,8 @@ def read_file(
         raise SandboxError("Invalid line range: start_line >= 1 and end_line >= start_line.")
     out: list[str] = []
     size = 0
-    with host.open("r", encoding="utf-8", errors="replace", newline="") as fh:
+    fd = _open_contained(paths, host, os.O_RDONLY)
+    with open(fd, encoding="utf-8", errors="replace", newline="") as fh:
         for lineno, line in enumerate(fh, start=1):
             if lineno < start:
                 continue
@@ -84,7 +109,11 @@ def write_file(paths: ThreadPaths, path: str, content: str, append: bool) -> Non
     if host == paths.root.resolve() or host.parent == paths.root.resolve():
         raise SandboxError(f"Cannot write {shown}: write inside workspace, uploads or outputs.")
     host.parent.mkdir(parents=True, exist_ok=True)
-    with host.open("a" if append else "w", encoding="utf-8", newline="") as fh:
+    # Truncation happens only after the descriptor was checked (no O_TRUNC at open time).
+    fd = _open_contained(paths, host, os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else 0))
+    with open(fd, "a" if append else "w", encoding="utf-8", newline="") as fh:
+        if not append:
+            fh.truncate(0)
         fh.write(content)
 
 
@@ -94,7 +123,7 @@ def str_replace(paths: ThreadPaths, path: str, old: str, new: str, replace_all: 
         raise SandboxError("old must not be empty.")
     if _is_binary(host):
         raise SandboxError(f"{shown} is a binary file; str_replace works on text files.")
-    text = host.read_text(encoding="utf-8", errors="surrogateescape")
+    text = _read_text(paths, host, errors="surrogateescape")
     count = text.count(old)
     if count == 0:
         raise SandboxError(f"The text to replace was not found in {shown}; read the file first.")
@@ -103,11 +132,11 @@ def str_replace(paths: ThreadPaths, path: str, old: str, new: str, replace_all: 
             f"The text to replace occurs {count} times in {shown}; include more surrounding "
             "context to make it unique, or set replace_all=true."
         )
-    host.write_text(
-        text.replace(old, new) if replace_all else text.replace(old, new, 1),
-        encoding="utf-8",
-        errors="surrogateescape",
-    )
+    updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
+    fd = _open_contained(paths, host, os.O_WRONLY)
+    with open(fd, "w", encoding="utf-8", errors="surrogateescape", newline="") as fh:
+        fh.truncate(0)
+        fh.write(updated)
     return count if replace_all else 1
 
 

@@ -7,6 +7,7 @@ becomes a 127.0.0.1 port); every proxy setting is the shipped one.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import socket
@@ -25,7 +26,21 @@ REPO = Path(__file__).resolve().parents[3]
 NGINX_CONF = REPO / "docker" / "nginx.conf"
 EVENT_GAP_S = 1.5
 
-pytestmark = pytest.mark.skipif(shutil.which("nginx") is None, reason="nginx is not installed")
+
+def ensure_nginx() -> None:
+    """Install Debian's nginx when missing and allowed (root with apt), as check-docker does."""
+    if shutil.which("nginx"):
+        return
+    if os.geteuid() != 0 or shutil.which("apt-get") is None:
+        pytest.skip("nginx is not installed")
+    apt = ["apt-get", "-o", "DPkg::Lock::Timeout=300", "-qq"]
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    install = [*apt, "install", "-y", "--no-install-recommends", "nginx"]
+    if subprocess.run(install, env=env, capture_output=True, check=False).returncode != 0:
+        subprocess.run([*apt, "update"], env=env, capture_output=True, check=False)
+        subprocess.run(install, env=env, capture_output=True, check=False)
+    if not shutil.which("nginx"):
+        pytest.skip("nginx is not installed and could not be installed")
 
 
 class Upstream(BaseHTTPRequestHandler):
@@ -87,6 +102,7 @@ def render(conf: str, listen_port: int, upstream_port: int, tmp: Path) -> str:
 
 @pytest.fixture(scope="module")
 def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    ensure_nginx()
     tmp = tmp_path_factory.mktemp("nginx")
     tmp.chmod(0o777)  # workers run as an unprivileged user when started by root
     upstream = ThreadingHTTPServer(("127.0.0.1", 0), Upstream)

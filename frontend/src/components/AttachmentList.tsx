@@ -1,5 +1,6 @@
 import { formatBytes } from "../lib/format";
 import type { AttachedFile } from "../lib/types";
+import { Icon } from "./Icon";
 
 interface Props {
   files: readonly AttachedFile[];
@@ -14,7 +15,7 @@ export function AttachmentList({ files, onRemove, label }: Props) {
     <ul className="attachments" aria-label={label}>
       {files.map((f) => (
         <li key={f.name} className="attachment-chip">
-          <span className="attachment-icon" aria-hidden="true">📄</span>
+          <span className="attachment-icon"><Icon name="file" size={14} /></span>
           <span className="attachment-name" title={f.name}>{f.name}</span>
           <span className="attachment-size">{formatBytes(f.size)}</span>
           {onRemove && (

@@ -3,6 +3,7 @@ import { formatBytes } from "../lib/format";
 import type { AttachedFile } from "../lib/types";
 import type { UploadLimits } from "../lib/uploads";
 import { AttachmentList } from "./AttachmentList";
+import { Icon } from "./Icon";
 
 interface Props {
   draft: string;
@@ -83,10 +84,12 @@ export function Composer(props: Props) {
         value={draft}
         onChange={(e) => onDraftChange(e.target.value)}
         onKeyDown={onKeyDown}
-        placeholder={dragging ? "Drop files to attach" : "Message Pronghorn…  (Enter to send, Shift+Enter for a new line)"}
+        placeholder={dragging ? "Drop files to attach" : "Message Pronghorn…"}
+        aria-describedby="composer-hint"
         rows={Math.min(8, Math.max(1, draft.split("\n").length))}
         disabled={disabled}
       />
+      <span id="composer-hint" className="visually-hidden">Enter sends, Shift+Enter adds a new line, Escape stops a running answer.</span>
       <div className="composer-toolbar">
         <button
           type="button"
@@ -96,7 +99,7 @@ export function Composer(props: Props) {
           title={`Attach files — up to ${formatBytes(props.limits.maxFileBytes)} each, ${formatBytes(props.limits.maxTotalBytes)} per chat`}
           disabled={disabled || uploading}
         >
-          📎
+          <Icon name="paperclip" size={18} />
         </button>
         <input
           ref={fileInput}

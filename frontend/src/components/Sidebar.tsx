@@ -35,6 +35,9 @@ export function Sidebar({ threads, activeThreadId, onOpen, footer }: Props) {
         />
       </div>
       {threads.error && <p className="sidebar-note error-text">Could not load chats: {threads.error}</p>}
+      {!threads.loading && visible.length === 0 && !threads.error && (
+        <p className="sidebar-note">{query ? "No chats match." : "No chats yet."}</p>
+      )}
       <ul className="thread-list" aria-label="Chat history">
         {visible.map((t) => (
           <ThreadItem
@@ -52,9 +55,6 @@ export function Sidebar({ threads, activeThreadId, onOpen, footer }: Props) {
           />
         ))}
       </ul>
-      {!threads.loading && visible.length === 0 && (
-        <p className="sidebar-note">{query ? "No chats match." : "No chats yet."}</p>
-      )}
       {footer && <div className="sidebar-footer">{footer}</div>}
     </nav>
   );

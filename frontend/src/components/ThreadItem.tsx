@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from "react";
 import { pathForThread } from "../lib/route";
+import { Icon } from "./Icon";
 
 interface Props {
   threadId: string;
@@ -81,10 +82,10 @@ export function ThreadItem({ threadId, title, active, busy, onOpen, onRename, on
               setMode("rename");
             }}
           >
-            ✎
+            <Icon name="pencil" size={14} />
           </button>
           <button type="button" className="icon-button" aria-label={`Delete ${title}`} onClick={() => setMode("confirm")}>
-            🗑
+            <Icon name="trash" size={14} />
           </button>
         </span>
       )}

@@ -1,0 +1,20 @@
+const PATHS = {
+  paperclip: "M21 11.5 12.5 20a5 5 0 0 1-7-7l9-9a3.3 3.3 0 0 1 4.7 4.7l-9 9a1.7 1.7 0 0 1-2.4-2.4l8.3-8.3",
+  trash: "M4 7h16M10 11v6M14 11v6M6 7l1 13h10l1-13M9 7V4h6v3",
+  pencil: "M4 20h4L19 9l-4-4L4 16v4zM13.5 6.5l4 4",
+  file: "M14 3H6v18h12V7l-4-4zM14 3v4h4",
+} as const;
+
+interface Props {
+  name: keyof typeof PATHS;
+  size?: number;
+}
+
+/** Small stroke icons (no icon font, no emoji: they render the same everywhere). */
+export function Icon({ name, size = 16 }: Props) {
+  return (
+    <svg width={size} height={size} viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth={2} strokeLinecap="round" strokeLinejoin="round" aria-hidden="true" focusable="false">
+      <path d={PATHS[name]} />
+    </svg>
+  );
+}

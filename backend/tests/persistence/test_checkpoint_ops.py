@@ -1,0 +1,141 @@
+"""copy_thread / delete_run_checkpoints / keep_latest_checkpoint and the thread sweeper, over
+the real SQLite and PostgreSQL LangGraph savers."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+from pathlib import Path
+
+from langgraph.types import Command
+from sqlalchemy import update
+
+from pronghorn.persistence.db import Database
+from pronghorn.persistence.repos import threads
+from pronghorn.persistence.repos.common import now
+from pronghorn.persistence.tables import threads as threads_table
+from pronghorn.runtime.checkpoint import Persistence
+from pronghorn.runtime.checkpoint_ops import (
+    copy_thread,
+    delete_run_checkpoints,
+    keep_latest_checkpoint,
+    list_oldest_first,
+)
+from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.thread_sweeper import purge_thread, sweep_once
+from pronghorn.sandbox.paths import ThreadPaths
+from testgraphs.echo import graph as echo_graph
+
+
+def _graph(p: Persistence):
+    return echo_graph.copy(update={"checkpointer": p.checkpointer, "store": p.store})
+
+
+def _cfg(thread_id: str, run_id: str | None = None) -> dict:
+    cfg: dict = {"configurable": {"thread_id": thread_id}}
+    if run_id:
+        cfg["metadata"] = {"run_id": run_id}
+    return cfg
+
+
+async def _turn(graph, thread_id: str, text: str, run_id: str) -> dict:
+    msg = {"messages": [{"type": "human", "content": text}]}
+    return await graph.ainvoke(msg, _cfg(thread_id, run_id))
+
+
+async def test_copy_thread_with_pending_interrupt(persistence: Persistence) -> None:
+    graph = _graph(persistence)
+    src, dst = str(uuid.uuid4()), str(uuid.uuid4())
+    await _turn(graph, src, "one", "r1")
+    await graph.ainvoke(
+        {"messages": [{"type": "human", "content": "two"}], "interrupt": True}, _cfg(src, "r2")
+    )
+    before = await graph.aget_state(_cfg(src))
+    assert before.next == ("respond",) and before.interrupts
+    copied = await copy_thread(persistence.checkpointer, src, dst)
+    assert copied == len(await list_oldest_first(persistence.checkpointer, src))
+    after = await graph.aget_state(_cfg(dst))
+    assert after.values == before.values and after.next == before.next
+    assert [i.value for i in after.interrupts] == [i.value for i in before.interrupts]
+    src_hist = [
+        s.config["configurable"]["checkpoint_id"] async for s in graph.aget_state_history(_cfg(src))
+    ]
+    dst_hist = [s async for s in graph.aget_state_history(_cfg(dst))]
+    assert [s.config["configurable"]["checkpoint_id"] for s in dst_hist] == src_hist
+    assert all(s.config["configurable"]["thread_id"] == dst for s in dst_hist)
+    # The copy resumes on its own; the source keeps its pending interrupt.
+    done = await graph.ainvoke(Command(resume="yes"), _cfg(dst))
+    assert done["answer"] == "yes" and done["messages"][-1].content == "echo: two"
+    assert (await graph.aget_state(_cfg(src))).next == ("respond",)
+
+
+async def test_delete_run_checkpoints(persistence: Persistence) -> None:
+    graph = _graph(persistence)
+    tid = str(uuid.uuid4())
+    await _turn(graph, tid, "one", "r1")
+    after_r1 = await graph.aget_state(_cfg(tid))
+    await _turn(graph, tid, "two", "r2")
+    assert (await graph.aget_state(_cfg(tid))).values["turns"] == 2
+    removed = await delete_run_checkpoints(persistence.checkpointer, tid, "r2")
+    assert removed > 0
+    state = await graph.aget_state(_cfg(tid))
+    assert state.values == after_r1.values
+    assert (
+        state.config["configurable"]["checkpoint_id"]
+        == after_r1.config["configurable"]["checkpoint_id"]
+    )
+    assert await delete_run_checkpoints(persistence.checkpointer, tid, "r2") == 0
+    await _turn(graph, tid, "three", "r3")  # the thread continues from r1's end
+    assert (await graph.aget_state(_cfg(tid))).values["turns"] == 2
+
+
+async def test_keep_latest(persistence: Persistence) -> None:
+    graph = _graph(persistence)
+    tid = str(uuid.uuid4())
+    await _turn(graph, tid, "one", "r1")
+    await _turn(graph, tid, "two", "r2")
+    latest = await graph.aget_state(_cfg(tid))
+    assert await keep_latest_checkpoint(persistence.checkpointer, tid) > 0
+    history = [s async for s in graph.aget_state_history(_cfg(tid))]
+    assert len(history) == 1 and history[0].values == latest.values
+    assert history[0].parent_config is None
+
+
+async def test_purge_and_sweep(db: Database, persistence: Persistence, tmp_path: Path) -> None:
+    runtime = Runtime(
+        settings=None,  # type: ignore[arg-type]
+        data_dir=tmp_path,
+        db=db,
+        checkpointer=persistence.checkpointer,
+        store=persistence.store,
+        graphs=None,  # type: ignore[arg-type]
+    )
+    graph = _graph(persistence)
+    gone, pruned, alive = (str(uuid.uuid4()) for _ in range(3))
+    for tid, strategy in ((gone, "delete"), (pruned, "keep_latest"), (alive, "delete")):
+        async with db.tx() as conn:
+            await threads.insert_thread(conn, tid, ttl={"ttl": 5, "strategy": strategy})
+        await _turn(graph, tid, "one", "r1")
+        await _turn(graph, tid, "two", "r2")
+    files = ThreadPaths.for_thread(tmp_path, "default", gone)
+    files.ensure()
+    async with db.tx() as conn:
+        await conn.execute(
+            update(threads_table)
+            .where(threads_table.c.thread_id.in_([gone, pruned]))
+            .values(expires_at=now() - timedelta(seconds=1))
+        )
+    assert await sweep_once(runtime) == 2
+    async with db.read() as conn:
+        assert await threads.get(conn, gone) is None
+        assert await threads.get(conn, alive) is not None
+        kept = await threads.get_row(conn, pruned)
+    assert kept is not None and kept["expires_at"] is not None  # renewed
+    assert await list_oldest_first(persistence.checkpointer, gone) == []
+    assert len(await list_oldest_first(persistence.checkpointer, pruned)) == 1
+    assert len(await list_oldest_first(persistence.checkpointer, alive)) > 1
+    assert not files.root.exists()
+    assert await sweep_once(runtime) == 0
+    assert await purge_thread(runtime, alive)
+    assert not await purge_thread(runtime, alive)
+    assert await list_oldest_first(persistence.checkpointer, alive) == []

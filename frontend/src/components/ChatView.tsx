@@ -5,6 +5,7 @@ import { STREAM_MODES, useChatStream } from "../hooks/useChatStream";
 import { useTokenUsage } from "../hooks/useTokenUsage";
 import { useUploads } from "../hooks/useUploads";
 import { normalizeArtifacts } from "../lib/artifacts";
+import { newId } from "../lib/ids";
 import { extractClarification } from "../lib/clarification";
 import { describeError, isAbortError } from "../lib/errors";
 import { groupMessages } from "../lib/messages";
@@ -94,7 +95,7 @@ export function ChatView({ client, threadId, navigate, models, onThreadsChanged,
   const send = (text: string) => {
     const files = uploads.take();
     const message: Message = {
-      id: crypto.randomUUID(),
+      id: newId(),
       type: "human",
       content: text,
       additional_kwargs: files.length

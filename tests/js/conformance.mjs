@@ -1,0 +1,132 @@
+// Drives a running Pronghorn gateway with the official JS Client and checks every answer.
+// Usage: node conformance.mjs http://127.0.0.1:2026/api/langgraph   (exit code 0 = all good)
+import { randomUUID } from "node:crypto";
+import { Client } from "@langchain/langgraph-sdk";
+
+const apiUrl = process.argv[2] ?? process.env.PRONGHORN_API_URL;
+if (!apiUrl) {
+  console.error("usage: node conformance.mjs <apiUrl>");
+  process.exit(2);
+}
+
+const client = new Client({ apiUrl, apiKey: null, callerOptions: { maxRetries: 0 } });
+const failures = [];
+
+function check(name, condition, detail) {
+  if (condition) {
+    console.log(`ok   ${name}`);
+  } else {
+    failures.push(name);
+    console.log(`FAIL ${name}${detail === undefined ? "" : `: ${JSON.stringify(detail)}`}`);
+  }
+}
+
+async function step(name, fn) {
+  try {
+    await fn();
+  } catch (err) {
+    failures.push(name);
+    console.log(`FAIL ${name}: ${err?.stack ?? err}`);
+  }
+}
+
+async function expectStatus(name, status, fn) {
+  try {
+    await fn();
+    check(name, false, "no error raised");
+  } catch (err) {
+    check(name, err?.status === status, { status: err?.status, message: String(err?.message) });
+  }
+}
+
+const tag = randomUUID();
+
+await step("threads", async () => {
+  const made = [];
+  for (let i = 0; i < 3; i++) {
+    made.push(await client.threads.create({ metadata: { tag, i } }));
+  }
+  check("threads.create returns a thread", made.every((t) => t.thread_id && t.status === "idle"));
+  const withGraph = await client.threads.create({ graphId: "echo", metadata: { tag, i: 3 } });
+  check("threads.create graphId goes to metadata", withGraph.metadata.graph_id === "echo");
+  made.push(withGraph);
+
+  const found = await client.threads.search({ metadata: { tag }, limit: 10 });
+  check("threads.search finds them", found.length === 4, found.length);
+  check(
+    "threads.search newest first",
+    found.map((t) => t.thread_id).join() === made.map((t) => t.thread_id).reverse().join(),
+  );
+  const page = await client.threads.search({ metadata: { tag }, limit: 2, offset: 2 });
+  check("threads.search paginates", page.length === 2);
+  check("threads.count", (await client.threads.count({ metadata: { tag } })) === 4);
+
+  const one = await client.threads.get(made[0].thread_id);
+  check("threads.get", one.thread_id === made[0].thread_id && one.metadata.i === 0);
+
+  const updated = await client.threads.update(made[0].thread_id, { metadata: { extra: true } });
+  check("threads.update merges metadata", updated.metadata.extra === true && updated.metadata.i === 0);
+  const minimal = await client.threads.update(made[0].thread_id, {
+    metadata: { more: 1 },
+    returnMinimal: true,
+  });
+  check("threads.update returnMinimal (204)", minimal === undefined || minimal === null, minimal);
+
+  await client.threads.updateState(withGraph.thread_id, {
+    values: { messages: [{ type: "human", content: "hi" }] },
+    asNode: "respond",
+  });
+  const state = await client.threads.getState(withGraph.thread_id);
+  check("threads.getState after updateState", state.values.messages?.[0]?.content === "hi", state);
+  const history = await client.threads.getHistory(withGraph.thread_id);
+  check("threads.getHistory", history.length === 1 && history[0].checkpoint_id === state.checkpoint_id);
+
+  const deleted = await client.threads.delete(made[1].thread_id);
+  check("threads.delete resolves (204)", deleted === undefined || deleted === null, deleted);
+  await expectStatus("threads.get after delete is 404", 404, () =>
+    client.threads.get(made[1].thread_id),
+  );
+  await expectStatus("threads.get non-UUID is 422", 422, () => client.threads.get("nope"));
+  await expectStatus("threads.create duplicate is 409", 409, () =>
+    client.threads.create({ threadId: made[0].thread_id }),
+  );
+});
+
+await step("assistants", async () => {
+  const system = await client.assistants.get("echo");
+  check("assistants.get by graph id", system.assistant_id === "046b5dc7-2108-582c-9c6c-31d556d138f0");
+  const made = await client.assistants.create({ graphId: "echo", name: `js ${tag}`, metadata: { tag } });
+  check("assistants.create", made.graph_id === "echo" && made.version === 1);
+  const found = await client.assistants.search({ metadata: { tag } });
+  check("assistants.search", found.length === 1 && found[0].assistant_id === made.assistant_id);
+  const paged = await client.assistants.search({ graphId: "echo", limit: 1, includePagination: true });
+  check("assistants.search includePagination", paged.assistants.length === 1, paged);
+  const patched = await client.assistants.update(made.assistant_id, { name: "renamed" });
+  check("assistants.update bumps version", patched.version === 2 && patched.name === "renamed");
+  const graph = await client.assistants.getGraph("echo");
+  check("assistants.getGraph", graph.nodes.some((n) => n.id === "__start__"));
+  await client.assistants.delete(made.assistant_id);
+  await expectStatus("assistants.get after delete is 404", 404, () =>
+    client.assistants.get(made.assistant_id),
+  );
+});
+
+await step("store", async () => {
+  const ns = ["js", tag];
+  const put = await client.store.putItem(ns, "k", { v: 1 });
+  check("store.putItem resolves (204)", put === undefined || put === null, put);
+  const item = await client.store.getItem(ns, "k");
+  check("store.getItem", item?.value?.v === 1 && item.key === "k", item);
+  const search = await client.store.searchItems(["js"]);
+  check("store.searchItems", search.items.some((i) => i.key === "k"));
+  const spaces = await client.store.listNamespaces({ prefix: ["js"] });
+  check("store.listNamespaces", spaces.namespaces.some((n) => n[1] === tag));
+  await client.store.deleteItem(ns, "k");
+  check("store.getItem missing is null", (await client.store.getItem(ns, "k")) === null);
+});
+
+if (failures.length) {
+  console.log(`\n${failures.length} failure(s): ${failures.join(", ")}`);
+  process.exit(1);
+}
+console.log("\nall checks passed");

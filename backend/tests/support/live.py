@@ -110,6 +110,7 @@ def base_config(**overrides: Any) -> dict[str, Any]:
         "data_dir": "data",
         "graphs": {
             "echo": "testgraphs.echo:graph",
+            "nested": "testgraphs.nested:graph",
         },
         "logging": {"level": "INFO"},
     }

@@ -16,10 +16,9 @@ import logging
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import aiosqlite
-from sqlalchemy import event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
@@ -40,6 +39,31 @@ SQLITE_PRAGMAS = (
 
 def default_sqlite_url(data_dir: Path) -> str:
     return f"sqlite+aiosqlite:///{(data_dir / 'pronghorn.db').as_posix()}"
+
+
+class _SharedConnection:
+    """The shared aiosqlite connection as SQLAlchemy sees it: closing it is a no-op.
+
+    SQLAlchemy closes a connection it invalidates (for instance when a query is cancelled);
+    the checkpointer and store share this one, so only `Database.close()` may close it.
+    """
+
+    __slots__ = ("_target",)
+
+    def __init__(self, target: aiosqlite.Connection) -> None:
+        object.__setattr__(self, "_target", target)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._target, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self._target, name, value)
+
+    async def close(self) -> None:
+        return None
+
+    def stop(self) -> None:
+        return None
 
 
 def is_busy_error(exc: BaseException) -> bool:
@@ -104,9 +128,18 @@ class Database:
                 await raw.execute(pragma)
             await raw.commit()
             self._raw = raw
+            shared = _SharedConnection(raw)
+            handed_out = False
 
-            async def creator() -> aiosqlite.Connection:
-                return raw
+            async def creator() -> Any:
+                nonlocal handed_out
+                if handed_out:
+                    # SQLAlchemy invalidated the previous checkout (e.g. a cancelled query):
+                    # drop whatever transaction it left open before reusing the connection.
+                    with contextlib.suppress(Exception):
+                        await raw.rollback()
+                handed_out = True
+                return shared
 
             engine = create_async_engine(
                 "sqlite+aiosqlite://",
@@ -123,9 +156,6 @@ class Database:
                 echo=self.echo,
             )
         self._engine = engine
-        if self.is_sqlite:
-            # The shared connection is closed by us, not by the pool.
-            event.listen(engine.sync_engine, "close", lambda *_: None)
 
     async def close(self) -> None:
         if self._engine is not None:

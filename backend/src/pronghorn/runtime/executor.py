@@ -149,18 +149,52 @@ class Executor:
             await self.finish_unstarted(job)
             return
         if not await self.db.retry(_mark):
+            job.phase = "finishing"
             await self.broker.close_run(job.run_id)
             return
         job.started = True
         job.status = "running"
         started_at = datetime.now(UTC)
         usage = UsageCounter()
-        config = build_config(job, [usage])
-        context = config.pop("__context__", None)
+        if job.cancel_action is not None:  # cancelled while we marked it running
+            job.phase = "finishing"
+            await self._settle(
+                job,
+                "rollback" if job.cancel_action == "rollback" else "interrupted",
+                None,
+                usage.as_dict(),
+                started_at,
+            )
+            return
         timeout = job.config.runs.timeout_s
+        job.stream_task = asyncio.create_task(
+            self._stream(job, usage, timeout), name=f"stream-{job.run_id}"
+        )
+        job.phase = "streaming"
+        await asyncio.wait([job.stream_task])
+        job.phase = "finishing"
         status, error = "success", None
+        if job.stream_task.cancelled():
+            status = "rollback" if job.cancel_action == "rollback" else "interrupted"
+        elif (exc := job.stream_task.exception()) is not None:
+            if isinstance(exc, TimeoutError):
+                status = "timeout"
+                error = {"error": "TimeoutError", "message": f"Run exceeded its {timeout:g}s limit"}
+            else:
+                status = "error"
+                error = {"error": type(exc).__name__, "message": str(exc)}
+                log.warning("run failed", extra={"error": error["error"], "detail": str(exc)[:500]})
+        job.stream_task = None
+        if error is not None:
+            await self.emit(job, "error", error)
+        await self._settle(job, status, error, usage.as_dict(), started_at)
+
+    async def _stream(self, job: Job, usage: UsageCounter, limit_s: float) -> None:
+        token = run_id_var.set(job.run_id)
         try:
-            async with asyncio.timeout(timeout):
+            config = build_config(job, [usage])
+            context = config.pop("__context__", None)
+            async with asyncio.timeout(limit_s):
                 async with self.graphs.graph(job.assistant["graph_id"], config) as graph:
                     await stream_graph(
                         graph,
@@ -174,22 +208,8 @@ class Executor:
                         interrupt_after=job.request.interrupt_after,
                         durability=durability_of(job),
                     )
-        except asyncio.CancelledError:
-            task = asyncio.current_task()
-            if task is not None:
-                task.uncancel()
-            status = "rollback" if job.cancel_action == "rollback" else "interrupted"
-        except TimeoutError:
-            status = "timeout"
-            error = {"error": "TimeoutError", "message": f"Run exceeded its {timeout:g}s limit"}
-        except Exception as exc:  # the graph failed: report, never crash the server
-            status = "error"
-            error = {"error": type(exc).__name__, "message": str(exc)}
-            log.warning("run failed", extra={"error": error["error"], "detail": str(exc)[:500]})
-        job.finishing = True
-        if error is not None:
-            await self.emit(job, "error", error)
-        await self._settle(job, status, error, usage.as_dict(), started_at)
+        finally:
+            run_id_var.reset(token)
 
     async def _settle(
         self,
@@ -287,7 +307,7 @@ class Executor:
 
     async def finish_unstarted(self, job: Job) -> None:
         """A run cancelled before it started executing."""
-        job.finishing = True
+        job.phase = "finishing"
         status = "rollback" if job.cancel_action == "rollback" else "interrupted"
         await self._settle(job, status, None, {}, None)
 

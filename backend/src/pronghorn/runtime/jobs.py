@@ -19,7 +19,10 @@ class Job:
     temporary: bool = False
     thread_metadata: dict[str, Any] = field(default_factory=dict)
     attempt: int = 1
-    finishing: bool = False  # the graph is done; cancel no longer applies
+    # waiting → starting → streaming → finishing. Only the waiting task and the streaming
+    # task are ever cancelled: a cancel never lands inside a database call.
+    phase: str = "waiting"
+    stream_task: asyncio.Task[None] | None = None
     resume: bool = False  # continue from the last checkpoint (recovery)
     task: asyncio.Task[None] | None = None
     cancel_action: str | None = None  # "interrupt" | "rollback" | "shutdown"
@@ -28,6 +31,16 @@ class Job:
     status: str = "pending"
     output: Any = None  # what /wait and /join return
     error: dict[str, Any] | None = None
+
+    def interrupt(self, action: str) -> None:
+        """Ask the run to stop; the first action asked for wins."""
+        if self.cancel_action is None:
+            self.cancel_action = action
+        if self.phase == "waiting" and self.task is not None:
+            self.task.cancel()
+        elif self.phase == "streaming" and self.stream_task is not None:
+            self.stream_task.cancel()
+        # starting: the executor checks cancel_action before streaming; finishing: too late
 
     @property
     def run_id(self) -> str:

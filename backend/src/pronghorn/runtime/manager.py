@@ -159,6 +159,7 @@ class RunManager:
             except asyncio.CancelledError:
                 await self.ex.finish_unstarted(job)
                 return
+            job.phase = "starting"
             await self.ex.execute(job)
         except Exception:  # the executor records failures itself; this is a last resort
             log.exception("run task failed", extra={"run_id": job.run_id})
@@ -191,10 +192,7 @@ class RunManager:
             if row["status"] == "interrupted":
                 return None  # already cancelled: cancelling again is a no-op
             raise conflict(f"Run {run_id} already finished with status {row['status']!r}")
-        if job.cancel_action is None:
-            job.cancel_action = action
-        if not job.finishing and job.task is not None:
-            job.task.cancel()
+        job.interrupt(action)
         if wait:
             await job.done.wait()
         return job
@@ -329,8 +327,6 @@ class RunManager:
             )
         left = list(self._jobs.values())
         for job in left:
-            job.cancel_action = job.cancel_action or "shutdown"
-            if job.task is not None and not job.finishing:
-                job.task.cancel()
+            job.interrupt("shutdown")
         if left:
             await asyncio.wait([asyncio.ensure_future(j.done.wait()) for j in left], timeout=10)

@@ -1,0 +1,50 @@
+"""Raw SSE reading over httpx, for byte-level assertions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import httpx
+
+
+@dataclass
+class Frame:
+    event: str | None
+    data: str | None
+    id: str | None
+
+
+def parse_frames(raw: bytes) -> list[Frame | str]:
+    """Frames and comments (as strings) in order; the server uses CRLF."""
+    out: list[Frame | str] = []
+    for block in raw.decode().split("\r\n\r\n"):
+        if not block:
+            continue
+        lines = block.split("\r\n")
+        if all(line.startswith(":") for line in lines):
+            out.extend(lines)
+            continue
+        fields = {}
+        for line in lines:
+            name, _, value = line.partition(": ")
+            fields[name] = value
+        out.append(Frame(fields.get("event"), fields.get("data"), fields.get("id")))
+    return out
+
+
+def read_events(client: httpx.Client, method: str, url: str, *, limit: int | None = None,
+                headers: dict | None = None, **kwargs) -> tuple[httpx.Response, list[Frame]]:
+    """Read SSE frames; stop (dropping the connection) after `limit` frames."""
+    frames: list[Frame] = []
+    buf = b""
+    with client.stream(method, url, headers=headers, **kwargs) as resp:
+        for chunk in resp.iter_raw():
+            buf += chunk
+            while b"\r\n\r\n" in buf:
+                block, buf = buf.split(b"\r\n\r\n", 1)
+                for item in parse_frames(block + b"\r\n\r\n"):
+                    if isinstance(item, Frame):
+                        frames.append(item)
+                if limit is not None and len(frames) >= limit:
+                    return resp, frames
+    return resp, frames

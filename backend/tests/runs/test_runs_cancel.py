@@ -1,0 +1,150 @@
+"""Cancel (interrupt / rollback, wait, idempotency) and multitask strategies."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+import pytest
+from conftest import human
+from langgraph_sdk.errors import ConflictError, NotFoundError
+
+from support.live import LiveServer
+
+
+async def _wait_status(client, tid, rid, wanted, timeout=15.0):
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        run = await client.runs.get(tid, rid)
+        if run["status"] in wanted:
+            return run
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"run stayed {run['status']}")
+        await asyncio.sleep(0.05)
+
+
+async def test_cancel_interrupt_keeps_progress(client):
+    t = await client.threads.create()
+    tid = t["thread_id"]
+    await client.runs.wait(tid, "echo", input=human("first"))
+    run = await client.runs.create(tid, "echo", input={**human("second"), "sleep": 5})
+    await _wait_status(client, tid, run["run_id"], {"running"})
+    await asyncio.sleep(0.3)  # let `prepare` checkpoint
+    await client.runs.cancel(tid, run["run_id"], wait=True)
+    run = await client.runs.get(tid, run["run_id"])
+    assert run["status"] == "interrupted"
+    thread = await client.threads.get(tid)
+    assert thread["status"] in ("idle", "interrupted")
+    state = await client.threads.get_state(tid)
+    # the second human message made it into the state before the cancel
+    assert [m["content"] for m in state["values"]["messages"]][-1] == "second"
+    assert state["next"] == ["respond"]
+    # idempotent
+    await client.runs.cancel(tid, run["run_id"])
+    assert (await client.runs.get(tid, run["run_id"]))["status"] == "interrupted"
+
+
+async def test_cancel_rollback_restores_pre_run_state(client):
+    t = await client.threads.create()
+    tid = t["thread_id"]
+    await client.runs.wait(tid, "echo", input=human("keep"))
+    before = await client.threads.get_state(tid)
+    run = await client.runs.create(tid, "echo", input={**human("drop"), "sleep": 5})
+    await _wait_status(client, tid, run["run_id"], {"running"})
+    await asyncio.sleep(0.3)
+    await client.runs.cancel(tid, run["run_id"], wait=True, action="rollback")
+    with pytest.raises(NotFoundError):
+        await client.runs.get(tid, run["run_id"])
+    after = await client.threads.get_state(tid)
+    assert after["checkpoint"]["checkpoint_id"] == before["checkpoint"]["checkpoint_id"]
+    assert after["values"] == before["values"]
+    assert (await client.threads.get(tid))["status"] == "idle"
+
+
+async def test_cancel_finished_and_unknown(client):
+    t = await client.threads.create()
+    tid = t["thread_id"]
+    run = await client.runs.create(tid, "echo", input=human("x"))
+    await client.runs.join(tid, run["run_id"])
+    with pytest.raises(ConflictError):
+        await client.runs.cancel(tid, run["run_id"])
+    with pytest.raises(NotFoundError):
+        await client.runs.cancel(tid, "00000000-0000-0000-0000-000000000000")
+
+
+async def test_cancel_many_by_status(client):
+    t = await client.threads.create()
+    tid = t["thread_id"]
+    r1 = await client.runs.create(tid, "echo", input={**human("a"), "sleep": 5})
+    r2 = await client.runs.create(tid, "echo", input=human("b"))  # queued behind r1
+    await client.runs.cancel_many(thread_id=tid, run_ids=[r1["run_id"], r2["run_id"]])
+    for r in (r1, r2):
+        run = await _wait_status(client, tid, r["run_id"], {"interrupted", "success"})
+        assert run["status"] == "interrupted"
+
+
+async def test_multitask_reject(client):
+    t = await client.threads.create()
+    tid = t["thread_id"]
+    r1 = await client.runs.create(tid, "echo", input={**human("a"), "sleep": 1})
+    with pytest.raises(ConflictError):
+        await client.runs.create(tid, "echo", input=human("b"), multitask_strategy="reject")
+    assert (await client.runs.join(tid, r1["run_id"]))["last_echo"] == "a"
+
+
+async def test_multitask_enqueue_is_default_and_ordered(client):
+    t = await client.threads.create()
+    tid = t["thread_id"]
+    r1 = await client.runs.create(tid, "echo", input={**human("a"), "sleep": 0.5})
+    r2 = await client.runs.create(tid, "echo", input=human("b"))
+    assert r2["multitask_strategy"] == "enqueue"
+    assert (await client.runs.get(tid, r2["run_id"]))["status"] == "pending"
+    assert (await client.threads.get(tid))["status"] == "busy"
+    out = await client.runs.join(tid, r2["run_id"])
+    assert [m["content"] for m in out["messages"]] == ["a", "echo: a", "b", "echo: b"]
+    assert (await client.threads.get(tid))["status"] == "idle"
+
+
+async def test_multitask_interrupt(client):
+    t = await client.threads.create()
+    tid = t["thread_id"]
+    r1 = await client.runs.create(tid, "echo", input={**human("a"), "sleep": 5})
+    await _wait_status(client, tid, r1["run_id"], {"running"})
+    await asyncio.sleep(0.3)
+    r2 = await client.runs.create(tid, "echo", input=human("b"), multitask_strategy="interrupt")
+    out = await client.runs.join(tid, r2["run_id"])
+    assert (await client.runs.get(tid, r1["run_id"]))["status"] == "interrupted"
+    contents = [m["content"] for m in out["messages"]]
+    assert contents[0] == "a" and contents[-1] == "echo: b"  # a's progress kept
+
+
+async def test_multitask_rollback(client):
+    t = await client.threads.create()
+    tid = t["thread_id"]
+    r1 = await client.runs.create(tid, "echo", input={**human("a"), "sleep": 5})
+    await _wait_status(client, tid, r1["run_id"], {"running"})
+    await asyncio.sleep(0.3)
+    r2 = await client.runs.create(tid, "echo", input=human("b"), multitask_strategy="rollback")
+    out = await client.runs.join(tid, r2["run_id"])
+    with pytest.raises(NotFoundError):
+        await client.runs.get(tid, r1["run_id"])
+    assert [m["content"] for m in out["messages"]] == ["b", "echo: b"]
+
+
+def test_on_disconnect_cancel(server: LiveServer):
+    with httpx.Client(timeout=30) as http:
+        tid = http.post(f"{server.api}/threads", json={}).json()["thread_id"]
+        with http.stream("POST", f"{server.api}/threads/{tid}/runs/stream",
+                         json={"assistant_id": "echo", "input": {**human("d"), "sleep": 5},
+                               "on_disconnect": "cancel"}) as resp:
+            run_path = resp.headers["content-location"]
+            next(resp.iter_raw())  # the metadata event, then hang up
+        import time
+
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            status = http.get(f"{server.url}{run_path}").json()["status"]
+            if status == "interrupted":
+                break
+            time.sleep(0.1)
+        assert status == "interrupted"

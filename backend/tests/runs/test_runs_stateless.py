@@ -1,0 +1,44 @@
+"""Stateless runs (`/runs`, `/runs/stream`, `/runs/wait`, `/runs/batch`)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from conftest import human
+from langgraph_sdk.errors import NotFoundError
+
+
+async def test_stateless_wait_and_stream(client):
+    out = await client.runs.wait(None, "echo", input=human("sl"))
+    assert out["last_echo"] == "sl"
+    parts = [p async for p in client.runs.stream(None, "echo", input=human("ss"),
+                                                 stream_mode="updates")]
+    assert [p.event for p in parts] == ["metadata", "updates", "updates"]
+
+
+async def test_stateless_thread_is_deleted_unless_kept(client):
+    run = await client.runs.create(None, "echo", input=human("tmp"))
+    tid = run["thread_id"]
+    await asyncio.sleep(0.1)
+    for _ in range(100):
+        try:
+            await client.threads.get(tid)
+        except NotFoundError:
+            break
+        await asyncio.sleep(0.05)
+    else:
+        pytest.fail("temporary thread was not deleted")
+    kept = await client.runs.create(None, "echo", input=human("keep"), on_completion="keep")
+    await client.runs.join(kept["thread_id"], kept["run_id"])
+    assert (await client.threads.get(kept["thread_id"]))["values"]["last_echo"] == "keep"
+
+
+async def test_batch(client):
+    runs = await client.runs.create_batch([
+        {"assistant_id": "echo", "input": human("b1")},
+        {"assistant_id": "echo", "input": human("b2"), "on_completion": "keep"},
+    ])
+    assert len(runs) == 2 and all(r["status"] == "pending" for r in runs)
+    out = await client.runs.join(runs[1]["thread_id"], runs[1]["run_id"])
+    assert out["last_echo"] == "b2"

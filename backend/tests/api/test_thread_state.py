@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 import uuid
 
 import httpx
@@ -15,6 +14,7 @@ from langgraph_sdk.errors import (
     UnprocessableEntityError,
 )
 
+from api.conftest import set_thread_status
 from support.live import LiveServer
 
 STATE_KEYS = {
@@ -74,11 +74,7 @@ async def test_update_state_errors(client: LangGraphClient, server: LiveServer) 
         r = await http.post(f"/threads/{thread['thread_id']}/state", json={"values": 5})
         assert r.status_code == 422
     # A busy thread (a run in flight) refuses state updates with 409.
-    db = server.workdir / "data" / "pronghorn.db"
-    with sqlite3.connect(db, timeout=10) as conn:
-        conn.execute(
-            "UPDATE threads SET status = 'busy' WHERE thread_id = ?", (thread["thread_id"],)
-        )
+    set_thread_status(server, thread["thread_id"], "busy")
     with pytest.raises(ConflictError):
         await client.threads.update_state(thread["thread_id"], {"turns": 1})
 

@@ -16,8 +16,8 @@ from pronghorn.runtime.runtime import Runtime
 
 router = APIRouter(prefix="/api/langgraph/store", tags=["store"])
 
-# SQLite's store does not hide expired items on read (PostgreSQL's does), so reads sweep
-# expired items first, at most this often.
+# The LangGraph stores only drop expired items in their periodic sweep (minutes apart) and
+# SQLite's still returns them on read, so reads sweep expired items first, at most this often.
 SWEEP_ON_READ_EVERY_S = 0.5
 
 
@@ -77,7 +77,7 @@ def item_json(item: Any) -> dict[str, Any]:
 
 
 async def _sweep_if_needed(runtime: Runtime) -> None:
-    if not runtime.db.is_sqlite or not hasattr(runtime.store, "sweep_ttl"):
+    if not hasattr(runtime.store, "sweep_ttl"):
         return
     last = runtime.extras.get("store_read_sweep_at", 0.0)
     if time.monotonic() - last < SWEEP_ON_READ_EVERY_S:

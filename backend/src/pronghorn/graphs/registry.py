@@ -115,9 +115,13 @@ class GraphRegistry:
 
     @contextlib.asynccontextmanager
     async def graph(
-        self, graph_id: str, config: RunnableConfig | None = None
+        self,
+        graph_id: str,
+        config: RunnableConfig | None = None,
+        context: dict[str, Any] | None = None,
     ) -> AsyncIterator[Pregel]:
-        """The runnable graph for one run (factories are called with the run's config)."""
+        """The runnable graph for one run. Factories get the run's config, and also the
+        Pronghorn runtime and the run's context when they declare those parameters."""
         entry = self.entry(graph_id)
         if not entry.is_factory:
             if entry._bound is None:
@@ -129,6 +133,8 @@ class GraphRegistry:
         params = inspect.signature(factory).parameters
         if "runtime" in params:
             kwargs["runtime"] = self.builtin_context.get("runtime")
+        if "context" in params:
+            kwargs["context"] = context or {}
         result = factory(config or {}, **kwargs) if params else factory()
         if inspect.isawaitable(result):
             result = await result

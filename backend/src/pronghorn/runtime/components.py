@@ -9,13 +9,17 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+from pronghorn.gateway.errors import ApiError
+from pronghorn.models.errors import UnknownModelError
 from pronghorn.models.factory import ModelFactory
 from pronghorn.runtime.executor import Executor
 from pronghorn.runtime.manager import RunManager
 from pronghorn.runtime.memory_broker import MemoryBroker
+from pronghorn.runtime.run_request import RunCreate
 from pronghorn.runtime.runtime import Runtime
 from pronghorn.runtime.thread_sweeper import purge_thread, thread_sweeper
 from pronghorn.runtime.webhook import WebhookSender
+from pronghorn.sandbox.local import LocalSandboxProvider
 
 
 @contextlib.asynccontextmanager
@@ -27,6 +31,38 @@ async def models(runtime: Runtime) -> AsyncIterator[None]:
 
     runtime.settings.add_listener(_refresh)
     yield
+
+
+def model_name_of(req: RunCreate) -> str | None:
+    """The model a run asks for: `context.model_name`, else `configurable.model_name`."""
+    name = (req.context or {}).get("model_name")
+    if name is None:
+        name = ((req.config or {}).get("configurable") or {}).get("model_name")
+    return name
+
+
+def check_model(runtime: Runtime) -> Callable[[RunCreate, dict[str, Any]], None]:
+    def validate(req: RunCreate, assistant: dict[str, Any]) -> None:
+        name = model_name_of(req)
+        if name is None:
+            return
+        try:
+            runtime.models.resolve(str(name))
+        except UnknownModelError:
+            raise ApiError(400, f"Unknown model {name!r}; see GET /api/models") from None
+
+    return validate
+
+
+@contextlib.asynccontextmanager
+async def sandbox(runtime: Runtime) -> AsyncIterator[None]:
+    provider = LocalSandboxProvider(runtime.config)
+    await provider.start()
+    runtime.sandbox = provider
+    try:
+        yield
+    finally:
+        await provider.close()
 
 
 @contextlib.asynccontextmanager
@@ -73,6 +109,7 @@ async def runs(runtime: Runtime) -> AsyncIterator[None]:
     )
     manager = RunManager(executor)
     runtime.settings.add_listener(manager.on_config_change)
+    manager.validators.append(check_model(runtime))
     runtime.runs = manager
     await manager.recover()
     try:
@@ -84,6 +121,7 @@ async def runs(runtime: Runtime) -> AsyncIterator[None]:
 
 COMPONENTS: list[Callable[[Runtime], contextlib.AbstractAsyncContextManager[None]]] = [
     models,
+    sandbox,
     broker,
     runs,
     thread_sweeper,

@@ -195,7 +195,7 @@ class Executor:
             config = build_config(job, [usage])
             context = config.pop("__context__", None)
             async with asyncio.timeout(limit_s):
-                async with self.graphs.graph(job.assistant["graph_id"], config) as graph:
+                async with self.graphs.graph(job.assistant["graph_id"], config, context) as graph:
                     await stream_graph(
                         graph,
                         build_input(job),

@@ -1,0 +1,1 @@
+"""The lead agent harness: options, thread state, prompt, middlewares, builder."""

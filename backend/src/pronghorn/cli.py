@@ -90,6 +90,19 @@ def migrate(config_file: str | None) -> None:
     click.echo(f"database at revision {revision}")
 
 
+@main.command()
+@click.option("--config", "config_file", default=None, help="Path to config.yaml.")
+@click.option("--online", is_flag=True, help="Also send each model a 1-token request.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def doctor(config_file: str | None, online: bool, as_json: bool) -> None:
+    """Check the config, models, database, folders, port, sandbox and UI build."""
+    from pronghorn.doctor import format_report, run_checks
+
+    results = asyncio.run(run_checks(config_file, online=online))
+    click.echo(format_report(results, as_json))
+    sys.exit(0 if all(r.ok for r in results) else 1)
+
+
 @main.group()
 def config() -> None:
     """Configuration commands."""
@@ -99,14 +112,16 @@ def config() -> None:
 @click.option("--config", "config_file", default=None, help="Path to config.yaml.")
 def config_check(config_file: str | None) -> None:
     """Validate the config file and exit 0 (valid) or 1 (invalid)."""
+    from pronghorn.config.check import check_config
+
     try:
         path = resolve_config_path(config_file, os.environ)
-        loaded = load_config(path)
     except ConfigError as exc:
         click.echo(f"invalid: {exc}", err=True)
         sys.exit(1)
-    where = loaded.source_path or "built-in defaults"
-    click.echo(f"ok: {where} (version {loaded.version_hash[:12]})")
+    ok, message = check_config(path)
+    click.echo(message, err=not ok)
+    sys.exit(0 if ok else 1)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,110 @@
+# Pronghorn — one entry point for developers, CI and operators.
+#   make dev    install, migrate, serve on http://127.0.0.1:2026 (reload on code changes)
+#   make test   everything CI runs (the README's test command; .ci/run calls it)
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+BACKEND  := backend
+FRONTEND := frontend
+UV       ?= $(shell command -v uv 2>/dev/null || echo "$(HOME)/.local/bin/uv")
+HOST     ?= 127.0.0.1
+PORT     ?= 2026
+APT_GET  := DEBIAN_FRONTEND=noninteractive apt-get
+
+.PHONY: help install install-uv install-backend install-frontend install-system ui \
+        dev dev-ui serve migrate test test-backend test-frontend lint fmt config \
+        docker-build up down logs doctor bench clean
+
+help: ## Show the targets
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
+
+install: install-uv install-backend install-system install-frontend ## Install everything (uv, Python deps, UI build, bubblewrap)
+
+install-uv:
+	@command -v uv >/dev/null 2>&1 || [ -x "$(UV)" ] || python3 -m pip install --quiet --user uv || python3 -m pip install --quiet uv
+
+install-backend: install-uv
+	cd $(BACKEND) && $(UV) sync --frozen
+
+# bubblewrap isolates agent commands; install it when we can (root on Debian/Ubuntu).
+install-system:
+	@if command -v bwrap >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing bubblewrap (agent command sandbox)"; \
+		($(APT_GET) install -y -qq bubblewrap >/dev/null 2>&1 || \
+		 ($(APT_GET) update -qq >/dev/null && $(APT_GET) install -y -qq bubblewrap >/dev/null)) || \
+		echo "warning: could not install bubblewrap; agent commands will run without isolation"; \
+	else \
+		echo "note: install bubblewrap (e.g. 'sudo apt-get install bubblewrap') to isolate agent commands"; \
+	fi
+
+install-frontend:
+	@if command -v npm >/dev/null 2>&1; then \
+		cd $(FRONTEND) && { [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; }; \
+	else echo "note: npm not found; the web UI will not be built"; fi
+	@$(MAKE) --no-print-directory ui
+
+# Rebuild the UI only when its sources changed since the last build.
+ui:
+	@if command -v npm >/dev/null 2>&1 && [ -d $(FRONTEND)/node_modules ]; then \
+		if [ ! -f $(FRONTEND)/dist/index.html ] || \
+		   [ -n "$$(find $(FRONTEND)/src $(FRONTEND)/index.html $(FRONTEND)/package.json $(FRONTEND)/vite.config.ts -newer $(FRONTEND)/dist/index.html 2>/dev/null | head -1)" ]; then \
+			echo "building the web UI"; cd $(FRONTEND) && npm run --silent build; \
+		fi; \
+	fi
+
+migrate: install-backend ## Create or upgrade the database schema
+	$(UV) run --project $(BACKEND) pronghorn migrate
+
+dev: install ## Install, migrate and serve with reload on http://127.0.0.1:2026
+	$(UV) run --project $(BACKEND) pronghorn migrate
+	$(UV) run --project $(BACKEND) pronghorn serve --host $(HOST) --port $(PORT) --reload
+
+serve: install-backend ## Serve without reload
+	$(UV) run --project $(BACKEND) pronghorn serve --host $(HOST) --port $(PORT)
+
+dev-ui: install-frontend ## Vite dev server with a proxy to the gateway on :2026
+	cd $(FRONTEND) && npm run dev
+
+test: install test-backend test-frontend ## Everything CI runs
+
+test-backend: install-backend install-system
+	cd $(BACKEND) && $(UV) run ruff check src tests && $(UV) run ruff format --check src tests
+	cd $(BACKEND) && $(UV) run pytest -q -p no:cacheprovider
+
+test-frontend: install-frontend
+	@if command -v npm >/dev/null 2>&1; then \
+		cd $(FRONTEND) && npm run --silent lint && npm run --silent typecheck && npm test --silent; \
+	else echo "npm not found: skipping frontend checks"; exit 1; fi
+
+lint: install-backend ## Lint Python and TypeScript
+	cd $(BACKEND) && $(UV) run ruff check src tests && $(UV) run ruff format --check src tests
+	@if [ -d $(FRONTEND)/node_modules ]; then cd $(FRONTEND) && npm run --silent lint; fi
+
+fmt: install-backend ## Format Python code
+	cd $(BACKEND) && $(UV) run ruff check --fix src tests && $(UV) run ruff format src tests
+
+config: ## Copy config.example.yaml to config.yaml if absent
+	@[ -f config.yaml ] && echo "config.yaml exists" || (cp config.example.yaml config.yaml && echo "wrote config.yaml")
+
+doctor: install-backend ## Check config, database, sandbox and UI
+	$(UV) run --project $(BACKEND) pronghorn doctor
+
+bench: install-backend ## Run the benchmark (loopback only, bounded)
+	cd $(BACKEND) && $(UV) run python ../scripts/bench
+
+docker-build: ## Build the image
+	docker build -f docker/Dockerfile -t pronghorn:local .
+
+up: ## docker compose up -d
+	docker compose -f docker/docker-compose.yaml up -d
+
+down: ## docker compose down
+	docker compose -f docker/docker-compose.yaml down
+
+logs: ## Follow the gateway logs
+	docker compose -f docker/docker-compose.yaml logs -f gateway
+
+clean: ## Remove local data and build output
+	rm -rf .pronghorn $(FRONTEND)/dist

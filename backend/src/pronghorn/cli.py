@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -19,6 +20,10 @@ def _load(config_file: str | None):
         return load_config(path)
     except ConfigError as exc:
         raise click.ClickException(str(exc)) from None
+
+
+def _exit_after_drain(signum: int, frame: object) -> None:
+    raise SystemExit(0)
 
 
 @click.group()
@@ -52,6 +57,9 @@ def serve(
     if loaded.source_path is not None:
         os.environ["PRONGHORN_CONFIG"] = str(loaded.source_path)
     os.environ.setdefault("PRONGHORN_BASE_DIR", str(Path.cwd()))
+    # uvicorn drains, then re-raises the captured signal with the previous handler in
+    # place: make a SIGTERM that was handled gracefully end the process with status 0.
+    signal.signal(signal.SIGTERM, _exit_after_drain)
     uvicorn.run(
         "pronghorn.gateway.app:app_from_env",
         factory=True,

@@ -1,0 +1,98 @@
+"""Crash safety: kill -9 the server mid-run, restart it, and find nothing stuck."""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+import pytest
+from conftest import human
+
+from support.live import LiveServer, base_config
+
+
+def _start_slow_run(srv: LiveServer) -> tuple[str, str]:
+    with httpx.Client(timeout=30) as http:
+        tid = http.post(f"{srv.api}/threads", json={}).json()["thread_id"]
+        http.post(f"{srv.api}/threads/{tid}/runs/wait",
+                  json={"assistant_id": "echo", "input": human("before")}).raise_for_status()
+        run = http.post(f"{srv.api}/threads/{tid}/runs",
+                        json={"assistant_id": "echo",
+                              "input": {**human("during"), "sleep": 30},
+                              "durability": "sync"}).json()
+        deadline = time.monotonic() + 10
+        while http.get(f"{srv.api}/threads/{tid}/runs/{run['run_id']}").json()["status"] \
+                != "running":
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        time.sleep(0.5)  # `prepare` has checkpointed
+        queued = http.post(f"{srv.api}/threads/{tid}/runs",
+                           json={"assistant_id": "echo", "input": human("queued")}).json()
+        assert queued["status"] == "pending"
+    return tid, run["run_id"]
+
+
+@pytest.mark.parametrize("mode", ["error", "resume"])
+def test_kill_9_mid_run_then_restart(tmp_path, mode):
+    srv = LiveServer(tmp_path / "crash", base_config(runs={"recover": mode})).start()
+    try:
+        tid, rid = _start_slow_run(srv)
+        srv.kill()  # SIGKILL: no shutdown hooks run
+        srv.proc = None
+        if mode == "resume":
+            # the resumed run should not sleep 30 s again: make the restart finish quickly
+            srv.config["runs"]["timeout_s"] = 60
+        srv.start()
+        with httpx.Client(timeout=60) as http:
+            run = http.get(f"{srv.api}/threads/{tid}/runs/{rid}").json()
+            if mode == "error":
+                assert run["status"] == "error"
+                assert run["error"]["error"] == "ServerRestart"
+                # the queued run was left pending too: also settled, thread not stuck busy
+                runs = http.get(f"{srv.api}/threads/{tid}/runs").json()
+                assert {r["status"] for r in runs} <= {"success", "error"}
+                thread = http.get(f"{srv.api}/threads/{tid}").json()
+                assert thread["status"] == "error"
+                # and the thread is usable again
+                out = http.post(f"{srv.api}/threads/{tid}/runs/wait",
+                                json={"assistant_id": "echo",
+                                      "input": {**human("after"), "sleep": 0}}).json()
+                assert out["last_echo"] == "after"
+                assert http.get(f"{srv.api}/threads/{tid}").json()["status"] == "idle"
+            else:
+                assert run["status"] in ("pending", "running")
+                out = http.get(f"{srv.api}/threads/{tid}/runs/{rid}/join").json()
+                # resumed from the checkpoint after `prepare`: the input was not re-added
+                contents = [m["content"] for m in out["messages"]]
+                assert contents.count("during") == 1
+                assert contents[-1] == "echo: during"
+                run = http.get(f"{srv.api}/threads/{tid}/runs/{rid}").json()
+                assert run["status"] == "success"
+                deadline = time.monotonic() + 60
+                while http.get(f"{srv.api}/threads/{tid}").json()["status"] != "idle":
+                    assert time.monotonic() < deadline
+                    time.sleep(0.1)
+                runs = http.get(f"{srv.api}/threads/{tid}/runs").json()
+                assert [r["status"] for r in runs] == ["success"] * 3
+    finally:
+        srv.stop()
+
+
+def test_graceful_shutdown_interrupts_and_exits_zero(tmp_path):
+    srv = LiveServer(tmp_path / "drain",
+                     base_config(runs={"drain_timeout_s": 0.5})).start()
+    tid, rid = _start_slow_run(srv)
+    t0 = time.monotonic()
+    code = srv.stop(timeout=30)
+    assert code == 0
+    assert time.monotonic() - t0 < 20
+    srv.proc = None
+    srv.start()
+    try:
+        with httpx.Client(timeout=30) as http:
+            run = http.get(f"{srv.api}/threads/{tid}/runs/{rid}").json()
+            assert run["status"] == "interrupted"
+            thread = http.get(f"{srv.api}/threads/{tid}").json()
+            assert thread["status"] != "busy"
+    finally:
+        srv.stop()

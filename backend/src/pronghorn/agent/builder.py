@@ -1,0 +1,207 @@
+"""``build_lead_agent``: the one place the lead agent is assembled.
+
+The agent is LangChain's ``create_agent`` (model node ↔ tool node loop) with
+:class:`ThreadState` and a middleware chain in named phases. Within ``create_agent``
+``before_*`` hooks run in list order, ``after_*`` hooks in reverse, and ``wrap_*`` hooks
+nest with the first entry outermost; the phase order below is chosen with that in mind
+(docs/agent.md has the resulting per-hook order).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from langchain.agents import create_agent
+from langchain.agents.middleware import AgentMiddleware
+from langchain_core.language_models import BaseChatModel
+from langchain_core.tools import BaseTool
+
+from pronghorn.agent.middlewares import (
+    CircuitBreakers,
+    ClarificationMiddleware,
+    DanglingToolCallMiddleware,
+    LLMErrorMiddleware,
+    LoopDetectionMiddleware,
+    SafetyFinishReasonMiddleware,
+    SandboxMiddleware,
+    SummarizationMiddleware,
+    ThreadDataMiddleware,
+    TitleMiddleware,
+    TodoReminderMiddleware,
+    ToolErrorMiddleware,
+    ToolOutputBudgetMiddleware,
+    UploadsMiddleware,
+)
+from pronghorn.agent.options import AgentOptions
+from pronghorn.agent.prompt import build_system_prompt
+from pronghorn.agent.state import ThreadState
+from pronghorn.config.schema import AgentConfig
+
+log = logging.getLogger("pronghorn.agent")
+
+BREAKERS_KEY = "agent.circuit_breakers"
+OFFLINE_PROVIDERS = frozenset({"scripted", "demo"})
+
+PHASES = (
+    "state_prep",
+    "request_projection",
+    "model_call_policy",
+    "response_guards",
+    "tool_gates",
+    "tool_post_processing",
+    "finalization",
+)
+
+
+@dataclass
+class AgentParts:
+    """Everything the chain needs, passed explicitly (tests build one by hand)."""
+
+    model: BaseChatModel
+    model_name: str
+    tools: Sequence[BaseTool]
+    data_dir: Path
+    agent_config: AgentConfig = field(default_factory=AgentConfig)
+    sandboxes: Any = None
+    breakers: CircuitBreakers = field(default_factory=CircuitBreakers)
+    internal_model: BaseChatModel | None = None  # title + summary; None: local fallbacks
+    retry_base_delay_s: float = 0.5
+
+
+def middleware_phases(
+    parts: AgentParts, options: AgentOptions
+) -> list[tuple[str, list[AgentMiddleware]]]:
+    """The chain, phase by phase (flattened in this order for ``create_agent``)."""
+    cfg = parts.agent_config
+    return [
+        (
+            "state_prep",
+            [
+                ThreadDataMiddleware(parts.data_dir),
+                UploadsMiddleware(parts.data_dir),
+                SandboxMiddleware(parts.sandboxes),
+            ],
+        ),
+        (
+            "request_projection",
+            [
+                SummarizationMiddleware(
+                    trigger_tokens=cfg.summarization_trigger_tokens, model=parts.internal_model
+                ),
+                TodoReminderMiddleware(),
+                DanglingToolCallMiddleware(),
+            ],
+        ),
+        (
+            "model_call_policy",
+            [
+                LLMErrorMiddleware(
+                    parts.model_name,
+                    breakers=parts.breakers,
+                    base_delay_s=parts.retry_base_delay_s,
+                )
+            ],
+        ),
+        (
+            "response_guards",
+            [
+                LoopDetectionMiddleware(
+                    warn_repeats=cfg.loop_warn_repeats, stop_repeats=cfg.loop_stop_repeats
+                ),
+                SafetyFinishReasonMiddleware(),
+            ],
+        ),
+        ("tool_gates", [ClarificationMiddleware()]),
+        (
+            "tool_post_processing",
+            [
+                ToolOutputBudgetMiddleware(
+                    parts.data_dir,
+                    soft_chars=cfg.tool_output_soft_chars,
+                    hard_chars=cfg.tool_output_hard_chars,
+                ),
+                ToolErrorMiddleware(),
+            ],
+        ),
+        (
+            "finalization",
+            [TitleMiddleware(max_chars=cfg.title_max_chars, model=parts.internal_model)],
+        ),
+    ]
+
+
+def build_middlewares(parts: AgentParts, options: AgentOptions) -> list[AgentMiddleware]:
+    return [m for _, group in middleware_phases(parts, options) for m in group]
+
+
+def build_agent(
+    parts: AgentParts,
+    options: AgentOptions,
+    *,
+    today: dt.date | None = None,
+    middleware: Sequence[AgentMiddleware] | None = None,
+) -> Any:
+    """A compiled lead-agent graph (no checkpointer: the caller attaches one)."""
+    chain = list(middleware) if middleware is not None else build_middlewares(parts, options)
+    return create_agent(
+        model=parts.model,
+        tools=list(parts.tools),
+        system_prompt=build_system_prompt(options, today=today),
+        state_schema=ThreadState,
+        middleware=chain,
+        name="lead_agent",
+    )
+
+
+def default_tools(runtime: Any, options: AgentOptions, *, vision: bool) -> list[BaseTool]:
+    """The tools engineer's ``build_tools`` with this runtime's dependencies."""
+    from pronghorn.agent.tools import ToolDeps, build_tools
+    from pronghorn.web.search import search_provider_from_config
+
+    cfg = runtime.config
+    deps = ToolDeps(
+        sandboxes=runtime.sandbox,
+        config=cfg,
+        data_dir=Path(runtime.data_dir),
+        search=search_provider_from_config(cfg.web),
+        vision=vision,
+    )
+    return build_tools(deps, options=options)
+
+
+def build_lead_agent(
+    runtime: Any,
+    options: AgentOptions,
+    *,
+    tools: Sequence[BaseTool] | None = None,
+    today: dt.date | None = None,
+) -> Any:
+    """The lead agent for one (config snapshot, options), from the app ``Runtime``."""
+    cfg = runtime.config
+    entry = runtime.models.resolve(options.model_name)
+    thinking = options.thinking_enabled and entry.supports_thinking
+    model = runtime.models.create(
+        entry.name, thinking_enabled=thinking, reasoning_effort=options.reasoning_effort
+    )
+    internal = None
+    if entry.provider not in OFFLINE_PROVIDERS:
+        internal = runtime.models.create(entry.name, thinking_enabled=False)
+    breakers = runtime.extras.setdefault(BREAKERS_KEY, CircuitBreakers())
+    if tools is None:
+        tools = default_tools(runtime, options, vision=entry.supports_vision)
+    parts = AgentParts(
+        model=model,
+        model_name=entry.name,
+        tools=tools,
+        data_dir=Path(runtime.data_dir),
+        agent_config=cfg.agent,
+        sandboxes=runtime.sandbox,
+        breakers=breakers,
+        internal_model=internal,
+    )
+    return build_agent(parts, options, today=today)

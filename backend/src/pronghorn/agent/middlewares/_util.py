@@ -1,0 +1,56 @@
+"""Small helpers shared by the middlewares (run identity, request-only notes)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from langchain.agents.middleware import ModelRequest
+from langchain_core.messages import BaseMessage, SystemMessage
+from langgraph.config import get_config
+
+
+@dataclass(frozen=True)
+class RunIds:
+    user_id: str
+    thread_id: str | None
+    run_id: str | None
+
+
+def run_ids(config: Any = None) -> RunIds:
+    """Who and where this run is, from the run config (``get_config()`` inside a node)."""
+    if config is None:
+        try:
+            config = get_config()
+        except RuntimeError:
+            config = {}
+    conf = (config or {}).get("configurable") or {}
+    thread = conf.get("thread_id")
+    run = conf.get("run_id")
+    return RunIds(
+        user_id=str(conf.get("user_id") or "default"),
+        thread_id=str(thread) if thread is not None else None,
+        run_id=str(run) if run is not None else None,
+    )
+
+
+def text_of(message: BaseMessage) -> str:
+    content = message.content
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, dict) and isinstance(block.get("text"), str):
+            parts.append(block["text"])
+    return "".join(parts)
+
+
+def with_system_note(request: ModelRequest, note: str) -> ModelRequest:
+    """A copy of ``request`` whose system message ends with ``note`` (request-only: the
+    system message is the one place every provider accepts extra instructions)."""
+    base = request.system_message
+    text = text_of(base) if base is not None else ""
+    joined = f"{text}\n\n{note}" if text else note
+    return request.override(system_message=SystemMessage(content=joined))

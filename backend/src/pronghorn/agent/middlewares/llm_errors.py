@@ -1,0 +1,255 @@
+"""Model call policy: retry transient provider errors, circuit breaker, error fallback.
+
+* Transient errors (429, 408/409/425, 5xx/529, timeouts, dropped connections or streams)
+  are retried up to ``max_attempts`` times with exponential backoff and full jitter; a
+  ``retry-after``/``retry-after-ms`` header from the provider is honoured (capped).
+* Other errors (401/403 auth, 400 bad request, context too long…) are not retried.
+* A circuit breaker per model opens after ``failure_threshold`` consecutive failed calls
+  and answers immediately (no provider call) until ``recovery_s`` have passed; then one
+  probe call is let through.
+* The final failure never crashes the run: it becomes an ``AIMessage`` with a readable
+  content and ``additional_kwargs.error_fallback = {"reason", "error_type", "detail"}``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain_core.messages import AIMessage
+from langgraph.errors import GraphBubbleUp
+
+log = logging.getLogger("pronghorn.agent.llm")
+
+TRANSIENT_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
+TRANSIENT_NAMES = frozenset(
+    {
+        "APITimeoutError",
+        "APIConnectionError",
+        "RateLimitError",
+        "InternalServerError",
+        "ServiceUnavailableError",
+        "OverloadedError",
+        "TimeoutException",
+        "ConnectTimeout",
+        "ReadTimeout",
+        "WriteTimeout",
+        "PoolTimeout",
+        "ConnectError",
+        "ReadError",
+        "WriteError",
+        "RemoteProtocolError",
+        "StreamChunkTimeoutError",
+        "TimeoutError",
+        "ConnectionError",
+        "ConnectionResetError",
+        "ConnectionRefusedError",
+        "IncompleteRead",
+    }
+)
+AUTH_STATUS = frozenset({401, 403})
+
+MESSAGES = {
+    "auth": "The model provider rejected the request: authentication or access is invalid. "
+    "Check the API key and permissions of this model in config.yaml.",
+    "rate_limit": "The model provider is rate-limiting requests and still refused after "
+    "several retries. Please wait a moment and try again.",
+    "transient": "The model provider is temporarily unavailable (it failed after several "
+    "retries). Please try again in a moment.",
+    "circuit_open": "The model provider failed repeatedly, so calls to it are paused for a "
+    "short while. Please try again in a minute.",
+    "context_length": "The conversation is too long for this model. Start a new thread or "
+    "ask for a shorter answer.",
+    "bad_request": "The model provider refused the request",
+    "error": "The model call failed",
+}
+
+
+def status_of(exc: BaseException) -> int | None:
+    for attr in ("status_code", "status", "http_status"):
+        value = getattr(exc, attr, None)
+        if isinstance(value, int):
+            return value
+    response = getattr(exc, "response", None)
+    value = getattr(response, "status_code", None)
+    return value if isinstance(value, int) else None
+
+
+def _names(exc: BaseException) -> set[str]:
+    return {cls.__name__ for cls in type(exc).__mro__}
+
+
+def is_transient(exc: BaseException) -> bool:
+    status = status_of(exc)
+    if status is not None:
+        return status in TRANSIENT_STATUS
+    return bool(_names(exc) & TRANSIENT_NAMES) or isinstance(exc, TimeoutError | ConnectionError)
+
+
+def classify(exc: BaseException) -> str:
+    status = status_of(exc)
+    text = str(exc).lower()
+    if status in AUTH_STATUS or "AuthenticationError" in _names(exc):
+        return "auth"
+    if status == 429:
+        return "rate_limit"
+    if "context_length" in text or "maximum context length" in text:
+        return "context_length"
+    if is_transient(exc):
+        return "transient"
+    if status is not None and 400 <= status < 500:
+        return "bad_request"
+    return "error"
+
+
+def retry_after_s(exc: BaseException) -> float | None:
+    headers = getattr(getattr(exc, "response", None), "headers", None)
+    if not headers:
+        return None
+    try:
+        if headers.get("retry-after-ms"):
+            return float(headers["retry-after-ms"]) / 1000
+        if headers.get("retry-after"):
+            return float(headers["retry-after"])
+    except (TypeError, ValueError):
+        return None
+    return None
+
+
+@dataclass
+class _Breaker:
+    failures: int = 0
+    opened_at: float | None = None
+
+
+@dataclass
+class CircuitBreakers:
+    """Per-model breakers, shared by every graph built from one runtime."""
+
+    failure_threshold: int = 5
+    recovery_s: float = 60.0
+    _state: dict[str, _Breaker] = field(default_factory=dict)
+
+    def allow(self, model: str) -> bool:
+        b = self._state.get(model)
+        if b is None or b.opened_at is None:
+            return True
+        if time.monotonic() - b.opened_at >= self.recovery_s:
+            b.opened_at = None  # half-open: let one probe through
+            b.failures = self.failure_threshold - 1
+            return True
+        return False
+
+    def success(self, model: str) -> None:
+        self._state.pop(model, None)
+
+    def failure(self, model: str) -> None:
+        b = self._state.setdefault(model, _Breaker())
+        b.failures += 1
+        if b.failures >= self.failure_threshold:
+            b.opened_at = time.monotonic()
+
+    def is_open(self, model: str) -> bool:
+        b = self._state.get(model)
+        return b is not None and b.opened_at is not None
+
+
+def fallback_message(reason: str, exc: BaseException | None) -> AIMessage:
+    base = MESSAGES.get(reason, MESSAGES["error"])
+    detail = str(exc)[:500] if exc is not None else ""
+    content = base if reason not in ("bad_request", "error") else f"{base}: {detail}"
+    return AIMessage(
+        content=content,
+        additional_kwargs={
+            "error_fallback": {
+                "reason": reason,
+                "error_type": type(exc).__name__ if exc is not None else "CircuitBreakerOpen",
+                "detail": detail or "circuit breaker is open",
+            }
+        },
+        response_metadata={"finish_reason": "error"},
+    )
+
+
+class LLMErrorMiddleware(AgentMiddleware):
+    def __init__(
+        self,
+        model_name: str,
+        *,
+        breakers: CircuitBreakers | None = None,
+        max_attempts: int = 3,
+        base_delay_s: float = 0.5,
+        max_delay_s: float = 8.0,
+    ) -> None:
+        super().__init__()
+        self.model_name = model_name
+        self.breakers = breakers or CircuitBreakers()
+        self.max_attempts = max(1, max_attempts)
+        self.base_delay_s = base_delay_s
+        self.max_delay_s = max_delay_s
+
+    def delay_s(self, attempt: int, exc: BaseException) -> float:
+        hinted = retry_after_s(exc)
+        if hinted is not None:
+            return min(max(hinted, 0.0), self.max_delay_s)
+        return random.uniform(0, min(self.max_delay_s, self.base_delay_s * 2**attempt))
+
+    def _give_up(self, exc: BaseException) -> ModelResponse:
+        reason = classify(exc)
+        log.warning("model %s failed (%s): %s", self.model_name, reason, exc)
+        return ModelResponse(result=[fallback_message(reason, exc)])
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest,
+        handler: Callable[[ModelRequest], Awaitable[ModelResponse]],
+    ) -> ModelResponse:
+        if not self.breakers.allow(self.model_name):
+            return ModelResponse(result=[fallback_message("circuit_open", None)])
+        for attempt in range(self.max_attempts):
+            try:
+                response = await handler(request)
+            except (GraphBubbleUp, asyncio.CancelledError):
+                raise
+            except Exception as exc:
+                if not is_transient(exc):
+                    return self._give_up(exc)
+                self.breakers.failure(self.model_name)
+                if attempt + 1 >= self.max_attempts or self.breakers.is_open(self.model_name):
+                    return self._give_up(exc)
+                delay = self.delay_s(attempt, exc)
+                log.info(
+                    "model %s: %s, retry %d in %.2fs", self.model_name, exc, attempt + 1, delay
+                )
+                await asyncio.sleep(delay)
+                continue
+            self.breakers.success(self.model_name)
+            return response
+        raise AssertionError("unreachable")
+
+    def wrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
+    ) -> ModelResponse:
+        if not self.breakers.allow(self.model_name):
+            return ModelResponse(result=[fallback_message("circuit_open", None)])
+        for attempt in range(self.max_attempts):
+            try:
+                response = handler(request)
+            except GraphBubbleUp:
+                raise
+            except Exception as exc:
+                if not is_transient(exc):
+                    return self._give_up(exc)
+                self.breakers.failure(self.model_name)
+                if attempt + 1 >= self.max_attempts or self.breakers.is_open(self.model_name):
+                    return self._give_up(exc)
+                time.sleep(self.delay_s(attempt, exc))
+                continue
+            self.breakers.success(self.model_name)
+            return response
+        raise AssertionError("unreachable")

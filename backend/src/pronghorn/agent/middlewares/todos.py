@@ -1,0 +1,57 @@
+"""Request projection (plan mode): remind the model of its todo list.
+
+In plan mode the agent has ``write_todos``, which replaces state ``todos``. When the last
+``write_todos`` call has scrolled out of what the model sees (summarized away), the
+current list is added to the system message of the request, so the plan is never lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain_core.messages import AIMessage
+
+from pronghorn.agent.middlewares._util import with_system_note
+from pronghorn.agent.state import ThreadState
+
+TOOL = "write_todos"
+
+
+def todo_note(todos: list[dict[str, Any]]) -> str:
+    marks = {"completed": "[x]", "in_progress": "[~]", "pending": "[ ]"}
+    lines = [f"{marks.get(t.get('status', ''), '[ ]')} {t.get('content', '')}" for t in todos]
+    return (
+        "<todo_reminder>\nYour current todo list (earlier write_todos calls are no longer "
+        "visible). Keep it up to date with write_todos:\n" + "\n".join(lines) + "\n</todo_reminder>"
+    )
+
+
+def write_todos_visible(messages: list[Any]) -> bool:
+    return any(
+        isinstance(m, AIMessage) and any(c.get("name") == TOOL for c in m.tool_calls)
+        for m in messages
+    )
+
+
+class TodoReminderMiddleware(AgentMiddleware[ThreadState]):
+    state_schema = ThreadState
+
+    def _project(self, request: ModelRequest) -> ModelRequest:
+        todos = request.state.get("todos") or []
+        if not todos or write_todos_visible(request.messages):
+            return request
+        return with_system_note(request, todo_note(todos))
+
+    def wrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
+    ) -> ModelResponse:
+        return handler(self._project(request))
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest,
+        handler: Callable[[ModelRequest], Awaitable[ModelResponse]],
+    ) -> ModelResponse:
+        return await handler(self._project(request))

@@ -1,0 +1,120 @@
+"""State prep + request projection: announce newly uploaded files to the model, once.
+
+``before_agent`` lists the thread's uploads folder; files not yet in ``uploaded_files``
+are recorded there with the id of the human message of this turn. When the model is
+called, that human message carries a short ``<uploaded_files>`` note in the request only
+(state and the chat are untouched), so each upload is announced exactly once, in the turn
+it arrived, and the note stays stable for prefix caching.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain_core.messages import HumanMessage
+from langgraph.runtime import Runtime
+
+from pronghorn.agent.middlewares.thread_data import thread_paths
+from pronghorn.agent.state import ThreadState
+from pronghorn.sandbox.paths import VIRTUAL_UPLOADS
+
+MAX_LISTED = 50
+
+
+def _list_uploads(folder: Path) -> list[dict[str, Any]]:
+    if not folder.is_dir():
+        return []
+    out = []
+    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
+        if entry.name.startswith(".") or not entry.is_file() or entry.is_symlink():
+            continue
+        out.append(
+            {
+                "name": entry.name,
+                "size": entry.stat().st_size,
+                "virtual_path": f"{VIRTUAL_UPLOADS}/{entry.name}",
+            }
+        )
+    return out
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return f"{n} B"
+
+
+def upload_note(files: list[dict[str, Any]]) -> str:
+    lines = [f"- {f['virtual_path']} ({_size(int(f.get('size') or 0))})" for f in files]
+    if len(lines) > MAX_LISTED:
+        lines = [*lines[:MAX_LISTED], f"- … and {len(lines) - MAX_LISTED} more"]
+    return (
+        "<uploaded_files>\nThe user uploaded these files; read them with read_file when "
+        "relevant:\n" + "\n".join(lines) + "\n</uploaded_files>"
+    )
+
+
+def _annotate(message: HumanMessage, note: str) -> HumanMessage:
+    content = message.content
+    if isinstance(content, str):
+        new: Any = f"{content}\n\n{note}" if content else note
+    else:
+        new = [*content, {"type": "text", "text": note}]
+    return message.model_copy(update={"content": new})
+
+
+class UploadsMiddleware(AgentMiddleware[ThreadState]):
+    state_schema = ThreadState
+
+    def __init__(self, data_dir: Path) -> None:
+        super().__init__()
+        self.data_dir = Path(data_dir)
+
+    async def abefore_agent(self, state: ThreadState, runtime: Runtime) -> dict[str, Any] | None:
+        paths = thread_paths(self.data_dir)
+        if paths is None:
+            return None
+        present = await asyncio.to_thread(_list_uploads, paths.uploads)
+        known = {f.get("virtual_path") for f in state.get("uploaded_files") or []}
+        new = [f for f in present if f["virtual_path"] not in known]
+        if not new:
+            return None
+        human = next(
+            (m for m in reversed(state.get("messages") or []) if isinstance(m, HumanMessage)),
+            None,
+        )
+        anchor = human.id if human is not None else None
+        return {"uploaded_files": [{**f, "message_id": anchor} for f in new]}
+
+    def _project(self, request: ModelRequest) -> ModelRequest:
+        by_message: dict[str, list[dict[str, Any]]] = {}
+        for f in request.state.get("uploaded_files") or []:
+            if f.get("message_id"):
+                by_message.setdefault(f["message_id"], []).append(f)
+        if not by_message:
+            return request
+        messages = [
+            _annotate(m, upload_note(by_message[m.id]))
+            if isinstance(m, HumanMessage) and m.id in by_message
+            else m
+            for m in request.messages
+        ]
+        return request.override(messages=messages)
+
+    def wrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
+    ) -> ModelResponse:
+        return handler(self._project(request))
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest,
+        handler: Callable[[ModelRequest], Awaitable[ModelResponse]],
+    ) -> ModelResponse:
+        return await handler(self._project(request))

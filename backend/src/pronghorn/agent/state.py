@@ -1,0 +1,78 @@
+"""``ThreadState``: the lead agent's graph state, each key with its reducer.
+
+Keys the web UI reads: ``messages``, ``title``, ``artifacts`` (virtual paths), ``todos``
+(``[{content, status}]``) and ``uploaded_files``. The others are harness bookkeeping.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, NotRequired
+
+from langchain.agents import AgentState
+
+
+def merge_artifacts(left: list[str] | None, right: list[str] | None) -> list[str]:
+    """Ordered, de-duplicated union (``present_files`` appends)."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for path in [*(left or []), *(right or [])]:
+        if path not in seen:
+            seen.add(path)
+            out.append(path)
+    return out
+
+
+def replace_todos(
+    left: list[dict[str, Any]] | None, right: list[dict[str, Any]] | None
+) -> list[dict[str, Any]]:
+    """``write_todos`` replaces the whole list; ``None`` keeps the current one."""
+    if right is None:
+        return list(left or [])
+    return list(right)
+
+
+def _merge_by(key: str, left: list[dict[str, Any]] | None, right: list[dict[str, Any]] | None):
+    if right is not None and len(right) == 0:
+        return []  # an explicit empty list clears
+    merged: dict[Any, dict[str, Any]] = {}
+    for item in [*(left or []), *(right or [])]:
+        ident = item.get(key)
+        if ident in merged:
+            merged[ident] = {**merged[ident], **item}
+        else:
+            merged[ident] = dict(item)
+    return list(merged.values())
+
+
+def merge_uploaded_files(
+    left: list[dict[str, Any]] | None, right: list[dict[str, Any]] | None
+) -> list[dict[str, Any]]:
+    """Union by ``virtual_path`` (later entries update earlier ones); ``[]`` clears."""
+    return _merge_by("virtual_path", left, right)
+
+
+def merge_viewed_images(
+    left: list[dict[str, Any]] | None, right: list[dict[str, Any]] | None
+) -> list[dict[str, Any]]:
+    """``view_image`` appends; the same ``path`` is kept once (latest wins); ``[]`` clears."""
+    return _merge_by("path", left, right)
+
+
+def merge_dict(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
+    """Shallow merge; ``None`` keeps the current value."""
+    if right is None:
+        return dict(left or {})
+    return {**(left or {}), **right}
+
+
+class ThreadState(AgentState[Any]):
+    """State of a lead-agent thread (``messages`` with ``add_messages`` is inherited)."""
+
+    title: NotRequired[str | None]
+    artifacts: NotRequired[Annotated[list[str], merge_artifacts]]
+    todos: NotRequired[Annotated[list[dict[str, Any]], replace_todos]]
+    uploaded_files: NotRequired[Annotated[list[dict[str, Any]], merge_uploaded_files]]
+    thread_data: NotRequired[Annotated[dict[str, Any], merge_dict]]
+    sandbox: NotRequired[Annotated[dict[str, Any], merge_dict]]
+    viewed_images: NotRequired[Annotated[list[dict[str, Any]], merge_viewed_images]]
+    summary: NotRequired[dict[str, Any] | None]

@@ -202,3 +202,40 @@ async def token_usage_for_thread(conn: AsyncConnection, thread_id: str) -> dict[
             strict=True,
         )
     )
+
+
+async def token_usage_by_run(conn: AsyncConnection, thread_id: str) -> list[dict[str, Any]]:
+    """Per-run token usage of a thread, oldest first (with the model the run named, if any)."""
+    stmt = (
+        select(
+            runs.c.run_id,
+            runs.c.status,
+            runs.c.kwargs,
+            runs.c.created_at,
+            runs.c.input_tokens,
+            runs.c.output_tokens,
+            runs.c.total_tokens,
+            runs.c.llm_calls,
+        )
+        .where(runs.c.thread_id == thread_id)
+        .order_by(runs.c.created_at, runs.c.run_id)
+    )
+    out: list[dict[str, Any]] = []
+    for row in (await conn.execute(stmt)).mappings():
+        kwargs = row["kwargs"] or {}
+        context = kwargs.get("context") or {}
+        configurable = (kwargs.get("config") or {}).get("configurable") or {}
+        model = context.get("model_name") or configurable.get("model_name")
+        out.append(
+            {
+                "run_id": row["run_id"],
+                "status": row["status"],
+                "model_name": model if isinstance(model, str) else None,
+                "input_tokens": int(row["input_tokens"] or 0),
+                "output_tokens": int(row["output_tokens"] or 0),
+                "total_tokens": int(row["total_tokens"] or 0),
+                "llm_calls": int(row["llm_calls"] or 0),
+                "created_at": iso(row["created_at"]),
+            }
+        )
+    return out

@@ -27,7 +27,10 @@ async def test_interrupt_then_resume(tmp_path):
         [
             {
                 "tool_calls": [
-                    {"name": "ask_clarification", "args": {"question": "Which?", "options": ["A", "B"]}},
+                    {
+                        "name": "ask_clarification",
+                        "args": {"question": "Which?", "options": ["A", "B"]},
+                    },
                     {"name": "side_effect", "args": {"x": "early"}},
                 ]
             },

@@ -8,7 +8,8 @@ from pronghorn.agent.middlewares.dangling_tool_calls import INTERRUPTED, repair_
 
 def _ai(*ids: str, name: str = "bash") -> AIMessage:
     return AIMessage(
-        content="", tool_calls=[{"name": name, "args": {}, "id": i, "type": "tool_call"} for i in ids]
+        content="",
+        tool_calls=[{"name": name, "args": {}, "id": i, "type": "tool_call"} for i in ids],
     )
 
 
@@ -65,7 +66,13 @@ def test_invalid_tool_call_gets_an_error_result():
     bad = AIMessage(
         content="",
         invalid_tool_calls=[
-            {"name": "write_file", "args": "{oops", "id": "w1", "error": "bad json", "type": "invalid_tool_call"}
+            {
+                "name": "write_file",
+                "args": "{oops",
+                "id": "w1",
+                "error": "bad json",
+                "type": "invalid_tool_call",
+            }
         ],
     )
     out = repair_tool_calls([HumanMessage("x"), bad])

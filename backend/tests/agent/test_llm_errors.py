@@ -77,8 +77,14 @@ async def test_exhausted_retries_become_a_fallback_message(tmp_path):
 async def test_circuit_breaker_opens_per_model(tmp_path):
     model = scripted([{"raise": "server_error", "times": None}])
     breakers = CircuitBreakers(failure_threshold=3, recovery_s=60)
-    parts = AgentParts(model=model, model_name="flaky", tools=[], data_dir=tmp_path,
-                       breakers=breakers, retry_base_delay_s=0.0)
+    parts = AgentParts(
+        model=model,
+        model_name="flaky",
+        tools=[],
+        data_dir=tmp_path,
+        breakers=breakers,
+        retry_base_delay_s=0.0,
+    )
     graph = make_agent(tmp_path, model, middleware=build_middlewares(parts, AgentOptions()))
     await graph.ainvoke(user("one"), thread_config())
     assert breakers.is_open("flaky")

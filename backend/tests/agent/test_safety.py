@@ -32,7 +32,9 @@ async def test_content_filter_strips_tool_calls_and_emits_event(tmp_path):
             events.append(chunk)
         else:
             final = chunk
-    assert events == [{"type": "safety_stop", "reason": "content_filter", "suppressed_tools": ["risky"]}]
+    assert events == [
+        {"type": "safety_stop", "reason": "content_filter", "suppressed_tools": ["risky"]}
+    ]
     last = final["messages"][-1]
     assert isinstance(last, AIMessage) and not last.tool_calls
     assert last.additional_kwargs["safety_stop"]["reason"] == "content_filter"

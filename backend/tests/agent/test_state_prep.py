@@ -74,7 +74,9 @@ async def test_uploads_are_announced_once(tmp_path):
 
 async def test_sandbox_released_after_a_run_that_used_tools(tmp_path):
     provider = RecordingProvider()
-    model = scripted([{"tool_calls": [{"name": "noop", "args": {}}]}, {"text": "done"}, {"text": "chat"}])
+    model = scripted(
+        [{"tool_calls": [{"name": "noop", "args": {}}]}, {"text": "done"}, {"text": "chat"}]
+    )
     graph = make_agent(tmp_path, model, [noop], sandboxes=provider)
     cfg = thread_config()
     await graph.ainvoke(user("use a tool"), cfg)

@@ -18,12 +18,13 @@ async def test_long_conversation_is_summarized_out_of_the_stream(tmp_path):
     cfg = thread_config()
     for i in range(2):
         await graph.ainvoke(user(f"turn {i}: {LONG}"), cfg)
+
     def summary_calls():
         return [r for r in summarizer.requests if "Summarize" in r.last_human_text]
 
     assert not summary_calls()  # under the trigger
     streamed = []
-    async for chunk, meta in graph.astream(user(f"turn 2: {LONG}"), cfg, stream_mode="messages"):
+    async for chunk, _meta in graph.astream(user(f"turn 2: {LONG}"), cfg, stream_mode="messages"):
         streamed.append(chunk)
     assert len(summary_calls()) == 1
     assert not any("SUMMARY" in str(c.content) for c in streamed)

@@ -1,9 +1,10 @@
 from __future__ import annotations
 
+from typing import Annotated
+
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import InjectedToolCallId, tool
 from langgraph.types import Command
-from typing_extensions import Annotated
 
 from agent.helpers import make_agent, scripted, thread_config, user
 from pronghorn.agent.options import AgentOptions

@@ -33,9 +33,7 @@ async def test_tool_exception_becomes_an_error_tool_message(tmp_path):
 
 
 async def test_unknown_tool_is_reported_to_the_model(tmp_path):
-    model = scripted(
-        [{"tool_calls": [{"name": "nope", "args": {}}]}, {"text": "ok"}]
-    )
+    model = scripted([{"tool_calls": [{"name": "nope", "args": {}}]}, {"text": "ok"}])
     graph = make_agent(tmp_path, model, [explode])
     out = await graph.ainvoke(user("go"), thread_config())
     err = next(m for m in out["messages"] if isinstance(m, ToolMessage))

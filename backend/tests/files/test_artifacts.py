@@ -1,0 +1,107 @@
+"""Artifacts API: content types, Range, nosniff, attachment for active content, and
+containment (``..``, encoded ``%2e%2e``, a symlink in outputs pointing at /etc/passwd)."""
+
+from __future__ import annotations
+
+import socket
+
+import httpx
+import pytest
+
+from files.conftest import new_thread, thread_dir
+from support.live import LiveServer
+
+
+def raw_get(srv: LiveServer, target: str) -> tuple[int, bytes]:
+    """GET with the request target sent byte for byte (clients normalise ``..``)."""
+    with socket.create_connection(("127.0.0.1", srv.port), timeout=10) as sock:
+        sock.sendall(f"GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    status = int(data.split(b" ", 2)[1])
+    return status, data.split(b"\r\n\r\n", 1)[1]
+
+
+@pytest.fixture(scope="module")
+def tid(srv: LiveServer) -> str:
+    with httpx.Client(base_url=srv.url) as http:
+        thread_id = new_thread(http)
+        http.post(
+            f"/api/threads/{thread_id}/uploads", files=[("files", ("pic.png", b"\x89PNG...."))]
+        )
+    out = thread_dir(srv, thread_id) / "outputs"
+    (out / "report.md").write_text("# Report\n" + "0123456789" * 10)
+    (out / "page.html").write_text("<script>alert(1)</script>")
+    (out / "logo.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
+    (out / "sub").mkdir()
+    (out / "sub" / "data.json").write_text('{"a": 1}')
+    (out / "passwd").symlink_to("/etc/passwd")
+    (out / "résumé.txt").write_text("unicode")
+    return thread_id
+
+
+def test_serves_files_with_types(http: httpx.Client, tid: str) -> None:
+    base = f"/api/threads/{tid}/artifacts"
+    r = http.get(f"{base}/outputs/report.md")
+    assert r.status_code == 200
+    assert r.text.startswith("# Report")
+    assert r.headers["content-type"].startswith("text/markdown")
+    assert r.headers["x-content-type-options"] == "nosniff"
+    assert r.headers["content-disposition"].startswith("inline")
+    assert r.headers["accept-ranges"] == "bytes"
+    r = http.get(f"{base}/uploads/pic.png")
+    assert (r.headers["content-type"], r.content) == ("image/png", b"\x89PNG....")
+    assert http.get(f"{base}/outputs/sub/data.json").json() == {"a": 1}
+    # the virtual prefix is accepted too
+    assert http.get(f"{base}/mnt/user-data/outputs/report.md").status_code == 200
+    r = http.get(f"{base}/outputs/r%C3%A9sum%C3%A9.txt")
+    assert r.text == "unicode"
+    assert "filename*=utf-8''r%C3%A9sum%C3%A9.txt" in r.headers["content-disposition"]
+    assert http.head(f"{base}/outputs/report.md").status_code == 200
+
+
+def test_range_requests(http: httpx.Client, tid: str) -> None:
+    url = f"/api/threads/{tid}/artifacts/outputs/report.md"
+    r = http.get(url, headers={"Range": "bytes=2-7"})
+    assert r.status_code == 206
+    assert r.content == b"Report"
+    assert r.headers["content-range"] == "bytes 2-7/109"
+    r = http.get(url, headers={"Range": "bytes=-3"})
+    assert (r.status_code, r.content) == (206, b"789")
+    r = http.get(url, headers={"Range": "bytes=500-600"})
+    assert r.status_code == 416
+
+
+def test_active_content_is_an_attachment(http: httpx.Client, tid: str) -> None:
+    base = f"/api/threads/{tid}/artifacts/outputs"
+    for name, ctype in (("page.html", "text/html"), ("logo.svg", "image/svg+xml")):
+        r = http.get(f"{base}/{name}")
+        assert r.status_code == 200
+        assert r.headers["content-type"].startswith(ctype)
+        assert r.headers["content-disposition"] == f'attachment; filename="{name}"'
+        assert r.headers["x-content-type-options"] == "nosniff"
+    r = http.get(f"{base}/report.md", params={"download": "1"})
+    assert r.headers["content-disposition"] == 'attachment; filename="report.md"'
+
+
+def test_containment(srv: LiveServer, http: httpx.Client, tid: str) -> None:
+    base = f"/api/threads/{tid}/artifacts"
+    for target in (
+        f"{base}/outputs/../../../../../../etc/passwd",
+        f"{base}/outputs/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
+        f"{base}/outputs/%2E%2E%2F%2E%2E%2F%2E%2E%2Fetc%2Fpasswd",
+        f"{base}/..%2f..%2f..%2fsecret",
+    ):
+        status, body = raw_get(srv, target)
+        assert status in (400, 403, 404), (target, status)
+        assert b"root:" not in body
+    # a symlink placed in outputs that points outside
+    r = http.get(f"{base}/outputs/passwd")
+    assert r.status_code == 403 and "root:" not in r.text
+    # only the three thread folders are reachable
+    assert http.get(f"{base}/etc/passwd").status_code == 403
+    assert http.get(f"{base}/outputs/missing.md").status_code == 404
+    assert http.get(f"{base}/outputs/sub").status_code == 404  # a folder is not a file
+    other = new_thread(http)
+    assert http.get(f"/api/threads/{other}/artifacts/outputs/report.md").status_code == 404

@@ -1,0 +1,64 @@
+"""GET /api/threads/{id}/token-usage: sums and per-run numbers from runs of a scripted
+model that reports usage (through a one-call test graph and through the lead agent)."""
+
+from __future__ import annotations
+
+import httpx
+from langgraph_sdk import get_client
+
+from support.live import LiveServer
+
+
+async def test_token_usage_sums_runs(srv: LiveServer) -> None:
+    client = get_client(url=srv.api)
+    thread = await client.threads.create()
+    tid = thread["thread_id"]
+    async with httpx.AsyncClient(base_url=srv.url) as http:
+        empty = (await http.get(f"/api/threads/{tid}/token-usage")).json()
+        assert empty == {
+            "input_tokens": 0,
+            "output_tokens": 0,
+            "total_tokens": 0,
+            "llm_calls": 0,
+            "runs": [],
+        }
+        first = await client.runs.wait(
+            tid, "usage_model", input={"messages": [{"role": "user", "content": "a"}]}
+        )
+        assert first["messages"][-1]["content"] == "hi"
+        await client.runs.wait(
+            tid,
+            "usage_model",
+            input={"messages": [{"role": "user", "content": "b"}]},
+            context={"model_name": "s"},
+        )
+        usage = (await http.get(f"/api/threads/{tid}/token-usage")).json()
+    assert {k: usage[k] for k in ("input_tokens", "output_tokens", "total_tokens")} == {
+        "input_tokens": 250,
+        "output_tokens": 10,
+        "total_tokens": 260,
+    }
+    assert usage["llm_calls"] == 2
+    runs = usage["runs"]
+    assert [(r["status"], r["input_tokens"], r["output_tokens"], r["llm_calls"]) for r in runs] == [
+        ("success", 100, 7, 1),
+        ("success", 150, 3, 1),
+    ]
+    assert [r["model_name"] for r in runs] == [None, "s"]
+    assert all(r["run_id"] and r["created_at"] for r in runs)
+    assert runs[0]["total_tokens"] == 107
+
+
+async def test_token_usage_of_a_lead_agent_run(srv: LiveServer) -> None:
+    client = get_client(url=srv.api)
+    tid = (await client.threads.create())["thread_id"]
+    await client.runs.wait(
+        tid, "lead_agent", input={"messages": [{"role": "user", "content": "hello"}]}
+    )
+    async with httpx.AsyncClient(base_url=srv.url) as http:
+        usage = (await http.get(f"/api/threads/{tid}/token-usage")).json()
+    (run,) = usage["runs"]
+    assert run["status"] == "success"
+    assert usage["llm_calls"] >= 1 and run["llm_calls"] == usage["llm_calls"]
+    assert usage["input_tokens"] >= 100 and usage["output_tokens"] >= 7
+    assert usage["total_tokens"] == usage["input_tokens"] + usage["output_tokens"]

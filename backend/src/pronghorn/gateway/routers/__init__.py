@@ -4,9 +4,18 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
-from pronghorn.gateway.routers import assistants, models, runs, store, system, threads
+from pronghorn.gateway.routers import (
+    assistants,
+    files,
+    models,
+    runs,
+    store,
+    system,
+    threads,
+    usage,
+)
 
 
 def register_routers(app: FastAPI) -> None:
-    for module in (system, assistants, threads, runs, store, models):
+    for module in (system, assistants, threads, runs, store, models, files, usage):
         app.include_router(module.router)

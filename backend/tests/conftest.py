@@ -43,9 +43,9 @@ def start_server(tmp_path: Path) -> Iterator[Callable[..., LiveServer]]:
         server.stop()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """One live server shared by a test module (default test config)."""
+    """One live server shared by the whole session (default test config)."""
     srv = LiveServer(tmp_path_factory.mktemp("live"), base_config()).start()
     yield srv
     srv.stop()

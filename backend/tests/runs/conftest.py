@@ -11,7 +11,3 @@ from support.live import LiveServer
 @pytest.fixture
 def client(server: LiveServer):
     return get_client(url=server.api, timeout=30)
-
-
-def human(text: str) -> dict:
-    return {"messages": [{"role": "user", "content": text}]}

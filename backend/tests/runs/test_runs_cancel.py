@@ -6,14 +6,14 @@ import asyncio
 
 import httpx
 import pytest
-from conftest import human
 from langgraph_sdk.errors import ConflictError, NotFoundError
 
+from runs.runkit import human
 from support.live import LiveServer
 
 
-async def _wait_status(client, tid, rid, wanted, timeout=15.0):
-    deadline = asyncio.get_running_loop().time() + timeout
+async def _wait_status(client, tid, rid, wanted, within=15.0):
+    deadline = asyncio.get_running_loop().time() + within
     while True:
         run = await client.runs.get(tid, rid)
         if run["status"] in wanted:
@@ -95,7 +95,7 @@ async def test_multitask_reject(client):
 async def test_multitask_enqueue_is_default_and_ordered(client):
     t = await client.threads.create()
     tid = t["thread_id"]
-    r1 = await client.runs.create(tid, "echo", input={**human("a"), "sleep": 0.5})
+    await client.runs.create(tid, "echo", input={**human("a"), "sleep": 0.5})
     r2 = await client.runs.create(tid, "echo", input=human("b"))
     assert r2["multitask_strategy"] == "enqueue"
     assert (await client.runs.get(tid, r2["run_id"]))["status"] == "pending"
@@ -134,9 +134,15 @@ async def test_multitask_rollback(client):
 def test_on_disconnect_cancel(server: LiveServer):
     with httpx.Client(timeout=30) as http:
         tid = http.post(f"{server.api}/threads", json={}).json()["thread_id"]
-        with http.stream("POST", f"{server.api}/threads/{tid}/runs/stream",
-                         json={"assistant_id": "echo", "input": {**human("d"), "sleep": 5},
-                               "on_disconnect": "cancel"}) as resp:
+        with http.stream(
+            "POST",
+            f"{server.api}/threads/{tid}/runs/stream",
+            json={
+                "assistant_id": "echo",
+                "input": {**human("d"), "sleep": 5},
+                "on_disconnect": "cancel",
+            },
+        ) as resp:
             run_path = resp.headers["content-location"]
             next(resp.iter_raw())  # the metadata event, then hang up
         import time

@@ -6,28 +6,36 @@ import time
 
 import httpx
 import pytest
-from conftest import human
 
+from runs.runkit import human
 from support.live import LiveServer, base_config
 
 
 def _start_slow_run(srv: LiveServer) -> tuple[str, str]:
     with httpx.Client(timeout=30) as http:
         tid = http.post(f"{srv.api}/threads", json={}).json()["thread_id"]
-        http.post(f"{srv.api}/threads/{tid}/runs/wait",
-                  json={"assistant_id": "echo", "input": human("before")}).raise_for_status()
-        run = http.post(f"{srv.api}/threads/{tid}/runs",
-                        json={"assistant_id": "echo",
-                              "input": {**human("during"), "sleep": 30},
-                              "durability": "sync"}).json()
+        http.post(
+            f"{srv.api}/threads/{tid}/runs/wait",
+            json={"assistant_id": "echo", "input": human("before")},
+        ).raise_for_status()
+        run = http.post(
+            f"{srv.api}/threads/{tid}/runs",
+            json={
+                "assistant_id": "echo",
+                "input": {**human("during"), "sleep": 30},
+                "durability": "sync",
+            },
+        ).json()
         deadline = time.monotonic() + 10
-        while http.get(f"{srv.api}/threads/{tid}/runs/{run['run_id']}").json()["status"] \
-                != "running":
+        while (
+            http.get(f"{srv.api}/threads/{tid}/runs/{run['run_id']}").json()["status"] != "running"
+        ):
             assert time.monotonic() < deadline
             time.sleep(0.05)
         time.sleep(0.5)  # `prepare` has checkpointed
-        queued = http.post(f"{srv.api}/threads/{tid}/runs",
-                           json={"assistant_id": "echo", "input": human("queued")}).json()
+        queued = http.post(
+            f"{srv.api}/threads/{tid}/runs", json={"assistant_id": "echo", "input": human("queued")}
+        ).json()
         assert queued["status"] == "pending"
     return tid, run["run_id"]
 
@@ -54,9 +62,10 @@ def test_kill_9_mid_run_then_restart(tmp_path, mode):
                 thread = http.get(f"{srv.api}/threads/{tid}").json()
                 assert thread["status"] == "error"
                 # and the thread is usable again
-                out = http.post(f"{srv.api}/threads/{tid}/runs/wait",
-                                json={"assistant_id": "echo",
-                                      "input": {**human("after"), "sleep": 0}}).json()
+                out = http.post(
+                    f"{srv.api}/threads/{tid}/runs/wait",
+                    json={"assistant_id": "echo", "input": {**human("after"), "sleep": 0}},
+                ).json()
                 assert out["last_echo"] == "after"
                 assert http.get(f"{srv.api}/threads/{tid}").json()["status"] == "idle"
             else:
@@ -79,8 +88,7 @@ def test_kill_9_mid_run_then_restart(tmp_path, mode):
 
 
 def test_graceful_shutdown_interrupts_and_exits_zero(tmp_path):
-    srv = LiveServer(tmp_path / "drain",
-                     base_config(runs={"drain_timeout_s": 0.5})).start()
+    srv = LiveServer(tmp_path / "drain", base_config(runs={"drain_timeout_s": 0.5})).start()
     tid, rid = _start_slow_run(srv)
     t0 = time.monotonic()
     code = srv.stop(timeout=30)

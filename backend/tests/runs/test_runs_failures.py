@@ -9,18 +9,22 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import httpx
 import pytest
-from conftest import human
 from langgraph_sdk import get_client
 from langgraph_sdk.errors import NotFoundError, UnprocessableEntityError
 
+from runs.runkit import human
 from support.live import LiveServer
 
 
 async def test_failing_graph_gives_error_event_and_status(client):
     t = await client.threads.create()
     tid = t["thread_id"]
-    parts = [p async for p in client.runs.stream(tid, "echo", input={**human("f"), "fail": True},
-                                                 stream_mode="updates")]
+    parts = [
+        p
+        async for p in client.runs.stream(
+            tid, "echo", input={**human("f"), "fail": True}, stream_mode="updates"
+        )
+    ]
     assert parts[-1].event == "error"
     assert parts[-1].data == {"error": "ValueError", "message": "echo: requested failure"}
     runs = await client.runs.list(tid)
@@ -30,8 +34,7 @@ async def test_failing_graph_gives_error_event_and_status(client):
     assert thread["error"]["error"] == "ValueError"
     with pytest.raises(Exception, match="ValueError"):
         await client.runs.wait(tid, "echo", input={**human("f"), "fail": True})
-    out = await client.runs.wait(tid, "echo", input={**human("f"), "fail": True},
-                                 raise_error=False)
+    out = await client.runs.wait(tid, "echo", input={**human("f"), "fail": True}, raise_error=False)
     assert out == {"__error__": {"error": "ValueError", "message": "echo: requested failure"}}
     # the next good run resets the thread
     await client.runs.wait(tid, "echo", input={**human("ok"), "fail": False})
@@ -66,8 +69,12 @@ async def test_timeout(start_server):
     srv = start_server(runs={"timeout_s": 0.5})
     client = get_client(url=srv.api)
     t = await client.threads.create()
-    parts = [p async for p in client.runs.stream(t["thread_id"], "echo",
-                                                 input={**human("slow"), "sleep": 5})]
+    parts = [
+        p
+        async for p in client.runs.stream(
+            t["thread_id"], "echo", input={**human("slow"), "sleep": 5}
+        )
+    ]
     assert parts[-1].event == "error" and parts[-1].data["error"] == "TimeoutError"
     run = (await client.runs.list(t["thread_id"]))[0]
     assert run["status"] == "timeout"
@@ -78,9 +85,10 @@ async def test_concurrency_cap_queues_fifo(start_server):
     srv = start_server(runs={"max_concurrency": 1})
     client = get_client(url=srv.api)
     threads = [await client.threads.create() for _ in range(3)]
-    runs = [await client.runs.create(t["thread_id"], "echo", input={**human(str(i)),
-                                                                    "sleep": 0.6})
-            for i, t in enumerate(threads)]
+    runs = [
+        await client.runs.create(t["thread_id"], "echo", input={**human(str(i)), "sleep": 0.6})
+        for i, t in enumerate(threads)
+    ]
     await asyncio.sleep(0.3)
     statuses = [(await client.runs.get(r["thread_id"], r["run_id"]))["status"] for r in runs]
     assert statuses == ["running", "pending", "pending"]
@@ -96,7 +104,7 @@ class _Hook(BaseHTTPRequestHandler):
     received: list = []
     fail_first = 1
 
-    def do_POST(self):  # noqa: N802
+    def do_POST(self):
         body = self.rfile.read(int(self.headers["Content-Length"]))
         if _Hook.fail_first > 0:
             _Hook.fail_first -= 1

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from conftest import human
+from runs.runkit import human
 
 
 async def test_interrupt_then_resume_with_command(client):
     t = await client.threads.create()
     tid = t["thread_id"]
-    parts = [p async for p in client.runs.stream(tid, "echo",
-                                                 input={**human("q"), "interrupt": True},
-                                                 stream_mode=["updates", "values"])]
+    parts = [
+        p
+        async for p in client.runs.stream(
+            tid, "echo", input={**human("q"), "interrupt": True}, stream_mode=["updates", "values"]
+        )
+    ]
     updates = [p.data for p in parts if p.event == "updates"]
     assert "__interrupt__" in updates[-1]
     intr = updates[-1]["__interrupt__"][0]
@@ -18,7 +21,7 @@ async def test_interrupt_then_resume_with_command(client):
     assert "__interrupt__" in parts[-1].data and parts[-1].event == "values"
     thread = await client.threads.get(tid)
     assert thread["status"] == "interrupted"
-    (task_id, items), = thread["interrupts"].items()
+    ((_task_id, items),) = thread["interrupts"].items()
     assert items[0]["value"]["question"] == "continue?"
     state = await client.threads.get_state(tid)
     assert state["next"] == ["respond"]
@@ -33,8 +36,7 @@ async def test_interrupt_then_resume_with_command(client):
 
 async def test_wait_output_carries_interrupts(client):
     t = await client.threads.create()
-    out = await client.runs.wait(t["thread_id"], "echo",
-                                 input={**human("w"), "interrupt": True})
+    out = await client.runs.wait(t["thread_id"], "echo", input={**human("w"), "interrupt": True})
     assert out["__interrupt__"][0]["value"]["question"] == "continue?"
 
 
@@ -65,8 +67,9 @@ async def test_fork_from_an_earlier_checkpoint(client):
     after_first = await client.threads.get_state(tid)
     await client.runs.wait(tid, "echo", input=human("two"))
     assert (await client.threads.get_state(tid))["values"]["turns"] == 2
-    out = await client.runs.wait(tid, "echo", input=human("fork"),
-                                 checkpoint_id=after_first["checkpoint"]["checkpoint_id"])
+    out = await client.runs.wait(
+        tid, "echo", input=human("fork"), checkpoint_id=after_first["checkpoint"]["checkpoint_id"]
+    )
     assert out["turns"] == 2
     assert [m["content"] for m in out["messages"]] == ["one", "echo: one", "fork", "echo: fork"]
 
@@ -75,6 +78,5 @@ async def test_command_update_and_goto(client):
     t = await client.threads.create()
     tid = t["thread_id"]
     await client.runs.wait(tid, "echo", input=human("base"))
-    out = await client.runs.wait(tid, "echo", command={"update": {"turns": 10},
-                                                       "goto": "respond"})
+    out = await client.runs.wait(tid, "echo", command={"update": {"turns": 10}, "goto": "respond"})
     assert out["turns"] == 11

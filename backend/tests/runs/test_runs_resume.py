@@ -6,9 +6,8 @@ import asyncio
 import threading
 
 import httpx
-from conftest import human
-from sse_frames import read_events
 
+from runs.runkit import human, read_events
 from support.live import LiveServer
 
 
@@ -17,21 +16,27 @@ def _create_stream_run(http: httpx.Client, api: str, thread_id: str, body: dict)
 
 
 def test_drop_and_resume_gets_exactly_the_rest(server: LiveServer):
-    body = {"assistant_id": "echo", "input": {**human("go"), "chunks": 40, "sleep": 0.8},
-            "stream_mode": ["messages-tuple", "updates"]}
+    body = {
+        "assistant_id": "echo",
+        "input": {**human("go"), "chunks": 40, "sleep": 0.8},
+        "stream_mode": ["messages-tuple", "updates"],
+    }
     with httpx.Client(timeout=30) as http:
         tid = http.post(f"{server.api}/threads", json={}).json()["thread_id"]
         # Drop the connection after 6 events; the run keeps going (on_disconnect=continue).
-        resp, head = read_events(http, "POST", f"{server.api}/threads/{tid}/runs/stream",
-                                 json=body, limit=6)
+        resp, head = read_events(
+            http, "POST", f"{server.api}/threads/{tid}/runs/stream", json=body, limit=6
+        )
         location = resp.headers["location"]
         assert [f.id for f in head] == [str(i) for i in range(1, 7)]
-        _, rest = read_events(http, "GET", f"{server.url}{location}",
-                              headers={"Last-Event-ID": head[-1].id})
+        _, rest = read_events(
+            http, "GET", f"{server.url}{location}", headers={"Last-Event-ID": head[-1].id}
+        )
         ids = [int(f.id) for f in rest]
         assert ids == list(range(7, 7 + len(ids))), ids  # no gap, no duplicate
-        _, full = read_events(http, "GET", f"{server.url}{location}",
-                              headers={"Last-Event-ID": "-1"})
+        _, full = read_events(
+            http, "GET", f"{server.url}{location}", headers={"Last-Event-ID": "-1"}
+        )
     assert [f.event for f in full] == [f.event for f in head + rest]
     assert [f.data for f in full] == [f.data for f in head + rest]
     text = "".join(
@@ -42,24 +47,33 @@ def test_drop_and_resume_gets_exactly_the_rest(server: LiveServer):
 
 async def test_join_live_and_finished(client):
     t = await client.threads.create()
-    run = await client.runs.create(t["thread_id"], "echo", input={**human("j"), "sleep": 0.5},
-                                   stream_mode=["values", "updates"])
-    joined = [p async for p in client.runs.join_stream(t["thread_id"], run["run_id"],
-                                                      last_event_id="-1")]
+    run = await client.runs.create(
+        t["thread_id"],
+        "echo",
+        input={**human("j"), "sleep": 0.5},
+        stream_mode=["values", "updates"],
+    )
+    joined = [
+        p async for p in client.runs.join_stream(t["thread_id"], run["run_id"], last_event_id="-1")
+    ]
     assert joined[0].event == "metadata"
     assert joined[-1].event in ("values", "updates")
     result = await client.runs.join(t["thread_id"], run["run_id"])
     assert result["last_echo"] == "j"
     # finished: a full replay with -1, nothing without the header
-    replay = [p async for p in client.runs.join_stream(t["thread_id"], run["run_id"],
-                                                      last_event_id="-1")]
+    replay = [
+        p async for p in client.runs.join_stream(t["thread_id"], run["run_id"], last_event_id="-1")
+    ]
     assert [p.event for p in replay] == [p.event for p in joined]
     empty = [p async for p in client.runs.join_stream(t["thread_id"], run["run_id"])]
     assert empty == []
     # filtered replay
-    only = [p async for p in client.runs.join_stream(t["thread_id"], run["run_id"],
-                                                    last_event_id="-1",
-                                                    stream_mode="updates")]
+    only = [
+        p
+        async for p in client.runs.join_stream(
+            t["thread_id"], run["run_id"], last_event_id="-1", stream_mode="updates"
+        )
+    ]
     assert {p.event for p in only} == {"metadata", "updates"}
 
 
@@ -70,15 +84,21 @@ def test_thread_stream_sees_runs_and_lifecycle(server: LiveServer):
 
         def listen() -> None:
             with httpx.Client(timeout=30) as h2:
-                _, frames = read_events(h2, "GET", f"{server.api}/threads/{tid}/stream",
-                                        limit=4, headers={"Last-Event-ID": "-"})
+                _, frames = read_events(
+                    h2,
+                    "GET",
+                    f"{server.api}/threads/{tid}/stream",
+                    limit=4,
+                    headers={"Last-Event-ID": "-"},
+                )
                 got.extend(frames)
 
         th = threading.Thread(target=listen)
         th.start()
-        out = http.post(f"{server.api}/threads/{tid}/runs/wait",
-                        json={"assistant_id": "echo", "input": human("ts"),
-                              "stream_mode": ["updates"]})
+        out = http.post(
+            f"{server.api}/threads/{tid}/runs/wait",
+            json={"assistant_id": "echo", "input": human("ts"), "stream_mode": ["updates"]},
+        )
         assert out.status_code == 200
         th.join(20)
         assert not th.is_alive()
@@ -93,9 +113,12 @@ async def test_sdk_reconnects_through_location(client, server: LiveServer):
     """The SDK itself resumes after a dropped connection (Location + Last-Event-ID)."""
     t = await client.threads.create()
     parts = []
-    async for p in client.runs.stream(t["thread_id"], "echo",
-                                      input={**human("r"), "chunks": 10, "sleep": 0.3},
-                                      stream_mode=["messages-tuple"]):
+    async for p in client.runs.stream(
+        t["thread_id"],
+        "echo",
+        input={**human("r"), "chunks": 10, "sleep": 0.3},
+        stream_mode=["messages-tuple"],
+    ):
         parts.append(p)
     ids = [int(p.id) for p in parts if p.id]
     assert ids == sorted(set(ids))

@@ -5,15 +5,17 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from conftest import human
 from langgraph_sdk.errors import NotFoundError
+
+from runs.runkit import human
 
 
 async def test_stateless_wait_and_stream(client):
     out = await client.runs.wait(None, "echo", input=human("sl"))
     assert out["last_echo"] == "sl"
-    parts = [p async for p in client.runs.stream(None, "echo", input=human("ss"),
-                                                 stream_mode="updates")]
+    parts = [
+        p async for p in client.runs.stream(None, "echo", input=human("ss"), stream_mode="updates")
+    ]
     assert [p.event for p in parts] == ["metadata", "updates", "updates"]
 
 
@@ -35,10 +37,12 @@ async def test_stateless_thread_is_deleted_unless_kept(client):
 
 
 async def test_batch(client):
-    runs = await client.runs.create_batch([
-        {"assistant_id": "echo", "input": human("b1")},
-        {"assistant_id": "echo", "input": human("b2"), "on_completion": "keep"},
-    ])
+    runs = await client.runs.create_batch(
+        [
+            {"assistant_id": "echo", "input": human("b1")},
+            {"assistant_id": "echo", "input": human("b2"), "on_completion": "keep"},
+        ]
+    )
     assert len(runs) == 2 and all(r["status"] == "pending" for r in runs)
     out = await client.runs.join(runs[1]["thread_id"], runs[1]["run_id"])
     assert out["last_echo"] == "b2"

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from conftest import human
-from sse_frames import Frame, parse_frames, read_events
 
+from runs.runkit import Frame, human, parse_frames, read_events
 from support.live import LiveServer
 
 
@@ -27,8 +26,12 @@ async def test_default_mode_is_values_with_metadata_first(client):
 
 async def test_updates_custom_and_tuple_modes_in_order(client):
     t = await client.threads.create()
-    parts = await _events(client, t["thread_id"], input=human("yo"),
-                          stream_mode=["updates", "custom", "messages-tuple"])
+    parts = await _events(
+        client,
+        t["thread_id"],
+        input=human("yo"),
+        stream_mode=["updates", "custom", "messages-tuple"],
+    )
     names = [p.event for p in parts]
     assert names == ["metadata", "custom", "updates", "custom", "messages", "updates"]
     assert parts[2].data == {"prepare": {"sleep": 0.0, "interrupt": False, "fail": False}}
@@ -40,12 +43,14 @@ async def test_updates_custom_and_tuple_modes_in_order(client):
 
 async def test_token_chunks_in_messages_modes(client):
     t = await client.threads.create()
-    parts = await _events(client, t["thread_id"], input={**human("x"), "chunks": 5},
-                          stream_mode=["messages-tuple"])
+    parts = await _events(
+        client, t["thread_id"], input={**human("x"), "chunks": 5}, stream_mode=["messages-tuple"]
+    )
     chunks = [p.data[0]["content"] for p in parts if p.event == "messages"]
     assert "".join(chunks[:9]) == "t0 t1 t2 t3 t4"
-    legacy = await _events(client, t["thread_id"], input={**human("x"), "chunks": 3},
-                           stream_mode=["messages"])
+    legacy = await _events(
+        client, t["thread_id"], input={**human("x"), "chunks": 3}, stream_mode=["messages"]
+    )
     names = [p.event for p in legacy]
     assert names[1] == "messages/metadata"
     assert "messages/partial" in names
@@ -74,8 +79,9 @@ async def test_debug_tasks_checkpoints_modes(client, mode):
 
 async def test_events_mode(client):
     t = await client.threads.create()
-    parts = await _events(client, t["thread_id"], input=human("e"),
-                          stream_mode=["events", "updates"])
+    parts = await _events(
+        client, t["thread_id"], input=human("e"), stream_mode=["events", "updates"]
+    )
     events = [p.data for p in parts if p.event == "events"]
     kinds = {e["event"] for e in events}
     assert {"on_chain_start", "on_chain_end"} <= kinds
@@ -88,9 +94,16 @@ async def test_subgraph_namespaces(server: LiveServer, tmp_path):
 
     client = get_client(url=server.api)
     t = await client.threads.create()
-    parts = [p async for p in client.runs.stream(t["thread_id"], "nested", input=human("n"),
-                                                 stream_mode=["updates"],
-                                                 stream_subgraphs=True)]
+    parts = [
+        p
+        async for p in client.runs.stream(
+            t["thread_id"],
+            "nested",
+            input=human("n"),
+            stream_mode=["updates"],
+            stream_subgraphs=True,
+        )
+    ]
     names = [p.event for p in parts]
     assert "updates" in names
     assert any(n.startswith("updates|inner:") for n in names), names
@@ -100,7 +113,9 @@ def test_wire_format_matches_the_contract(server: LiveServer):
     with httpx.Client(timeout=30) as http:
         t = http.post(f"{server.api}/threads", json={}).json()
         resp, frames = read_events(
-            http, "POST", f"{server.api}/threads/{t['thread_id']}/runs/stream",
+            http,
+            "POST",
+            f"{server.api}/threads/{t['thread_id']}/runs/stream",
             json={"assistant_id": "echo", "input": human("hi"), "stream_mode": "updates"},
         )
     assert resp.headers["content-type"] == "text/event-stream; charset=utf-8"
@@ -119,10 +134,15 @@ def test_heartbeat_comment(start_server):
     with httpx.Client(timeout=30) as http:
         t = http.post(f"{srv.api}/threads", json={}).json()
         raw = b""
-        with http.stream("POST", f"{srv.api}/threads/{t['thread_id']}/runs/stream",
-                         json={"assistant_id": "echo",
-                               "input": {**human("slow"), "sleep": 1.2},
-                               "stream_mode": ["updates"]}) as resp:
+        with http.stream(
+            "POST",
+            f"{srv.api}/threads/{t['thread_id']}/runs/stream",
+            json={
+                "assistant_id": "echo",
+                "input": {**human("slow"), "sleep": 1.2},
+                "stream_mode": ["updates"],
+            },
+        ) as resp:
             for chunk in resp.iter_raw():
                 raw += chunk
     items = parse_frames(raw)

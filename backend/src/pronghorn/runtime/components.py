@@ -17,6 +17,7 @@ from pronghorn.runtime.manager import RunManager
 from pronghorn.runtime.memory_broker import MemoryBroker
 from pronghorn.runtime.run_request import RunCreate
 from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.scheduler import scheduler
 from pronghorn.runtime.thread_sweeper import purge_thread, thread_sweeper
 from pronghorn.runtime.webhook import WebhookSender
 from pronghorn.sandbox.local import LocalSandboxProvider
@@ -125,4 +126,5 @@ COMPONENTS: list[Callable[[Runtime], contextlib.AbstractAsyncContextManager[None
     broker,
     runs,
     thread_sweeper,
+    scheduler,
 ]

@@ -6,6 +6,7 @@ from fastapi import FastAPI
 
 from pronghorn.gateway.routers import (
     assistants,
+    crons,
     files,
     models,
     runs,
@@ -17,5 +18,5 @@ from pronghorn.gateway.routers import (
 
 
 def register_routers(app: FastAPI) -> None:
-    for module in (system, assistants, threads, runs, store, models, files, usage):
+    for module in (system, assistants, threads, crons, runs, store, models, files, usage):
         app.include_router(module.router)

@@ -1,10 +1,15 @@
-"""Raw SSE reading over httpx, for byte-level assertions."""
+"""Helpers for run-engine tests: inputs for the echo graph and raw SSE reading over httpx."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import httpx
+
+
+def human(text: str) -> dict:
+    """Input for the echo graph: one user message."""
+    return {"messages": [{"role": "user", "content": text}]}
 
 
 @dataclass
@@ -32,8 +37,15 @@ def parse_frames(raw: bytes) -> list[Frame | str]:
     return out
 
 
-def read_events(client: httpx.Client, method: str, url: str, *, limit: int | None = None,
-                headers: dict | None = None, **kwargs) -> tuple[httpx.Response, list[Frame]]:
+def read_events(
+    client: httpx.Client,
+    method: str,
+    url: str,
+    *,
+    limit: int | None = None,
+    headers: dict | None = None,
+    **kwargs,
+) -> tuple[httpx.Response, list[Frame]]:
     """Read SSE frames; stop (dropping the connection) after `limit` frames."""
     frames: list[Frame] = []
     buf = b""

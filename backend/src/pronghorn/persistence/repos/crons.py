@@ -1,0 +1,142 @@
+"""Crons: rows, search, and the claim that makes each due time fire once."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, delete, func, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from pronghorn.persistence.repos.common import contains, iso, json_filter, now
+from pronghorn.persistence.tables import crons
+
+SORTABLE = {
+    "cron_id",
+    "assistant_id",
+    "thread_id",
+    "next_run_date",
+    "end_time",
+    "created_at",
+    "updated_at",
+}
+
+
+def to_api(row: Any) -> dict[str, Any]:
+    return {
+        "cron_id": row["cron_id"],
+        "assistant_id": row["assistant_id"],
+        "thread_id": row["thread_id"],
+        "schedule": row["schedule"],
+        "timezone": row["timezone"],
+        "end_time": iso(row["end_time"]),
+        "enabled": row["enabled"],
+        "on_run_completed": row["on_run_completed"],
+        "payload": row["payload"] or {},
+        "metadata": row["metadata"] or {},
+        "user_id": row["user_id"],
+        "next_run_date": iso(row["next_run_date"]),
+        "created_at": iso(row["created_at"]),
+        "updated_at": iso(row["updated_at"]),
+    }
+
+
+async def insert_cron(conn: AsyncConnection, **values: Any) -> dict[str, Any]:
+    ts = now()
+    row = {"created_at": ts, "updated_at": ts, **values}
+    await conn.execute(insert(crons).values(**row))
+    return to_api(row)
+
+
+async def get(conn: AsyncConnection, cron_id: str) -> dict[str, Any] | None:
+    row = (await conn.execute(select(crons).where(crons.c.cron_id == cron_id))).mappings().first()
+    return to_api(row) if row else None
+
+
+async def update_cron(conn: AsyncConnection, cron_id: str, **values: Any) -> bool:
+    values["updated_at"] = now()
+    result = await conn.execute(update(crons).where(crons.c.cron_id == cron_id).values(**values))
+    return result.rowcount == 1
+
+
+async def delete_cron(conn: AsyncConnection, cron_id: str) -> bool:
+    return (await conn.execute(delete(crons).where(crons.c.cron_id == cron_id))).rowcount == 1
+
+
+def _where(
+    assistant_id: str | None,
+    thread_id: str | None,
+    enabled: bool | None,
+    metadata: dict[str, Any] | None,
+) -> tuple[Any, dict[str, Any]]:
+    conds = []
+    if assistant_id:
+        conds.append(crons.c.assistant_id == assistant_id)
+    if thread_id:
+        conds.append(crons.c.thread_id == thread_id)
+    if enabled is not None:
+        conds.append(crons.c.enabled == enabled)
+    meta_cond, rest = json_filter(crons, "metadata", metadata)
+    conds.append(meta_cond)
+    return and_(*conds), rest
+
+
+async def search(
+    conn: AsyncConnection,
+    *,
+    assistant_id: str | None = None,
+    thread_id: str | None = None,
+    enabled: bool | None = None,
+    metadata: dict[str, Any] | None = None,
+    limit: int = 10,
+    offset: int = 0,
+    sort_by: str = "created_at",
+    sort_order: str = "desc",
+) -> tuple[list[dict[str, Any]], int]:
+    where, rest = _where(assistant_id, thread_id, enabled, metadata)
+    col = crons.c[sort_by if sort_by in SORTABLE else "created_at"]
+    order = col.asc() if sort_order == "asc" else col.desc()
+    stmt = select(crons).where(where).order_by(order, crons.c.cron_id)
+    if rest:
+        rows = [to_api(r) for r in (await conn.execute(stmt)).mappings()]
+        rows = [r for r in rows if contains(r["metadata"], rest)]
+        return rows[offset : offset + limit], len(rows)
+    total = (await conn.execute(select(func.count()).select_from(crons).where(where))).scalar()
+    rows = (await conn.execute(stmt.limit(limit).offset(offset))).mappings()
+    return [to_api(r) for r in rows], int(total or 0)
+
+
+async def count(conn: AsyncConnection, **filters: Any) -> int:
+    return (await search(conn, **filters, limit=1))[1]
+
+
+async def due(conn: AsyncConnection, at: datetime, limit: int = 100) -> list[dict[str, Any]]:
+    stmt = (
+        select(crons)
+        .where(
+            crons.c.enabled.is_(True),
+            crons.c.next_run_date.is_not(None),
+            crons.c.next_run_date <= at,
+        )
+        .order_by(crons.c.next_run_date)
+        .limit(limit)
+    )
+    return [dict(r) for r in (await conn.execute(stmt)).mappings()]
+
+
+async def claim(
+    conn: AsyncConnection, cron_id: str, due_at: datetime, next_at: datetime | None
+) -> bool:
+    """Move next_run_date from `due_at` to `next_at` iff nobody did it first."""
+    result = await conn.execute(
+        update(crons)
+        .where(crons.c.cron_id == cron_id, crons.c.next_run_date == due_at)
+        .values(next_run_date=next_at, updated_at=now())
+    )
+    return result.rowcount == 1
+
+
+async def next_due(conn: AsyncConnection) -> datetime | None:
+    return (
+        await conn.execute(select(func.min(crons.c.next_run_date)).where(crons.c.enabled.is_(True)))
+    ).scalar()

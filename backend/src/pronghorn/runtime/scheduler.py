@@ -1,0 +1,118 @@
+"""Fires crons: each due time is claimed in the database (compare-and-set on next_run_date)
+before its run is created, so a due time fires at most once across processes and restarts,
+and a cron that came due while the server was down fires once when it comes back."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
+
+from croniter import croniter
+
+from pronghorn.persistence.repos import crons as crons_repo
+from pronghorn.persistence.repos.common import as_utc
+from pronghorn.runtime.run_request import RunCreate
+
+if TYPE_CHECKING:
+    from pronghorn.runtime.runtime import Runtime
+
+log = logging.getLogger("pronghorn.crons")
+
+MAX_SLEEP_S = 1.0
+
+
+def next_run(schedule: str, timezone: str | None, after: datetime) -> datetime:
+    tz = ZoneInfo(timezone) if timezone else UTC
+    local = after.astimezone(tz)
+    nxt = croniter(schedule, local).get_next(datetime)
+    return nxt.astimezone(UTC)
+
+
+def validate_schedule(schedule: str, timezone: str | None) -> None:
+    if not croniter.is_valid(schedule):
+        raise ValueError(f"invalid cron schedule {schedule!r}")
+    if timezone:
+        try:
+            ZoneInfo(timezone)
+        except Exception:
+            raise ValueError(f"unknown timezone {timezone!r}") from None
+
+
+class Scheduler:
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self._wake = asyncio.Event()
+        self.fired = 0
+
+    def poke(self) -> None:
+        """A cron changed: look again now."""
+        self._wake.set()
+
+    async def run_forever(self) -> None:
+        while True:
+            try:
+                await self.tick()
+            except Exception:
+                log.exception("cron tick failed")
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), MAX_SLEEP_S)
+
+    async def tick(self, at: datetime | None = None) -> int:
+        at = at or datetime.now(UTC)
+        db = self.runtime.db
+        async with db.read() as conn:
+            due = await crons_repo.due(conn, at)
+        fired = 0
+        for row in due:
+            due_at = row["next_run_date"]
+            end = as_utc(row["end_time"])
+            expired = end is not None and as_utc(due_at) >= end
+            nxt = None
+            if not expired:
+                try:
+                    nxt = next_run(row["schedule"], row["timezone"], at)
+                except Exception:
+                    log.exception("bad cron schedule", extra={"cron_id": row["cron_id"]})
+            if nxt is not None and end is not None and nxt >= end:
+                nxt = None
+            async with db.tx() as conn:
+                won = await crons_repo.claim(conn, row["cron_id"], due_at, nxt)
+            if won and not expired:
+                fired += 1
+                await self._fire(row)
+        self.fired += fired
+        return fired
+
+    async def _fire(self, row: dict[str, Any]) -> None:
+        payload = dict(row["payload"] or {})
+        payload["assistant_id"] = row["assistant_id"]
+        meta = dict(payload.get("metadata") or {})
+        meta.setdefault("cron_id", row["cron_id"])
+        payload["metadata"] = meta
+        try:
+            req = RunCreate.model_validate(payload)
+            if row["thread_id"] is None:
+                req.on_completion = "delete" if row["on_run_completed"] == "delete" else "keep"
+            job = await self.runtime.runs.create(row["thread_id"], req)
+            log.info("cron fired", extra={"cron_id": row["cron_id"], "run_id": job.run_id})
+        except Exception:
+            log.exception("cron run could not be created", extra={"cron_id": row["cron_id"]})
+
+
+@contextlib.asynccontextmanager
+async def scheduler(runtime: Runtime) -> AsyncIterator[None]:
+    sched = Scheduler(runtime)
+    runtime.extras["scheduler"] = sched
+    task = asyncio.create_task(sched.run_forever(), name="cron-scheduler")
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task

@@ -1,0 +1,66 @@
+"""Two schedulers on one database (two processes, or a restart) fire a due time once."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
+
+from pronghorn.persistence.db import Database
+from pronghorn.persistence.migrate import upgrade
+from pronghorn.persistence.repos import crons as crons_repo
+from pronghorn.runtime.scheduler import Scheduler, next_run
+
+
+class _Runs:
+    def __init__(self) -> None:
+        self.created: list = []
+
+    async def create(self, thread_id, req):
+        self.created.append((thread_id, req))
+        return SimpleNamespace(run_id=f"r{len(self.created)}")
+
+
+async def test_due_time_is_claimed_once(tmp_path):
+    db = Database(f"sqlite+aiosqlite:///{tmp_path / 'c.db'}")
+    await db.connect()
+    try:
+        await upgrade(db)
+        due = datetime.now(UTC) - timedelta(seconds=5)
+        async with db.tx() as conn:
+            await crons_repo.insert_cron(
+                conn,
+                cron_id="c1",
+                assistant_id="a",
+                thread_id=None,
+                schedule="0 * * * *",
+                timezone=None,
+                end_time=None,
+                enabled=True,
+                on_run_completed="keep",
+                payload={"input": {"x": 1}},
+                metadata={},
+                user_id=None,
+                next_run_date=due,
+            )
+        runs = _Runs()
+        a = Scheduler(SimpleNamespace(db=db, runs=runs))
+        b = Scheduler(SimpleNamespace(db=db, runs=runs))
+        now = datetime.now(UTC)
+        assert await a.tick(now) + await b.tick(now) == 1
+        assert len(runs.created) == 1
+        thread_id, req = runs.created[0]
+        assert thread_id is None and req.input == {"x": 1} and req.on_completion == "keep"
+        assert req.metadata == {"cron_id": "c1"}
+        async with db.read() as conn:
+            cron = await crons_repo.get(conn, "c1")
+        assert cron["next_run_date"] == next_run("0 * * * *", None, now).isoformat()
+        # a "restart" after the claim does not fire it again
+        assert await Scheduler(SimpleNamespace(db=db, runs=runs)).tick(now) == 0
+    finally:
+        await db.close()
+
+
+def test_next_run_in_a_timezone():
+    at = datetime(2026, 11, 30, 3, 33, tzinfo=UTC)
+    assert next_run("0 9 * * *", "Europe/Paris", at) == datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
+    assert next_run("*/5 * * * *", None, at) == datetime(2026, 11, 30, 3, 35, tzinfo=UTC)

@@ -13,6 +13,7 @@ PORT     ?= 2026
 APT_GET  := DEBIAN_FRONTEND=noninteractive apt-get
 
 .PHONY: help install install-uv install-backend install-frontend install-system ui \
+        install-browser test-smoke \
         dev dev-ui serve migrate test test-backend test-frontend lint fmt config \
         docker-build up down logs doctor bench clean
 
@@ -67,9 +68,18 @@ serve: install-backend ## Serve without reload
 dev-ui: install-frontend ## Vite dev server with a proxy to the gateway on :2026
 	cd $(FRONTEND) && npm run dev
 
-test: install test-backend test-frontend ## Everything CI runs
+test: install test-backend test-frontend test-smoke ## Everything CI runs
 
-test-backend: install-backend install-system
+# Browser tests drive Debian's Chromium (never a downloaded browser).
+install-browser:
+	@if [ -x /usr/bin/chromium ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing chromium for the browser tests"; \
+		($(APT_GET) install -y -qq chromium >/dev/null 2>&1 || \
+		 ($(APT_GET) update -qq >/dev/null && $(APT_GET) install -y -qq chromium >/dev/null)); \
+	else echo "note: install Debian's chromium to run the browser tests"; fi
+
+test-backend: install-backend install-system install-browser
 	cd $(BACKEND) && $(UV) run ruff check src tests && $(UV) run ruff format --check src tests
 	cd $(BACKEND) && $(UV) run pytest -q -p no:cacheprovider
 
@@ -77,6 +87,10 @@ test-frontend: install-frontend
 	@if command -v npm >/dev/null 2>&1; then \
 		cd $(FRONTEND) && npm run --silent lint && npm run --silent typecheck && npm test --silent; \
 	else echo "npm not found: skipping frontend checks"; exit 1; fi
+
+# The container's exact start command, outside Docker: a real chat, then SIGTERM.
+test-smoke: install-backend
+	$(UV) run --project $(BACKEND) python scripts/smoke
 
 lint: install-backend ## Lint Python and TypeScript
 	cd $(BACKEND) && $(UV) run ruff check src tests && $(UV) run ruff format --check src tests

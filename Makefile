@@ -7,7 +7,7 @@ SHELL := /bin/bash
 
 BACKEND  := backend
 FRONTEND := frontend
-UV       ?= $(shell command -v uv 2>/dev/null || echo "$(HOME)/.local/bin/uv")
+UV       ?= $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 HOST     ?= 127.0.0.1
 PORT     ?= 2026
 APT_GET  := DEBIAN_FRONTEND=noninteractive apt-get
@@ -23,7 +23,7 @@ help: ## Show the targets
 install: install-uv install-backend install-system install-frontend ## Install everything (uv, Python deps, UI build, bubblewrap)
 
 install-uv:
-	@command -v uv >/dev/null 2>&1 || [ -x "$(UV)" ] || python3 -m pip install --quiet --user uv || python3 -m pip install --quiet uv
+	@command -v uv >/dev/null 2>&1 || python3 -m uv --version >/dev/null 2>&1 || python3 -m pip install --quiet uv
 
 install-backend: install-uv
 	cd $(BACKEND) && $(UV) sync --frozen

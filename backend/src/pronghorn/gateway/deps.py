@@ -10,7 +10,7 @@ from pronghorn.gateway.errors import ApiError
 from pronghorn.runtime.runtime import Runtime
 
 
-def get_runtime(request: Request) -> Runtime:
+async def get_runtime(request: Request) -> Runtime:
     return request.app.state.runtime
 
 

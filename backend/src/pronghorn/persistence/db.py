@@ -145,6 +145,9 @@ class Database:
                 "sqlite+aiosqlite://",
                 async_creator=creator,
                 poolclass=StaticPool,
+                # Every unit of work ends in an explicit commit or rollback: skip the
+                # pool's extra rollback round trip when a connection is returned.
+                pool_reset_on_return=None,
                 echo=self.echo,
             )
         else:

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from langgraph.types import Command, Send
+from sqlalchemy import select
 
 from pronghorn.gateway.logs import run_id_var
 from pronghorn.gateway.serialization import dumps, to_jsonable
@@ -16,6 +17,7 @@ from pronghorn.graphs.registry import GraphRegistry
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.repos import runs as runs_repo
 from pronghorn.persistence.repos import threads as threads_repo
+from pronghorn.persistence.tables import threads as threads_table
 from pronghorn.runtime.checkpoint_ops import delete_run_checkpoints
 from pronghorn.runtime.graph_stream import stream_graph
 from pronghorn.runtime.jobs import Job
@@ -129,6 +131,9 @@ class Executor:
         self.settings = settings
         self.webhooks = webhooks
         self.thread_deleter = thread_deleter  # async (thread_id) -> None, for stateless runs
+        # (thread_id, run_id) -> whether another run of the thread is accepted and unfinished;
+        # the run manager owns every run of a thread, so it answers from memory.
+        self.has_queued: Any = lambda thread_id, run_id: False
 
     async def emit(self, job: Job, event: str, data: Any) -> None:
         await self.broker.publish(job.run_id, event, dumps(data))
@@ -148,10 +153,9 @@ class Executor:
         if job.cancel_action is not None:
             await self.finish_unstarted(job)
             return
-        if not await self.db.retry(_mark):
-            job.phase = "finishing"
-            await self.broker.close_run(job.run_id)
-            return
+        # Persist `running` while the graph starts instead of before it: readers in this
+        # process see the live status from memory; _settle waits for this write first.
+        job.mark_task = asyncio.create_task(self.db.retry(_mark))
         job.started = True
         job.status = "running"
         started_at = datetime.now(UTC)
@@ -219,6 +223,11 @@ class Executor:
         usage: dict[str, int],
         started_at: datetime | None,
     ) -> None:
+        if job.mark_task is not None:
+            try:
+                await job.mark_task
+            except Exception:
+                log.exception("recording the running status failed")
         snapshot = None
         if status == "rollback":
             try:
@@ -259,11 +268,7 @@ class Executor:
                         cancel_reason=job.cancel_action if final_status == "interrupted" else None,
                         usage=usage,
                     )
-                others = [
-                    r
-                    for r in await runs_repo.inflight_for_thread(conn, job.thread_id)
-                    if r["run_id"] != job.run_id
-                ]
+                others = await self._others(conn, job.thread_id, job.run_id)
                 await threads_repo.set_fields(
                     conn,
                     job.thread_id,
@@ -289,6 +294,18 @@ class Executor:
         )
         await self.broker.close_run(job.run_id)
         self._after(job, final_status, started_at)
+
+    async def _others(self, conn: Any, thread_id: str, run_id: str) -> bool:
+        """Whether another run of the thread is still to finish (see RunManager._inflight)."""
+        if self.db.is_sqlite:
+            return bool(self.has_queued(thread_id, run_id))
+        await conn.execute(
+            select(threads_table.c.thread_id)
+            .where(threads_table.c.thread_id == thread_id)
+            .with_for_update()
+        )
+        rows = await runs_repo.inflight_for_thread(conn, thread_id)
+        return any(r["run_id"] != run_id for r in rows)
 
     def _after(self, job: Job, status: str, started_at: datetime | None) -> None:
         if job.request.webhook:

@@ -23,6 +23,7 @@ class Job:
     # task are ever cancelled: a cancel never lands inside a database call.
     phase: str = "waiting"
     stream_task: asyncio.Task[None] | None = None
+    mark_task: asyncio.Task[bool] | None = None
     resume: bool = False  # continue from the last checkpoint (recovery)
     task: asyncio.Task[None] | None = None
     cancel_action: str | None = None  # "interrupt" | "rollback" | "shutdown"

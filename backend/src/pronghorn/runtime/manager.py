@@ -45,11 +45,30 @@ class RunManager:
         self._tails: dict[str, asyncio.Future[None]] = {}
         self._accepting = True
         self.validators: list[RunValidator] = []
+        executor.has_queued = self._has_queued
         self._background: set[asyncio.Task[None]] = set()
 
     # -- queries ---------------------------------------------------------------------
     def active(self, run_id: str) -> Job | None:
         return self._jobs.get(run_id)
+
+    async def _inflight(self, conn: Any, thread_id: str) -> list[dict[str, Any]]:
+        """Unfinished runs of a thread. On SQLite every run of a thread belongs to this
+        process and every write is serialised, so memory is authoritative; elsewhere ask
+        the database (under the thread row lock taken by the caller)."""
+        if self.db.is_sqlite:
+            return [j.run for j in self._jobs.values() if j.thread_id == thread_id]
+        return await runs_repo.inflight_for_thread(conn, thread_id)
+
+    def _has_queued(self, thread_id: str, run_id: str) -> bool:
+        return any(j.thread_id == thread_id and j.run_id != run_id for j in self._jobs.values())
+
+    def overlay(self, run: dict[str, Any]) -> dict[str, Any]:
+        """A run row with the live status of this process (rows may lag by one write)."""
+        job = self._jobs.get(run["run_id"])
+        if job is not None and run["status"] in ("pending", "running"):
+            return {**run, "status": job.status}
+        return run
 
     @property
     def in_memory(self) -> int:
@@ -63,20 +82,20 @@ class RunManager:
         if not self._accepting:
             raise ApiError(503, "The server is shutting down; retry shortly")
         stateless = thread_id is None
-        async with self.db.read() as conn:
-            assistant = await assistants_repo.resolve_assistant(conn, req.assistant_id)
-        if assistant is None:
-            raise not_found("Assistant", req.assistant_id)
-        if assistant["graph_id"] not in self.ex.graphs:
-            raise ApiError(404, f"Graph {assistant['graph_id']!r} is not loaded")
-        for validate in self.validators:
-            validate(req, assistant)
-
         run_id = new_id()
         tid = thread_id or new_id()
 
-        async def _tx() -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
+        async def _tx() -> tuple[
+            dict[str, Any], dict[str, Any], list[dict[str, Any]], dict[str, Any]
+        ]:
             async with self.db.tx() as conn:
+                assistant = await assistants_repo.resolve_assistant(conn, req.assistant_id)
+                if assistant is None:
+                    raise not_found("Assistant", req.assistant_id)
+                if assistant["graph_id"] not in self.ex.graphs:
+                    raise ApiError(404, f"Graph {assistant['graph_id']!r} is not loaded")
+                for validate in self.validators:
+                    validate(req, assistant)
                 stmt = select(threads_table).where(threads_table.c.thread_id == tid)
                 if not self.db.is_sqlite:
                     stmt = stmt.with_for_update()
@@ -93,7 +112,7 @@ class RunManager:
                     inflight: list[dict[str, Any]] = []
                 else:
                     meta = dict(row["metadata"] or {})
-                    inflight = await runs_repo.inflight_for_thread(conn, tid)
+                    inflight = await self._inflight(conn, tid)
                     if inflight and req.multitask_strategy == "reject":
                         raise conflict(
                             f"Thread {tid} is busy with run {inflight[0]['run_id']} "
@@ -117,9 +136,9 @@ class RunManager:
                     temporary=stateless,
                     owner=self.owner,
                 )
-                return run, inflight, meta
+                return assistant, run, inflight, meta
 
-        run, inflight, thread_meta = await self.db.retry(_tx)
+        assistant, run, inflight, thread_meta = await self.db.retry(_tx)
         job = Job(
             run=run,
             request=req,

@@ -231,7 +231,7 @@ async def _get_run(runtime: Runtime, run_id: str, thread_id: str | None) -> dict
         run = await runs_repo.get(conn, run_id, thread_id)
     if run is None:
         raise not_found("Run", run_id)
-    return run
+    return runtime.runs.overlay(run)
 
 
 @router.get("/threads/{thread_id}/runs/{run_id}")

@@ -125,6 +125,59 @@ await step("store", async () => {
   check("store.getItem missing is null", (await client.store.getItem(ns, "k")) === null);
 });
 
+await step("runs", async () => {
+  const thread = await client.threads.create();
+  const input = { messages: [{ role: "user", content: "from js" }], chunks: 4 };
+  const events = [];
+  for await (const part of client.runs.stream(thread.thread_id, "echo", {
+    input,
+    streamMode: ["values", "messages-tuple"],
+    streamResumable: true,
+  })) {
+    events.push(part);
+  }
+  check("runs.stream starts with metadata", events[0]?.event === "metadata" && events[0].data.run_id);
+  const tokens = events.filter((e) => e.event === "messages").map((e) => e.data[0].content);
+  check("runs.stream messages-tuple tokens", tokens.join("") === "t0 t1 t2 t3", tokens);
+  const values = events.filter((e) => e.event === "values");
+  const last = values.at(-1)?.data;
+  check(
+    "runs.stream values end with the answer",
+    last?.messages?.at(-1)?.content === "t0 t1 t2 t3" && last.messages.length === 2,
+    last,
+  );
+  const runId = events[0].data.run_id;
+  const run = await client.runs.get(thread.thread_id, runId);
+  check("runs.get", run.status === "success" && run.run_id === runId, run.status);
+
+  const replay = [];
+  for await (const part of client.runs.joinStream(thread.thread_id, runId, { lastEventId: "-1" })) {
+    replay.push(part);
+  }
+  check(
+    "runs.joinStream lastEventId -1 replays everything",
+    replay.length === events.length && replay.every((p, i) => p.event === events[i].event),
+    { replay: replay.length, stream: events.length },
+  );
+
+  const waited = await client.runs.wait(thread.thread_id, "echo", {
+    input: { messages: [{ role: "user", content: "again" }], chunks: 0 },
+  });
+  check("runs.wait returns final values", waited.last_echo === "again", waited);
+
+  const slow = await client.runs.create(thread.thread_id, "echo", {
+    input: { messages: [{ role: "user", content: "slow" }], sleep: 5 },
+  });
+  check("runs.create pending", slow.status === "pending");
+  const cancelled = await client.runs.cancel(thread.thread_id, slow.run_id);
+  check("runs.cancel resolves (202)", cancelled === undefined || cancelled === null || cancelled === "", cancelled);
+  await client.runs.join(thread.thread_id, slow.run_id);
+  const after = await client.runs.get(thread.thread_id, slow.run_id);
+  check("cancelled run is interrupted", after.status === "interrupted", after.status);
+  const list = await client.runs.list(thread.thread_id);
+  check("runs.list newest first", list.length === 3 && list[0].run_id === slow.run_id, list.length);
+});
+
 if (failures.length) {
   console.log(`\n${failures.length} failure(s): ${failures.join(", ")}`);
   process.exit(1);

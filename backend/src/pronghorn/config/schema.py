@@ -64,7 +64,12 @@ class RunsConfig(Section):
         10.0, ge=0, description="How long shutdown waits for in-flight runs."
     )
     durability: Literal["sync", "async", "exit"] = Field(
-        "async", description="Default checkpoint durability mode (see docs/performance.md)."
+        "exit",
+        description=(
+            "Default checkpoint durability: exit (state written when the run ends, also on "
+            "error, interrupt or cancel), async (each step, in the background) or sync (each "
+            "step, before the next). See docs/performance.md."
+        ),
     )
     webhook_timeout_s: float = Field(10.0, gt=0, description="Timeout of one webhook call.")
     webhook_retries: int = Field(3, ge=0, le=10, description="Webhook retries on failure.")

@@ -329,11 +329,19 @@ class RunManager:
             assistant=assistant,
             config=self.ex.settings.current,
             temporary=bool(kwargs.get("temporary")),
-            resume=row["status"] == "running",
+            resume=await self._wrote_checkpoint(row["thread_id"], row["run_id"]),
             thread_metadata=thread["metadata"],
             attempt=2,
         )
         await self._start(job)
+
+    async def _wrote_checkpoint(self, thread_id: str, run_id: str) -> bool:
+        """Whether the thread's latest checkpoint is this run's: then it continues from
+        there; otherwise (it never checkpointed, e.g. durability `exit`) it starts over."""
+        latest = await self.ex.checkpointer.aget_tuple(
+            {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
+        )
+        return latest is not None and (latest.metadata or {}).get("run_id") == run_id
 
     async def shutdown(self, drain_timeout: float) -> None:
         """Stop accepting; let in-flight runs finish within the bound; interrupt the rest."""

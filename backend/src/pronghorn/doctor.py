@@ -408,8 +408,29 @@ def _bind(host: str, port: int) -> None:
         sock.bind((host, port))
 
 
+# The image's entrypoint passes these to `pronghorn serve` as --host/--port (docker/entrypoint.sh).
+SERVE_ENV = ("PRONGHORN_HOST", "PRONGHORN_PORT")
+
+
+def serve_address(config: AppConfig) -> tuple[str, str, str]:
+    """(host, port as given, where they come from) of the address the server will bind."""
+    host_env, port_env = (os.environ.get(name) or None for name in SERVE_ENV)
+    host = host_env or config.server.host
+    port = port_env or str(config.server.port)
+    used = [name for name, value in zip(SERVE_ENV, (host_env, port_env), strict=True) if value]
+    return host, port, " and ".join(used) if used else "server.host/server.port"
+
+
 async def check_port(config: AppConfig) -> CheckResult:
-    host, port = config.server.host, config.server.port
+    host, given, source = serve_address(config)
+    if not given.isdigit() or not 0 < int(given) < 65536:
+        return CheckResult(
+            "port",
+            False,
+            f"{source}: {given!r} is not a port number",
+            "set PRONGHORN_PORT (or server.port) to a number between 1 and 65535",
+        )
+    port = int(given)
     try:
         await asyncio.to_thread(_bind, host, port)
     except OSError as exc:
@@ -418,9 +439,9 @@ async def check_port(config: AppConfig) -> CheckResult:
         return CheckResult(
             "port",
             False,
-            f"cannot bind {host}:{port}: {exc.strerror or exc}",
+            f"cannot bind {host}:{port} ({source}): {exc.strerror or exc}",
             f"another process uses port {port} (see: ss -ltnp 'sport = :{port}'); stop it or "
-            "choose another with server.port / --port",
+            "choose another with server.port / --port (PRONGHORN_PORT in the image)",
         )
     return CheckResult("port", True, f"{host}:{port} is free")
 

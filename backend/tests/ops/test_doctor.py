@@ -376,3 +376,22 @@ async def test_online_anthropic_ping(tmp_path: Path, provider: ThreadingHTTPServ
     path, headers, body = provider.RequestHandlerClass.seen[0]
     assert path == "/v1/messages" and headers["x-api-key"] == "sk-ant"
     assert headers["anthropic-version"] and body["max_tokens"] == 1
+
+
+async def test_port_of_the_image_entrypoint_wins(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In the container `pronghorn serve` gets --host/--port from PRONGHORN_HOST/PORT."""
+    config = write_config(tmp_path)  # server.port is free
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        monkeypatch.setenv("PRONGHORN_HOST", "127.0.0.1")
+        monkeypatch.setenv("PRONGHORN_PORT", str(port))
+        check = by_name(await run_checks(config))["port"]
+    assert not check.ok
+    assert f"127.0.0.1:{port}" in check.detail and "PRONGHORN_PORT" in check.detail
+    monkeypatch.setenv("PRONGHORN_PORT", "http")
+    check = by_name(await run_checks(config))["port"]
+    assert not check.ok and "not a port number" in check.detail and check.hint

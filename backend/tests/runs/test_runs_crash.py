@@ -22,7 +22,7 @@ def _start_slow_run(srv: LiveServer) -> tuple[str, str]:
             f"{srv.api}/threads/{tid}/runs",
             json={
                 "assistant_id": "echo",
-                "input": {**human("during"), "sleep": 30},
+                "input": {**human("during"), "sleep": 8},
                 "durability": "sync",
             },
         ).json()

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import aiosqlite
-from sqlalchemy.engine import make_url
+from sqlalchemy import create_engine
+from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import StaticPool
@@ -84,6 +85,7 @@ class Database:
         self.pool_size = pool_size
         self.echo = echo
         self._engine: AsyncEngine | None = None
+        self._sync_engine: Engine | None = None
         self._raw: aiosqlite.Connection | None = None
         # SQLite: every use of the shared connection takes this lock.
         self.lock: asyncio.Lock | None = asyncio.Lock() if self.is_sqlite else None
@@ -141,6 +143,16 @@ class Database:
                 handed_out = True
                 return shared
 
+            # The same sqlite3 connection, driven synchronously from aiosqlite's own thread
+            # by `run()`: a whole unit of work costs one thread hop instead of several per
+            # statement.
+            self._sync_engine = create_engine(
+                "sqlite://",
+                creator=lambda: raw._conn,
+                poolclass=StaticPool,
+                pool_reset_on_return=None,
+                echo=self.echo,
+            )
             engine = create_async_engine(
                 "sqlite+aiosqlite://",
                 async_creator=creator,
@@ -161,6 +173,8 @@ class Database:
         self._engine = engine
 
     async def close(self) -> None:
+        if self._sync_engine is not None:
+            self._sync_engine = None  # its one connection is the shared one, closed below
         if self._engine is not None:
             await self._engine.dispose()
             self._engine = None
@@ -191,6 +205,22 @@ class Database:
                 yield conn
             finally:
                 await conn.rollback()
+
+    async def run(self, fn: Callable[[Connection], T]) -> T:
+        """Run `fn(conn)` — a synchronous unit of work over SQLAlchemy Core — as one
+        transaction: committed if it returns, rolled back if it raises. On SQLite it runs in
+        the connection's own thread in a single hop; elsewhere through the async driver."""
+        if self._sync_engine is not None:
+            engine = self._sync_engine
+
+            def _unit() -> T:
+                with engine.begin() as conn:
+                    return fn(conn)
+
+            async with self._locked():
+                return await self.raw_sqlite._execute(_unit)
+        async with self.engine.begin() as conn:
+            return await conn.run_sync(fn)
 
     async def retry(self, fn: Callable[[], Awaitable[T]], *, attempts: int = 8) -> T:
         """Run ``fn`` again with backoff while SQLite reports busy/locked."""

@@ -9,15 +9,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from langgraph.types import Command, Send
-from sqlalchemy import select
 
 from pronghorn.gateway.logs import run_id_var
 from pronghorn.gateway.serialization import dumps, to_jsonable
 from pronghorn.graphs.registry import GraphRegistry
 from pronghorn.persistence.db import Database
+from pronghorn.persistence.repos import run_units
 from pronghorn.persistence.repos import runs as runs_repo
 from pronghorn.persistence.repos import threads as threads_repo
-from pronghorn.persistence.tables import threads as threads_table
 from pronghorn.runtime.checkpoint_ops import delete_run_checkpoints
 from pronghorn.runtime.graph_stream import stream_graph
 from pronghorn.runtime.jobs import Job
@@ -147,8 +146,7 @@ class Executor:
 
     async def _execute(self, job: Job) -> None:
         async def _mark() -> bool:
-            async with self.db.tx() as conn:
-                return await runs_repo.mark_running(conn, job.run_id)
+            return await self.db.run(lambda conn: run_units.start_run(conn, job.run_id))
 
         if job.cancel_action is not None:
             await self.finish_unstarted(job)
@@ -255,30 +253,29 @@ class Executor:
             thread_status = "idle"
         final_status = "interrupted" if status == "rollback" else status
 
-        async def _tx() -> None:
-            async with self.db.tx() as conn:
-                if status == "rollback":
-                    await runs_repo.delete_run(conn, job.run_id)
-                else:
-                    await runs_repo.finish(
-                        conn,
-                        job.run_id,
-                        status=final_status,
-                        error=error,
-                        cancel_reason=job.cancel_action if final_status == "interrupted" else None,
-                        usage=usage,
-                    )
-                others = await self._others(conn, job.thread_id, job.run_id)
-                await threads_repo.set_fields(
-                    conn,
-                    job.thread_id,
-                    status="busy" if others else thread_status,
-                    values=values,
-                    interrupts=interrupts,
-                    error=error if thread_status == "error" else None,
-                )
+        def unit(conn: Any) -> None:
+            run_units.settle_run(
+                conn,
+                run_id=job.run_id,
+                thread_id=job.thread_id,
+                delete_run=status == "rollback",
+                run_fields={
+                    "status": final_status,
+                    "error": error,
+                    "cancel_reason": job.cancel_action if final_status == "interrupted" else None,
+                    "usage": usage,
+                },
+                thread_status=thread_status,
+                thread_fields={
+                    "values": values,
+                    "interrupts": interrupts,
+                    "error": error if thread_status == "error" else None,
+                },
+                others=lambda c: self._others(c, job.thread_id, job.run_id),
+                lock_rows=not self.db.is_sqlite,
+            )
 
-        await self.db.retry(_tx)
+        await self.db.retry(lambda: self.db.run(unit))
         job.status = final_status
         job.error = error
         if error is not None:
@@ -295,17 +292,11 @@ class Executor:
         await self.broker.close_run(job.run_id)
         self._after(job, final_status, started_at)
 
-    async def _others(self, conn: Any, thread_id: str, run_id: str) -> bool:
+    def _others(self, conn: Any, thread_id: str, run_id: str) -> bool:
         """Whether another run of the thread is still to finish (see RunManager._inflight)."""
         if self.db.is_sqlite:
             return bool(self.has_queued(thread_id, run_id))
-        await conn.execute(
-            select(threads_table.c.thread_id)
-            .where(threads_table.c.thread_id == thread_id)
-            .with_for_update()
-        )
-        rows = await runs_repo.inflight_for_thread(conn, thread_id)
-        return any(r["run_id"] != run_id for r in rows)
+        return any(r["run_id"] != run_id for r in run_units.inflight_rows(conn, thread_id))
 
     def _after(self, job: Job, status: str, started_at: datetime | None) -> None:
         if job.request.webhook:

@@ -15,14 +15,12 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import select
-
 from pronghorn.gateway.errors import ApiError, conflict, not_found
 from pronghorn.persistence.repos import assistants as assistants_repo
+from pronghorn.persistence.repos import run_units
 from pronghorn.persistence.repos import runs as runs_repo
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.persistence.repos.common import new_id
-from pronghorn.persistence.tables import threads as threads_table
 from pronghorn.runtime.executor import Executor
 from pronghorn.runtime.jobs import Job
 from pronghorn.runtime.limiter import FairLimiter
@@ -52,16 +50,19 @@ class RunManager:
     def active(self, run_id: str) -> Job | None:
         return self._jobs.get(run_id)
 
-    async def _inflight(self, conn: Any, thread_id: str) -> list[dict[str, Any]]:
+    def _inflight(self, conn: Any, thread_id: str) -> list[dict[str, Any]]:
         """Unfinished runs of a thread. On SQLite every run of a thread belongs to this
         process and every write is serialised, so memory is authoritative; elsewhere ask
         the database (under the thread row lock taken by the caller)."""
         if self.db.is_sqlite:
-            return [j.run for j in self._jobs.values() if j.thread_id == thread_id]
-        return await runs_repo.inflight_for_thread(conn, thread_id)
+            # Called from the database thread: list() copies the dict in one step under the
+            # GIL, so the event loop's changes cannot interleave with the iteration.
+            return [j.run for j in list(self._jobs.values()) if j.thread_id == thread_id]
+        return run_units.inflight_rows(conn, thread_id)
 
     def _has_queued(self, thread_id: str, run_id: str) -> bool:
-        return any(j.thread_id == thread_id and j.run_id != run_id for j in self._jobs.values())
+        jobs = list(self._jobs.values())  # may run on the database thread: copy first
+        return any(j.thread_id == thread_id and j.run_id != run_id for j in jobs)
 
     def overlay(self, run: dict[str, Any]) -> dict[str, Any]:
         """A run row with the live status of this process (rows may lag by one write)."""
@@ -85,60 +86,42 @@ class RunManager:
         run_id = new_id()
         tid = thread_id or new_id()
 
-        async def _tx() -> tuple[
-            dict[str, Any], dict[str, Any], list[dict[str, Any]], dict[str, Any]
-        ]:
-            async with self.db.tx() as conn:
-                assistant = await assistants_repo.resolve_assistant(conn, req.assistant_id)
-                if assistant is None:
-                    raise not_found("Assistant", req.assistant_id)
-                if assistant["graph_id"] not in self.ex.graphs:
-                    raise ApiError(404, f"Graph {assistant['graph_id']!r} is not loaded")
-                for validate in self.validators:
-                    validate(req, assistant)
-                stmt = select(threads_table).where(threads_table.c.thread_id == tid)
-                if not self.db.is_sqlite:
-                    stmt = stmt.with_for_update()
-                row = (await conn.execute(stmt)).mappings().first()
-                graph_meta = {
-                    "graph_id": assistant["graph_id"],
-                    "assistant_id": assistant["assistant_id"],
-                }
-                if row is None:
-                    if not stateless and req.if_not_exists != "create":
-                        raise not_found("Thread", tid)
-                    meta = dict(graph_meta)
-                    await threads_repo.insert_thread(conn, tid, metadata=meta, status="busy")
-                    inflight: list[dict[str, Any]] = []
-                else:
-                    meta = dict(row["metadata"] or {})
-                    inflight = await self._inflight(conn, tid)
-                    if inflight and req.multitask_strategy == "reject":
-                        raise conflict(
-                            f"Thread {tid} is busy with run {inflight[0]['run_id']} "
-                            "(multitask_strategy=reject)"
-                        )
-                    changed = {k: v for k, v in graph_meta.items() if meta.get(k) != v}
-                    meta.update(changed)
-                    await threads_repo.set_fields(
-                        conn, tid, status="busy", **({"metadata": meta} if changed else {})
-                    )
-                kwargs = req.kwargs()
-                kwargs["temporary"] = stateless
-                run = await runs_repo.insert_run(
-                    conn,
-                    run_id=run_id,
-                    thread_id=tid,
-                    assistant_id=assistant["assistant_id"],
-                    kwargs=kwargs,
-                    metadata=req.metadata or {},
-                    multitask_strategy=req.multitask_strategy,
-                    temporary=stateless,
-                    owner=self.owner,
-                )
-                return assistant, run, inflight, meta
+        def check(assistant: dict[str, Any]) -> None:
+            if assistant["graph_id"] not in self.ex.graphs:
+                raise ApiError(404, f"Graph {assistant['graph_id']!r} is not loaded")
+            for validate in self.validators:
+                validate(req, assistant)
 
-        assistant, run, inflight, thread_meta = await self.db.retry(_tx)
+        kwargs = req.kwargs()
+        kwargs["temporary"] = stateless
+
+        def unit(conn: Any) -> run_units.Accepted:
+            return run_units.accept_run(
+                conn,
+                assistant_ref=req.assistant_id,
+                thread_id=tid,
+                create_thread=stateless or req.if_not_exists == "create",
+                check=check,
+                inflight_of=self._inflight,
+                reject_if_busy=req.multitask_strategy == "reject",
+                lock_rows=not self.db.is_sqlite,
+                run_fields={
+                    "run_id": run_id,
+                    "kwargs": kwargs,
+                    "metadata": req.metadata or {},
+                    "multitask_strategy": req.multitask_strategy,
+                    "temporary": stateless,
+                    "owner": self.owner,
+                },
+                busy_error=lambda t, r: conflict(
+                    f"Thread {t} is busy with run {r} (multitask_strategy=reject)"
+                ),
+                missing_error=not_found,
+            )
+
+        accepted = await self.db.retry(lambda: self.db.run(unit))
+        assistant, run, inflight = accepted.assistant, accepted.run, accepted.inflight
+        thread_meta = accepted.thread_metadata
         job = Job(
             run=run,
             request=req,

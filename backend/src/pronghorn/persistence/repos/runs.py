@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import Update, delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from pronghorn.persistence.repos.common import iso, now
@@ -40,8 +40,7 @@ def to_api(row: Any) -> dict[str, Any]:
     }
 
 
-async def insert_run(
-    conn: AsyncConnection,
+def new_run_row(
     *,
     run_id: str,
     thread_id: str,
@@ -53,8 +52,9 @@ async def insert_run(
     owner: str | None,
     created_at: datetime | None = None,
 ) -> dict[str, Any]:
+    """The column values of a new, pending run."""
     ts = created_at or now()
-    values = {
+    return {
         "run_id": run_id,
         "thread_id": thread_id,
         "assistant_id": assistant_id,
@@ -76,6 +76,10 @@ async def insert_run(
         "started_at": None,
         "ended_at": None,
     }
+
+
+async def insert_run(conn: AsyncConnection, **fields: Any) -> dict[str, Any]:
+    values = new_run_row(**fields)
     await conn.execute(insert(runs).values(**values))
     return to_api(values)
 
@@ -118,25 +122,27 @@ async def list_for_thread(
     return [to_api(r) for r in (await conn.execute(stmt)).mappings()]
 
 
-async def mark_running(conn: AsyncConnection, run_id: str) -> bool:
+def mark_running_stmt(run_id: str) -> Update:
     ts = now()
-    result = await conn.execute(
+    return (
         update(runs)
         .where(runs.c.run_id == run_id, runs.c.status == "pending")
         .values(status="running", started_at=ts, updated_at=ts)
     )
-    return result.rowcount == 1
 
 
-async def finish(
-    conn: AsyncConnection,
+async def mark_running(conn: AsyncConnection, run_id: str) -> bool:
+    return (await conn.execute(mark_running_stmt(run_id))).rowcount == 1
+
+
+def finish_stmt(
     run_id: str,
     *,
     status: str,
     error: Any = None,
     cancel_reason: str | None = None,
     usage: dict[str, int] | None = None,
-) -> None:
+) -> Update:
     ts = now()
     values: dict[str, Any] = {
         "status": status,
@@ -152,7 +158,11 @@ async def finish(
                 for k in ("input_tokens", "output_tokens", "total_tokens", "llm_calls")
             }
         )
-    await conn.execute(update(runs).where(runs.c.run_id == run_id).values(**values))
+    return update(runs).where(runs.c.run_id == run_id).values(**values)
+
+
+async def finish(conn: AsyncConnection, run_id: str, **fields: Any) -> None:
+    await conn.execute(finish_stmt(run_id, **fields))
 
 
 async def delete_run(conn: AsyncConnection, run_id: str) -> int:

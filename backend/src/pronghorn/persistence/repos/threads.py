@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, delete, func, insert, select, update
+from sqlalchemy import ColumnElement, Update, and_, delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from pronghorn.persistence.repos.common import contains, iso, json_filter, now
@@ -51,8 +51,7 @@ async def get(conn: AsyncConnection, thread_id: str) -> dict[str, Any] | None:
     return to_api(row) if row else None
 
 
-async def insert_thread(
-    conn: AsyncConnection,
+def new_thread_row(
     thread_id: str,
     *,
     metadata: dict[str, Any] | None = None,
@@ -60,8 +59,9 @@ async def insert_thread(
     ttl: dict[str, Any] | None = None,
     expires_at: datetime | None = None,
 ) -> dict[str, Any]:
+    """The column values of a new thread."""
     ts = now()
-    values = {
+    return {
         "thread_id": thread_id,
         "status": status,
         "metadata": metadata or {},
@@ -75,12 +75,25 @@ async def insert_thread(
         "updated_at": ts,
         "state_updated_at": ts,
     }
+
+
+async def insert_thread(
+    conn: AsyncConnection,
+    thread_id: str,
+    *,
+    metadata: dict[str, Any] | None = None,
+    status: str = "idle",
+    ttl: dict[str, Any] | None = None,
+    expires_at: datetime | None = None,
+) -> dict[str, Any]:
+    values = new_thread_row(
+        thread_id, metadata=metadata, status=status, ttl=ttl, expires_at=expires_at
+    )
     await conn.execute(insert(threads).values(**values))
     return to_api(values)
 
 
-async def set_fields(
-    conn: AsyncConnection,
+def set_fields_stmt(
     thread_id: str,
     *,
     status: str = UNSET,
@@ -88,8 +101,8 @@ async def set_fields(
     interrupts: Any = UNSET,
     error: Any = UNSET,
     metadata: Any = UNSET,
-) -> None:
-    """Update the given fields (state fields also bump state_updated_at)."""
+) -> Update:
+    """UPDATE of the given fields (state fields also bump state_updated_at)."""
     ts = now()
     changes: dict[str, Any] = {"updated_at": ts}
     if status is not UNSET:
@@ -104,7 +117,12 @@ async def set_fields(
     if interrupts is not UNSET:
         changes["interrupts"] = interrupts
         changes["state_updated_at"] = ts
-    await conn.execute(update(threads).where(threads.c.thread_id == thread_id).values(**changes))
+    return update(threads).where(threads.c.thread_id == thread_id).values(**changes)
+
+
+async def set_fields(conn: AsyncConnection, thread_id: str, **fields: Any) -> None:
+    """Update the given fields (see `set_fields_stmt`)."""
+    await conn.execute(set_fields_stmt(thread_id, **fields))
 
 
 # --- TTL, search, delete ---------------------------------------------------------------------

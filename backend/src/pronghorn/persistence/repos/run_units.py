@@ -1,0 +1,140 @@
+"""The run engine's transactions as synchronous units of work for `Database.run`.
+
+A run costs three small transactions (accept, start, settle). Written as plain SQLAlchemy
+Core over a sync Connection, each runs in one hop on SQLite (see `Database.run`) and through
+`run_sync` on PostgreSQL — the same statements on both.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import delete, insert, select
+from sqlalchemy.engine import Connection
+
+from pronghorn.graphs.registry import system_assistant_id
+from pronghorn.persistence.repos import assistants as assistants_repo
+from pronghorn.persistence.repos import runs as runs_repo
+from pronghorn.persistence.repos import threads as threads_repo
+from pronghorn.persistence.tables import assistants, runs, threads
+
+
+def resolve_assistant(conn: Connection, id_or_graph_id: str) -> dict[str, Any] | None:
+    """The assistant with this id, or — for a graph id — that graph's system assistant."""
+    candidates = []
+    with contextlib.suppress(ValueError, AttributeError, TypeError):
+        candidates.append(str(uuid.UUID(id_or_graph_id)))
+    candidates.append(system_assistant_id(id_or_graph_id))
+    for candidate in candidates:
+        row = (
+            conn.execute(select(assistants).where(assistants.c.assistant_id == candidate))
+            .mappings()
+            .first()
+        )
+        if row is not None:
+            return assistants_repo.to_api(row)
+    return None
+
+
+@dataclass
+class Accepted:
+    assistant: dict[str, Any]
+    run: dict[str, Any]
+    inflight: list[dict[str, Any]]
+    thread_metadata: dict[str, Any]
+
+
+def accept_run(
+    conn: Connection,
+    *,
+    assistant_ref: str,
+    thread_id: str,
+    create_thread: bool,
+    check: Callable[[dict[str, Any]], None],
+    inflight_of: Callable[[Connection, str], list[dict[str, Any]]],
+    reject_if_busy: bool,
+    lock_rows: bool,
+    run_fields: dict[str, Any],
+    busy_error: Callable[[str, str], Exception],
+    missing_error: Callable[[str, str], Exception],
+) -> Accepted:
+    """Resolve the assistant, check the thread and the multitask strategy, insert the run as
+    pending and mark the thread busy — all or nothing (an exception rolls it all back)."""
+    assistant = resolve_assistant(conn, assistant_ref)
+    if assistant is None:
+        raise missing_error("Assistant", assistant_ref)
+    check(assistant)
+    stmt = select(threads).where(threads.c.thread_id == thread_id)
+    if lock_rows:
+        stmt = stmt.with_for_update()
+    row = conn.execute(stmt).mappings().first()
+    graph_meta = {"graph_id": assistant["graph_id"], "assistant_id": assistant["assistant_id"]}
+    if row is None:
+        if not create_thread:
+            raise missing_error("Thread", thread_id)
+        meta = dict(graph_meta)
+        conn.execute(
+            insert(threads).values(
+                **threads_repo.new_thread_row(thread_id, metadata=meta, status="busy")
+            )
+        )
+        inflight: list[dict[str, Any]] = []
+    else:
+        meta = dict(row["metadata"] or {})
+        inflight = inflight_of(conn, thread_id)
+        if inflight and reject_if_busy:
+            raise busy_error(thread_id, inflight[0]["run_id"])
+        changed = {k: v for k, v in graph_meta.items() if meta.get(k) != v}
+        meta.update(changed)
+        conn.execute(
+            threads_repo.set_fields_stmt(
+                thread_id, status="busy", **({"metadata": meta} if changed else {})
+            )
+        )
+    values = runs_repo.new_run_row(
+        thread_id=thread_id, assistant_id=assistant["assistant_id"], **run_fields
+    )
+    conn.execute(insert(runs).values(**values))
+    return Accepted(assistant, runs_repo.to_api(values), inflight, meta)
+
+
+def inflight_rows(conn: Connection, thread_id: str) -> list[dict[str, Any]]:
+    rows = conn.execute(
+        select(runs)
+        .where(runs.c.thread_id == thread_id, runs.c.status.in_(runs_repo.INFLIGHT))
+        .order_by(runs.c.created_at)
+    ).mappings()
+    return [runs_repo.to_api(r) for r in rows]
+
+
+def start_run(conn: Connection, run_id: str) -> bool:
+    return conn.execute(runs_repo.mark_running_stmt(run_id)).rowcount == 1
+
+
+def settle_run(
+    conn: Connection,
+    *,
+    run_id: str,
+    thread_id: str,
+    delete_run: bool,
+    run_fields: dict[str, Any],
+    thread_status: str,
+    thread_fields: dict[str, Any],
+    others: Callable[[Connection], bool],
+    lock_rows: bool,
+) -> None:
+    """Record the run's end and the thread's new state in one transaction."""
+    if lock_rows:
+        conn.execute(
+            select(threads.c.thread_id).where(threads.c.thread_id == thread_id).with_for_update()
+        )
+    if delete_run:
+        conn.execute(delete(runs).where(runs.c.run_id == run_id))
+    else:
+        conn.execute(runs_repo.finish_stmt(run_id, **run_fields))
+    status = "busy" if others(conn) else thread_status
+    conn.execute(threads_repo.set_fields_stmt(thread_id, status=status, **thread_fields))

@@ -111,8 +111,8 @@ bench: install-backend ## Run the benchmark (loopback only, bounded)
 docker-build: ## Build the image
 	docker build -f docker/Dockerfile -t pronghorn:local .
 
-up: ## docker compose up -d
-	docker compose -f docker/docker-compose.yaml up -d
+up: config ## docker compose up -d (writes config.yaml first if absent)
+	docker compose -f docker/docker-compose.yaml up -d --build
 
 down: ## docker compose down
 	docker compose -f docker/docker-compose.yaml down

@@ -28,6 +28,11 @@ export function AssistantMessage({ parts, streaming }: Props) {
           {part.toolCalls.map((call) => (
             <ToolCallCard key={call.id} call={call} />
           ))}
+          {part.stopped && (
+            <p className="stopped-note" data-testid="stopped-note">
+              Stopped — this answer was cut off and is not kept in the chat.
+            </p>
+          )}
         </div>
       ))}
       {streaming && parts.length === 0 && (

@@ -1,6 +1,8 @@
-import type { Client } from "@langchain/langgraph-sdk";
+import type { Client, Message } from "@langchain/langgraph-sdk";
 import { useStream } from "@langchain/langgraph-sdk/react";
+import { useEffect, useRef } from "react";
 import { ASSISTANT_ID } from "../api/client";
+import { keepStoppedMessages } from "../lib/stop";
 import type { AgentState } from "../lib/types";
 
 interface Options {
@@ -13,10 +15,12 @@ interface Options {
 /**
  * The SDK's `useStream`, configured for the lead agent: resumable runs whose id
  * is kept in sessionStorage so a reload rejoins them (`reconnectOnMount`),
- * only the latest state fetched (no branching UI).
+ * only the latest state fetched (no branching UI). On Stop, the text already shown
+ * stays (the saved state lacks the step that was cut off), marked as stopped.
  */
 export function useChatStream({ client, threadId, onThreadId, onRunFinished }: Options) {
-  return useStream<AgentState>({
+  const shown = useRef<Message[]>([]);
+  const stream = useStream<AgentState>({
     client,
     assistantId: ASSISTANT_ID,
     threadId,
@@ -26,7 +30,16 @@ export function useChatStream({ client, threadId, onThreadId, onRunFinished }: O
     messagesKey: "messages",
     throttle: 50,
     onFinish: () => onRunFinished(),
+    onStop: ({ mutate }) => {
+      const seen = shown.current;
+      mutate((prev) => ({ messages: keepStoppedMessages(prev.messages ?? [], seen) }));
+    },
   });
+  const messages = stream.messages;
+  useEffect(() => {
+    shown.current = messages;
+  }, [messages]);
+  return stream;
 }
 
 export type ChatStream = ReturnType<typeof useChatStream>;

@@ -1,6 +1,7 @@
 import type { Message } from "@langchain/langgraph-sdk";
 import { contentImages, contentText, reasoningText, toolResultText } from "./content";
 import { isErrorFallback } from "./errors";
+import { isStopped } from "./stop";
 import type { AttachedFile } from "./types";
 
 export type ToolStatus = "running" | "done" | "error" | "cancelled";
@@ -20,6 +21,8 @@ export interface AssistantPart {
   reasoning: string;
   isError: boolean;
   toolCalls: ToolCallView[];
+  /** The answer was cut off by Stop (kept on screen, not saved in the thread). */
+  stopped?: boolean;
 }
 
 export type ChatItem =
@@ -109,6 +112,7 @@ export function groupMessages(messages: readonly Message[], isRunning: boolean):
         reasoning: reasoningText(m),
         isError: isErrorFallback(m),
         toolCalls,
+        ...(isStopped(m) ? { stopped: true } : {}),
       };
       if (!part.text && !part.reasoning && toolCalls.length === 0) {
         // An empty chunk (stream just started): keep the block so the UI shows "thinking".

@@ -38,13 +38,31 @@ RECORD_TEXTS = """
 
 
 def pick_model(page: Any, name: str) -> None:
-    page.get_by_label("Model", exact=True).select_option(name)
+    picker = page.get_by_label("Model", exact=True)
+    picker.locator(f"option[value={name}]").wait_for(state="attached")
+    picker.select_option(name)
+
+
+# The message was taken: one more human message, and the run is either still going
+# (Stop shown) or already answered (an assistant block after the last human message).
+RUN_STARTED = """
+(before) => {
+  const humans = document.querySelectorAll('[data-testid=message-human]');
+  if (humans.length <= before) return false;
+  if (document.querySelector('button[aria-label="Stop (Esc)"]')) return true;
+  const last = humans[humans.length - 1].nextElementSibling;
+  return !!(last && last.matches('[data-testid=message-assistant]'));
+}
+"""
 
 
 def send(page: Any, text: str) -> None:
+    """Type ``text`` and press Enter; returns once the run has started (or finished)."""
+    before = page.get_by_test_id("message-human").count()
     box = page.get_by_label("Message", exact=True)
     box.fill(text)
     box.press("Enter")
+    page.wait_for_function(RUN_STARTED, arg=before)
 
 
 def thread_id(page: Any, timeout: float = 10.0) -> str:

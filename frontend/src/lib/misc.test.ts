@@ -68,7 +68,8 @@ describe("format and content", () => {
   });
 
   it("labels the demo model", () => {
-    expect(modelLabel({ name: "demo", display_name: "Demo", is_demo: true })).toBe("Demo (offline demo)");
+    expect(modelLabel({ name: "demo", display_name: "Offline", is_demo: true })).toBe("Offline (offline demo)");
+    expect(modelLabel({ name: "demo", display_name: "Offline demo model", is_demo: true })).toBe("Offline demo model");
     expect(modelLabel({ name: "gpt", display_name: null, is_demo: false })).toBe("gpt");
   });
 });

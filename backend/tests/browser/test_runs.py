@@ -89,12 +89,13 @@ def test_clarification_option_resumes_run(page: Any, ui_server: LiveServer, requ
     prompt = page.get_by_test_id("clarification")
     prompt.wait_for()
     assert "Which format would you like the answer in?" in prompt.inner_text()
+    card = page.get_by_test_id("tool-card").first
+    assert card.get_attribute("data-status") == "waiting"
     screenshot(page, request, "-prompt")
     prompt.get_by_role("button", name="A detailed report").click()
     page.get_by_text("you chose: A detailed report").wait_for()
     wait_idle(page)
     assert prompt.count() == 0
-    card = page.get_by_test_id("tool-card").first
     assert card.get_attribute("data-status") == "done"
     # Two runs: the one that asked, and the resume that answered.
     runs = runs_of(ui_server, thread_id(page))

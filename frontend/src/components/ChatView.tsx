@@ -69,10 +69,14 @@ export function ChatView({ client, threadId, navigate, models, onThreadsChanged,
 
   const { isLoading, stop } = stream;
   const values = stream.values;
-  const items = useMemo(() => groupMessages(stream.messages, isLoading), [stream.messages, isLoading]);
+  const clarification = isLoading ? null : extractClarification(stream.interrupts);
+  const waiting = clarification != null;
+  const items = useMemo(
+    () => groupMessages(stream.messages, isLoading, waiting),
+    [stream.messages, isLoading, waiting],
+  );
   const todos = normalizeTodos(values?.todos);
   const artifacts = normalizeArtifacts(values?.artifacts);
-  const clarification = isLoading ? null : extractClarification(stream.interrupts);
   const title = (typeof values?.title === "string" && values.title) || UNTITLED;
 
   // Esc stops the running run.

@@ -6,6 +6,7 @@ const STATUS_LABEL: Record<ToolCallView["status"], string> = {
   done: "done",
   error: "error",
   cancelled: "stopped",
+  waiting: "waiting for you",
 };
 
 function summarize(args: Record<string, unknown>): string {

@@ -38,6 +38,8 @@ describe("groupMessages", () => {
     const stopped = groupMessages(msgs, false)[1];
     expect(running?.kind === "assistant" && running.parts[0]?.toolCalls[0]?.status).toBe("running");
     expect(stopped?.kind === "assistant" && stopped.parts[0]?.toolCalls[0]?.status).toBe("cancelled");
+    const waiting = groupMessages(msgs, false, true)[1];
+    expect(waiting?.kind === "assistant" && waiting.parts[0]?.toolCalls[0]?.status).toBe("waiting");
   });
 
   it("marks tool results with status error as errors", () => {

@@ -4,7 +4,7 @@ import { isErrorFallback } from "./errors";
 import { isStopped } from "./stop";
 import type { AttachedFile } from "./types";
 
-export type ToolStatus = "running" | "done" | "error" | "cancelled";
+export type ToolStatus = "running" | "done" | "error" | "cancelled" | "waiting";
 
 export interface ToolCallView {
   id: string;
@@ -51,8 +51,8 @@ function attachedFiles(message: Message): AttachedFile[] {
   return files;
 }
 
-function toolStatus(result: Message | undefined, running: boolean): ToolStatus {
-  if (!result) return running ? "running" : "cancelled";
+function toolStatus(result: Message | undefined, running: boolean, waiting: boolean): ToolStatus {
+  if (!result) return running ? "running" : waiting ? "waiting" : "cancelled";
   if (result.type === "tool" && result.status === "error") return "error";
   return "done";
 }
@@ -61,9 +61,10 @@ function toolStatus(result: Message | undefined, running: boolean): ToolStatus {
  * Turn a flat message list into chat items: each human message, then one
  * assistant block per run of AI/tool messages. Tool results are attached to
  * the tool call that produced them (by `tool_call_id`); a call without a
- * result is `running` while the run is active and `cancelled` otherwise.
+ * result is `running` while the run is active, `waiting` while the run waits for the
+ * user (a clarification), and `cancelled` otherwise.
  */
-export function groupMessages(messages: readonly Message[], isRunning: boolean): ChatItem[] {
+export function groupMessages(messages: readonly Message[], isRunning: boolean, isWaiting = false): ChatItem[] {
   const results = new Map<string, Message>();
   for (const m of messages) {
     if (m.type === "tool" && m.tool_call_id) results.set(m.tool_call_id, m);
@@ -102,7 +103,7 @@ export function groupMessages(messages: readonly Message[], isRunning: boolean):
           id: callId,
           name: call.name,
           args: (call.args ?? {}) as Record<string, unknown>,
-          status: toolStatus(result, isRunning),
+          status: toolStatus(result, isRunning, isWaiting),
           result: result ? toolResultText(result.content) : undefined,
         };
       });

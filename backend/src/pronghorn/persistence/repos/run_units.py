@@ -13,13 +13,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.engine import Connection
 
 from pronghorn.graphs.registry import system_assistant_id
 from pronghorn.persistence.repos import assistants as assistants_repo
 from pronghorn.persistence.repos import runs as runs_repo
 from pronghorn.persistence.repos import threads as threads_repo
+from pronghorn.persistence.repos.common import now
 from pronghorn.persistence.tables import assistants, runs, threads
 
 
@@ -77,10 +78,9 @@ def accept_run(
         if not create_thread:
             raise missing_error("Thread", thread_id)
         meta = dict(graph_meta)
+        # Parameters apart from the statement: the compiled INSERT is cached once.
         conn.execute(
-            insert(threads).values(
-                **threads_repo.new_thread_row(thread_id, metadata=meta, status="busy")
-            )
+            insert(threads), threads_repo.new_thread_row(thread_id, metadata=meta, status="busy")
         )
         inflight: list[dict[str, Any]] = []
     else:
@@ -98,7 +98,7 @@ def accept_run(
     values = runs_repo.new_run_row(
         thread_id=thread_id, assistant_id=assistant["assistant_id"], **run_fields
     )
-    conn.execute(insert(runs).values(**values))
+    conn.execute(insert(runs), values)
     return Accepted(assistant, runs_repo.to_api(values), inflight, meta)
 
 
@@ -111,8 +111,45 @@ def inflight_rows(conn: Connection, thread_id: str) -> list[dict[str, Any]]:
     return [runs_repo.to_api(r) for r in rows]
 
 
+# Hot statements are built once with bound parameters, so SQLAlchemy compiles each once and
+# never has to compute a cache key over the values of every call.
+_START = (
+    update(runs)
+    .where(runs.c.run_id == bindparam("b_run_id"), runs.c.status == "pending")
+    .values(status="running", started_at=bindparam("b_ts"), updated_at=bindparam("b_ts"))
+)
+_FINISH = (
+    update(runs)
+    .where(runs.c.run_id == bindparam("b_run_id"))
+    .values(
+        status=bindparam("b_status"),
+        error=bindparam("b_error", type_=runs.c.error.type),
+        cancel_reason=bindparam("b_cancel_reason"),
+        updated_at=bindparam("b_ts"),
+        ended_at=bindparam("b_ts"),
+        input_tokens=bindparam("b_input_tokens"),
+        output_tokens=bindparam("b_output_tokens"),
+        total_tokens=bindparam("b_total_tokens"),
+        llm_calls=bindparam("b_llm_calls"),
+    )
+)
+_SETTLE_THREAD = (
+    update(threads)
+    .where(threads.c.thread_id == bindparam("b_thread_id"))
+    .values(
+        status=bindparam("b_status"),
+        values=bindparam("b_values", type_=threads.c["values"].type),
+        interrupts=bindparam("b_interrupts", type_=threads.c.interrupts.type),
+        error=bindparam("b_error", type_=threads.c.error.type),
+        updated_at=bindparam("b_ts"),
+        state_updated_at=bindparam("b_ts"),
+    )
+)
+USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens", "llm_calls")
+
+
 def start_run(conn: Connection, run_id: str) -> bool:
-    return conn.execute(runs_repo.mark_running_stmt(run_id)).rowcount == 1
+    return conn.execute(_START, {"b_run_id": run_id, "b_ts": now()}).rowcount == 1
 
 
 def settle_run(
@@ -132,9 +169,31 @@ def settle_run(
         conn.execute(
             select(threads.c.thread_id).where(threads.c.thread_id == thread_id).with_for_update()
         )
+    ts = now()
     if delete_run:
         conn.execute(delete(runs).where(runs.c.run_id == run_id))
     else:
-        conn.execute(runs_repo.finish_stmt(run_id, **run_fields))
+        usage = run_fields.get("usage") or {}
+        conn.execute(
+            _FINISH,
+            {
+                "b_run_id": run_id,
+                "b_status": run_fields["status"],
+                "b_error": run_fields.get("error"),
+                "b_cancel_reason": run_fields.get("cancel_reason"),
+                "b_ts": ts,
+                **{f"b_{k}": int(usage.get(k, 0)) for k in USAGE_KEYS},
+            },
+        )
     status = "busy" if others(conn) else thread_status
-    conn.execute(threads_repo.set_fields_stmt(thread_id, status=status, **thread_fields))
+    conn.execute(
+        _SETTLE_THREAD,
+        {
+            "b_thread_id": thread_id,
+            "b_status": status,
+            "b_values": thread_fields["values"],
+            "b_interrupts": thread_fields["interrupts"],
+            "b_error": thread_fields["error"],
+            "b_ts": ts,
+        },
+    )

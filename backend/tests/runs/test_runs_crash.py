@@ -7,7 +7,7 @@ import time
 import httpx
 import pytest
 
-from runs.runkit import human
+from runs.runkit import human, read_events
 from support.live import LiveServer, base_config
 
 
@@ -102,5 +102,24 @@ def test_graceful_shutdown_interrupts_and_exits_zero(tmp_path):
             assert run["status"] == "interrupted"
             thread = http.get(f"{srv.api}/threads/{tid}").json()
             assert thread["status"] != "busy"
+            # a finished run's events survive the restart (persisted when it ended)
+            first = http.get(f"{srv.api}/threads/{tid}/runs").json()[-1]
+            assert first["status"] == "success"
+            _, frames = read_events(
+                http,
+                "GET",
+                f"{srv.api}/threads/{tid}/runs/{first['run_id']}/stream",
+                headers={"Last-Event-ID": "-1"},
+            )
+            assert frames[0].event == "metadata"
+            assert [int(f.id) for f in frames] == list(range(1, len(frames) + 1))
+            assert '"echo: before"' in frames[-1].data
+            _, rest = read_events(
+                http,
+                "GET",
+                f"{srv.api}/threads/{tid}/runs/{first['run_id']}/stream",
+                headers={"Last-Event-ID": "1"},
+            )
+            assert [f.id for f in rest] == [f.id for f in frames[1:]]
     finally:
         srv.stop()

@@ -83,10 +83,7 @@ class StreamingConfig(Section):
         64 * 1024 * 1024, ge=1024, description="Event bytes kept per run before trimming."
     )
     total_retention_bytes: int = Field(
-        512 * 1024 * 1024, ge=1024, description="Event bytes kept across all runs."
-    )
-    finished_retention_s: float = Field(
-        600.0, ge=0, description="How long a finished run's events stay joinable."
+        128 * 1024 * 1024, ge=1024, description="Event bytes kept across all runs."
     )
 
 

@@ -1,5 +1,7 @@
 """The event log behind every stream: an append-only sequence of events per run (and per
 thread), with strictly increasing integer ids. Subscribers read from any id, then live.
+When a run ends its events are written to the `run_events` table and the in-memory log is
+dropped; joining a finished run replays them from there.
 
 `EventBroker` is the interface; `MemoryBroker` (memory_broker.py) is the in-process
 implementation. A Redis Streams one plugs in for scale-out.
@@ -37,6 +39,12 @@ class EventBroker(Protocol):
 
     def subscribe_thread(self, thread_id: str, after: int | None) -> AsyncIterator[Event]:
         """The thread's events after `after` (None: only new ones). Never ends by itself."""
+
+    def events_of(self, run_id: str) -> list[Event]:
+        """Every event still held for a run."""
+
+    def drop_run(self, run_id: str) -> None:
+        """Forget a finished run's log (it is not kept for replay)."""
 
     def has_run(self, run_id: str) -> bool:
         """Whether the run's log is still held."""

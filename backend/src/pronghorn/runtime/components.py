@@ -74,13 +74,11 @@ async def broker(runtime: Runtime) -> AsyncIterator[None]:
     mem = MemoryBroker(
         run_retention_bytes=cfg.streaming.run_retention_bytes,
         total_retention_bytes=cfg.streaming.total_retention_bytes,
-        finished_retention_s=cfg.streaming.finished_retention_s,
     )
 
     def _retune(old: Any, new: Any) -> None:
         mem.run_retention_bytes = new.streaming.run_retention_bytes
         mem.total_retention_bytes = new.streaming.total_retention_bytes
-        mem.finished_retention_s = new.streaming.finished_retention_s
 
     runtime.settings.add_listener(_retune)
     await mem.start()

@@ -253,6 +253,8 @@ class Executor:
             thread_status = "idle"
         final_status = "interrupted" if status == "rollback" else status
 
+        events = [] if status == "rollback" else self.broker.events_of(job.run_id)
+
         def unit(conn: Any) -> None:
             run_units.settle_run(
                 conn,
@@ -273,6 +275,7 @@ class Executor:
                 },
                 others=lambda c: self._others(c, job.thread_id, job.run_id),
                 lock_rows=not self.db.is_sqlite,
+                events=[(e.id, e.event, e.data) for e in events],
             )
 
         await self.db.retry(lambda: self.db.run(unit))
@@ -290,6 +293,9 @@ class Executor:
             job.thread_id, "metadata", dumps({"status": "run_done", "run_id": job.run_id})
         )
         await self.broker.close_run(job.run_id)
+        # Its events are in the run_events table now; subscribers already attached finish
+        # reading from memory, later joins replay from the database.
+        self.broker.drop_run(job.run_id)
         self._after(job, final_status, started_at)
 
     def _others(self, conn: Any, thread_id: str, run_id: str) -> bool:

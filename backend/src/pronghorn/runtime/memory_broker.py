@@ -2,7 +2,9 @@
 
 Retention: each log is trimmed from the front once it holds more than
 `run_retention_bytes`; across all logs, `total_retention_bytes` is enforced by trimming the
-oldest closed logs first. Closed run logs are dropped `finished_retention_s` after closing.
+oldest closed logs first. A finished run's log is dropped once its events are persisted
+(the executor calls `drop_run`); a janitor drops any closed log left over after
+`CLOSED_GRACE_S`, and thread logs nobody follows whose runs are all gone.
 A subscriber that resumes from an id that was trimmed away gets everything still held.
 """
 
@@ -18,6 +20,9 @@ from collections.abc import AsyncIterator
 from pronghorn.runtime.broker import Event
 
 log = logging.getLogger("pronghorn.broker")
+
+JANITOR_PERIOD_S = 30.0
+CLOSED_GRACE_S = 60.0
 
 
 class _Log:
@@ -89,11 +94,9 @@ class MemoryBroker:
         *,
         run_retention_bytes: int,
         total_retention_bytes: int,
-        finished_retention_s: float,
     ) -> None:
         self.run_retention_bytes = run_retention_bytes
         self.total_retention_bytes = total_retention_bytes
-        self.finished_retention_s = finished_retention_s
         self._runs: OrderedDict[str, _Log] = OrderedDict()
         self._threads: OrderedDict[str, _Log] = OrderedDict()
         self._total = 0
@@ -143,6 +146,13 @@ class MemoryBroker:
             lg.close()
             self._runs.move_to_end(run_id)
 
+    def drop_run(self, run_id: str) -> None:
+        """Forget a closed run's log now (subscribers already attached still drain it)."""
+        lg = self._runs.pop(run_id, None)
+        if lg is not None:
+            self._total -= lg.nbytes
+            lg.close()
+
     def drop_thread(self, thread_id: str) -> None:
         tl = self._threads.pop(thread_id, None)
         if tl is not None:
@@ -180,12 +190,12 @@ class MemoryBroker:
 
     async def _sweep_loop(self) -> None:
         while True:
-            await asyncio.sleep(min(30.0, max(1.0, self.finished_retention_s / 4)))
+            await asyncio.sleep(JANITOR_PERIOD_S)
             self.sweep()
 
     def sweep(self) -> int:
-        """Drop run logs closed longer than the retention time; return how many."""
-        cutoff = time.monotonic() - self.finished_retention_s
+        """Drop run logs closed longer than CLOSED_GRACE_S; return how many."""
+        cutoff = time.monotonic() - CLOSED_GRACE_S
         dropped = 0
         for key in list(self._runs):
             lg = self._runs[key]
@@ -209,8 +219,12 @@ class MemoryBroker:
         lg = self._runs.get(run_id)
         return lg.last_id if lg else 0
 
-    async def subscribe(self, run_id: str, after: int = 0) -> AsyncIterator[Event]:
-        lg = self._runs.get(run_id)
+    def subscribe(self, run_id: str, after: int = 0) -> AsyncIterator[Event]:
+        """The run's events after `after`, then live ones. The log is looked up now, so a run
+        that finishes (and is dropped) before iteration starts is still read to its end."""
+        return self._follow(self._runs.get(run_id), after)
+
+    async def _follow(self, lg: _Log | None, after: int) -> AsyncIterator[Event]:
         if lg is None:
             return
         cursor = after
@@ -224,6 +238,11 @@ class MemoryBroker:
             if lg.closed:
                 return
             await asyncio.shield(lg.wake)
+
+    def events_of(self, run_id: str) -> list[Event]:
+        """Every event still held for a run (to persist it when the run ends)."""
+        lg = self._runs.get(run_id)
+        return list(lg.events) if lg is not None else []
 
     async def subscribe_thread(self, thread_id: str, after: int | None) -> AsyncIterator[Event]:
         tl = self._thread_log(thread_id)

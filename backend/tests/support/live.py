@@ -57,14 +57,20 @@ class LiveServer:
             self.port = free_port()
         self.write_config()
         self.log_path = self.workdir / "server.log"
-        env = {
-            k: v for k, v in os.environ.items() if not k.startswith("PRONGHORN_")
-        }
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PRONGHORN_")}
         env.update({"PYTHONPATH": str(TESTS_DIR), **self.env})
         log = open(self.log_path, "ab")  # noqa: SIM115 - closed with the process
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "pronghorn.cli", "serve", "--port", str(self.port),
-             "--config", str(self.config_path)],
+            [
+                sys.executable,
+                "-m",
+                "pronghorn.cli",
+                "serve",
+                "--port",
+                str(self.port),
+                "--config",
+                str(self.config_path),
+            ],
             cwd=self.workdir,
             env=env,
             stdout=log,

@@ -14,13 +14,13 @@ Everything is derived from the messages, so it survives restarts and needs no cl
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
 from typing import Any
 
-from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain.agents.middleware import ModelRequest
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 from langgraph.runtime import Runtime
 
+from pronghorn.agent.middlewares._projecting import RequestProjection
 from pronghorn.agent.middlewares._util import with_system_note
 from pronghorn.agent.state import ThreadState
 
@@ -69,7 +69,7 @@ def strip_tool_calls(message: AIMessage, note: str) -> AIMessage:
     )
 
 
-class LoopDetectionMiddleware(AgentMiddleware[ThreadState]):
+class LoopDetectionMiddleware(RequestProjection):
     state_schema = ThreadState
 
     def __init__(self, *, warn_repeats: int = 3, stop_repeats: int = 5, window: int = 20):
@@ -106,15 +106,3 @@ class LoopDetectionMiddleware(AgentMiddleware[ThreadState]):
             "approach, or give your final answer now. At "
             f"{self.stop_repeats} repeats the run will be stopped.\n</loop_warning>",
         )
-
-    def wrap_model_call(
-        self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
-    ) -> ModelResponse:
-        return handler(self._project(request))
-
-    async def awrap_model_call(
-        self,
-        request: ModelRequest,
-        handler: Callable[[ModelRequest], Awaitable[ModelResponse]],
-    ) -> ModelResponse:
-        return await handler(self._project(request))

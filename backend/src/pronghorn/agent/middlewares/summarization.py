@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable
 from typing import Any
 
-from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain.agents.middleware import ModelRequest
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import (
     AIMessage,
@@ -32,6 +31,7 @@ from langchain_core.messages import (
 from langgraph.constants import TAG_NOSTREAM
 from langgraph.runtime import Runtime
 
+from pronghorn.agent.middlewares._projecting import RequestProjection
 from pronghorn.agent.middlewares._util import text_of
 from pronghorn.agent.state import ThreadState
 
@@ -110,7 +110,7 @@ def local_digest(previous: str | None, messages: list[BaseMessage], max_chars: i
     return out[-max_chars:]
 
 
-class SummarizationMiddleware(AgentMiddleware[ThreadState]):
+class SummarizationMiddleware(RequestProjection):
     state_schema = ThreadState
 
     def __init__(
@@ -170,15 +170,3 @@ class SummarizationMiddleware(AgentMiddleware[ThreadState]):
             return request
         messages = [summary_message(summary["text"]), *request.messages[start:]]
         return request.override(messages=messages)
-
-    def wrap_model_call(
-        self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
-    ) -> ModelResponse:
-        return handler(self._project(request))
-
-    async def awrap_model_call(
-        self,
-        request: ModelRequest,
-        handler: Callable[[ModelRequest], Awaitable[ModelResponse]],
-    ) -> ModelResponse:
-        return await handler(self._project(request))

@@ -7,12 +7,12 @@ current list is added to the system message of the request, so the plan is never
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
-from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain.agents.middleware import ModelRequest
 from langchain_core.messages import AIMessage
 
+from pronghorn.agent.middlewares._projecting import RequestProjection
 from pronghorn.agent.middlewares._util import with_system_note
 from pronghorn.agent.state import ThreadState
 
@@ -35,7 +35,7 @@ def write_todos_visible(messages: list[Any]) -> bool:
     )
 
 
-class TodoReminderMiddleware(AgentMiddleware[ThreadState]):
+class TodoReminderMiddleware(RequestProjection):
     state_schema = ThreadState
 
     def _project(self, request: ModelRequest) -> ModelRequest:
@@ -43,15 +43,3 @@ class TodoReminderMiddleware(AgentMiddleware[ThreadState]):
         if not todos or write_todos_visible(request.messages):
             return request
         return with_system_note(request, todo_note(todos))
-
-    def wrap_model_call(
-        self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
-    ) -> ModelResponse:
-        return handler(self._project(request))
-
-    async def awrap_model_call(
-        self,
-        request: ModelRequest,
-        handler: Callable[[ModelRequest], Awaitable[ModelResponse]],
-    ) -> ModelResponse:
-        return await handler(self._project(request))

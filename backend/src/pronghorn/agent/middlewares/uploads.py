@@ -10,14 +10,14 @@ it arrived, and the note stays stable for prefix caching.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain.agents.middleware import ModelRequest
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
+from pronghorn.agent.middlewares._projecting import RequestProjection
 from pronghorn.agent.middlewares.thread_data import thread_paths
 from pronghorn.agent.state import ThreadState
 from pronghorn.sandbox.paths import VIRTUAL_UPLOADS
@@ -69,7 +69,7 @@ def _annotate(message: HumanMessage, note: str) -> HumanMessage:
     return message.model_copy(update={"content": new})
 
 
-class UploadsMiddleware(AgentMiddleware[ThreadState]):
+class UploadsMiddleware(RequestProjection):
     state_schema = ThreadState
 
     def __init__(self, data_dir: Path) -> None:
@@ -106,15 +106,3 @@ class UploadsMiddleware(AgentMiddleware[ThreadState]):
             for m in request.messages
         ]
         return request.override(messages=messages)
-
-    def wrap_model_call(
-        self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
-    ) -> ModelResponse:
-        return handler(self._project(request))
-
-    async def awrap_model_call(
-        self,
-        request: ModelRequest,
-        handler: Callable[[ModelRequest], Awaitable[ModelResponse]],
-    ) -> ModelResponse:
-        return await handler(self._project(request))

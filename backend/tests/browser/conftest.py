@@ -79,7 +79,7 @@ def _sources_newer_than_dist() -> bool:
     return any(p.exists() and p.stat().st_mtime > stamp for p in paths)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def ui_built() -> None:
     npm = shutil.which("npm")
     if npm is None:
@@ -93,14 +93,14 @@ def ui_built() -> None:
     subprocess.run([npm, "run", "build"], cwd=FRONTEND, check=True, capture_output=True)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def ui_server(ui_built: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     srv = LiveServer(tmp_path_factory.mktemp("browser"), browser_config()).start()
     yield srv
     srv.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is missing (make install-browser installs Debian's chromium)")

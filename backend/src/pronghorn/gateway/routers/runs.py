@@ -229,8 +229,8 @@ async def list_runs(
 
 
 async def _get_run(runtime: Runtime, run_id: str, thread_id: str | None) -> dict[str, Any]:
-    async with runtime.db.read() as conn:
-        run = await runs_repo.get(conn, run_id, thread_id)
+    # The SDKs GET the run after every stream: one hop, not a multi-hop async session.
+    run = await runtime.db.run(lambda conn: run_units.get_run(conn, run_id, thread_id))
     if run is None:
         raise not_found("Run", run_id)
     return runtime.runs.overlay(run)

@@ -214,3 +214,11 @@ def read_events(conn: Connection, run_id: str, after: int) -> list[tuple[int, st
         .order_by(run_events.c.seq)
     )
     return [(r[0], r[1], bytes(r[2])) for r in rows]
+
+
+def get_run(conn: Connection, run_id: str, thread_id: str | None) -> dict[str, Any] | None:
+    stmt = select(runs).where(runs.c.run_id == run_id)
+    if thread_id is not None:
+        stmt = stmt.where(runs.c.thread_id == thread_id)
+    row = conn.execute(stmt).mappings().first()
+    return runs_repo.to_api(row) if row is not None else None

@@ -71,6 +71,7 @@ def serve(
         log_config=None,
         access_log=False,
         timeout_graceful_shutdown=int(cfg.runs.drain_timeout_s) + 5,
+        timeout_keep_alive=int(cfg.server.keep_alive_s),
         lifespan="on",
     )
 

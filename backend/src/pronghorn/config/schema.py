@@ -21,6 +21,14 @@ class ServerConfig(Section):
     host: str = Field("127.0.0.1", description="Interface to bind.")
     port: int = Field(2026, ge=1, le=65535, description="TCP port to bind.")
     workers: int = Field(1, ge=1, le=64, description="uvicorn worker processes.")
+    keep_alive_s: float = Field(
+        65.0,
+        gt=0,
+        description=(
+            "Idle keep-alive timeout of client connections; longer than clients' own (httpx: "
+            "5 s) so a reused connection is never closed under a request."
+        ),
+    )
     docs_enabled: bool = Field(True, description="Serve the OpenAPI UI at /docs.")
     cors_origins: list[str] = Field(
         default_factory=list, description="Origins allowed by CORS; empty disables CORS."

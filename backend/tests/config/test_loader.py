@@ -264,3 +264,19 @@ def test_check_config(tmp_path: Path) -> None:
     ok, report = check_config(None, {})
     assert ok
     assert "built-in defaults" in report
+
+
+def test_public_hash_masks_secrets_but_tracks_everything_else(tmp_path: Path) -> None:
+    from pronghorn.config.loader import public_config_hash
+
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(
+        "database:\n  url: postgresql+asyncpg://app:${PW}@db:5432/app\n"
+        "models:\n  - name: m\n    provider: openai\n    api_key: ${KEY}\n"
+    )
+    a = load_config(cfg, {"KEY": "one", "PW": "p1"}).config
+    b = load_config(cfg, {"KEY": "two", "PW": "p2"}).config
+    assert public_config_hash(a) == public_config_hash(b)  # secrets are not in it
+    assert config_hash(a) != config_hash(b)  # the internal hash still sees the change
+    c = load_config(cfg, {"KEY": "one", "PW": "p1", "PRONGHORN_RUNS__TIMEOUT_S": "5"}).config
+    assert public_config_hash(c) != public_config_hash(a)

@@ -22,6 +22,7 @@ from pronghorn.config.loader import (
     LoadedConfig,
     config_hash,
     load_config,
+    public_config_hash,
     resolve_dotenv_path,
 )
 from pronghorn.config.restart import changed_paths, merge_startup_only, restart_required
@@ -71,9 +72,15 @@ class ConfigHolder:
     def source_path(self) -> Path | None:
         return self._source_path
 
+    @property
+    def version(self) -> str:
+        """The live config's full content hash (secrets included): changes on every change,
+        including a rotated key. Internal: `status()` shows a hash with secrets masked."""
+        return self._version_hash
+
     def status(self) -> dict[str, Any]:
         return {
-            "version_hash": self._version_hash,
+            "version_hash": public_config_hash(self._current),
             "loaded_at": self._loaded_at.isoformat(),
             "source_path": str(self._source_path) if self._source_path else None,
             "last_error": self._last_error,

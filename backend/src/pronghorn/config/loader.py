@@ -156,6 +156,35 @@ def config_hash(config: BaseModel) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+def _mask(value: Any) -> Any:
+    if isinstance(value, SecretStr | SecretBytes):
+        return "**secret**"
+    if isinstance(value, dict):
+        return {str(k): _mask(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_mask(v) for v in value]
+    if isinstance(value, str) and "://" in value and "@" in value:
+        # a URL with credentials (database.url, broker.redis_url): drop the password
+        scheme, _, rest = value.partition("://")
+        creds, at, host = rest.rpartition("@")
+        if at and ":" in creds:
+            return f"{scheme}://{creds.split(':', 1)[0]}:**secret**@{host}"
+    return value
+
+
+def public_config_hash(config: BaseModel) -> str:
+    """sha256 of the canonical JSON with every secret masked: safe to publish (nothing to
+    brute-force), equal on replicas that run the same settings."""
+    canonical = json.dumps(
+        _mask(config.model_dump(mode="python")),
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        default=str,
+    )
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
 def load_config(
     path: Path | None,
     environ: Mapping[str, str] | None = None,

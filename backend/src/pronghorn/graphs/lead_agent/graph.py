@@ -46,7 +46,7 @@ class GraphCache:
 
 def _version(runtime: Any) -> str:
     try:
-        return str(runtime.settings.status()["version_hash"])
+        return str(runtime.settings.version)
     except Exception:
         return str(id(runtime.config))
 

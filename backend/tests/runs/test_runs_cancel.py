@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import httpx
 import pytest
@@ -145,8 +146,6 @@ def test_on_disconnect_cancel(server: LiveServer):
         ) as resp:
             run_path = resp.headers["content-location"]
             next(resp.iter_raw())  # the metadata event, then hang up
-        import time
-
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline:
             status = http.get(f"{server.url}{run_path}").json()["status"]
@@ -154,3 +153,42 @@ def test_on_disconnect_cancel(server: LiveServer):
                 break
             time.sleep(0.1)
         assert status == "interrupted"
+
+
+def test_wait_with_on_disconnect_cancel(server: LiveServer):
+    """A /wait client that goes away cancels the run when it asked for on_disconnect=cancel."""
+    with httpx.Client(timeout=30) as http:
+        tid = http.post(f"{server.api}/threads", json={}).json()["thread_id"]
+        with pytest.raises(httpx.ReadTimeout):
+            http.post(
+                f"{server.api}/threads/{tid}/runs/wait",
+                json={
+                    "assistant_id": "echo",
+                    "input": {**human("w"), "sleep": 5},
+                    "on_disconnect": "cancel",
+                },
+                timeout=httpx.Timeout(30, read=0.5),
+            )
+        deadline = time.monotonic() + 15
+        status = None
+        while time.monotonic() < deadline:
+            runs = http.get(f"{server.api}/threads/{tid}/runs").json()
+            status = runs[0]["status"] if runs else None
+            if status == "interrupted":
+                break
+            time.sleep(0.1)
+        assert status == "interrupted"
+        # without on_disconnect the run continues after the client leaves
+        with pytest.raises(httpx.ReadTimeout):
+            http.post(
+                f"{server.api}/threads/{tid}/runs/wait",
+                json={"assistant_id": "echo", "input": {**human("c"), "sleep": 1}},
+                timeout=httpx.Timeout(30, read=0.3),
+            )
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            latest = http.get(f"{server.api}/threads/{tid}/runs").json()[0]
+            if latest["status"] == "success":
+                break
+            time.sleep(0.1)
+        assert latest["status"] == "success"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import threading
 
 import httpx
@@ -107,19 +106,3 @@ def test_thread_stream_sees_runs_and_lifecycle(server: LiveServer):
     assert names[3] == "metadata" and '"run_done"' in got[3].data
     bad = httpx.get(f"{server.api}/threads/{tid}/stream", headers={"Last-Event-ID": "x-y"})
     assert bad.status_code == 422
-
-
-async def test_sdk_reconnects_through_location(client, server: LiveServer):
-    """The SDK itself resumes after a dropped connection (Location + Last-Event-ID)."""
-    t = await client.threads.create()
-    parts = []
-    async for p in client.runs.stream(
-        t["thread_id"],
-        "echo",
-        input={**human("r"), "chunks": 10, "sleep": 0.3},
-        stream_mode=["messages-tuple"],
-    ):
-        parts.append(p)
-    ids = [int(p.id) for p in parts if p.id]
-    assert ids == sorted(set(ids))
-    await asyncio.sleep(0)

@@ -88,11 +88,8 @@ async def test_events_mode(client):
     assert any(p.event == "updates" for p in parts)
 
 
-async def test_subgraph_namespaces(server: LiveServer, tmp_path):
-    # the echo graph has no subgraphs: with stream_subgraphs the names stay plain
-    from langgraph_sdk import get_client
-
-    client = get_client(url=server.api)
+async def test_subgraph_namespaces(client):
+    # `nested` runs a compiled subgraph as its node `inner`: its events carry `|inner:<id>`
     t = await client.threads.create()
     parts = [
         p

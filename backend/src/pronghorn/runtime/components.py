@@ -57,7 +57,11 @@ def check_model(runtime: Runtime) -> Callable[[RunCreate, dict[str, Any]], None]
 
 @contextlib.asynccontextmanager
 async def sandbox(runtime: Runtime) -> AsyncIterator[None]:
-    provider = LocalSandboxProvider(runtime.config)
+    # The data dir as the runtime resolved it (relative to the base dir), so the sandbox and
+    # the files API always agree on where a thread's folders are.
+    provider = LocalSandboxProvider(
+        runtime.config.model_copy(update={"data_dir": str(runtime.data_dir)})
+    )
     await provider.start()
     runtime.sandbox = provider
     try:

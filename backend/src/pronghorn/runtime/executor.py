@@ -15,8 +15,6 @@ from pronghorn.gateway.serialization import dumps, to_jsonable
 from pronghorn.graphs.registry import GraphRegistry
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.repos import run_units
-from pronghorn.persistence.repos import runs as runs_repo
-from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.runtime.checkpoint_ops import delete_run_checkpoints
 from pronghorn.runtime.graph_stream import stream_graph
 from pronghorn.runtime.jobs import Job
@@ -335,32 +333,14 @@ class Executor:
     ) -> None:
         """Settle a run no live task owns (left by a dead process)."""
 
-        async def _tx() -> None:
-            async with self.db.tx() as conn:
-                await runs_repo.finish(
-                    conn, row["run_id"], status=status, error=error, cancel_reason=cancel_reason
-                )
-                others = [
-                    r
-                    for r in await runs_repo.inflight_for_thread(conn, row["thread_id"])
-                    if r["run_id"] != row["run_id"]
-                ]
-                thread = await threads_repo.get(conn, row["thread_id"])
-                if thread is None:
-                    return
-                if others:
-                    new_status = "busy"
-                elif status == "error":
-                    new_status = "error"
-                elif thread["interrupts"]:
-                    new_status = "interrupted"
-                else:
-                    new_status = "idle"
-                await threads_repo.set_fields(
-                    conn,
-                    row["thread_id"],
-                    status=new_status,
-                    error=error if new_status == "error" else None,
-                )
+        def unit(conn: Any) -> None:
+            run_units.settle_orphan(
+                conn,
+                row["run_id"],
+                row["thread_id"],
+                status=status,
+                error=error,
+                cancel_reason=cancel_reason,
+            )
 
-        await self.db.retry(_tx)
+        await self.db.retry(lambda: self.db.run(unit))

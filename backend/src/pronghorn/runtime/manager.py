@@ -181,8 +181,7 @@ class RunManager:
     ) -> Job | None:
         job = self._jobs.get(run_id)
         if job is None or (thread_id is not None and job.thread_id != thread_id):
-            async with self.db.read() as conn:
-                row = await runs_repo.get(conn, run_id, thread_id)
+            row = await self.db.run(lambda c: run_units.get_run(c, run_id, thread_id))
             if row is None:
                 raise not_found("Run", run_id)
             if row["status"] in runs_repo.INFLIGHT:
@@ -233,10 +232,10 @@ class RunManager:
     # -- results ---------------------------------------------------------------------
     async def output(self, thread_id: str, run_id: str) -> dict[str, Any] | Any:
         """What /join returns for a run that is no longer in memory."""
+        run = await self.db.run(lambda c: run_units.get_run(c, run_id, thread_id))
+        if run is None:
+            raise not_found("Run", run_id)
         async with self.db.read() as conn:
-            run = await runs_repo.get(conn, run_id, thread_id)
-            if run is None:
-                raise not_found("Run", run_id)
             thread = await threads_repo.get(conn, thread_id)
         if run["status"] in ("error", "timeout") and run.get("error"):
             return {"__error__": run["error"]}

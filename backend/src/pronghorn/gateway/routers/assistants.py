@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from pronghorn.gateway.deps import check_uuid, get_runtime
 from pronghorn.gateway.errors import ApiError, conflict, not_found
+from pronghorn.gateway.paging import page_headers
 from pronghorn.gateway.serialization import JSONResponse
 from pronghorn.persistence.repos import assistants as repo
 from pronghorn.persistence.repos import threads as threads_repo
@@ -113,13 +114,6 @@ def _select(items: list[dict[str, Any]], select: list[str] | None) -> list[dict[
     return [{k: v for k, v in item.items() if k in select} for item in items]
 
 
-def _page_headers(offset: int, limit: int, count: int, total: int) -> dict[str, str]:
-    headers = {"X-Pagination-Total": str(total)}
-    if offset + count < total:
-        headers["X-Pagination-Next"] = str(offset + limit)
-    return headers
-
-
 @router.post("/search")
 async def search_assistants(
     body: AssistantSearch = Body(default_factory=AssistantSearch),
@@ -139,7 +133,7 @@ async def search_assistants(
         )
     return JSONResponse(
         _select(items, body.select),
-        headers=_page_headers(body.offset, body.limit, len(items), total),
+        headers=page_headers(body.offset, body.limit, len(items), total),
     )
 
 

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pronghorn.gateway.deps import check_uuid, get_runtime
 from pronghorn.gateway.errors import ApiError, not_found
+from pronghorn.gateway.paging import page_headers
 from pronghorn.gateway.serialization import JSONResponse
 from pronghorn.persistence.repos import assistants as assistants_repo
 from pronghorn.persistence.repos import crons as crons_repo
@@ -169,10 +170,7 @@ async def search_crons(body: CronSearch, runtime: Runtime = Depends(get_runtime)
         )
     if body.select:
         items = [{k: v for k, v in i.items() if k in body.select} for i in items]
-    headers = {"X-Pagination-Total": str(total)}
-    if body.offset + len(items) < total:
-        headers["X-Pagination-Next"] = str(body.offset + len(items))
-    return JSONResponse(items, headers=headers)
+    return JSONResponse(items, headers=page_headers(body.offset, body.limit, len(items), total))
 
 
 @router.post("/runs/crons/count")

@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from pronghorn.gateway.deps import check_uuid, get_runtime
 from pronghorn.gateway.errors import ApiError, conflict, not_found
+from pronghorn.gateway.paging import page_headers
 from pronghorn.gateway.serialization import JSONResponse
 from pronghorn.persistence.repos import threads as repo
 from pronghorn.persistence.repos.common import new_id
@@ -215,10 +216,7 @@ async def search_threads(
         if body.extract:
             shown["extracted"] = {a: _extract(item, p) for a, p in body.extract.items()}
         out.append(shown)
-    headers = {"X-Pagination-Total": str(total)}
-    if body.offset + len(items) < total:
-        headers["X-Pagination-Next"] = str(body.offset + body.limit)
-    return JSONResponse(out, headers=headers)
+    return JSONResponse(out, headers=page_headers(body.offset, body.limit, len(items), total))
 
 
 @router.post("/count")

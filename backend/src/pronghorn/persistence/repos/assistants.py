@@ -15,6 +15,11 @@ from pronghorn.persistence.tables import assistant_versions, assistants
 
 
 def to_api(row: Any) -> dict[str, Any]:
+    return {**version_to_api(row), "updated_at": iso(row["updated_at"])}
+
+
+def version_to_api(row: Any) -> dict[str, Any]:
+    """An assistant version (the `assistant_versions` row has no updated_at)."""
     return {
         "assistant_id": row["assistant_id"],
         "graph_id": row["graph_id"],
@@ -25,7 +30,6 @@ def to_api(row: Any) -> dict[str, Any]:
         "description": row["description"],
         "version": row["version"],
         "created_at": iso(row["created_at"]),
-        "updated_at": iso(row["updated_at"]),
     }
 
 
@@ -225,20 +229,6 @@ async def delete_assistant(conn: AsyncConnection, assistant_id: str) -> bool:
     )
     result = await conn.execute(delete(assistants).where(assistants.c.assistant_id == assistant_id))
     return bool(result.rowcount)
-
-
-def version_to_api(row: Any) -> dict[str, Any]:
-    return {
-        "assistant_id": row["assistant_id"],
-        "graph_id": row["graph_id"],
-        "config": row["config"] or {},
-        "context": row["context"] or {},
-        "metadata": row["metadata"] or {},
-        "name": row["name"],
-        "description": row["description"],
-        "version": row["version"],
-        "created_at": iso(row["created_at"]),
-    }
 
 
 async def list_versions(

@@ -222,3 +222,37 @@ def get_run(conn: Connection, run_id: str, thread_id: str | None) -> dict[str, A
         stmt = stmt.where(runs.c.thread_id == thread_id)
     row = conn.execute(stmt).mappings().first()
     return runs_repo.to_api(row) if row is not None else None
+
+
+def settle_orphan(
+    conn: Connection,
+    run_id: str,
+    thread_id: str,
+    *,
+    status: str,
+    error: Any,
+    cancel_reason: str | None,
+) -> None:
+    """Finish a run that no live task owns (left by a dead process) and give its thread the
+    status its remaining runs and interrupts imply."""
+    conn.execute(
+        runs_repo.finish_stmt(run_id, status=status, error=error, cancel_reason=cancel_reason)
+    )
+    thread = conn.execute(
+        select(threads.c.interrupts).where(threads.c.thread_id == thread_id)
+    ).first()
+    if thread is None:
+        return
+    if any(r["run_id"] != run_id for r in inflight_rows(conn, thread_id)):
+        new_status = "busy"
+    elif status == "error":
+        new_status = "error"
+    elif thread[0]:
+        new_status = "interrupted"
+    else:
+        new_status = "idle"
+    conn.execute(
+        threads_repo.set_fields_stmt(
+            thread_id, status=new_status, error=error if new_status == "error" else None
+        )
+    )

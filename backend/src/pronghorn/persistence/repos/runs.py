@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Update, delete, func, insert, select, update
+from sqlalchemy import Update, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from pronghorn.persistence.repos.common import iso, now
@@ -78,35 +78,6 @@ def new_run_row(
     }
 
 
-async def insert_run(conn: AsyncConnection, **fields: Any) -> dict[str, Any]:
-    values = new_run_row(**fields)
-    await conn.execute(insert(runs).values(**values))
-    return to_api(values)
-
-
-async def get_row(conn: AsyncConnection, run_id: str, thread_id: str | None = None) -> Any:
-    stmt = select(runs).where(runs.c.run_id == run_id)
-    if thread_id is not None:
-        stmt = stmt.where(runs.c.thread_id == thread_id)
-    return (await conn.execute(stmt)).mappings().first()
-
-
-async def get(conn: AsyncConnection, run_id: str, thread_id: str | None = None) -> dict | None:
-    row = await get_row(conn, run_id, thread_id)
-    return to_api(row) if row else None
-
-
-async def inflight_for_thread(conn: AsyncConnection, thread_id: str) -> list[dict[str, Any]]:
-    rows = (
-        await conn.execute(
-            select(runs)
-            .where(runs.c.thread_id == thread_id, runs.c.status.in_(INFLIGHT))
-            .order_by(runs.c.created_at)
-        )
-    ).mappings()
-    return [to_api(r) for r in rows]
-
-
 async def list_for_thread(
     conn: AsyncConnection,
     thread_id: str,
@@ -120,19 +91,6 @@ async def list_for_thread(
         stmt = stmt.where(runs.c.status == status)
     stmt = stmt.order_by(runs.c.created_at.desc(), runs.c.run_id.desc()).limit(limit).offset(offset)
     return [to_api(r) for r in (await conn.execute(stmt)).mappings()]
-
-
-def mark_running_stmt(run_id: str) -> Update:
-    ts = now()
-    return (
-        update(runs)
-        .where(runs.c.run_id == run_id, runs.c.status == "pending")
-        .values(status="running", started_at=ts, updated_at=ts)
-    )
-
-
-async def mark_running(conn: AsyncConnection, run_id: str) -> bool:
-    return (await conn.execute(mark_running_stmt(run_id))).rowcount == 1
 
 
 def finish_stmt(
@@ -159,10 +117,6 @@ def finish_stmt(
             }
         )
     return update(runs).where(runs.c.run_id == run_id).values(**values)
-
-
-async def finish(conn: AsyncConnection, run_id: str, **fields: Any) -> None:
-    await conn.execute(finish_stmt(run_id, **fields))
 
 
 async def delete_run(conn: AsyncConnection, run_id: str) -> int:

@@ -1,0 +1,49 @@
+"""The security suite: each test performs one attack for real against real components.
+
+Attacks on a live gateway assert two things: the attack is refused, and the gateway stays
+responsive while it runs (``assert_responsive`` polls ``/health`` from another thread).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import httpx
+
+
+@contextmanager
+def assert_responsive(base_url: str, *, limit_s: float = 1.0) -> Iterator[list[float]]:
+    """While the block runs, ``GET /health`` must answer within ``limit_s`` every time.
+
+    Yields the list of observed latencies (seconds); raises AssertionError after the block
+    if any probe was slower than ``limit_s`` or failed.
+    """
+    latencies: list[float] = []
+    failures: list[str] = []
+    stop = threading.Event()
+
+    def probe() -> None:
+        with httpx.Client(base_url=base_url, timeout=limit_s * 5) as client:
+            while not stop.is_set():
+                started = time.monotonic()
+                try:
+                    client.get("/health").raise_for_status()
+                except httpx.HTTPError as exc:
+                    failures.append(repr(exc))
+                latencies.append(time.monotonic() - started)
+                stop.wait(0.05)
+
+    thread = threading.Thread(target=probe, name="health-probe", daemon=True)
+    thread.start()
+    try:
+        yield latencies
+    finally:
+        stop.set()
+        thread.join(limit_s * 10)
+    assert not failures, f"/health failed during the attack: {failures[:3]}"
+    assert latencies, "the health probe never ran"
+    slowest = max(latencies)
+    assert slowest <= limit_s, f"/health took {slowest:.2f}s during the attack (limit {limit_s}s)"

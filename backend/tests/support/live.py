@@ -51,7 +51,7 @@ class LiveServer:
             self.config = config
         self.config_path.write_text(yaml.safe_dump(self.config), encoding="utf-8")
 
-    def start(self, timeout: float = 30.0) -> LiveServer:
+    def start(self, timeout: float = 120.0) -> LiveServer:
         self.workdir.mkdir(parents=True, exist_ok=True)
         if not self.port:
             self.port = free_port()

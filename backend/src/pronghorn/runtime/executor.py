@@ -55,12 +55,34 @@ def build_input(job: Job) -> Any:
     return req.input
 
 
+CHECKPOINT_KEYS = ("checkpoint_id", "checkpoint_ns", "checkpoint_map")
+"""The only keys a run body's ``checkpoint`` may set; thread and user are the server's."""
+
+
+def _client_configurable(cfg: dict[str, Any]) -> dict[str, Any]:
+    """A client's ``configurable`` without LangGraph's internal (``__``-prefixed) keys."""
+    raw = cfg.get("configurable") or {}
+    if not isinstance(raw, dict):
+        return {}
+    return {k: v for k, v in raw.items() if not (isinstance(k, str) and k.startswith("__"))}
+
+
 def build_config(job: Job, callbacks: list[Any]) -> dict[str, Any]:
     req = job.request
     a_cfg = job.assistant.get("config") or {}
     r_cfg = req.config or {}
-    configurable = {**(a_cfg.get("configurable") or {}), **(r_cfg.get("configurable") or {})}
+    configurable = {**_client_configurable(a_cfg), **_client_configurable(r_cfg)}
     context = {**(job.assistant.get("context") or {}), **(req.context or {})}
+    if req.checkpoint:
+        configurable.update(
+            {k: req.checkpoint[k] for k in CHECKPOINT_KEYS if req.checkpoint.get(k) is not None}
+        )
+    if req.checkpoint_id:
+        configurable["checkpoint_id"] = req.checkpoint_id
+    if job.resume:
+        configurable.pop("checkpoint_id", None)
+    # Identity last: nothing from the request or the assistant can address another thread
+    # or user (their files, checkpoints and queue).
     configurable.update(
         thread_id=job.thread_id,
         run_id=job.run_id,
@@ -68,12 +90,6 @@ def build_config(job: Job, callbacks: list[Any]) -> dict[str, Any]:
         graph_id=job.assistant["graph_id"],
         user_id=USER_ID,
     )
-    if req.checkpoint:
-        configurable.update({k: v for k, v in req.checkpoint.items() if v is not None})
-    if req.checkpoint_id:
-        configurable["checkpoint_id"] = req.checkpoint_id
-    if job.resume:
-        configurable.pop("checkpoint_id", None)
     metadata = {
         **(job.thread_metadata or {}),
         **(a_cfg.get("metadata") or {}),

@@ -81,6 +81,14 @@ class RunsConfig(Section):
     )
     webhook_timeout_s: float = Field(10.0, gt=0, description="Timeout of one webhook call.")
     webhook_retries: int = Field(3, ge=0, le=10, description="Webhook retries on failure.")
+    webhook_allow_private_addresses: bool = Field(
+        False,
+        description=(
+            "Let run webhooks reach loopback/private hosts (cloud metadata stays refused). "
+            "Off: a webhook is an address the client picks, so it must not reach the "
+            "gateway's own network."
+        ),
+    )
 
 
 class StreamingConfig(Section):

@@ -19,7 +19,7 @@ from pronghorn.runtime.run_request import RunCreate
 from pronghorn.runtime.runtime import Runtime
 from pronghorn.runtime.scheduler import scheduler
 from pronghorn.runtime.thread_sweeper import purge_thread, thread_sweeper
-from pronghorn.runtime.webhook import WebhookSender
+from pronghorn.runtime.webhook import WebhookRefusedError, WebhookSender, check_webhook_url
 from pronghorn.sandbox.local import LocalSandboxProvider
 
 
@@ -51,6 +51,19 @@ def check_model(runtime: Runtime) -> Callable[[RunCreate, dict[str, Any]], None]
             runtime.models.resolve(str(name))
         except UnknownModelError:
             raise ApiError(400, f"Unknown model {name!r}; see GET /api/models") from None
+
+    return validate
+
+
+def check_webhook(runtime: Runtime) -> Callable[[RunCreate, dict[str, Any]], None]:
+    def validate(req: RunCreate, assistant: dict[str, Any]) -> None:
+        if req.webhook is None:
+            return
+        allow = runtime.config.runs.webhook_allow_private_addresses
+        try:
+            check_webhook_url(req.webhook, allow_private=allow)
+        except WebhookRefusedError as exc:
+            raise ApiError(422, str(exc)) from None
 
     return validate
 
@@ -113,6 +126,7 @@ async def runs(runtime: Runtime) -> AsyncIterator[None]:
     manager = RunManager(executor)
     runtime.settings.add_listener(manager.on_config_change)
     manager.validators.append(check_model(runtime))
+    manager.validators.append(check_webhook(runtime))
     runtime.runs = manager
     await manager.recover()
     try:

@@ -328,7 +328,11 @@ class Executor:
                 "run_started_at": started_at.isoformat() if started_at else None,
                 "run_ended_at": datetime.now(UTC).isoformat(),
             }
-            self.webhooks.send(job.request.webhook, to_jsonable(payload))
+            self.webhooks.send(
+                job.request.webhook,
+                to_jsonable(payload),
+                allow_private=job.config.runs.webhook_allow_private_addresses,
+            )
         if job.temporary and job.request.on_completion == "delete" and self.thread_deleter:
             task = asyncio.create_task(self.thread_deleter(job.thread_id))
             task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)

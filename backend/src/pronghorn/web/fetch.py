@@ -19,9 +19,8 @@ from pronghorn.web.html_text import html_to_text
 from pronghorn.web.ssrf import (
     BlockedURLError,
     FetchError,
-    IPAddress,
     Resolver,
-    parse_ip_literal,
+    pinned_request,
     vet_url,
 )
 
@@ -41,19 +40,6 @@ class FetchResult:
     content_type: str
     text: str
     truncated: bool
-
-
-def _pinned_request(url: httpx.URL, ip: IPAddress) -> tuple[httpx.URL, dict[str, str], dict]:
-    """The URL to send (host replaced by the vetted IP), the Host header and extensions."""
-    host = url.host
-    default = 443 if url.scheme == "https" else 80
-    host_header = f"[{host}]" if ":" in host else host
-    if url.port and url.port != default:
-        host_header = f"{host_header}:{url.port}"
-    extensions: dict = {}
-    if url.scheme == "https" and parse_ip_literal(host) is None:
-        extensions["sni_hostname"] = host  # also the name the certificate is checked against
-    return url.copy_with(host=str(ip)), {"Host": host_header}, extensions
 
 
 def _is_text(content_type: str) -> bool:
@@ -102,7 +88,7 @@ async def _fetch(
         raise FetchError(f"Invalid URL {url!r}: {exc}") from None
     for _hop in range(MAX_REDIRECTS + 1):
         ip = await vet_url(current, allow_private=config.allow_private_addresses, resolver=resolver)
-        target, headers, extensions = _pinned_request(current, ip)
+        target, headers, extensions = pinned_request(current, ip)
         headers["User-Agent"] = USER_AGENT
         request = client.build_request("GET", target, headers=headers, extensions=extensions)
         try:

@@ -119,10 +119,12 @@ def default_port(url: httpx.URL) -> int:
     return url.port or (443 if url.scheme == "https" else 80)
 
 
-async def vet_url(
-    url: httpx.URL, *, allow_private: bool, resolver: Resolver | None = None
-) -> IPAddress:
-    """Check ``url`` and return the one address the request must connect to."""
+def check_static(url: httpx.URL, *, allow_private: bool) -> IPAddress | None:
+    """The checks that need no DNS: scheme, host, credentials, and a literal address.
+
+    Returns the literal address when the host is one (already vetted), else None; raises
+    :class:`BlockedURLError` when the URL is refused.
+    """
     if url.scheme not in ALLOWED_SCHEMES:
         raise BlockedURLError(f"Only http and https URLs can be fetched, not {url.scheme!r}.")
     host = url.host
@@ -131,6 +133,22 @@ async def vet_url(
     if url.userinfo:
         raise BlockedURLError("URLs with embedded credentials (user:pass@) are not fetched.")
     literal = parse_ip_literal(host)
+    if literal is not None:
+        why = blocked_reason(literal, allow_private=allow_private)
+        if why:
+            raise BlockedURLError(
+                f"Refusing to connect to {host!r}: {why}. Only public internet addresses "
+                "are allowed."
+            )
+    return literal
+
+
+async def vet_url(
+    url: httpx.URL, *, allow_private: bool, resolver: Resolver | None = None
+) -> IPAddress:
+    """Check ``url`` and return the one address the request must connect to."""
+    literal = check_static(url, allow_private=allow_private)
+    host = url.host
     if literal is not None:
         candidates: list[IPAddress] = [literal]
     else:
@@ -152,6 +170,24 @@ async def vet_url(
         why = blocked_reason(ip, allow_private=allow_private)
         if why:
             raise BlockedURLError(
-                f"Refusing to fetch {host!r}: {why}. Only public internet addresses are allowed."
+                f"Refusing to connect to {host!r}: {why}. Only public internet addresses "
+                "are allowed."
             )
     return candidates[0]
+
+
+def pinned_request(url: httpx.URL, ip: IPAddress) -> tuple[httpx.URL, dict[str, str], dict]:
+    """The URL to send (host replaced by the vetted IP), the Host header and extensions.
+
+    For https the original name stays the SNI name, which is also the name the server's
+    certificate is checked against.
+    """
+    host = url.host
+    default = 443 if url.scheme == "https" else 80
+    host_header = f"[{host}]" if ":" in host else host
+    if url.port and url.port != default:
+        host_header = f"{host_header}:{url.port}"
+    extensions: dict = {}
+    if url.scheme == "https" and parse_ip_literal(host) is None:
+        extensions["sni_hostname"] = host
+    return url.copy_with(host=str(ip)), {"Host": host_header}, extensions

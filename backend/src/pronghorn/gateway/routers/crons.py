@@ -19,6 +19,7 @@ from pronghorn.persistence.repos.common import new_id
 from pronghorn.runtime.run_request import RunCreate
 from pronghorn.runtime.runtime import Runtime
 from pronghorn.runtime.scheduler import next_run, validate_schedule
+from pronghorn.runtime.webhook import WebhookRefusedError, check_webhook_url
 
 router = APIRouter(prefix="/api/langgraph", tags=["crons"])
 
@@ -97,6 +98,12 @@ async def _create(runtime: Runtime, body: CronCreate, thread_id: str | None) -> 
         RunCreate.model_validate({**payload, "assistant_id": body.assistant_id})
     except ValidationError as exc:
         raise ApiError(422, _validation_detail(exc)) from None
+    if body.webhook is not None:
+        allow = runtime.config.runs.webhook_allow_private_addresses
+        try:
+            check_webhook_url(body.webhook, allow_private=allow)
+        except WebhookRefusedError as exc:
+            raise ApiError(422, str(exc)) from None
     now = datetime.now(UTC)
     end = _utc(body.end_time)
     first = next_run(body.schedule, body.timezone, now)

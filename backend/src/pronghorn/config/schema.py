@@ -72,11 +72,13 @@ class RunsConfig(Section):
         10.0, ge=0, description="How long shutdown waits for in-flight runs."
     )
     durability: Literal["sync", "async", "exit"] = Field(
-        "exit",
+        "async",
         description=(
-            "Default checkpoint durability: exit (state written when the run ends, also on "
-            "error, interrupt or cancel), async (each step, in the background) or sync (each "
-            "step, before the next). See docs/performance.md."
+            "Default checkpoint durability, LangGraph's own default: async (a checkpoint after "
+            "each step, written in the background). Opt-ins: sync (each step, before the "
+            "next; nothing of a finished step is lost) or exit (only when the run ends, also "
+            "on error, interrupt or cancel: fewer writes, but no per-step history, so "
+            "regenerate/fork and a page reloaded mid-run see less). See docs/performance.md."
         ),
     )
     webhook_timeout_s: float = Field(10.0, gt=0, description="Timeout of one webhook call.")

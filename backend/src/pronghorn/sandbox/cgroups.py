@@ -66,13 +66,15 @@ def _writable(path: Path) -> bool:
     return path.is_dir() and os.access(path, os.W_OK | os.X_OK)
 
 
-def detect(root: Path = CGROUP_ROOT) -> CgroupSupport:
+def detect(root: Path = CGROUP_ROOT, *, delegate: bool = True) -> CgroupSupport:
+    """Where command cgroups can be made. ``delegate=False`` only looks: on cgroup v2 it
+    reports what a start would set up without moving any process (for ``doctor``)."""
     try:
         own = _own_paths(Path("/proc/self/cgroup").read_text())
     except OSError as exc:
         return CgroupSupport(None, reason=f"cannot read /proc/self/cgroup: {exc}")
     if (root / "cgroup.controllers").exists():
-        return _detect_v2(root, own.get("", "/"))
+        return _detect_v2(root, own.get("", "/"), delegate=delegate)
     parents: dict[str, Path] = {}
     for controller in CONTROLLERS:
         base = root / controller
@@ -84,7 +86,7 @@ def detect(root: Path = CGROUP_ROOT) -> CgroupSupport:
     return CgroupSupport(1, parents, reason="cgroup v1 hierarchies are writable")
 
 
-def _detect_v2(root: Path, own: str) -> CgroupSupport:
+def _detect_v2(root: Path, own: str, *, delegate: bool = True) -> CgroupSupport:
     here = root / own.lstrip("/")
     if here.name == GATEWAY_LEAF:  # already moved by an earlier start of this process
         here = here.parent
@@ -99,6 +101,8 @@ def _detect_v2(root: Path, own: str) -> CgroupSupport:
             )
         enabled = (here / "cgroup.subtree_control").read_text().split()
         missing = [c for c in wanted if c not in enabled]
+        if missing and not delegate:
+            return CgroupSupport(2, dict.fromkeys(wanted, here), reason=f"cgroup v2 at {here}")
         if missing:
             _move_into_leaf(here)
             (here / "cgroup.subtree_control").write_text(" ".join(f"+{c}" for c in missing))

@@ -313,8 +313,10 @@ class LocalSandboxProvider:
     """Hands out :class:`LocalSandbox` objects. ``isolation_in_effect`` is known after
     :meth:`start` (called automatically by the first :meth:`acquire`)."""
 
-    def __init__(self, config: AppConfig) -> None:
+    def __init__(self, config: AppConfig, *, delegate_cgroups: bool = True) -> None:
+        """``delegate_cgroups=False`` (``pronghorn doctor``) never rearranges cgroups."""
         self._config = config.sandbox
+        self._delegate_cgroups = delegate_cgroups
         self._data_dir = Path(config.data_dir).expanduser().resolve()
         self._isolation: Isolation | None = None
         self._bwrap: str | None = None
@@ -346,7 +348,7 @@ class LocalSandboxProvider:
             limits = self._config.limits
             support = cgroups.CgroupSupport(None, reason="sandbox.limits.cgroup is off")
             if limits.cgroup == "auto":
-                support = await asyncio.to_thread(cgroups.detect)
+                support = await asyncio.to_thread(cgroups.detect, delegate=self._delegate_cgroups)
             if self._config.isolation == "none":
                 log.warning(
                     "sandbox isolation=none: commands run directly on the host as the gateway's "
@@ -422,7 +424,7 @@ def _seccomp_program(config: SandboxConfig) -> tuple[bytes | None, str]:
     arch = seccomp.host_arch()
     if arch is None:
         return None, "no filter for this CPU architecture (x86_64 and aarch64 only)"
-    return seccomp.compile_filter(arch), f"on ({arch}, {len(seccomp.DENIED)} calls denied)"
+    return seccomp.compile_filter(arch), f"{arch}, {len(seccomp.DENIED)} calls denied"
 
 
 def limits_report(

@@ -148,7 +148,8 @@ GIB = 1024**3
 
 
 class SandboxLimitsConfig(Section):
-    """Per-command resource limits (see docs/sandbox.md, "Limits"). 0 turns one off."""
+    """Per-command resource limits (docs/sandbox.md, "Limits"); 0 turns one off. The
+    sandbox provider reads them when the gateway starts."""
 
     processes: int = Field(
         256,

@@ -17,6 +17,7 @@ import tempfile
 from collections.abc import Awaitable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -25,6 +26,8 @@ from pronghorn.config.errors import ConfigError
 from pronghorn.config.loader import load_config, resolve_config_path
 from pronghorn.config.schema import AppConfig, ModelConfig
 from pronghorn.gateway.static import find_ui_dir
+from pronghorn.sandbox import LocalSandboxProvider
+from pronghorn.sandbox.limits import human_bytes
 
 NET_TIMEOUT_S = 5.0
 MODEL_TIMEOUT_S = 15.0
@@ -38,6 +41,7 @@ class CheckResult:
     ok: bool
     detail: str
     hint: str | None = None
+    data: dict[str, Any] | None = None
 
 
 async def run_checks(config_path: str | None, *, online: bool = False) -> list[CheckResult]:
@@ -53,6 +57,7 @@ async def run_checks(config_path: str | None, *, online: bool = False) -> list[C
         check_data_dir(config),
         check_port(config),
         check_bwrap(config),
+        check_sandbox_limits(config),
         check_frontend(config),
     ]
     results = await asyncio.gather(*checks)
@@ -494,6 +499,57 @@ async def check_bwrap(config: AppConfig) -> CheckResult:
         "on Ubuntu 24.04+ kernel.apparmor_restrict_unprivileged_userns=0; in Docker see "
         "docs/deployment.md (Sandbox inside Docker)",
     )
+
+
+_LIMIT_LABELS = {
+    "processes": ("processes", str),
+    "memory_bytes": ("memory", human_bytes),
+    "cpu_seconds": ("CPU time per process", lambda v: f"{v:g} s"),
+    "cpu_cores": ("CPU", lambda v: f"{v:g} cores"),
+    "file_size_bytes": ("file size", human_bytes),
+    "workspace_quota_bytes": ("workspace quota", human_bytes),
+    "tmp_bytes": ("/tmp", human_bytes),
+}
+
+
+async def check_sandbox_limits(config: AppConfig) -> CheckResult:
+    """Which per-command limits hold here, and how (cgroup, rlimit, seccomp)."""
+    provider = LocalSandboxProvider(
+        config.model_copy(update={"data_dir": str(data_dir(config))}), delegate_cgroups=False
+    )
+    await provider.start()
+    report = provider.limits_report()
+    cgroup = report["cgroup"]
+    parts = [
+        f"seccomp {'on' if report['seccomp'] else 'off'} ({report['seccomp_detail']})",
+        f"cgroup v{cgroup}" if cgroup else f"no cgroup ({report['cgroup_detail']})",
+    ]
+    unenforced: list[str] = []
+    for key, (label, fmt) in _LIMIT_LABELS.items():
+        entry = report[key]
+        assert isinstance(entry, dict)
+        if not entry["value"]:
+            parts.append(f"{label} off")
+            continue
+        how = entry["enforced_by"]
+        parts.append(f"{label} {fmt(entry['value'])} ({how or 'NOT enforced'})")
+        if how is None and key != "cpu_cores":  # cpu.max needs a cgroup; it is a rate
+            unenforced.append(label)
+    wanted_seccomp = config.sandbox.limits.seccomp and report["isolation"] == "bwrap"
+    if wanted_seccomp and not report["seccomp"]:
+        unenforced.append("seccomp")
+    detail = "; ".join(parts)
+    if unenforced:
+        return CheckResult(
+            "sandbox limits",
+            False,
+            detail,
+            f"not enforced here: {', '.join(unenforced)}. As root, RLIMIT_NPROC does not bind: "
+            "give the gateway a writable cgroup (docs/sandbox.md, Limits) or run it as an "
+            "unprivileged user",
+            data=report,
+        )
+    return CheckResult("sandbox limits", True, detail, data=report)
 
 
 def _ui_state(config: AppConfig) -> tuple[Path | None, Path | None]:

@@ -104,7 +104,8 @@ async def test_healthy_setup_passes_and_reports_text_and_json(tmp_path: Path) ->
     results = await run_checks(write_config(tmp_path))
     checks = by_name(results)
     assert {"config", "database", "data_dir", "port", "sandbox", "web UI"} <= set(checks)
-    failed = [r for r in results if not r.ok and r.name != "sandbox"]
+    # The sandbox checks depend on the host (bwrap, cgroups); the rest must pass.
+    failed = [r for r in results if not r.ok and r.name not in ("sandbox", "sandbox limits")]
     assert failed == []
     text = format_report(results, as_json=False)
     assert "[  ok] port:" in text
@@ -280,6 +281,44 @@ async def test_broken_bwrap_reports_its_error(
     check = by_name(await run_checks(write_config(tmp_path)))["sandbox"]
     assert not check.ok and "namespace" in check.detail
     assert "user namespaces" in (check.hint or "")
+
+
+async def test_sandbox_limits_report_each_limit_and_its_mechanism(tmp_path: Path) -> None:
+    limits = {"processes": 64, "memory_bytes": 512 * 1024 * 1024, "workspace_quota_bytes": 0}
+    results = await run_checks(write_config(tmp_path, sandbox={"limits": limits}))
+    check = by_name(results)["sandbox limits"]
+    data = check.data
+    assert data is not None
+    assert data["processes"]["value"] == 64
+    assert data["memory_bytes"]["value"] == 512 * 1024 * 1024
+    assert data["workspace_quota_bytes"] == {"value": 0, "enforced_by": None}
+    assert "workspace quota off" in check.detail and "memory 512 MiB" in check.detail
+    if data["isolation"] == "bwrap":
+        assert data["seccomp"] is True and "seccomp on" in check.detail
+        assert data["tmp_bytes"]["enforced_by"] == "tmpfs"
+    assert data["cpu_seconds"]["enforced_by"] == "rlimit"
+    assert data["file_size_bytes"]["enforced_by"] == "rlimit"
+    if data["cgroup"]:
+        assert data["processes"]["enforced_by"] == f"cgroup v{data['cgroup']}"
+    report = json.loads(format_report(results, as_json=True))
+    entry = next(c for c in report["checks"] if c["name"] == "sandbox limits")
+    assert entry["data"]["processes"]["value"] == 64
+
+
+async def test_sandbox_limits_say_what_does_not_hold(tmp_path: Path) -> None:
+    sandbox = {"limits": {"cgroup": "off", "seccomp": False}}
+    check = by_name(await run_checks(write_config(tmp_path, sandbox=sandbox)))["sandbox limits"]
+    data = check.data
+    assert data is not None and data["cgroup"] is None and data["seccomp"] is False
+    assert "seccomp off (sandbox.limits.seccomp is off)" in check.detail
+    assert data["memory_bytes"]["enforced_by"] == "rlimit"
+    if os.geteuid() == 0:
+        # RLIMIT_NPROC does not bind root: doctor says so instead of pretending.
+        assert data["processes"]["enforced_by"] is None
+        assert not check.ok and "processes" in (check.hint or "")
+        assert "processes 256 (NOT enforced)" in check.detail
+    elif data["isolation"] == "bwrap":
+        assert data["processes"]["enforced_by"] == "rlimit" and check.ok
 
 
 # --- models ---------------------------------------------------------------------------------

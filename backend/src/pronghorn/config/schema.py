@@ -154,6 +154,61 @@ class ModelConfig(Section):
     )
 
 
+GIB = 1024**3
+
+
+class SandboxLimitsConfig(Section):
+    """Per-command resource limits (docs/sandbox.md, "Limits"); 0 turns one off. The
+    sandbox provider reads them when the gateway starts."""
+
+    processes: int = Field(
+        256,
+        ge=0,
+        description=(
+            "Most processes/threads a command may have at once (cgroup pids.max, else "
+            "RLIMIT_NPROC; the rlimit is ignored when the gateway runs as root)."
+        ),
+    )
+    memory_bytes: int = Field(
+        2 * GIB,
+        ge=0,
+        description=(
+            "Memory of a command: cgroup memory.max (all its processes together), else "
+            "RLIMIT_AS (address space of each process)."
+        ),
+    )
+    cpu_seconds: int = Field(
+        600, ge=0, description="CPU time of each process (RLIMIT_CPU: SIGXCPU, then SIGKILL)."
+    )
+    cpu_cores: float = Field(
+        1.0, ge=0, description="CPU bandwidth of a command in cores (cgroup cpu.max only)."
+    )
+    file_size_bytes: int = Field(
+        1 * GIB, ge=0, description="Largest file a command may write (RLIMIT_FSIZE)."
+    )
+    workspace_quota_bytes: int = Field(
+        5 * GIB,
+        ge=0,
+        description=(
+            "Disk the thread's folders (workspace, uploads, outputs) may use; checked before "
+            "and during each command (docs/sandbox.md)."
+        ),
+    )
+    tmp_bytes: int = Field(
+        512 * 1024 * 1024, ge=1024 * 1024, description="Size of the sandbox's private /tmp."
+    )
+    cgroup: Literal["auto", "off"] = Field(
+        "auto",
+        description=(
+            "auto: a per-command cgroup when /sys/fs/cgroup is writable here (startup-only); "
+            "off: rlimits only."
+        ),
+    )
+    seccomp: bool = Field(
+        True, description="Run commands under the seccomp filter (bwrap isolation only)."
+    )
+
+
 class SandboxConfig(Section):
     kind: Literal["local"] = Field("local", description="Sandbox provider (startup-only).")
     isolation: Literal["bwrap", "none"] = Field(
@@ -162,6 +217,7 @@ class SandboxConfig(Section):
     network: bool = Field(False, description="Allow network inside bwrap.")
     command_timeout_s: float = Field(120.0, gt=0)
     max_output_chars: int = Field(30000, ge=1000)
+    limits: SandboxLimitsConfig = Field(default_factory=SandboxLimitsConfig)
 
 
 class UploadsConfig(Section):

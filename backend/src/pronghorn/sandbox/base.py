@@ -16,13 +16,19 @@ from pronghorn.sandbox.paths import ThreadPaths
 
 @dataclass(frozen=True, slots=True)
 class CommandResult:
-    """Outcome of one command. ``exit_code`` is -9 (SIGKILL) when the command was killed."""
+    """Outcome of one command. ``exit_code`` is -9 (SIGKILL) when the command was killed.
+
+    ``limits_hit`` names each resource limit the command ran into (``processes``,
+    ``memory``, ``cpu``, ``file_size``, ``quota``); stderr then ends with one
+    ``[sandbox limit] ...`` line per limit, written for the model.
+    """
 
     exit_code: int
     stdout: str
     stderr: str
     timed_out: bool = False
     truncated: bool = False
+    limits_hit: tuple[str, ...] = ()
 
 
 @runtime_checkable

@@ -4,8 +4,9 @@ Inside the sandbox the command sees: read-only system folders (/usr, /bin, /lib*
 a short allow-list of /etc files — never /etc/shadow, the config file, the repo, the data
 dir of other threads or the gateway's home), the thread's three folders writable at
 ``/mnt/user-data/{workspace,uploads,outputs}``, a private /tmp, its own /proc and /dev,
-every namespace unshared (so no network unless ``network=True``), no capabilities, and an
-unprivileged uid. The sandboxed process dies with the gateway (``--die-with-parent``).
+every namespace unshared (so no network unless ``network=True``), no capabilities, an
+unprivileged uid, a seccomp filter (``seccomp.py``) and resource limits (``limits.py``).
+The sandboxed process dies with the gateway (``--die-with-parent``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from pronghorn.sandbox.limits import CommandLimits
 from pronghorn.sandbox.paths import FOLDERS, VIRTUAL_ROOT, VIRTUAL_WORKSPACE, ThreadPaths
+from pronghorn.sandbox.seccomp import filter_fd
 
 SANDBOX_UID = 1000
 SANDBOX_GID = 1000
@@ -89,8 +92,16 @@ def build_argv(
     *,
     network: bool,
     env: dict[str, str],
+    limits: CommandLimits | None = None,
+    seccomp_fd: int | None = None,
+    tmp_bytes: int | None = None,
 ) -> list[str]:
-    """argv that runs ``/bin/bash -c command`` inside bubblewrap for this thread."""
+    """argv that runs ``/bin/bash -c command`` inside bubblewrap for this thread.
+
+    ``limits``: rlimits set inside the sandbox before the command runs; ``seccomp_fd``: a
+    descriptor holding the compiled filter (passed to the child with ``pass_fds``);
+    ``tmp_bytes``: the size of the private /tmp.
+    """
     args = [bwrap, "--unshare-all"]
     if network:
         args.append("--share-net")
@@ -112,6 +123,7 @@ def build_argv(
         "/proc",
         "--dev",
         "/dev",
+        *(["--size", str(tmp_bytes)] if tmp_bytes else []),
         "--tmpfs",
         "/tmp",
         "--dir",
@@ -123,11 +135,21 @@ def build_argv(
         args += ["--bind", str(getattr(paths, folder)), f"{VIRTUAL_ROOT}/{folder}"]
     for key, value in sorted(env.items()):
         args += ["--setenv", key, value]
-    args += ["--chdir", VIRTUAL_WORKSPACE, "/bin/bash", "-c", command]
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
+    inner = limits.wrap(command) if limits is not None else ["/bin/bash", "-c", command]
+    args += ["--chdir", VIRTUAL_WORKSPACE, *inner]
     return args
 
 
-async def probe(bwrap: str, *, network: bool, timeout_s: float = 15.0) -> tuple[bool, str]:
+async def probe(
+    bwrap: str,
+    *,
+    network: bool,
+    seccomp_program: bytes | None = None,
+    tmp_bytes: int | None = None,
+    timeout_s: float = 15.0,
+) -> tuple[bool, str]:
     """Run ``true`` under the exact options real commands use; (works, reason)."""
     with tempfile.TemporaryDirectory(prefix="pronghorn-bwrap-probe-") as tmp:
         paths = ThreadPaths(
@@ -139,7 +161,16 @@ async def probe(bwrap: str, *, network: bool, timeout_s: float = 15.0) -> tuple[
             outputs=Path(tmp) / "outputs",
         )
         await asyncio.to_thread(paths.ensure)
-        argv = build_argv(bwrap, paths, "true", network=network, env={"PATH": SANDBOX_PATH})
+        fd = filter_fd(seccomp_program) if seccomp_program is not None else None
+        argv = build_argv(
+            bwrap,
+            paths,
+            "true",
+            network=network,
+            env={"PATH": SANDBOX_PATH},
+            seccomp_fd=fd,
+            tmp_bytes=tmp_bytes,
+        )
         try:
             proc = await asyncio.create_subprocess_exec(
                 *argv,
@@ -147,9 +178,13 @@ async def probe(bwrap: str, *, network: bool, timeout_s: float = 15.0) -> tuple[
                 stdout=asyncio.subprocess.DEVNULL,
                 stderr=asyncio.subprocess.PIPE,
                 start_new_session=True,
+                pass_fds=() if fd is None else (fd,),
             )
         except OSError as exc:
             return False, f"cannot start bwrap: {exc}"
+        finally:
+            if fd is not None:
+                os.close(fd)
         try:
             _, err = await asyncio.wait_for(proc.communicate(), timeout_s)
         except TimeoutError:

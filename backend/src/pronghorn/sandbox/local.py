@@ -9,18 +9,28 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
 import tempfile
+import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from pronghorn.config.schema import AppConfig, SandboxConfig
 from pronghorn.sandbox import bwrap as bw
-from pronghorn.sandbox import files
+from pronghorn.sandbox import cgroups, files, quota, seccomp
 from pronghorn.sandbox.base import CommandResult, Sandbox
 from pronghorn.sandbox.errors import SandboxError
+from pronghorn.sandbox.limits import (
+    CgroupEvents,
+    CommandLimits,
+    human_bytes,
+    limit_notes,
+    plan_limits,
+)
 from pronghorn.sandbox.paths import VIRTUAL_ROOT, VIRTUAL_WORKSPACE, ThreadPaths
-from pronghorn.sandbox.process import run_process
+from pronghorn.sandbox.process import Watchdog, run_process
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +49,26 @@ def sandbox_env(home: str, tmpdir: str) -> dict[str, str]:
     }
 
 
+# The watchdog measures the thread's folders at most this often, and never spends more than
+# about 1/QUOTA_DUTY of the time walking them.
+QUOTA_CHECK_S = 2.0
+QUOTA_DUTY = 20
+
+
+@dataclass(frozen=True, slots=True)
+class Enforcement:
+    """How limits are enforced, decided once when the provider starts."""
+
+    cgroups: cgroups.CgroupSupport
+    seccomp_program: bytes | None  # None: no filter (isolation=none, off, unknown arch)
+    nproc_counts: bool  # RLIMIT_NPROC holds (bwrap and not root)
+    seccomp_reason: str = ""
+
+    @staticmethod
+    def none() -> Enforcement:
+        return Enforcement(cgroups.CgroupSupport(None, reason="cgroups off"), None, False)
+
+
 class LocalSandbox:
     """One thread's sandbox. Cheap: holds paths and settings, no live process."""
 
@@ -48,6 +78,7 @@ class LocalSandbox:
         config: SandboxConfig,
         isolation: Isolation,
         bwrap_path: str | None,
+        enforcement: Enforcement | None = None,
     ) -> None:
         if isolation == "bwrap" and not bwrap_path:
             raise ValueError("isolation=bwrap needs the bwrap executable")
@@ -55,6 +86,7 @@ class LocalSandbox:
         self._config = config
         self._isolation: Isolation = isolation
         self._bwrap = bwrap_path
+        self._enforcement = enforcement or Enforcement.none()
 
     @property
     def thread_paths(self) -> ThreadPaths:
@@ -75,31 +107,163 @@ class LocalSandbox:
         if timeout <= 0:
             raise SandboxError("timeout must be positive.")
         await asyncio.to_thread(self._paths.ensure)
+        cfg = self._config.limits
+        quota_left = None
+        if cfg.workspace_quota_bytes:
+            quota_left = cfg.workspace_quota_bytes - await self._usage()
+        cgroup = await self._new_cgroup()
+        limits = plan_limits(
+            cfg,
+            quota_left=quota_left,
+            cgroup_pids=cgroup is not None and "pids" in cgroup.folders and bool(cfg.processes),
+            cgroup_memory=cgroup is not None
+            and "memory" in cgroup.folders
+            and bool(cfg.memory_bytes),
+            nproc_counts=self._enforcement.nproc_counts,
+        )
+        quota_stop: list[str] = []
+        try:
+            result = await self._run(command, timeout, limits, cgroup, quota_stop)
+            events = CgroupEvents()
+            if cgroup is not None:
+                events = await asyncio.to_thread(cgroup.events)
+        finally:
+            if cgroup is not None and not await asyncio.to_thread(cgroup.remove):
+                log.warning("could not remove the command cgroup %s", cgroup.folders)
+        notes = limit_notes(
+            limits, cfg, exit_code=result.exit_code, stderr=result.stderr, events=events
+        )
+        if quota_stop:
+            notes.append(("quota", ""))  # the sentence is already in stderr (watchdog)
+        elif any(key == "quota" for key, _ in notes):
+            pass  # a write was stopped at the quota: that sentence says it
+        elif quota_left is not None and quota_left <= 0:
+            used = cfg.workspace_quota_bytes - quota_left
+            notes.append(("quota", self._over_quota_sentence(used)))
+        elif cfg.workspace_quota_bytes:
+            used = await self._usage()
+            if used > cfg.workspace_quota_bytes:
+                notes.append(("quota", self._over_quota_sentence(used)))
+        extra = "".join(f"\n[sandbox limit] {text}" for _, text in notes if text)
+        stderr = (result.stderr + extra).lstrip("\n") if extra else result.stderr
+        hit = tuple(dict.fromkeys(key for key, _ in notes))
+        return CommandResult(
+            exit_code=result.exit_code,
+            stdout=result.stdout,
+            stderr=stderr,
+            timed_out=result.timed_out,
+            truncated=result.truncated,
+            limits_hit=hit,
+        )
+
+    def _over_quota_sentence(self, used: int) -> str:
+        quota_bytes = self._config.limits.workspace_quota_bytes
+        return (
+            f"workspace quota exceeded: the thread's folders use {human_bytes(used)} of "
+            f"{human_bytes(quota_bytes)} (sandbox.limits.workspace_quota_bytes); no file can "
+            "grow until you delete files"
+        )
+
+    async def _usage(self) -> int:
+        usage = await asyncio.to_thread(quota.measure, self._paths.root)
+        if not usage.complete:  # too many entries to count: treat as full
+            return max(usage.bytes, self._config.limits.workspace_quota_bytes)
+        return usage.bytes
+
+    async def _new_cgroup(self) -> cgroups.CommandCgroup | None:
+        support = self._enforcement.cgroups
+        if not support.parents:
+            return None
+        cfg = self._config.limits
+        try:
+            return await asyncio.to_thread(
+                cgroups.create,
+                support,
+                pids_max=cfg.processes,
+                memory_max=cfg.memory_bytes,
+                cpu_cores=cfg.cpu_cores,
+            )
+        except OSError as exc:
+            log.warning("cannot create a cgroup for the command (%s); rlimits only", exc)
+            return None
+
+    def _quota_watchdog(self, stop: list[str]) -> Watchdog:
+        quota_bytes = self._config.limits.workspace_quota_bytes
+        state = {"next": 0.0}
+
+        async def check() -> str | None:
+            now = time.monotonic()
+            if now < state["next"]:
+                return None
+            used = await self._usage()
+            state["next"] = time.monotonic() + (time.monotonic() - now) * QUOTA_DUTY
+            if used <= quota_bytes:
+                return None
+            sentence = self._over_quota_sentence(used) + "; the command was stopped"
+            stop.append(sentence)
+            return sentence
+
+        return check
+
+    async def _run(
+        self,
+        command: str,
+        timeout_s: float,
+        limits: CommandLimits,
+        cgroup: cgroups.CommandCgroup | None,
+        quota_stop: list[str],
+    ) -> CommandResult:
         cap = self._config.max_output_chars
+        watchdog = (
+            self._quota_watchdog(quota_stop) if self._config.limits.workspace_quota_bytes else None
+        )
         if self._isolation == "bwrap":
             assert self._bwrap is not None
             env = sandbox_env(VIRTUAL_WORKSPACE, "/tmp")
-            argv = bw.build_argv(
-                self._bwrap, self._paths, command, network=self._config.network, env=env
-            )
-            return await run_process(
-                argv,
-                cwd=str(self._paths.workspace),
-                env=env,
-                timeout_s=timeout,
-                max_output_chars=cap,
-            )
+            program = self._enforcement.seccomp_program
+            fd = seccomp.filter_fd(program) if program is not None else None
+            try:
+                argv = bw.build_argv(
+                    self._bwrap,
+                    self._paths,
+                    command,
+                    network=self._config.network,
+                    env=env,
+                    limits=limits,
+                    seccomp_fd=fd,
+                    tmp_bytes=self._config.limits.tmp_bytes,
+                )
+                if cgroup is not None:
+                    argv = cgroup.join_argv(argv)
+                return await run_process(
+                    argv,
+                    cwd=str(self._paths.workspace),
+                    env=env,
+                    timeout_s=timeout_s,
+                    max_output_chars=cap,
+                    pass_fds=() if fd is None else (fd,),
+                    watchdog=watchdog,
+                    watch_interval_s=QUOTA_CHECK_S,
+                )
+            finally:
+                if fd is not None:
+                    os.close(fd)
         # isolation=none: the host's filesystem is visible; only the virtual prefix is
         # rewritten so commands written for /mnt/user-data keep working.
         root = str(self._paths.root)
         host_command = _VIRTUAL_ROOT_RE.sub(lambda _: root, command)
         env = sandbox_env(str(self._paths.workspace), tempfile.gettempdir())
+        argv = limits.wrap(host_command)
+        if cgroup is not None:
+            argv = cgroup.join_argv(argv)
         result = await run_process(
-            ["/bin/bash", "-c", host_command],
+            argv,
             cwd=str(self._paths.workspace),
             env=env,
-            timeout_s=timeout,
+            timeout_s=timeout_s,
             max_output_chars=cap,
+            watchdog=watchdog,
+            watch_interval_s=QUOTA_CHECK_S,
         )
         return CommandResult(
             exit_code=result.exit_code,
@@ -149,11 +313,14 @@ class LocalSandboxProvider:
     """Hands out :class:`LocalSandbox` objects. ``isolation_in_effect`` is known after
     :meth:`start` (called automatically by the first :meth:`acquire`)."""
 
-    def __init__(self, config: AppConfig) -> None:
+    def __init__(self, config: AppConfig, *, delegate_cgroups: bool = True) -> None:
+        """``delegate_cgroups=False`` (``pronghorn doctor``) never rearranges cgroups."""
         self._config = config.sandbox
+        self._delegate_cgroups = delegate_cgroups
         self._data_dir = Path(config.data_dir).expanduser().resolve()
         self._isolation: Isolation | None = None
         self._bwrap: str | None = None
+        self._enforcement = Enforcement.none()
         self._start_lock = asyncio.Lock()
 
     @property
@@ -165,28 +332,65 @@ class LocalSandboxProvider:
         """``bwrap`` or ``none`` once started; ``None`` before."""
         return self._isolation
 
+    @property
+    def enforcement(self) -> Enforcement:
+        """How limits are enforced (meaningful once started)."""
+        return self._enforcement
+
+    def limits_report(self) -> dict[str, object]:
+        """Which limits are in force and by what mechanism (for ``pronghorn doctor``)."""
+        return limits_report(self._config, self._isolation, self._enforcement)
+
     async def start(self) -> Isolation:
         async with self._start_lock:
             if self._isolation is not None:
                 return self._isolation
+            limits = self._config.limits
+            support = cgroups.CgroupSupport(None, reason="sandbox.limits.cgroup is off")
+            if limits.cgroup == "auto":
+                support = await asyncio.to_thread(cgroups.detect, delegate=self._delegate_cgroups)
             if self._config.isolation == "none":
                 log.warning(
                     "sandbox isolation=none: commands run directly on the host as the gateway's "
                     "user; only the environment is scrubbed"
                 )
                 self._isolation = "none"
+                self._enforcement = Enforcement(support, None, False, "isolation is none")
                 return self._isolation
+            program, why = _seccomp_program(self._config)
             path = bw.find_bwrap()
             if path is None:
                 reason = "bwrap is not installed (apt-get install bubblewrap)"
                 ok = False
             else:
-                ok, reason = await bw.probe(path, network=self._config.network)
+                ok, reason = await bw.probe(
+                    path,
+                    network=self._config.network,
+                    seccomp_program=program,
+                    tmp_bytes=limits.tmp_bytes,
+                )
+                if not ok and program is not None:
+                    ok, plain = await bw.probe(
+                        path, network=self._config.network, tmp_bytes=limits.tmp_bytes
+                    )
+                    if ok:
+                        log.warning("sandbox: bwrap refused the seccomp filter (%s)", reason)
+                        program, why = None, f"bwrap refused the filter: {reason}"
+                    else:
+                        reason = plain
             if ok:
                 self._bwrap = path
                 self._isolation = "bwrap"
-                log.info("sandbox isolation=bwrap (%s, network=%s)", path, self._config.network)
+                self._enforcement = Enforcement(support, program, os.geteuid() != 0, why)
+                log.info(
+                    "sandbox isolation=bwrap (%s, network=%s, seccomp=%s, cgroups=%s)",
+                    path,
+                    self._config.network,
+                    program is not None,
+                    support.version or "off",
+                )
             else:
+                self._enforcement = Enforcement(support, None, False, "isolation is none")
                 log.warning(
                     "SANDBOX ISOLATION DISABLED: sandbox.isolation=bwrap but %s; falling back "
                     "to isolation=none — agent commands run directly on the host",
@@ -205,10 +409,50 @@ class LocalSandboxProvider:
         isolation = await self.start()
         paths = self.paths_for(user_id, thread_id)
         await asyncio.to_thread(paths.ensure)
-        return LocalSandbox(paths, self._config, isolation, self._bwrap)
+        return LocalSandbox(paths, self._config, isolation, self._bwrap, self._enforcement)
 
     async def release(self, sandbox: Sandbox) -> None:
         return None
 
     async def close(self) -> None:
         return None
+
+
+def _seccomp_program(config: SandboxConfig) -> tuple[bytes | None, str]:
+    if not config.limits.seccomp:
+        return None, "sandbox.limits.seccomp is off"
+    arch = seccomp.host_arch()
+    if arch is None:
+        return None, "no filter for this CPU architecture (x86_64 and aarch64 only)"
+    return seccomp.compile_filter(arch), f"{arch}, {len(seccomp.DENIED)} calls denied"
+
+
+def limits_report(
+    config: SandboxConfig, isolation: Isolation | None, enforcement: Enforcement
+) -> dict[str, object]:
+    """Each limit with its value and the mechanism that enforces it (None: not enforced)."""
+    cfg = config.limits
+    cg = enforcement.cgroups
+
+    def via(value: float, controller: str | None, rlimit: str | None) -> dict[str, object]:
+        if not value:
+            return {"value": value, "enforced_by": None}
+        if controller and cg.has(controller):
+            return {"value": value, "enforced_by": f"cgroup v{cg.version}"}
+        return {"value": value, "enforced_by": rlimit}
+
+    nproc = "rlimit" if enforcement.nproc_counts else None
+    return {
+        "isolation": isolation,
+        "seccomp": enforcement.seccomp_program is not None,
+        "seccomp_detail": enforcement.seccomp_reason,
+        "cgroup": cg.version,
+        "cgroup_detail": cg.reason,
+        "processes": via(cfg.processes, "pids", nproc),
+        "memory_bytes": via(cfg.memory_bytes, "memory", "rlimit"),
+        "cpu_seconds": via(cfg.cpu_seconds, None, "rlimit"),
+        "cpu_cores": via(cfg.cpu_cores, "cpu", None),
+        "file_size_bytes": via(cfg.file_size_bytes, None, "rlimit"),
+        "workspace_quota_bytes": via(cfg.workspace_quota_bytes, None, "watchdog"),
+        "tmp_bytes": via(cfg.tmp_bytes, None, "tmpfs" if isolation == "bwrap" else None),
+    }

@@ -9,7 +9,7 @@ import codecs
 import contextlib
 import os
 import signal
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pronghorn.sandbox.base import CommandResult
@@ -56,6 +56,9 @@ class CappedText:
         return f"{self._head}\n[... {dropped} characters truncated ...]\n{self._tail}"
 
 
+Watchdog = Callable[[], Awaitable[str | None]]
+
+
 @dataclass
 class _Streams:
     stdout: CappedText
@@ -84,9 +87,16 @@ async def run_process(
     env: Mapping[str, str],
     timeout_s: float,
     max_output_chars: int,
+    pass_fds: Sequence[int] = (),
+    watchdog: Watchdog | None = None,
+    watch_interval_s: float = 2.0,
 ) -> CommandResult:
     """Run ``argv`` (no shell on the host) in a new session; never raises for failures of
-    the command itself."""
+    the command itself.
+
+    ``watchdog`` is awaited every ``watch_interval_s`` while the command runs; when it
+    returns a sentence, the command is killed and the sentence ends its stderr.
+    """
     proc = await asyncio.create_subprocess_exec(
         *argv,
         cwd=cwd,
@@ -95,6 +105,7 @@ async def run_process(
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         start_new_session=True,
+        pass_fds=tuple(pass_fds),
     )
     streams = _Streams(CappedText(max_output_chars), CappedText(max_output_chars))
     runaway_limit = max_output_chars * RUNAWAY_FACTOR
@@ -113,7 +124,20 @@ async def run_process(
                 runaway.set()
                 kill_group(proc.pid)
 
+    stopped: list[str] = []
+
+    async def watch() -> None:
+        assert watchdog is not None
+        while proc.returncode is None:
+            await asyncio.sleep(watch_interval_s)
+            reason = await watchdog()
+            if reason and proc.returncode is None:
+                stopped.append(reason)
+                kill_group(proc.pid)
+                return
+
     timed_out = False
+    watcher = asyncio.create_task(watch()) if watchdog is not None else None
     pumps = asyncio.gather(pump(proc.stdout, streams.stdout), pump(proc.stderr, streams.stderr))
     try:
         async with asyncio.timeout(timeout_s):
@@ -125,6 +149,10 @@ async def run_process(
     except TimeoutError:
         timed_out = True
     finally:
+        if watcher is not None:
+            watcher.cancel()
+            with contextlib.suppress(BaseException):
+                await watcher
         # Always take the whole group down: nothing started by the command outlives it.
         kill_group(proc.pid)
         if proc.returncode is None:
@@ -145,6 +173,8 @@ async def run_process(
         stderr += f"\n[command timed out after {timeout_s:g}s and was killed]"
     elif runaway.is_set():
         stderr += "\n[command killed: it kept producing output far beyond the output cap]"
+    for reason in stopped:
+        stderr += f"\n[sandbox limit] {reason}"
     return CommandResult(
         exit_code=proc.returncode if proc.returncode is not None else -9,
         stdout=streams.stdout.text(),

@@ -1,0 +1,325 @@
+"""Issue 16 part 5: resource exhaustion and kernel attack surface from inside the sandbox.
+
+Each test runs the attack for real through the real sandbox (bubblewrap, the seccomp
+filter, cgroups where this machine offers them, rlimits otherwise) with small limits, then
+checks that the named limit stopped it and that the host is fine afterwards. The last test
+drives the attacks through a live gateway's ``bash`` tool while /health is polled.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from langgraph_sdk import get_client
+
+from pronghorn.config.schema import AppConfig
+from pronghorn.sandbox import LocalSandbox, LocalSandboxProvider, cgroups
+from pronghorn.sandbox import bwrap as bw
+from support.live import LiveServer, base_config
+
+from .conftest import assert_responsive
+
+MIB = 1024 * 1024
+LIMITS = {
+    "processes": 32,
+    "memory_bytes": 256 * MIB,
+    "cpu_seconds": 1,
+    "file_size_bytes": 2 * MIB,
+    "workspace_quota_bytes": 6 * MIB,
+}
+# A fork bomb that is bounded even if no limit held: depth 8 is at most 511 processes, each
+# leaf living two seconds. The limit (32) stops it long before that; the command's timeout
+# then ends it (bash keeps retrying a refused fork).
+FORK_BOMB = (
+    'b() { if [ "$1" -gt 0 ]; then b $(($1 - 1)) & b $(($1 - 1)) & wait; else sleep 2; fi; }; '
+    "b 8; echo bomb-finished"
+)
+BOMB_TIMEOUT_S = 6
+MEMORY_HOG = "python3 -c 'x = bytearray(600 << 20); x[::4096] = b\"x\" * len(x[::4096]); print(1)'"
+CPU_SPINNER = "while :; do :; done"
+
+
+def _bwrap_works() -> bool:
+    import asyncio
+
+    path = bw.find_bwrap()
+    return path is not None and asyncio.run(bw.probe(path, network=False))[0]
+
+
+pytestmark = pytest.mark.skipif(not _bwrap_works(), reason="bubblewrap cannot run here")
+
+
+@pytest.fixture
+async def provider(tmp_path: Path) -> AsyncIterator[LocalSandboxProvider]:
+    config = AppConfig(
+        data_dir=str(tmp_path / "data"),
+        sandbox={"command_timeout_s": 20, "limits": LIMITS},
+    )
+    provider = LocalSandboxProvider(config)
+    assert await provider.start() == "bwrap"
+    yield provider
+    await provider.close()
+
+
+@pytest.fixture
+async def sandbox(provider: LocalSandboxProvider) -> LocalSandbox:
+    sb = await provider.acquire("mallory", str(uuid.uuid4()))
+    assert isinstance(sb, LocalSandbox)
+    return sb
+
+
+async def _host_fine(sb: LocalSandbox) -> None:
+    """A plain command still works afterwards, and nothing of the attack is left running."""
+    r = await sb.execute("echo still-ok")
+    assert r.exit_code == 0 and r.stdout == "still-ok\n", r
+    assert not _leftover_commands()
+    assert not _leftover_cgroups()
+
+
+def _leftover_commands() -> list[str]:
+    """Processes of a sandboxed command (the limits prologue names itself) still alive."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and b"pronghorn-limits" in (proc / "cmdline").read_bytes():
+                found.append(proc.name)
+        except OSError:
+            continue
+    return found
+
+
+def _leftover_cgroups() -> list[Path]:
+    support = cgroups.detect()
+    return [p for parent in support.parents.values() for p in parent.glob("pronghorn-cmd-*")]
+
+
+async def test_fork_bomb_is_stopped_by_the_process_limit(sandbox: LocalSandbox) -> None:
+    r = await sandbox.execute(FORK_BOMB, timeout_s=BOMB_TIMEOUT_S)
+    assert "processes" in r.limits_hit, r
+    assert "[sandbox limit] process limit reached" in r.stderr
+    assert "at most 32 processes" in r.stderr
+    await _host_fine(sandbox)
+
+
+async def test_memory_hog_is_stopped(sandbox: LocalSandbox) -> None:
+    r = await sandbox.execute(MEMORY_HOG)
+    assert r.exit_code != 0 and r.stdout == ""
+    assert r.limits_hit == ("memory",), r
+    assert "[sandbox limit] memory limit reached" in r.stderr
+    assert "256 MiB" in r.stderr
+    await _host_fine(sandbox)
+
+
+async def test_cpu_spinner_is_killed_by_the_cpu_limit(sandbox: LocalSandbox) -> None:
+    r = await sandbox.execute(CPU_SPINNER, timeout_s=20)
+    assert not r.timed_out, "the CPU limit, not the timeout, must stop it"
+    assert r.exit_code == 152  # 128 + SIGXCPU
+    assert r.limits_hit == ("cpu",)
+    assert "CPU time limit reached: a process may use 1 s of CPU" in r.stderr
+    await _host_fine(sandbox)
+
+
+async def test_file_over_the_size_limit_is_refused(sandbox: LocalSandbox) -> None:
+    r = await sandbox.execute("head -c 5000000 /dev/zero > big.bin; echo next; ls -l big.bin")
+    assert "file_size" in r.limits_hit, r
+    assert "no file may be larger than 2 MiB" in r.stderr
+    assert (sandbox.thread_paths.workspace / "big.bin").stat().st_size <= 2 * MIB
+    # /tmp is bounded the same way.
+    r = await sandbox.execute("head -c 5000000 /dev/zero > /tmp/big.bin")
+    assert r.exit_code == 153 and "file_size" in r.limits_hit
+    await _host_fine(sandbox)
+
+
+async def test_writing_past_the_workspace_quota_is_stopped(sandbox: LocalSandbox) -> None:
+    # Each file is under the file-size limit; together they pass the 6 MiB quota. The
+    # watchdog stops the command while it runs.
+    slow_writer = (
+        "for i in $(seq 60); do head -c 1000000 /dev/urandom > f$i; sleep 0.2; done; "
+        "echo writer-finished"
+    )
+    r = await sandbox.execute(slow_writer, timeout_s=30)
+    assert "quota" in r.limits_hit, r
+    assert "writer-finished" not in r.stdout
+    assert "workspace quota exceeded" in r.stderr and "the command was stopped" in r.stderr
+    files = list(sandbox.thread_paths.workspace.glob("f*"))
+    assert len(files) < 60
+    # Over quota: the next command runs, but no file can grow; deleting still works.
+    r = await sandbox.execute("echo more > extra.txt")
+    assert r.exit_code != 0 and "quota" in r.limits_hit
+    assert "Delete files to free space" in r.stderr
+    assert (sandbox.thread_paths.workspace / "extra.txt").stat().st_size == 0
+    r = await sandbox.execute("rm -f f*")
+    assert r.exit_code == 0
+    r = await sandbox.execute("echo fits > small.txt && cat small.txt")
+    assert r.exit_code == 0 and r.stdout == "fits\n" and r.limits_hit == ()
+
+
+async def test_a_file_cannot_outgrow_what_is_left_of_the_quota(sandbox: LocalSandbox) -> None:
+    await sandbox.execute("head -c 1500000 /dev/zero > a; head -c 1500000 /dev/zero > b")
+    r = await sandbox.execute("head -c 1900000 /dev/urandom > c; head -c 1900000 /dev/zero > d")
+    # 3 MiB used of 6: c fits, d is cut at what was left when the command started.
+    assert "quota" in r.limits_hit, r
+    total = sum(p.stat().st_size for p in sandbox.thread_paths.workspace.iterdir())
+    assert total <= 6 * MIB + 2 * MIB
+
+
+async def test_nested_user_namespaces_are_refused(sandbox: LocalSandbox) -> None:
+    r = await sandbox.execute("unshare -U true; echo rc=$?; unshare -rn true; echo rc=$?")
+    assert r.stdout == "rc=1\nrc=1\n"
+    assert "Operation not permitted" in r.stderr
+    r = await sandbox.execute("bwrap --ro-bind / / true; echo rc=$?")
+    assert r.stdout == "rc=1\n"
+    # Threads still work: clone3 answers ENOSYS and libc falls back to clone.
+    r = await sandbox.execute(
+        'python3 -c \'import threading; t = threading.Thread(target=print, args=("t",)); '
+        "t.start(); t.join()'"
+    )
+    assert r.exit_code == 0 and r.stdout == "t\n"
+
+
+SYSCALL = (
+    "python3 -c 'import ctypes, sys; libc = ctypes.CDLL(None, use_errno=True); "
+    "rc = libc.syscall({nr}, {args}); print(rc, ctypes.get_errno())'"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "nr", "args"),
+    [
+        ("keyctl", 250, "0, 0, 0, 0, 0"),  # KEYCTL_GET_KEYRING_ID
+        ("add_key", 248, 'b"user", b"k", b"v", 1, -3'),
+        ("bpf", 321, "0, 0, 0"),
+        ("perf_event_open", 298, "0, 0, -1, -1, 0"),
+        ("userfaultfd", 323, "0"),
+        ("ptrace", 101, "0, 0, 0, 0"),  # PTRACE_TRACEME
+        ("mount", 165, 'b"none", b"/tmp", b"tmpfs", 0, 0'),
+        ("setns", 308, "0, 0"),
+        ("io_uring_setup", 425, "1, 0"),
+        ("ioctl TIOCSTI", 16, '0, 0x5412, b"x"'),
+        ("personality ADDR_NO_RANDOMIZE", 135, "0x0040000"),
+    ],
+)
+async def test_kernel_attack_surface_is_denied(
+    sandbox: LocalSandbox, name: str, nr: int, args: str
+) -> None:
+    if os.uname().machine != "x86_64":
+        pytest.skip("syscall numbers in this test are x86_64's")
+    r = await sandbox.execute(SYSCALL.format(nr=nr, args=args))
+    assert r.exit_code == 0, r
+    assert r.stdout == "-1 1\n", f"{name}: {r.stdout!r}"  # EPERM
+
+
+async def test_x32_abi_is_killed(sandbox: LocalSandbox) -> None:
+    if os.uname().machine != "x86_64":
+        pytest.skip("x32 exists on x86_64 only")
+    # getpid through the x32 ABI (bit 30): the filter kills the process (SIGSYS).
+    r = await sandbox.execute(SYSCALL.format(nr=0x40000000 | 39, args="0"))
+    assert r.exit_code == 128 + 31 and r.stdout == ""
+
+
+# --- through a live gateway -----------------------------------------------------------------
+
+
+def _call(name: str, **args: Any) -> dict[str, Any]:
+    return {"tool_calls": [{"name": name, "args": args}]}
+
+
+RULES = [
+    {
+        "match": "exhaust",
+        "steps": [
+            _call("bash", description="bomb", command=FORK_BOMB),
+            _call("bash", description="hog", command=MEMORY_HOG),
+            _call("bash", description="spin", command=CPU_SPINNER),
+            _call("bash", description="escape", command="unshare -U id; echo rc=$?"),
+            {"text": "done"},
+        ],
+    }
+]
+
+
+@pytest.fixture
+def gateway(tmp_path: Path) -> Iterator[LiveServer]:
+    config = base_config(
+        models=[{"name": "s", "provider": "scripted", "rules": RULES}],
+        agent={"default_model": "s"},
+        sandbox={"isolation": "bwrap", "command_timeout_s": BOMB_TIMEOUT_S, "limits": LIMITS},
+    )
+    # A generous start deadline: importing the app takes long on a loaded machine.
+    server = LiveServer(tmp_path / "gateway", config).start(timeout=120)
+    yield server
+    server.stop()
+
+
+async def test_attacks_through_the_bash_tool_leave_the_gateway_responsive(
+    gateway: LiveServer,
+) -> None:
+    client = get_client(url=gateway.api)
+    tid = (await client.threads.create())["thread_id"]
+    with assert_responsive(gateway.url):
+        result = await client.runs.wait(
+            tid,
+            "lead_agent",
+            input={"messages": [{"role": "human", "content": "exhaust the machine"}]},
+        )
+    tools = [m for m in result["messages"] if m["type"] == "tool"]
+    assert len(tools) == 4, result["messages"]
+    bomb, hog, spin, escape = (m["content"] for m in tools)
+    assert "[sandbox limit] process limit reached" in bomb
+    assert "[sandbox limit] memory limit reached" in hog
+    assert "[sandbox limit] CPU time limit reached" in spin
+    assert "rc=1" in escape and "Operation not permitted" in escape
+    assert result["messages"][-1]["content"] == "done"
+    async with httpx.AsyncClient() as http:
+        assert (await http.get(f"{gateway.url}/health")).status_code == 200
+
+
+# --- the rlimit fallback (no cgroups) ------------------------------------------------------
+
+
+@pytest.fixture
+async def rlimit_sandbox(tmp_path: Path) -> AsyncIterator[LocalSandbox]:
+    config = AppConfig(
+        data_dir=str(tmp_path / "data"),
+        sandbox={"command_timeout_s": 20, "limits": {**LIMITS, "cgroup": "off"}},
+    )
+    provider = LocalSandboxProvider(config)
+    sb = await provider.acquire("mallory", str(uuid.uuid4()))
+    assert isinstance(sb, LocalSandbox)
+    report = provider.limits_report()
+    assert report["cgroup"] is None
+    assert report["memory_bytes"] == {"value": 256 * MIB, "enforced_by": "rlimit"}
+    yield sb
+    await provider.close()
+
+
+async def test_memory_hog_is_stopped_by_the_address_space_limit(
+    rlimit_sandbox: LocalSandbox,
+) -> None:
+    r = await rlimit_sandbox.execute(MEMORY_HOG)
+    assert r.exit_code == 1 and "MemoryError" in r.stderr
+    assert r.limits_hit == ("memory",)
+    assert "each process may use at most 256 MiB" in r.stderr
+    await _host_fine(rlimit_sandbox)
+
+
+async def test_cpu_and_file_limits_hold_without_cgroups(rlimit_sandbox: LocalSandbox) -> None:
+    r = await rlimit_sandbox.execute(CPU_SPINNER)
+    assert r.exit_code == 152 and r.limits_hit == ("cpu",)
+    r = await rlimit_sandbox.execute("head -c 5000000 /dev/zero > big.bin")
+    assert r.exit_code == 153 and r.limits_hit == ("file_size",)
+    r = await rlimit_sandbox.execute("unshare -U true")
+    assert r.exit_code == 1  # seccomp does not depend on cgroups
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="RLIMIT_NPROC does not bind root")
+async def test_fork_bomb_is_stopped_by_rlimit_nproc(rlimit_sandbox: LocalSandbox) -> None:
+    r = await rlimit_sandbox.execute(FORK_BOMB, timeout_s=BOMB_TIMEOUT_S)
+    assert "processes" in r.limits_hit, r
+    await _host_fine(rlimit_sandbox)

@@ -32,7 +32,12 @@ def test_restart_required_lists_most_specific_paths() -> None:
         runs={"max_concurrency": 2},
         data_dir="/srv/data",
     )
-    assert restart_required(old, new) == ["data_dir", "server.port", "server.cors_origins"]
+    assert restart_required(old, new) == [
+        "data_dir",
+        "server.port",
+        "server.cors_origins",
+        "sandbox.network",
+    ]
     assert restart_required(old, old) == []
 
 
@@ -45,6 +50,7 @@ def test_merge_keeps_startup_only_and_applies_the_rest() -> None:
         database={"url": "postgresql+asyncpg://h/db"},
         runs={"max_concurrency": 2},
         sandbox={"network": True},
+        agent={"title_max_chars": 20},
     )
     merged = merge_startup_only(old, new)
     assert merged.server == old.server
@@ -52,8 +58,8 @@ def test_merge_keeps_startup_only_and_applies_the_rest() -> None:
     assert merged.broker == old.broker
     assert merged.database == old.database
     assert merged.runs.max_concurrency == 2
-    assert merged.sandbox.network is True
-    assert merged.sandbox.kind == old.sandbox.kind
+    assert merged.agent.title_max_chars == 20
+    assert merged.sandbox == old.sandbox  # the provider reads it once, at startup
     assert restart_required(old, merged) == []
     assert isinstance(merged, AppConfig)
     assert AppConfig.model_validate(merged.model_dump()) == merged  # still a valid config
@@ -65,5 +71,6 @@ def test_changed_paths_and_is_startup_only() -> None:
     assert changed_paths(old, new) == ["runs.timeout_s", "store.ttl.refresh_on_read"]
     assert is_startup_only("server.port")
     assert is_startup_only("sandbox.kind")
-    assert not is_startup_only("sandbox.network")
+    assert is_startup_only("sandbox.network")
+    assert not is_startup_only("agent.title_max_chars")
     assert not is_startup_only("serverx")

@@ -19,7 +19,7 @@ STARTUP_ONLY: tuple[str, ...] = (
     "server",  # the socket, workers, CORS/docs middleware and static mount are built once
     "database",  # the engine and its pool
     "broker",  # the event broker and its connections
-    "sandbox.kind",  # the sandbox provider instance
+    "sandbox",  # the provider reads isolation, network, timeouts and limits when it starts
     "logging",  # handlers and formatters are installed once
 )
 

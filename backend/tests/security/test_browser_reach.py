@@ -20,6 +20,7 @@ import httpx
 import pytest
 import yaml
 
+from pronghorn.cli import open_bind_warning
 from pronghorn.config.errors import ConfigError
 from pronghorn.config.loader import load_config
 from security.conftest import assert_responsive
@@ -183,6 +184,28 @@ def test_star_turns_the_host_check_off(start_server: Callable[..., LiveServer]) 
         # ...but a cross-site page is still refused: "*" is no trusted origin
         resp = client.post("/api/langgraph/threads", headers={"Origin": EVIL}, json={})
         assert resp.status_code == 403
+
+
+@pytest.mark.parametrize(
+    ("bind", "hosts", "warns"),
+    [
+        ("0.0.0.0", [], True),
+        ("::", [], True),
+        ("gateway.internal", [], True),
+        ("0.0.0.0", ["chat.example.com"], False),
+        ("127.0.0.1", [], False),
+        ("127.0.0.2", [], False),
+        ("::1", [], False),
+        ("localhost", [], False),
+    ],
+)
+def test_serve_warns_when_listening_wide_with_no_allowed_hosts(
+    bind: str, hosts: list[str], warns: bool
+) -> None:
+    warning = open_bind_warning(bind, hosts)
+    assert (warning is not None) is warns
+    if warning:
+        assert "server.allowed_hosts" in warning and "400" in warning
 
 
 @pytest.mark.parametrize(

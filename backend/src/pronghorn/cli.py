@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import os
 import signal
 import sys
@@ -60,10 +61,14 @@ def serve(
     # uvicorn drains, then re-raises the captured signal with the previous handler in
     # place: make a SIGTERM that was handled gracefully end the process with status 0.
     signal.signal(signal.SIGTERM, _exit_after_drain)
+    bind = host or cfg.server.host
+    warning = open_bind_warning(bind, cfg.server.allowed_hosts)
+    if warning:
+        click.echo(f"pronghorn: warning: {warning}", err=True)
     uvicorn.run(
         "pronghorn.gateway.app:app_from_env",
         factory=True,
-        host=host or cfg.server.host,
+        host=bind,
         port=port or cfg.server.port,
         workers=None if reload else workers,
         reload=reload,
@@ -73,6 +78,27 @@ def serve(
         timeout_graceful_shutdown=int(cfg.runs.drain_timeout_s) + 5,
         timeout_keep_alive=int(cfg.server.keep_alive_s),
         lifespan="on",
+        # h11, not httptools: only h11 bounds the request line plus headers.
+        http="h11",
+        h11_max_incomplete_event_size=cfg.server.max_header_bytes,
+    )
+
+
+def open_bind_warning(bind: str, allowed_hosts: list[str]) -> str | None:
+    """What to tell the operator when the server listens beyond loopback but answers only
+    to loopback names (server.allowed_hosts unset); None when there is nothing to say."""
+    if allowed_hosts or bind == "localhost":
+        return None
+    try:
+        if ipaddress.ip_address(bind.strip("[]")).is_loopback:
+            return None
+    except ValueError:
+        pass  # a host name: it may resolve to anything
+    return (
+        f"listening on {bind} but server.allowed_hosts is empty: only requests addressed to "
+        "localhost, 127.0.0.1 or [::1] are answered, any other Host gets 400. Set "
+        "server.allowed_hosts (or PRONGHORN_SERVER__ALLOWED_HOSTS='[\"name\"]') to the "
+        "names clients use, or '*' to turn the check off (see docs/deployment.md)."
     )
 
 

@@ -138,6 +138,10 @@ def test_commented_examples_are_valid(no_dotenv: Path, tmp_path: Path) -> None:
     assert {m["provider"] for m in examples["models"]} >= {"openai", "anthropic", "scripted"}
     candidate = tmp_path / "candidate.yaml"
     candidate.write_text(yaml.safe_dump(examples), encoding="utf-8")
+    # file-based graph specs must name a file that exists (relative to the config file)
+    local_graph = tmp_path / "graphs" / "local.py"
+    local_graph.parent.mkdir()
+    local_graph.write_text("def make_graph(config): ...\n", encoding="utf-8")
     config = load_config(candidate, EXAMPLE_ENV, no_dotenv).config
     api_key = config.models[0].api_key
     assert api_key is not None and api_key.get_secret_value() == "sk-example"

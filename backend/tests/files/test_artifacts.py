@@ -15,7 +15,8 @@ from support.live import LiveServer
 def raw_get(srv: LiveServer, target: str) -> tuple[int, bytes]:
     """GET with the request target sent byte for byte (clients normalise ``..``)."""
     with socket.create_connection(("127.0.0.1", srv.port), timeout=10) as sock:
-        sock.sendall(f"GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        head = f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{srv.port}\r\nConnection: close\r\n\r\n"
+        sock.sendall(head.encode())  # a served Host: others get 400 before any route
         data = b""
         while chunk := sock.recv(65536):
             data += chunk

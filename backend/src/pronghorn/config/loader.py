@@ -28,6 +28,7 @@ from pronghorn.config.envsource import (
     override_paths,
 )
 from pronghorn.config.errors import ConfigError, format_validation_error
+from pronghorn.config.graph_specs import missing_graph_files
 from pronghorn.config.interpolate import interpolate
 from pronghorn.config.schema import AppConfig
 
@@ -231,6 +232,10 @@ def load_config(
         raise ConfigError(
             format_validation_error(exc, AppConfig, source, override_paths(overrides))
         ) from None
+    # graph files are relative to the config file (as the registry loads them)
+    missing = missing_graph_files(config.graphs, path.parent if path else Path.cwd())
+    if missing:
+        raise ConfigError(f"{source}: " + "; ".join(missing))
     return LoadedConfig(
         config=config,
         source_path=path,

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+
+from pronghorn.config.hosts import check_host_pattern
 
 
 class Section(BaseModel):
@@ -31,11 +33,42 @@ class ServerConfig(Section):
     )
     docs_enabled: bool = Field(True, description="Serve the OpenAPI UI at /docs.")
     cors_origins: list[str] = Field(
-        default_factory=list, description="Origins allowed by CORS; empty disables CORS."
+        default_factory=list,
+        description=(
+            "Origins allowed by CORS (and trusted for state-changing requests, see "
+            "docs/api.md); empty disables CORS."
+        ),
     )
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description=(
+            "Host names clients use to reach the server, besides localhost, 127.0.0.1 and "
+            "[::1] (always allowed); a request for any other Host gets 400 (DNS rebinding). "
+            "'*.example.com' matches subdomains; '*' turns the check off."
+        ),
+    )
+    max_body_bytes: int = Field(
+        8 * 1024 * 1024,
+        ge=1024,
+        description=(
+            "Largest request body (JSON endpoints) in bytes; larger answers 413. Uploads "
+            "have their own limits (uploads.*)."
+        ),
+    )
+    max_header_bytes: int = Field(
+        32 * 1024,
+        ge=4096,
+        description="Largest request line plus headers in bytes; larger is refused.",
+    )
+    max_header_count: int = Field(100, ge=10, description="Most request headers; more answers 431.")
     static_dir: str | None = Field(
         None, description="Folder with the built web UI; default: frontend/dist in the repo."
     )
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _host_names(cls, hosts: list[str]) -> list[str]:
+        return [check_host_pattern(h) for h in hosts]
 
 
 class DatabaseConfig(Section):

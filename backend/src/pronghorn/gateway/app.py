@@ -16,8 +16,11 @@ from pronghorn import __version__
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.config.loader import load_config, resolve_config_path
 from pronghorn.gateway.errors import install_error_handlers
+from pronghorn.gateway.host_guard import HostGuardMiddleware
+from pronghorn.gateway.limits import RequestLimitsMiddleware
 from pronghorn.gateway.logs import configure_logging
 from pronghorn.gateway.middleware import RequestIdMiddleware
+from pronghorn.gateway.origin_guard import OriginGuardMiddleware
 from pronghorn.gateway.routers import register_routers
 from pronghorn.gateway.static import mount_ui
 from pronghorn.runtime.assemble import open_runtime
@@ -72,7 +75,22 @@ def create_app(settings: ConfigHolder, *, base_dir: Path | None = None) -> FastA
                 "X-Request-ID",
             ],
         )
-    app.add_middleware(RequestIdMiddleware)
+    # add_middleware wraps what is there: the last one added runs first. Order of a
+    # request: request id -> size limits -> Host allow-list -> Origin check -> CORS -> routes.
+    server = config.server
+    app.add_middleware(
+        OriginGuardMiddleware,
+        cors_origins=server.cors_origins,
+        allowed_hosts=server.allowed_hosts,
+    )
+    app.add_middleware(HostGuardMiddleware, allowed_hosts=server.allowed_hosts)
+    app.add_middleware(
+        RequestLimitsMiddleware,
+        max_body_bytes=server.max_body_bytes,
+        max_header_bytes=server.max_header_bytes,
+        max_header_count=server.max_header_count,
+    )
+    app.add_middleware(RequestIdMiddleware)  # outermost: every answer above carries an id
     register_routers(app)
     mount_ui(app, config, base)
     return app

@@ -22,6 +22,8 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.pregel import Pregel
 
+from pronghorn.config.graph_specs import graph_file
+
 BUILTIN_GRAPHS: dict[str, str] = {
     "lead_agent": "pronghorn.graphs.lead_agent:make_graph",
 }
@@ -56,8 +58,8 @@ def _load_target(spec: str, base_dir: Path) -> Any:
             f"graph spec {spec!r} must look like 'module:attr' or './file.py:attr'"
         )
     path_or_module, _, attr = spec.rpartition(":")
-    if path_or_module.endswith(".py") or "/" in path_or_module:
-        file = (base_dir / path_or_module).resolve()
+    file = graph_file(spec, base_dir)
+    if file is not None:
         if not file.is_file():
             raise GraphLoadError(f"graph file not found: {file}")
         mod_name = f"pronghorn_user_graph_{uuid.uuid5(uuid.NAMESPACE_URL, str(file)).hex}"

@@ -22,6 +22,19 @@ STREAM_MODES = {
     "checkpoints",
 }
 
+# What GET /threads/{id}/stream accepts (a different set: it streams every run of a thread).
+THREAD_STREAM_MODES = {"run_modes", "lifecycle", "state_update"}
+
+
+def check_stream_modes(modes: list[str], allowed: set[str] = STREAM_MODES) -> list[str]:
+    """``modes`` without duplicates, or ValueError naming the first unknown one."""
+    bad = [m for m in modes if m not in allowed]
+    if bad:
+        raise ValueError(
+            f"unknown stream_mode {bad[0]!r}; expected one of {', '.join(sorted(allowed))}"
+        )
+    return list(dict.fromkeys(modes))
+
 
 class RunCommand(BaseModel):
     model_config = ConfigDict(extra="ignore")
@@ -67,12 +80,7 @@ class RunCreate(BaseModel):
     @model_validator(mode="after")
     def _check(self) -> RunCreate:
         modes = [self.stream_mode] if isinstance(self.stream_mode, str) else self.stream_mode
-        bad = [m for m in modes if m not in STREAM_MODES]
-        if bad:
-            raise ValueError(
-                f"unknown stream_mode {bad[0]!r}; expected one of {', '.join(sorted(STREAM_MODES))}"
-            )
-        self.stream_mode = list(dict.fromkeys(modes)) or ["values"]
+        self.stream_mode = check_stream_modes(modes) or ["values"]
         if self.command is not None and self.input is not None:
             raise ValueError("input and command are mutually exclusive")
         if self.webhook is not None and not self.webhook.startswith(("http://", "https://")):

@@ -33,7 +33,20 @@ def next_run(schedule: str, timezone: str | None, after: datetime) -> datetime:
     return nxt.astimezone(UTC)
 
 
+CRON_FIELDS = "minute hour day-of-month month day-of-week"
+
+
 def validate_schedule(schedule: str, timezone: str | None) -> None:
+    """A 5-field cron expression (or an @hourly-style alias) and a known IANA timezone.
+
+    croniter also takes 6 and 7 fields (seconds, years); the LangGraph contract is the
+    5-field form, so those are refused instead of being read differently than meant."""
+    fields = schedule.split()
+    if not (len(fields) == 5 or (len(fields) == 1 and fields[0].startswith("@"))):
+        raise ValueError(
+            f"invalid cron schedule {schedule!r}: expected 5 fields ({CRON_FIELDS}), "
+            f"got {len(fields)}"
+        )
     if not croniter.is_valid(schedule):
         raise ValueError(f"invalid cron schedule {schedule!r}")
     if timezone:

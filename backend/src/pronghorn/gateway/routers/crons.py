@@ -79,7 +79,26 @@ class CronSearch(BaseModel):
 
 
 def _validation_detail(exc: ValidationError) -> str:
-    return "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+    parts = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"])
+        parts.append(f"{loc}: {err['msg']}" if loc else err["msg"])
+    return "; ".join(parts)
+
+
+def _check_payload(runtime: Runtime, payload: dict[str, Any], assistant_id: str) -> None:
+    """The payload must make a valid run (stream_mode, webhook, …), on create and update."""
+    try:
+        RunCreate.model_validate({**payload, "assistant_id": assistant_id})
+    except ValidationError as exc:
+        raise ApiError(422, _validation_detail(exc)) from None
+    webhook = payload.get("webhook")
+    if webhook is not None:
+        allow = runtime.config.runs.webhook_allow_private_addresses
+        try:
+            check_webhook_url(webhook, allow_private=allow)
+        except WebhookRefusedError as exc:
+            raise ApiError(422, str(exc)) from None
 
 
 def _utc(value: datetime | None) -> datetime | None:
@@ -94,16 +113,7 @@ async def _create(runtime: Runtime, body: CronCreate, thread_id: str | None) -> 
     except ValueError as exc:
         raise ApiError(422, str(exc)) from None
     payload = body.model_dump(include=set(PAYLOAD_FIELDS), exclude_none=True)
-    try:  # the payload must make a valid run
-        RunCreate.model_validate({**payload, "assistant_id": body.assistant_id})
-    except ValidationError as exc:
-        raise ApiError(422, _validation_detail(exc)) from None
-    if body.webhook is not None:
-        allow = runtime.config.runs.webhook_allow_private_addresses
-        try:
-            check_webhook_url(body.webhook, allow_private=allow)
-        except WebhookRefusedError as exc:
-            raise ApiError(422, str(exc)) from None
+    _check_payload(runtime, payload, body.assistant_id)
     now = datetime.now(UTC)
     end = _utc(body.end_time)
     first = next_run(body.schedule, body.timezone, now)
@@ -231,6 +241,7 @@ async def update_cron(
     except ValueError as exc:
         raise ApiError(422, str(exc)) from None
     payload = new.model_dump(include=set(PAYLOAD_FIELDS), exclude_none=True)
+    _check_payload(runtime, payload, new.assistant_id)
     end = _utc(new.end_time)
     nxt = next_run(new.schedule, new.timezone, datetime.now(UTC))
     if end is not None and nxt >= end:

@@ -20,7 +20,12 @@ from pronghorn.persistence.repos import runs as runs_repo
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.runtime.broker import Event
 from pronghorn.runtime.jobs import Job
-from pronghorn.runtime.run_request import RunCreate
+from pronghorn.runtime.run_request import (
+    STREAM_MODES,
+    THREAD_STREAM_MODES,
+    RunCreate,
+    check_stream_modes,
+)
 from pronghorn.runtime.runtime import Runtime
 
 router = APIRouter(prefix="/api/langgraph", tags=["runs"])
@@ -49,7 +54,7 @@ def _run_paths(job: Job, stateless: bool) -> tuple[str, str]:
     return base, f"{PREFIX}/threads/{job.thread_id}/runs/{job.run_id}"
 
 
-def _modes_param(values: list[str] | None) -> list[str] | None:
+def _modes_param(values: list[str] | None, allowed: set[str] = STREAM_MODES) -> list[str] | None:
     if not values:
         return None
     out: list[str] = []
@@ -58,10 +63,13 @@ def _modes_param(values: list[str] | None) -> list[str] | None:
             try:
                 out.extend(str(x) for x in json.loads(v))
                 continue
-            except ValueError:
+            except (ValueError, TypeError):
                 raise ApiError(422, f"Invalid stream_mode {v!r}") from None
         out.extend(p for p in v.split(",") if p)
-    return out or None
+    try:
+        return check_stream_modes(out, allowed) or None
+    except ValueError as exc:
+        raise ApiError(422, str(exc)) from None
 
 
 def _stream_job(runtime: Runtime, job: Job, *, stateless: bool) -> Response:
@@ -383,8 +391,8 @@ async def thread_stream(
         after = parse_last_event_id(request.headers.get("last-event-id"), thread=True)
     except ValueError as exc:
         raise ApiError(422, str(exc)) from None
-    modes = set(_modes_param(stream_mode) or []) | set(
-        _modes_param([stream_modes]) if stream_modes else []
+    modes = set(_modes_param(stream_mode, THREAD_STREAM_MODES) or []) | set(
+        _modes_param([stream_modes], THREAD_STREAM_MODES) if stream_modes else []
     )
     events = runtime.broker.subscribe_thread(tid, after)
     if modes and "run_modes" not in modes:

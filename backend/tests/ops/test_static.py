@@ -35,7 +35,7 @@ def test_packaging_passes_every_static_check() -> None:
         "ok    COPY sources present and not ignored",
         "ok    schema docker-compose.yaml",
         "ok    profile default: 1 services (gateway)",
-        "ok    profile nginx+scale: 4 services (gateway, nginx, postgres, redis)",
+        "ok    profile nginx+scale: 3 services (gateway, nginx, postgres)",
         "ok    nginx -t nginx.conf",
         "ok    nginx -t with the TLS block enabled",
     ):

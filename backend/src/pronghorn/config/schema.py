@@ -89,7 +89,13 @@ class DatabaseConfig(Section):
 class BrokerConfig(Section):
     """Where run events and cancel signals travel (startup-only)."""
 
-    kind: Literal["memory", "redis"] = Field("memory", description="memory or redis.")
+    kind: Literal["memory", "redis"] = Field(
+        "memory",
+        description=(
+            "memory: the in-process broker, the only one today. redis is reserved for the "
+            "scale-out work and refused at startup until it lands."
+        ),
+    )
     redis_url: str = Field("redis://127.0.0.1:6379/0", description="Redis URL (kind=redis).")
 
 

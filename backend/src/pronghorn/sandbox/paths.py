@@ -9,6 +9,7 @@ leave the thread's folder (``..``, absolute host paths, symlinks pointing outsid
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import posixpath
 import re
@@ -74,9 +75,20 @@ class ThreadPaths:
         )
 
     def ensure(self) -> None:
-        """Create the three folders (blocking; call via ``asyncio.to_thread``)."""
-        for folder in (self.workspace, self.uploads, self.outputs):
-            folder.mkdir(parents=True, exist_ok=True, mode=0o770)
+        """Create the three folders (blocking; call via ``asyncio.to_thread``).
+
+        They are created relative to a descriptor of the root, so a folder that a command
+        replaced by a symlink is left alone (never followed, never an error here); the
+        file operations refuse it later (see ``safe_open``).
+        """
+        self.root.mkdir(parents=True, exist_ok=True, mode=0o770)
+        fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            for folder in FOLDERS:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(folder, 0o770, dir_fd=fd)
+        finally:
+            os.close(fd)
 
     def resolve_virtual(self, virtual_path: str) -> Path:
         return resolve_virtual(self, virtual_path)

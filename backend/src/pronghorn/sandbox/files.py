@@ -10,7 +10,8 @@ Work is bounded so one call cannot wedge the gateway: reads keep at most about
 ``max_chars`` in memory whatever the line length, listings, globs and greps stop after a
 fixed number of entries, scans stop after :data:`SCAN_DEADLINE_S`, and regex search uses
 the ``regex`` engine with a timeout (it releases the GIL while matching, so the event loop
-keeps running during a slow match).
+keeps running during a slow match): each search may use :data:`GREP_SEARCH_CPU_S` of CPU
+time, the whole call :data:`GREP_TIMEOUT_S` of wall time.
 """
 
 from __future__ import annotations
@@ -41,6 +42,9 @@ MAX_GREP_LINE_BYTES = 64 * 1024
 MAX_GREP_LINE_CHARS = 300
 MAX_EDIT_BYTES = 10 * 1024 * 1024
 GREP_TIMEOUT_S = 5.0
+# The regex engine's timeout counts the process's CPU time (``clock()``), not wall time:
+# each search gets at most this much, and the wall-clock budget is checked between lines.
+GREP_SEARCH_CPU_S = 0.5
 SCAN_DEADLINE_S = 10.0
 _BINARY_SNIFF = 8192
 
@@ -318,7 +322,7 @@ def glob(paths: ThreadPaths, pattern: str, path: str | None) -> list[str]:
 
 
 class _GrepTimeout(Exception):
-    pass
+    """``str(exc)`` says which limit stopped the search."""
 
 
 def _grep_fd(
@@ -339,11 +343,11 @@ def _grep_fd(
             line = head.decode("utf-8", "replace").rstrip("\r\n")
             left = deadline - time.monotonic()
             if left <= 0:
-                raise _GrepTimeout
+                raise _GrepTimeout("it ran out of time")
             try:
-                hit = compiled.search(line, timeout=left, concurrent=True)
+                hit = compiled.search(line, timeout=min(left, GREP_SEARCH_CPU_S), concurrent=True)
             except TimeoutError:
-                raise _GrepTimeout from None
+                raise _GrepTimeout(f"matching line {lineno} took too long") from None
             if hit is None:
                 continue
             text = line if len(line) <= MAX_GREP_LINE_CHARS else line[:MAX_GREP_LINE_CHARS] + "..."
@@ -351,7 +355,7 @@ def _grep_fd(
             if len(out) >= limit:
                 return
     except ScanDeadline:
-        raise _GrepTimeout from None
+        raise _GrepTimeout("it ran out of time") from None
 
 
 def grep(
@@ -397,11 +401,11 @@ def grep(
                     _grep_fd(file.fd, entry.virtual, compiled, deadline, out, limit)
                 if len(out) >= limit:
                     return out
-    except _GrepTimeout:
+    except _GrepTimeout as exc:
         note = (
-            f"grep was stopped after {timeout_s:g} s (while searching {where}). Patterns "
-            "with nested repetition such as (a+)+ can take exponential time: simplify the "
-            "pattern, or narrow path/glob."
+            f"grep was stopped: {exc} (in {where}; the limit is {timeout_s:g} s per call). "
+            "Patterns with nested repetition such as (a+)+ can take exponential time: "
+            "simplify the pattern, or narrow path/glob."
         )
         if not out:
             raise SandboxError(note) from None

@@ -55,12 +55,12 @@ def parse_range(header: str | None, size: int) -> tuple[int, int] | str | None:
             return "unsatisfiable"
         return max(0, size - n), size - 1
     start = int(first)
-    end = size - 1 if last == "" else int(last)
-    if end < start:
-        return None
+    if last != "" and int(last) < start:
+        return None  # invalid: ignored
     if start >= size:
         return "unsatisfiable"
-    return start, min(end, size - 1)
+    end = size - 1 if last == "" else min(int(last), size - 1)
+    return start, end
 
 
 class DescriptorResponse(Response):

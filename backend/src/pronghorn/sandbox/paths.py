@@ -2,8 +2,10 @@
 
 The agent sees ``/mnt/user-data/{workspace,uploads,outputs}``. On the host they live at
 ``<data_dir>/users/<user_id>/threads/<thread_id>/{workspace,uploads,outputs}``. Every path
-the model names goes through :func:`resolve_virtual`, which refuses anything that would
-leave the thread's folder (``..``, absolute host paths, symlinks pointing outside).
+the model names is first normalised by :func:`normalize_virtual`, which refuses anything
+that would leave the thread's folders (``..``, absolute host paths, ``~``). Files are then
+opened through :mod:`pronghorn.sandbox.safe_open` (once, from a root descriptor, never
+following links out); :func:`resolve_virtual` resolves by name and is for display only.
 """
 
 from __future__ import annotations

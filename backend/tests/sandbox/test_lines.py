@@ -40,3 +40,12 @@ def test_deadline(tmp_path: Path) -> None:
     f.write_bytes(b"a\n" * 10)
     with pytest.raises(ScanDeadline):
         lines_of(f, max_line_bytes=10, deadline=time.monotonic() - 1)
+
+
+def test_skipping_many_short_lines_is_fast(tmp_path: Path) -> None:
+    f = tmp_path / "many.txt"
+    f.write_bytes(b"x\n" * 2_000_000 + b"target\n")
+    started = time.monotonic()
+    assert lines_of(f, max_line_bytes=10, first=2_000_001) == [(2_000_001, b"target\n", False)]
+    assert time.monotonic() - started < 10
+    assert lines_of(f, max_line_bytes=10, first=1_999_999)[0] == (1_999_999, b"x\n", False)

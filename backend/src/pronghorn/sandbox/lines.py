@@ -46,6 +46,10 @@ def iter_lines(
         end = len(chunk)
         while pos < end:
             if lineno < first:
+                skipped = chunk.count(b"\n", pos)
+                if lineno + skipped < first:  # the whole rest of the chunk is before first
+                    lineno += skipped
+                    break
                 nl = chunk.find(b"\n", pos)
                 if nl < 0:
                     break

@@ -3,6 +3,7 @@ containment (``..``, encoded ``%2e%2e``, a symlink in outputs pointing at /etc/p
 
 from __future__ import annotations
 
+import os
 import socket
 
 import httpx
@@ -106,3 +107,80 @@ def test_containment(srv: LiveServer, http: httpx.Client, tid: str) -> None:
     assert http.get(f"{base}/outputs/sub").status_code == 404  # a folder is not a file
     other = new_thread(http)
     assert http.get(f"/api/threads/{other}/artifacts/outputs/report.md").status_code == 404
+
+
+CSP = (
+    "default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'; sandbox"
+)
+
+
+@pytest.fixture(scope="module")
+def typed(srv: LiveServer) -> str:
+    """A thread whose outputs hold one file per interesting type, a FIFO and inner links."""
+    with httpx.Client(base_url=srv.url) as http:
+        thread_id = new_thread(http)
+        http.get(f"/api/threads/{thread_id}/uploads")  # creates the folders
+    out = thread_dir(srv, thread_id) / "outputs"
+    for name in (
+        "a.mht", "a.mhtml", "a.xyz", "noext", "a.js", "a.py", "a.xsl", "a.xhtml",
+        "a.txt", "a.csv", "a.json", "a.pdf", "a.png", "a.jpg", "a.webp", "a.mp4", "a.mp3",
+    ):  # fmt: skip
+        (out / name).write_bytes(b"data of " + name.encode())
+    os.mkfifo(out / "pipe")
+    (out / "latest.txt").symlink_to("a.txt")
+    (out / "dir").symlink_to("../workspace")
+    (out.parent / "workspace" / "w.txt").write_text("in workspace")
+    return thread_id
+
+
+def test_only_passive_types_are_inline(http: httpx.Client, typed: str) -> None:
+    base = f"/api/threads/{typed}/artifacts/outputs"
+    attachments = ("a.mht", "a.mhtml", "a.xyz", "noext", "a.js", "a.py", "a.xsl", "a.xhtml")
+    inline = ("a.txt", "a.csv", "a.json", "a.pdf", "a.png", "a.jpg", "a.webp", "a.mp4", "a.mp3")
+    for name in attachments + inline:
+        r = http.get(f"{base}/{name}")
+        assert r.status_code == 200 and r.content == b"data of " + name.encode(), name
+        kind = "attachment" if name in attachments else "inline"
+        assert r.headers["content-disposition"] == f'{kind}; filename="{name}"', name
+        assert r.headers["x-content-type-options"] == "nosniff"
+        expected = CSP.removesuffix("; sandbox") if name == "a.pdf" else CSP
+        assert r.headers["content-security-policy"] == expected, name
+    assert http.get(f"{base}/a.mht").headers["content-type"] == "message/rfc822"
+    assert http.get(f"{base}/noext").headers["content-type"] == "application/octet-stream"
+
+
+def test_csp_and_headers_on_ranges_and_head(http: httpx.Client, tid: str) -> None:
+    url = f"/api/threads/{tid}/artifacts/outputs/report.md"
+    full = http.get(url)
+    for r in (full, http.get(url, headers={"Range": "bytes=0-0"}), http.head(url)):
+        assert r.headers["content-security-policy"] == CSP
+        assert r.headers["cache-control"] == "private, no-cache"
+        assert r.headers["x-content-type-options"] == "nosniff"
+    head = http.head(url)
+    assert head.content == b"" and head.headers["content-length"] == "109"
+    assert full.headers["content-length"] == "109" and "etag" in full.headers
+    r = http.get(url, headers={"Range": "bytes=500-600"})
+    assert r.status_code == 416 and r.headers["content-range"] == "bytes */109"
+    assert "not satisfiable" in r.json()["detail"]
+    # several ranges, a malformed one, or a stale If-Range: the whole file
+    for headers in (
+        {"Range": "bytes=0-1,4-5"},
+        {"Range": "bytes=x-y"},
+        {"Range": "bytes=0-3", "If-Range": '"stale"'},
+    ):
+        r = http.get(url, headers=headers)
+        assert r.status_code == 200 and len(r.content) == 109, headers
+    r = http.get(url, headers={"Range": "bytes=0-3", "If-Range": full.headers["etag"]})
+    assert (r.status_code, r.content) == (206, b"# Re")
+    r = http.get(url, headers={"Range": "bytes=100-"})
+    assert (r.status_code, r.headers["content-range"]) == (206, "bytes 100-108/109")
+
+
+def test_links_inside_the_thread_are_served_fifos_are_not(http: httpx.Client, typed: str) -> None:
+    base = f"/api/threads/{typed}/artifacts/outputs"
+    r = http.get(f"{base}/latest.txt")
+    assert r.status_code == 200 and r.content == b"data of a.txt"
+    assert r.headers["content-disposition"] == 'inline; filename="a.txt"'
+    assert http.get(f"{base}/dir/w.txt").content == b"in workspace"
+    r = http.get(f"{base}/pipe", timeout=10)  # refused at once, never blocks a worker
+    assert r.status_code == 404

@@ -7,6 +7,7 @@ import os
 import uuid
 
 import httpx
+import pytest
 
 from files.conftest import MAX_FILE, MAX_TOTAL, new_thread, thread_dir
 from support.live import LiveServer
@@ -166,3 +167,59 @@ def test_deleting_the_thread_deletes_its_files(srv: LiveServer, http: httpx.Clie
     assert http.delete(f"/api/langgraph/threads/{tid}").status_code == 204
     assert not root.exists()
     assert http.get(f"/api/threads/{tid}/uploads").status_code == 404
+
+
+def test_long_names_uploaded_twice_stay_within_255_bytes(
+    srv: LiveServer, http: httpx.Client
+) -> None:
+    tid = new_thread(http)
+    for raw in ("x" * 1000 + ".txt", "é" * 600 + ".md", "a." + "b" * 1000):
+        names = []
+        for _ in range(3):
+            r = http.post(f"/api/threads/{tid}/uploads", files=[("files", (raw, b"1"))])
+            assert r.status_code == 200, r.text
+            names.append(r.json()["files"][0]["name"])
+        assert len(set(names)) == 3, names
+        assert all(len(n.encode()) <= 255 for n in names), [len(n.encode()) for n in names]
+        assert names[1].endswith((" (1).txt", " (1).md", " (1)")), names[1]
+        assert names[2].endswith((" (2).txt", " (2).md", " (2)")), names[2]
+        for name in names:
+            assert (thread_dir(srv, tid) / "uploads" / name).read_bytes() == b"1"
+
+
+def test_uploads_folder_swapped_for_a_link_is_never_followed(
+    srv: LiveServer, http: httpx.Client, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A command replaced uploads/ by a symlink to a host folder: uploading, listing and
+    deleting refuse (409) and nothing is written, listed or deleted out there."""
+    outside = tmp_path_factory.mktemp("outside-uploads")
+    (outside / "keep.txt").write_text("host file")
+    tid = new_thread(http)
+    assert http.get(f"/api/threads/{tid}/uploads").status_code == 200  # folders exist
+    uploads = thread_dir(srv, tid) / "uploads"
+    uploads.rmdir()
+    uploads.symlink_to(outside)
+    r = http.post(f"/api/threads/{tid}/uploads", files=[("files", ("new.txt", b"x"))])
+    assert r.status_code == 409 and "not a folder" in r.json()["detail"]
+    assert http.get(f"/api/threads/{tid}/uploads").status_code == 409
+    assert http.delete(f"/api/threads/{tid}/uploads/keep.txt").status_code == 409
+    assert sorted(os.listdir(outside)) == ["keep.txt"]
+    assert http.get(f"/api/threads/{tid}/artifacts/uploads/keep.txt").status_code == 403
+
+
+def test_links_and_fifos_in_uploads_are_not_listed_or_deleted(
+    srv: LiveServer, http: httpx.Client, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    outside = tmp_path_factory.mktemp("outside-file")
+    (outside / "host.txt").write_text("host")
+    tid = new_thread(http)
+    http.post(f"/api/threads/{tid}/uploads", files=[("files", ("real.txt", b"r"))])
+    uploads = thread_dir(srv, tid) / "uploads"
+    (uploads / "link.txt").symlink_to(outside / "host.txt")
+    os.mkfifo(uploads / "pipe")
+    names = [f["name"] for f in http.get(f"/api/threads/{tid}/uploads").json()["files"]]
+    assert names == ["real.txt"]
+    assert http.delete(f"/api/threads/{tid}/uploads/link.txt").status_code == 404
+    assert http.delete(f"/api/threads/{tid}/uploads/pipe").status_code == 404
+    assert (outside / "host.txt").read_text() == "host"
+    assert (uploads / "link.txt").is_symlink()

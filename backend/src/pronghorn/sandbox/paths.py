@@ -2,13 +2,16 @@
 
 The agent sees ``/mnt/user-data/{workspace,uploads,outputs}``. On the host they live at
 ``<data_dir>/users/<user_id>/threads/<thread_id>/{workspace,uploads,outputs}``. Every path
-the model names goes through :func:`resolve_virtual`, which refuses anything that would
-leave the thread's folder (``..``, absolute host paths, symlinks pointing outside).
+the model names is first normalised by :func:`normalize_virtual`, which refuses anything
+that would leave the thread's folders (``..``, absolute host paths, ``~``). Files are then
+opened through :mod:`pronghorn.sandbox.safe_open` (once, from a root descriptor, never
+following links out); :func:`resolve_virtual` resolves by name and is for display only.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import posixpath
 import re
@@ -74,9 +77,20 @@ class ThreadPaths:
         )
 
     def ensure(self) -> None:
-        """Create the three folders (blocking; call via ``asyncio.to_thread``)."""
-        for folder in (self.workspace, self.uploads, self.outputs):
-            folder.mkdir(parents=True, exist_ok=True, mode=0o770)
+        """Create the three folders (blocking; call via ``asyncio.to_thread``).
+
+        They are created relative to a descriptor of the root, so a folder that a command
+        replaced by a symlink is left alone (never followed, never an error here); the
+        file operations refuse it later (see ``safe_open``).
+        """
+        self.root.mkdir(parents=True, exist_ok=True, mode=0o770)
+        fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            for folder in FOLDERS:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(folder, 0o770, dir_fd=fd)
+        finally:
+            os.close(fd)
 
     def resolve_virtual(self, virtual_path: str) -> Path:
         return resolve_virtual(self, virtual_path)

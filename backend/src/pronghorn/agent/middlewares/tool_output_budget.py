@@ -22,6 +22,8 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command
 
 from pronghorn.agent.middlewares.thread_data import thread_paths
+from pronghorn.sandbox.errors import SandboxError
+from pronghorn.sandbox.files import write_file
 from pronghorn.sandbox.paths import VIRTUAL_OUTPUTS
 
 RESULTS_DIR = ".tool-results"
@@ -79,16 +81,12 @@ class ToolOutputBudgetMiddleware(AgentMiddleware):
         if paths is None:
             return None
         name = _UNSAFE.sub("_", call_id or "result")[:120] or "result"
-        folder = paths.outputs / RESULTS_DIR
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            target = folder / f"{name}.txt"
-            if target.resolve().parent != folder.resolve():
-                return None
-            target.write_text(text, encoding="utf-8")
-        except OSError:
+        virtual = f"{VIRTUAL_OUTPUTS}/{RESULTS_DIR}/{name}.txt"
+        try:  # opened once from the thread root: a folder swapped for a link cannot redirect it
+            write_file(paths, virtual, text, append=False)
+        except (SandboxError, OSError):
             return None
-        return f"{VIRTUAL_OUTPUTS}/{RESULTS_DIR}/{target.name}"
+        return virtual
 
     def budget(self, message: ToolMessage, config: Any) -> ToolMessage:
         """The message with its content within budget (blocking: file write)."""

@@ -20,26 +20,17 @@ from langgraph.runtime import Runtime
 from pronghorn.agent.middlewares._projecting import RequestProjection
 from pronghorn.agent.middlewares.thread_data import thread_paths
 from pronghorn.agent.state import ThreadState
-from pronghorn.sandbox.paths import VIRTUAL_UPLOADS
+from pronghorn.sandbox.paths import VIRTUAL_UPLOADS, ThreadPaths
+from pronghorn.sandbox.uploads import list_uploads
 
 MAX_LISTED = 50
 
 
-def _list_uploads(folder: Path) -> list[dict[str, Any]]:
-    if not folder.is_dir():
-        return []
-    out = []
-    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
-        if entry.name.startswith(".") or not entry.is_file() or entry.is_symlink():
-            continue
-        out.append(
-            {
-                "name": entry.name,
-                "size": entry.stat().st_size,
-                "virtual_path": f"{VIRTUAL_UPLOADS}/{entry.name}",
-            }
-        )
-    return out
+def _list_uploads(paths: ThreadPaths) -> list[dict[str, Any]]:
+    return [
+        {"name": name, "size": size, "virtual_path": f"{VIRTUAL_UPLOADS}/{name}"}
+        for name, size in list_uploads(paths)
+    ]
 
 
 def _size(n: int) -> str:
@@ -80,7 +71,7 @@ class UploadsMiddleware(RequestProjection):
         paths = thread_paths(self.data_dir)
         if paths is None:
             return None
-        present = await asyncio.to_thread(_list_uploads, paths.uploads)
+        present = await asyncio.to_thread(_list_uploads, paths)
         known = {f.get("virtual_path") for f in state.get("uploaded_files") or []}
         new = [f for f in present if f["virtual_path"] not in known]
         if not new:

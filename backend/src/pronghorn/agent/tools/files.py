@@ -7,7 +7,7 @@ from langchain_core.tools import BaseTool
 
 from pronghorn.agent.tools._common import guarded, sandbox_for
 from pronghorn.agent.tools.deps import ToolDeps
-from pronghorn.sandbox.paths import normalize_virtual
+from pronghorn.sandbox.paths import VIRTUAL_WORKSPACE, normalize_virtual
 
 _TRUNCATION_MARK = "\n[... truncated at "
 GREP_MAX_MATCHES = 200
@@ -142,7 +142,9 @@ def file_tools(deps: ToolDeps) -> list[BaseTool]:
             sb = await sandbox_for(deps, runtime)
             found = await sb.glob(pattern, path)
             if not found:
-                return f"No files match {pattern!r} in {normalize_virtual(path or 'workspace')}."
+                return (
+                    f"No files match {pattern!r} in {normalize_virtual(path or VIRTUAL_WORKSPACE)}."
+                )
             return "\n".join(found)
 
         return await guarded("glob", runtime, body)
@@ -167,7 +169,9 @@ def file_tools(deps: ToolDeps) -> list[BaseTool]:
             sb = await sandbox_for(deps, runtime)
             hits = await sb.grep(pattern, path, glob, max_matches=GREP_MAX_MATCHES)
             if not hits:
-                return f"No matches for {pattern!r} in {normalize_virtual(path or 'workspace')}."
+                return (
+                    f"No matches for {pattern!r} in {normalize_virtual(path or VIRTUAL_WORKSPACE)}."
+                )
             if len(hits) >= GREP_MAX_MATCHES:
                 hits.append(f"[... stopped at {GREP_MAX_MATCHES} matches; narrow the search ...]")
             return "\n".join(hits)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import os
 
 from langchain.tools import ToolRuntime, tool
 from langchain_core.messages import ToolMessage
@@ -17,6 +18,7 @@ from langgraph.types import Command
 
 from pronghorn.agent.tools._common import guarded, paths_for
 from pronghorn.agent.tools.deps import ToolDeps
+from pronghorn.sandbox import safe_open
 from pronghorn.sandbox.errors import SandboxError
 from pronghorn.sandbox.paths import ThreadPaths, normalize_virtual
 
@@ -39,16 +41,22 @@ def sniff_image(head: bytes) -> str | None:
 def load_image(paths: ThreadPaths, path: str) -> dict[str, object]:
     """Read and check one image (blocking; run in a thread)."""
     virtual = normalize_virtual(path)
-    host = paths.resolve_virtual(virtual)
-    if not host.is_file():
-        raise SandboxError(f"Image not found: {virtual}")
-    size = host.stat().st_size
-    if size > MAX_IMAGE_BYTES:
-        raise SandboxError(
-            f"{virtual} is {size} bytes; view_image accepts images up to {MAX_IMAGE_BYTES} "
-            "bytes (make a smaller copy first, e.g. with a bash command)."
-        )
-    data = host.read_bytes()[: MAX_IMAGE_BYTES + 1]
+    try:
+        opened = safe_open.open_file(paths, virtual)
+    except safe_open.MissingPathError:
+        raise SandboxError(f"Image not found: {virtual}") from None
+    except safe_open.NotRegularFileError:
+        raise SandboxError(f"{virtual} is not a regular file.") from None
+    with opened:
+        size = opened.info.st_size
+        if size > MAX_IMAGE_BYTES:
+            raise SandboxError(
+                f"{virtual} is {size} bytes; view_image accepts images up to {MAX_IMAGE_BYTES} "
+                "bytes (make a smaller copy first, e.g. with a bash command)."
+            )
+        data = os.pread(opened.fd, MAX_IMAGE_BYTES + 1, 0)
+    if len(data) > MAX_IMAGE_BYTES:
+        raise SandboxError(f"{virtual} grew past {MAX_IMAGE_BYTES} bytes while being read.")
     mime = sniff_image(data[:16])
     if mime is None:
         raise SandboxError(f"{virtual} is not a PNG, JPEG, GIF or WebP image.")

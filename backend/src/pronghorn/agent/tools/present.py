@@ -11,6 +11,7 @@ from langgraph.types import Command
 
 from pronghorn.agent.tools._common import ToolError, failure, guarded, paths_for
 from pronghorn.agent.tools.deps import ToolDeps
+from pronghorn.sandbox import safe_open
 from pronghorn.sandbox.errors import SandboxError
 from pronghorn.sandbox.paths import (
     VIRTUAL_OUTPUTS,
@@ -34,11 +35,12 @@ def check_presentable(paths: ThreadPaths, path: str) -> str:
             f"{virtual} cannot be presented: only files under {VIRTUAL_OUTPUTS} (or "
             f"{VIRTUAL_WORKSPACE}) can be shown to the user. Write or copy it there first."
         )
-    host = paths.resolve_virtual(virtual)
-    if not host.exists():
-        raise SandboxError(f"{virtual} does not exist.")
-    if not host.is_file():
-        raise SandboxError(f"{virtual} is not a regular file.")
+    try:
+        safe_open.open_file(paths, virtual).close()
+    except safe_open.MissingPathError:
+        raise SandboxError(f"{virtual} does not exist.") from None
+    except safe_open.NotRegularFileError:
+        raise SandboxError(f"{virtual} is not a regular file.") from None
     return virtual
 
 

@@ -3,38 +3,40 @@
 Uploads are streamed part by part into hidden temp files inside the thread's uploads folder;
 sizes are checked while streaming (per file and per thread total) and a request that breaks
 a limit or names a bad file is answered 413/400 with nothing left behind. Only when every
-part arrived are the temp files linked under their final, de-duplicated names.
+part arrived are the temp files linked under their final, de-duplicated names. Every step
+goes through one descriptor of the real uploads folder (``sandbox.uploads``).
 
-Artifacts are served from the thread folders (``workspace``, ``uploads``, ``outputs``) with
-containment checks, Range support, ``nosniff`` always, and ``attachment`` for active content.
+Artifacts are served from the thread folders (``workspace``, ``uploads``, ``outputs``): the
+file is opened once, walking from the thread root without following links out of it
+(``sandbox.safe_open``), and that descriptor is what gets sent (Range support). Every
+artifact answer has ``nosniff``, a restrictive Content-Security-Policy, and is ``inline``
+only for a short list of passive types; anything else is an ``attachment``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import mimetypes
 import os
-import stat
 import unicodedata
-import uuid
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, BinaryIO
 from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Request, Response
-from fastapi.responses import FileResponse
 from python_multipart.exceptions import MultipartParseError
 from python_multipart.multipart import MultipartParser, parse_options_header
 
 from pronghorn.gateway.deps import check_uuid, get_runtime
+from pronghorn.gateway.descriptor_response import serve_descriptor
 from pronghorn.gateway.errors import ApiError, not_found
 from pronghorn.gateway.serialization import JSONResponse
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.runtime.runtime import Runtime
-from pronghorn.sandbox.errors import PathDeniedError
+from pronghorn.sandbox import safe_open
+from pronghorn.sandbox.errors import PathDeniedError, SandboxError
 from pronghorn.sandbox.paths import VIRTUAL_ROOT, VIRTUAL_UPLOADS, ThreadPaths
+from pronghorn.sandbox.uploads import UploadsFolder, UploadsFolderError
 
 router = APIRouter(prefix="/api/threads/{thread_id}", tags=["files"])
 
@@ -42,14 +44,30 @@ USER_ID = "default"
 FIELD = "files"
 MAX_NAME_BYTES = 255
 MAX_OTHER_FIELD_BYTES = 64 * 1024
-ACTIVE_TYPES = {
-    "text/html",
-    "application/xhtml+xml",
-    "image/svg+xml",
-    "text/xml",
-    "application/xml",
-}
-_TEMP_PREFIX = ".upload-"
+# Types a browser shows without running anything: served inline. Everything else (HTML,
+# SVG, XML, MHTML, scripts, unknown types...) is an attachment.
+INLINE_TYPES = frozenset(
+    {
+        "text/plain",
+        "text/markdown",
+        "text/csv",
+        "text/tab-separated-values",
+        "application/json",
+        "application/pdf",
+        "image/png",
+        "image/jpeg",
+        "image/gif",
+        "image/webp",
+        "image/avif",
+        "image/bmp",
+    }
+)
+INLINE_PREFIXES = ("audio/", "video/")
+ARTIFACT_CSP = (
+    "default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'; sandbox"
+)
+# Chromium's PDF viewer does not run in a CSP sandbox; PDFs get the policy without it.
+PDF_CSP = "default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'"
 
 
 # --- names ------------------------------------------------------------------------------------
@@ -77,12 +95,21 @@ def _split(name: str) -> tuple[str, str]:
     return (stem, ext) if stem else (name, "")
 
 
+def _cut(text: str, max_bytes: int) -> str:
+    """The longest prefix of ``text`` that is at most ``max_bytes`` in UTF-8."""
+    return text.encode()[: max(0, max_bytes)].decode("utf-8", "ignore")
+
+
 def numbered(name: str, n: int) -> str:
-    """``report.pdf`` → ``report (n).pdf``."""
+    """``report.pdf`` → ``report (n).pdf``, shortened to stay within 255 bytes."""
     if n == 0:
         return name
     stem, ext = _split(name)
-    return f"{stem} ({n}){ext}"
+    tag = f" ({n})"
+    room = MAX_NAME_BYTES - len(tag.encode())
+    if len(ext.encode()) > room // 2:  # a "extension" this long is part of the name
+        stem, ext = name, ""
+    return _cut(stem, room - len(ext.encode())) + tag + ext
 
 
 def artifact_url(thread_id: str, virtual_path: str) -> str:
@@ -103,32 +130,13 @@ def file_entry(thread_id: str, name: str, size: int) -> dict[str, Any]:
 # --- blocking helpers (run in a thread) -------------------------------------------------------
 
 
-def _list_uploads(folder: Path) -> list[tuple[str, int]]:
-    out: list[tuple[str, int]] = []
-    with contextlib.suppress(FileNotFoundError), os.scandir(folder) as entries:
-        for entry in entries:
-            if entry.name.startswith(".") or not entry.is_file(follow_symlinks=False):
-                continue
-            out.append((entry.name, entry.stat(follow_symlinks=False).st_size))
-    return sorted(out)
-
-
-def _place(folder: Path, temp: Path, name: str) -> str:
+def _place(folder: UploadsFolder, temp: str, name: str) -> str:
     """Link ``temp`` under ``name`` (or ``name (n)``) without replacing anything."""
     for n in range(10_000):
         candidate = numbered(name, n)
-        try:
-            os.link(temp, folder / candidate)
-        except FileExistsError:
-            continue
-        return candidate
-    raise OSError(f"no free name for {name!r}")
-
-
-def _unlink_all(paths: list[Path]) -> None:
-    for path in paths:
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
+        if folder.link(temp, candidate):
+            return candidate
+    raise ApiError(409, f"No free name for {name!r}: delete some uploads first.")
 
 
 # --- multipart streaming ----------------------------------------------------------------------
@@ -138,7 +146,7 @@ def _unlink_all(paths: list[Path]) -> None:
 class _Part:
     headers: dict[bytes, bytes] = field(default_factory=dict)
     name: str | None = None
-    temp: Path | None = None
+    temp: str | None = None
     fh: BinaryIO | None = None
     size: int = 0
 
@@ -147,12 +155,12 @@ class _Part:
 class _Receiver:
     """Turns multipart parser callbacks into events, then applies them asynchronously."""
 
-    folder: Path
+    folder: UploadsFolder
     max_file: int
     remaining: int
     events: list[tuple[str, Any]] = field(default_factory=list)
     done: list[_Part] = field(default_factory=list)
-    temps: list[Path] = field(default_factory=list)
+    temps: list[str] = field(default_factory=list)
     current: _Part | None = None
     other_bytes: int = 0
     new_bytes: int = 0
@@ -205,9 +213,8 @@ class _Receiver:
             part.name = safe_name(raw)
         except ValueError:
             raise ApiError(400, f"Invalid file name {raw!r}.") from None
-        part.temp = self.folder / f"{_TEMP_PREFIX}{uuid.uuid4().hex}.part"
+        part.temp, part.fh = await asyncio.to_thread(self.folder.create_temp)
         self.temps.append(part.temp)
-        part.fh = await asyncio.to_thread(open, part.temp, "xb")
 
     async def _data(self, part: _Part, data: bytes) -> None:
         if part.fh is None:
@@ -235,7 +242,7 @@ class _Receiver:
         for part in [*self.done, self.current]:
             if part is not None and part.fh is not None:
                 await asyncio.to_thread(part.fh.close)
-        await asyncio.to_thread(_unlink_all, self.temps)
+        await asyncio.to_thread(self.folder.unlink, self.temps)
 
 
 def _boundary(request: Request) -> bytes:
@@ -264,6 +271,13 @@ def _limits(runtime: Runtime) -> dict[str, int]:
     return {"max_file_bytes": cfg.max_file_bytes, "max_total_bytes": cfg.max_total_bytes}
 
 
+async def _open_uploads(paths: ThreadPaths) -> UploadsFolder:
+    try:
+        return await asyncio.to_thread(UploadsFolder.open, paths)
+    except UploadsFolderError as exc:
+        raise ApiError(409, str(exc)) from None
+
+
 @router.post("/uploads")
 async def upload(
     thread_id: str, request: Request, runtime: Runtime = Depends(get_runtime)
@@ -271,15 +285,28 @@ async def upload(
     """Upload one or more files (multipart field ``files``) into the thread's uploads."""
     boundary = _boundary(request)
     paths = await _thread_paths(runtime, thread_id)
-    limits = _limits(runtime)
-    used = sum(size for _, size in await asyncio.to_thread(_list_uploads, paths.uploads))
+    folder = await _open_uploads(paths)
+    try:
+        return await _receive(request, boundary, folder, paths, _limits(runtime))
+    finally:
+        await asyncio.to_thread(folder.close)
+
+
+async def _receive(
+    request: Request,
+    boundary: bytes,
+    folder: UploadsFolder,
+    paths: ThreadPaths,
+    limits: dict[str, int],
+) -> JSONResponse:
+    used = sum(size for _, size in await asyncio.to_thread(folder.entries))
     receiver = _Receiver(
-        folder=paths.uploads,
+        folder=folder,
         max_file=limits["max_file_bytes"],
         remaining=max(0, limits["max_total_bytes"] - used),
     )
     parser = MultipartParser(boundary, receiver.callbacks())
-    placed: list[Path] = []
+    placed: list[str] = []
     try:
         async for chunk in request.stream():
             parser.write(chunk)
@@ -293,18 +320,18 @@ async def upload(
         files = []
         for part in receiver.done:
             assert part.temp is not None and part.name is not None
-            name = await asyncio.to_thread(_place, paths.uploads, part.temp, part.name)
-            placed.append(paths.uploads / name)
+            name = await asyncio.to_thread(_place, folder, part.temp, part.name)
+            placed.append(name)
             files.append(file_entry(paths.thread_id, name, part.size))
     except MultipartParseError as exc:
         await receiver.abort()
-        await asyncio.to_thread(_unlink_all, placed)
+        await asyncio.to_thread(folder.unlink, placed)
         raise ApiError(400, f"Malformed multipart body: {exc}") from None
     except BaseException:
         await receiver.abort()
-        await asyncio.to_thread(_unlink_all, placed)
+        await asyncio.to_thread(folder.unlink, placed)
         raise
-    await asyncio.to_thread(_unlink_all, receiver.temps)
+    await asyncio.to_thread(folder.unlink, receiver.temps)
     return JSONResponse({"files": files})
 
 
@@ -312,7 +339,11 @@ async def upload(
 async def list_uploads(thread_id: str, runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
     """The thread's uploaded files and the upload limits."""
     paths = await _thread_paths(runtime, thread_id)
-    entries = await asyncio.to_thread(_list_uploads, paths.uploads)
+    folder = await _open_uploads(paths)
+    try:
+        entries = await asyncio.to_thread(folder.entries)
+    finally:
+        await asyncio.to_thread(folder.close)
     files = [file_entry(paths.thread_id, name, size) for name, size in entries]
     return JSONResponse({"files": files, "limits": _limits(runtime)})
 
@@ -323,17 +354,12 @@ async def delete_upload(
 ) -> Response:
     """Delete one uploaded file (404 when there is no such file)."""
     paths = await _thread_paths(runtime, thread_id)
-
-    def _delete() -> bool:
-        if "/" in name or "\\" in name or name.startswith(".") or "\x00" in name:
-            return False
-        target = paths.uploads / name
-        if not target.is_file() or target.is_symlink():
-            return False
-        target.unlink()
-        return True
-
-    if not await asyncio.to_thread(_delete):
+    folder = await _open_uploads(paths)
+    try:
+        deleted = await asyncio.to_thread(folder.delete, name)
+    finally:
+        await asyncio.to_thread(folder.close)
+    if not deleted:
         raise ApiError(404, f"Upload {name!r} not found")
     return Response(status_code=204)
 
@@ -349,6 +375,22 @@ def _artifact_virtual(path: str) -> str:
     return f"{VIRTUAL_ROOT}/{rel}"
 
 
+def artifact_policy(name: str, download: bool) -> tuple[str, str, str]:
+    """``(media_type, disposition, csp)`` for an artifact called ``name``."""
+    media_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
+    passive = media_type in INLINE_TYPES or media_type.startswith(INLINE_PREFIXES)
+    disposition = "inline" if passive and not download else "attachment"
+    csp = PDF_CSP if media_type == "application/pdf" else ARTIFACT_CSP
+    return media_type, disposition, csp
+
+
+def content_disposition(disposition: str, name: str) -> str:
+    quoted = quote(name)
+    if quoted != name:
+        return f"{disposition}; filename*=utf-8''{quoted}"
+    return f'{disposition}; filename="{name}"'
+
+
 @router.api_route("/artifacts/{path:path}", methods=["GET", "HEAD"])
 async def artifact(
     thread_id: str,
@@ -361,24 +403,17 @@ async def artifact(
     virtual = _artifact_virtual(path)
     paths = await _thread_paths(runtime, thread_id)
     try:
-        host = await asyncio.to_thread(paths.resolve_virtual, virtual)
+        opened = await asyncio.to_thread(safe_open.open_file, paths, virtual)
     except PathDeniedError:
         raise ApiError(403, "Access denied: that path is outside the thread's files.") from None
-    try:
-        info = await asyncio.to_thread(os.stat, host)
-    except OSError:
-        info = None
-    if info is None or not stat.S_ISREG(info.st_mode):
-        raise ApiError(404, f"Artifact {virtual!r} not found")
-    name = host.name
-    media_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
-    active = media_type in ACTIVE_TYPES or media_type.endswith("+xml")
-    disposition = "attachment" if (download or active) else "inline"
-    return FileResponse(
-        host,
-        media_type=media_type,
-        filename=name,
-        stat_result=info,
-        content_disposition_type=disposition,
-        headers={"X-Content-Type-Options": "nosniff", "Cache-Control": "private, no-cache"},
-    )
+    except SandboxError:  # missing, a folder, a FIFO...
+        raise ApiError(404, f"Artifact {virtual!r} not found") from None
+    name = opened.virtual.rsplit("/", 1)[-1]
+    media_type, disposition, csp = artifact_policy(name, download)
+    headers = {
+        "x-content-type-options": "nosniff",
+        "cache-control": "private, no-cache",
+        "content-security-policy": csp,
+        "content-disposition": content_disposition(disposition, name),
+    }
+    return serve_descriptor(opened.fd, opened.info, request, media_type=media_type, headers=headers)

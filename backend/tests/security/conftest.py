@@ -25,16 +25,20 @@ def assert_responsive(base_url: str, *, limit_s: float = 1.0) -> Iterator[list[f
     failures: list[str] = []
     stop = threading.Event()
 
+    client = httpx.Client(base_url=base_url, timeout=limit_s * 5)
+    client.get("/health").raise_for_status()  # connected and warm before the attack
+
     def probe() -> None:
-        with httpx.Client(base_url=base_url, timeout=limit_s * 5) as client:
-            while not stop.is_set():
-                started = time.monotonic()
-                try:
-                    client.get("/health").raise_for_status()
-                except httpx.HTTPError as exc:
-                    failures.append(repr(exc))
-                latencies.append(time.monotonic() - started)
-                stop.wait(0.05)
+        # At least one probe runs after the attack started, however short the block is.
+        while True:
+            started = time.monotonic()
+            try:
+                client.get("/health").raise_for_status()
+            except httpx.HTTPError as exc:
+                failures.append(repr(exc))
+            latencies.append(time.monotonic() - started)
+            if stop.wait(0.05):
+                return
 
     thread = threading.Thread(target=probe, name="health-probe", daemon=True)
     thread.start()
@@ -42,7 +46,8 @@ def assert_responsive(base_url: str, *, limit_s: float = 1.0) -> Iterator[list[f
         yield latencies
     finally:
         stop.set()
-        thread.join(limit_s * 10)
+        thread.join(60)
+        client.close()
     assert not failures, f"/health failed during the attack: {failures[:3]}"
     assert latencies, "the health probe never ran"
     slowest = max(latencies)

@@ -71,6 +71,7 @@ class AgentParts:
     breakers: CircuitBreakers = field(default_factory=CircuitBreakers)
     internal_model: BaseChatModel | None = None  # title + summary; None: local fallbacks
     retry_base_delay_s: float = 0.5
+    max_attempts: int = 3  # provider calls per model call: the entry's max_retries + 1
 
 
 def middleware_phases(
@@ -103,6 +104,7 @@ def middleware_phases(
                 LLMErrorMiddleware(
                     parts.model_name,
                     breakers=parts.breakers,
+                    max_attempts=parts.max_attempts,
                     base_delay_s=parts.retry_base_delay_s,
                 )
             ],
@@ -203,5 +205,6 @@ def build_lead_agent(
         sandboxes=runtime.sandbox,
         breakers=breakers,
         internal_model=internal,
+        max_attempts=entry.max_retries + 1,
     )
     return build_agent(parts, options, today=today)

@@ -96,7 +96,7 @@ def build_openai(
     thinking_enabled: bool,
     reasoning_effort: str | None,
 ) -> BaseChatModel:
-    from langchain_openai import ChatOpenAI
+    from pronghorn.models.openai_reasoning import ReasoningChatOpenAI
 
     kwargs: dict[str, Any] = {
         "model": cfg.model or cfg.name,
@@ -119,7 +119,7 @@ def build_openai(
         kwargs["reasoning_effort"] = effort
     kwargs.update(cfg.options)
     kwargs["max_retries"] = SDK_MAX_RETRIES
-    return ChatOpenAI(**kwargs)
+    return ReasoningChatOpenAI(**kwargs)
 
 
 def build_anthropic(

@@ -36,6 +36,7 @@ from pronghorn.agent.middlewares import (
     ToolErrorMiddleware,
     ToolOutputBudgetMiddleware,
     UploadsMiddleware,
+    ViewedImagesMiddleware,
 )
 from pronghorn.agent.options import AgentOptions
 from pronghorn.agent.prompt import build_system_prompt
@@ -72,6 +73,7 @@ class AgentParts:
     internal_model: BaseChatModel | None = None  # title + summary; None: local fallbacks
     retry_base_delay_s: float = 0.5
     max_attempts: int = 3  # provider calls per model call: the entry's max_retries + 1
+    vision: bool = False  # the model accepts images: view_image results are shown to it
 
 
 def middleware_phases(
@@ -79,6 +81,7 @@ def middleware_phases(
 ) -> list[tuple[str, list[AgentMiddleware]]]:
     """The chain, phase by phase (flattened in this order for ``create_agent``)."""
     cfg = parts.agent_config
+    images: list[AgentMiddleware] = [ViewedImagesMiddleware()] if parts.vision else []
     return [
         (
             "state_prep",
@@ -96,6 +99,7 @@ def middleware_phases(
                 ),
                 TodoReminderMiddleware(),
                 DanglingToolCallMiddleware(),
+                *images,
             ],
         ),
         (
@@ -206,5 +210,6 @@ def build_lead_agent(
         breakers=breakers,
         internal_model=internal,
         max_attempts=entry.max_retries + 1,
+        vision=entry.supports_vision,
     )
     return build_agent(parts, options, today=today)

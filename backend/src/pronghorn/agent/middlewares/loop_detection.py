@@ -22,6 +22,7 @@ from langgraph.runtime import Runtime
 
 from pronghorn.agent.middlewares._projecting import RequestProjection
 from pronghorn.agent.middlewares._util import with_system_note
+from pronghorn.agent.middlewares.viewed_images import is_image_note
 from pronghorn.agent.state import ThreadState
 
 
@@ -39,7 +40,7 @@ def repeats(messages: list[AnyMessage], window: int = 20) -> tuple[int, AIMessag
     """How often the latest tool-calling AI turn's signature occurs in this user turn."""
     turn: list[AIMessage] = []
     for m in reversed(messages):
-        if isinstance(m, HumanMessage):
+        if isinstance(m, HumanMessage) and not is_image_note(m):
             break
         if isinstance(m, AIMessage):
             turn.append(m)

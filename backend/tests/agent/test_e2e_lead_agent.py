@@ -82,7 +82,7 @@ def srv(tmp_path_factory: pytest.TempPathFactory, fake: FakeOpenAIServer) -> Ite
         agent={"default_model": "s"},
         sandbox={"isolation": "none"},
     )
-    server = LiveServer(tmp_path_factory.mktemp("agent-e2e"), cfg).start()
+    server = LiveServer(tmp_path_factory.mktemp("agent-e2e"), cfg).start(timeout=120)
     yield server
     server.stop()
 

@@ -8,12 +8,17 @@ server, which always fails. The fake counts what arrives: one model call must ma
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from langgraph_sdk import get_client
 
+from agent.helpers import make_agent, thread_config, user
+from fakes.anthropic_server import AnthropicReply, FakeAnthropicServer
 from fakes.openai_server import FakeOpenAIServer, RecordedRequest, Reply
+from pronghorn.config.schema import AppConfig
+from pronghorn.models import ModelFactory
 from support.live import LiveServer, base_config
 
 
@@ -84,3 +89,17 @@ async def test_a_failing_provider_gets_exactly_the_configured_attempts(
     assert len(_agent_calls(fake, model)) == attempts
     [run] = await client.runs.list(tid)
     assert run["status"] == "success"
+
+
+async def test_anthropic_through_the_agent_gets_the_middleware_attempts_only(tmp_path: Path):
+    # The real anthropic provider in the agent loop (no server process): the default chain
+    # makes 3 attempts; with the SDK's own 2 retries per attempt it would be 9 requests.
+    entry = {"name": "claude", "provider": "anthropic", "model": "claude-test",
+             "api_key": "sk-ant-test", "max_retries": 2}  # fmt: skip
+    with FakeAnthropicServer(default=AnthropicReply.error(529)) as fake_claude:
+        entry["base_url"] = fake_claude.base_url
+        factory = ModelFactory(AppConfig.model_validate({"models": [entry]}), env={})
+        graph = make_agent(tmp_path, factory.create("claude"))
+        out = await graph.ainvoke(user("hello"), thread_config())
+        assert out["messages"][-1].additional_kwargs["error_fallback"]["reason"] == "transient"
+        assert len(fake_claude.requests) == 3

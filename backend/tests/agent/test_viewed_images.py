@@ -11,6 +11,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from agent.helpers import make_agent, scripted, thread_config, user
+from fakes.anthropic_server import AnthropicReply, FakeAnthropicServer
 from fakes.openai_server import FakeOpenAIServer, Reply
 from pronghorn.agent.middlewares.loop_detection import repeats
 from pronghorn.agent.middlewares.viewed_images import NOTE_KEY, image_message, select
@@ -143,3 +144,29 @@ def test_the_image_note_is_not_a_user_turn_for_loop_detection():
         ]
     note = image_message([], [], max_images=4, max_bytes=1)
     assert repeats([*turn, note])[0] == 3
+
+
+async def test_anthropic_gets_a_base64_image_source(tmp_path: Path):
+    image = png(2)
+    config, tools = setup(tmp_path, {"dog.png": image}, vision=True)
+    entry = {"name": "claude", "provider": "anthropic", "model": "claude-test",
+             "api_key": "sk-ant-test", "supports_vision": True}  # fmt: skip
+    with FakeAnthropicServer() as fake_claude:
+        fake_claude.queue(
+            AnthropicReply.tool("view_image", {"path": f"{UPLOADS}/dog.png"}, id="toolu_img"),
+            AnthropicReply(text="A dog, probably."),
+        )
+        entry["base_url"] = fake_claude.base_url
+        factory = ModelFactory(AppConfig.model_validate({"models": [entry]}), env={})
+        graph = make_agent(tmp_path, factory.create("claude"), tools, vision=True)
+        out = await graph.ainvoke(user("what is in dog.png?"), config)
+        assert out["messages"][-1].text == "A dog, probably."
+        last = fake_claude.requests[1].body["messages"][-1]
+    assert last["role"] == "user"
+    kinds = [b["type"] for b in last["content"]]
+    assert kinds[0] == "tool_result" and kinds[-1] == "image"  # the result, then the image
+    assert last["content"][-1]["source"] == {
+        "type": "base64",
+        "media_type": "image/png",
+        "data": base64.b64encode(image).decode(),
+    }

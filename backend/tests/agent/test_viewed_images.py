@@ -14,11 +14,12 @@ from agent.helpers import make_agent, scripted, thread_config, user
 from fakes.anthropic_server import AnthropicReply, FakeAnthropicServer
 from fakes.openai_server import FakeOpenAIServer, Reply
 from pronghorn.agent.middlewares.loop_detection import repeats
-from pronghorn.agent.middlewares.viewed_images import NOTE_KEY, image_message, select
+from pronghorn.agent.middlewares.viewed_images import image_message, select
 from pronghorn.agent.tools import ToolDeps
 from pronghorn.agent.tools.image import image_tools
 from pronghorn.config.schema import AppConfig
-from pronghorn.models import ModelFactory
+from pronghorn.models import ModelFactory, ScriptedChatModel
+from pronghorn.models.notes import NOTE_KEY
 from pronghorn.sandbox.paths import ThreadPaths
 
 UPLOADS = "/mnt/user-data/uploads"
@@ -132,6 +133,17 @@ async def test_a_model_without_vision_is_told_and_gets_no_image(tmp_path: Path):
     assert result.status == "error" and "cannot view images" in result.content
     assert not any(image_blocks(m) for m in model.requests[1].messages)
     assert not out.get("viewed_images")
+
+
+async def test_scripted_rules_still_follow_the_user_turn(tmp_path: Path):
+    # The image note is a user-role message, but not the user's: rules keep matching "look".
+    config, tools = setup(tmp_path, {"cat.png": png()}, vision=True)
+    model = ScriptedChatModel(
+        rules=[{"match": "look", "steps": [view("cat.png"), {"text": "seen"}]}]
+    )
+    out = await make_agent(tmp_path, model, tools, vision=True).ainvoke(user("look"), config)
+    assert out["messages"][-1].content == "seen"
+    assert image_blocks(model.requests[1].messages[-1])
 
 
 def test_the_image_note_is_not_a_user_turn_for_loop_detection():

@@ -12,6 +12,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from fakes.openai_server import FakeOpenAIServer, Reply
 from pronghorn.config.schema import AppConfig
 from pronghorn.models import ModelFactory
+from pronghorn.models.notes import NOTE_KEY
 
 THOUGHT = "The user greets me, so I should greet back politely."
 
@@ -84,3 +85,26 @@ async def test_reasoning_goes_back_with_the_current_turn_only(fake_openai: FakeO
     assert sent[3]["tool_calls"][0]["id"] == "call_1"
     # ...a finished turn does not (deepseek-reasoner answers 400 to that).
     assert "reasoning_content" not in sent[1]
+
+
+async def test_an_appended_image_note_does_not_end_the_turn(fake_openai: FakeOpenAIServer):
+    # A vision + reasoning model: the agent appends the viewed image as a user-role request
+    # note after the tool result; the tool-calling message still carries its reasoning.
+    call = {"name": "view_image", "args": {"path": "/p.png"}, "id": "call_v", "type": "tool_call"}
+    note = HumanMessage(
+        [{"type": "text", "text": "<viewed_images>…</viewed_images>"}],
+        additional_kwargs={NOTE_KEY: "viewed_images"},
+    )
+    fake_openai.queue(Reply.text("A cat."))
+    await make(fake_openai).ainvoke(
+        [
+            HumanMessage("look at p.png"),
+            AIMessage("", tool_calls=[call], additional_kwargs={"reasoning_content": "look"}),
+            ToolMessage("Loaded /p.png", tool_call_id="call_v"),
+            note,
+        ]
+    )
+    sent = fake_openai.requests[0].body["messages"]
+    assert [m["role"] for m in sent] == ["user", "assistant", "tool", "user"]
+    assert sent[1]["reasoning_content"] == "look"
+    assert NOTE_KEY not in sent[3]  # request notes are not sent as fields

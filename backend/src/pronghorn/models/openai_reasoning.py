@@ -18,9 +18,11 @@ from typing import Any
 
 import openai
 from langchain_core.language_models import LanguageModelInput
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from langchain_openai import ChatOpenAI
+
+from pronghorn.models.notes import is_user_turn
 
 REASONING_KEY = "reasoning_content"
 
@@ -31,9 +33,10 @@ def _reasoning(part: Any) -> str | None:
 
 
 def current_turn_start(messages: list[BaseMessage]) -> int:
-    """Index just after the last human message (0 when there is none)."""
+    """Index just after the last message the user wrote (0 when there is none); a request
+    note (an image message the agent appended) does not start a turn."""
     for i in range(len(messages) - 1, -1, -1):
-        if isinstance(messages[i], HumanMessage):
+        if is_user_turn(messages[i]):
             return i + 1
     return 0
 

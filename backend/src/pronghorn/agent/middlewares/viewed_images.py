@@ -23,16 +23,10 @@ from langgraph.runtime import Runtime
 
 from pronghorn.agent.middlewares._projecting import RequestProjection
 from pronghorn.agent.state import ThreadState
+from pronghorn.models.notes import NOTE_KEY
 
 MAX_IMAGES = 4
 MAX_BYTES = 16 * 1024 * 1024
-NOTE_KEY = "pronghorn_viewed_images"  # marks the request-only message (not a user turn)
-
-
-def is_image_note(message: BaseMessage) -> bool:
-    """The request-only message this middleware adds (other guards do not count it as a
-    user turn)."""
-    return isinstance(message, HumanMessage) and bool(message.additional_kwargs.get(NOTE_KEY))
 
 
 def latest_tool_call_ids(messages: list[BaseMessage]) -> set[str]:
@@ -79,7 +73,9 @@ def image_message(
     blocks += [
         {"type": "image", "base64": i["base64"], "mime_type": i["mime_type"]} for i in attached
     ]
-    return HumanMessage(content=blocks, additional_kwargs={NOTE_KEY: True})
+    # A request note (pronghorn.models.notes): not a user turn for loop detection, the
+    # reasoning round-trip or scripted rules.
+    return HumanMessage(content=blocks, additional_kwargs={NOTE_KEY: "viewed_images"})
 
 
 class ViewedImagesMiddleware(RequestProjection):

@@ -31,6 +31,7 @@ def make_agent(
     middleware: Sequence[Any] | None = None,
     internal_model: Any = None,
     sandboxes: Any = None,
+    vision: bool = False,
     **agent_cfg: Any,
 ) -> Any:
     parts = AgentParts(
@@ -42,6 +43,7 @@ def make_agent(
         sandboxes=sandboxes,
         internal_model=internal_model,
         retry_base_delay_s=0.01,
+        vision=vision,
     )
     graph = build_agent(parts, options or AgentOptions(), middleware=middleware)
     return graph.copy(update={"checkpointer": InMemorySaver()})

@@ -74,7 +74,7 @@ def srv(tmp_path_factory: pytest.TempPathFactory, fake: FakeOpenAIServer) -> Ite
             "model": "gpt-test",
             "base_url": fake.base_url,
             "api_key": "sk-test",
-            "max_retries": 0,
+            "max_retries": 1,  # the agent retries once (the SDK never does)
         },
     ]
     cfg = base_config(
@@ -82,7 +82,7 @@ def srv(tmp_path_factory: pytest.TempPathFactory, fake: FakeOpenAIServer) -> Ite
         agent={"default_model": "s"},
         sandbox={"isolation": "none"},
     )
-    server = LiveServer(tmp_path_factory.mktemp("agent-e2e"), cfg).start()
+    server = LiveServer(tmp_path_factory.mktemp("agent-e2e"), cfg).start(timeout=120)
     yield server
     server.stop()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import httpx
 import pytest
 from langchain_anthropic import ChatAnthropic
 from langchain_openai import ChatOpenAI
@@ -128,7 +129,9 @@ def test_openai_client_settings():
     assert isinstance(m, ChatOpenAI)
     assert m.model_name == "o4-mini" and m.openai_api_key.get_secret_value() == "sk-1"
     assert m.openai_api_base == "https://x.example/v1"
-    assert (m.max_tokens, m.temperature, m.request_timeout, m.max_retries) == (500, 0.2, 30, 4)
+    assert (m.max_tokens, m.temperature, m.request_timeout) == (500, 0.2, 30)
+    # Retries belong to the agent's middleware: the SDK never retries on its own.
+    assert m.max_retries == 0 and m.root_async_client.max_retries == 0
     assert m.streaming and m.stream_usage and m.stream_chunk_timeout == 12
     assert m.reasoning_effort == "high"
     # A model that does not support reasoning never gets the parameter.
@@ -136,6 +139,31 @@ def test_openai_client_settings():
         "p", reasoning_effort="high"
     )
     assert plain.reasoning_effort is None
+
+
+def test_sdk_retries_are_off_even_when_options_ask_for_them():
+    f = factory(
+        [{"name": "o", "model": "gpt-4o", "api_key": "k", "max_retries": 5,
+          "options": {"max_retries": 3}},
+         {"name": "c", "provider": "anthropic", "model": "claude-x", "api_key": "k",
+          "max_retries": 5, "options": {"max_retries": 3}}]
+    )  # fmt: skip
+    oa, claude = f.create("o"), f.create("c")
+    assert isinstance(oa, ChatOpenAI) and isinstance(claude, ChatAnthropic)
+    assert oa.max_retries == 0 and oa.root_async_client.max_retries == 0
+    assert claude.max_retries == 0 and claude._async_client.max_retries == 0
+
+
+def test_defaults_suit_thinking_models():
+    f = factory([{"name": "o", "model": "o4-mini", "api_key": "k"}])
+    entry = f.resolve("o")
+    assert entry.stream_chunk_timeout_s == 240 and entry.timeout_s == 120
+    m = f.create("o")
+    assert m.stream_chunk_timeout == 240
+    # httpx's read timeout never cuts a silence the chunk timeout still allows.
+    timeout = m.root_async_client.timeout
+    assert isinstance(timeout, httpx.Timeout)
+    assert (timeout.read, timeout.connect) == (240, 120)
 
 
 def test_anthropic_thinking_budget():

@@ -83,18 +83,16 @@ async def test_streamed_tool_call(fake_openai: FakeOpenAIServer):
     assert sent[0]["function"]["name"] == "get_weather"
 
 
-async def test_rate_limit_then_success_is_retried_by_the_client(fake_openai: FakeOpenAIServer):
-    fake_openai.queue(Reply.error(429), Reply.text("after retry"))
-    msg = await make(fake_openai).ainvoke("hi")
-    assert msg.content == "after retry"
-    assert len(fake_openai.requests) == 2
-
-
-async def test_server_errors_exhaust_retries(fake_openai: FakeOpenAIServer):
-    fake_openai.queue(*(Reply.error(500, headers={"retry-after-ms": "10"}) for _ in range(3)))
-    with pytest.raises(openai.InternalServerError):
-        await make(fake_openai, max_retries=2).ainvoke("hi")
-    assert len(fake_openai.requests) == 3
+@pytest.mark.parametrize(
+    ("status", "error"), [(429, openai.RateLimitError), (500, openai.InternalServerError)]
+)
+async def test_the_client_itself_never_retries(fake_openai: FakeOpenAIServer, status, error):
+    # Retries are the agent middleware's job (tests/agent/test_model_retries.py); an SDK that
+    # retried too would multiply them. Even with max_retries configured, one request.
+    fake_openai.default = Reply.error(status, headers={"retry-after-ms": "10"})
+    with pytest.raises(error):
+        await make(fake_openai, max_retries=4).ainvoke("hi")
+    assert len(fake_openai.requests) == 1
 
 
 async def test_unauthorized_raises_a_clear_error_without_retry(fake_openai: FakeOpenAIServer):

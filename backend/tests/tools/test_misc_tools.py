@@ -64,6 +64,16 @@ async def test_view_image(make_kit: MakeKit) -> None:
     assert image["mime_type"] == "image/png" and image["size"] == len(png)
     assert base64.b64decode(image["base64"]) == png
     assert "image/png" in result.update["messages"][0].content
+    # The harness shows the image right after this call: it is keyed by the call's id.
+    assert image["tool_call_id"] == result.update["messages"][0].tool_call_id
+
+
+async def test_view_image_without_vision_says_so(make_kit: MakeKit) -> None:
+    kit = make_kit(vision=False)
+    await kit.text("ls", description="d", path="/mnt/user-data")
+    (kit.paths.uploads / "p.png").write_bytes(tiny_png())
+    err = await kit.error("view_image", path="/mnt/user-data/uploads/p.png")
+    assert "cannot view images" in err and "supports_vision" in err
 
 
 async def test_view_image_refusals(make_kit: MakeKit) -> None:
@@ -84,13 +94,13 @@ async def test_view_image_refusals(make_kit: MakeKit) -> None:
 def test_tool_set(make_kit: MakeKit, tmp_path: Path) -> None:
     base = {
         "read_file", "write_file", "str_replace", "ls", "glob", "grep", "bash",
-        "present_files", "ask_clarification", "write_todos", "web_fetch",
+        "present_files", "ask_clarification", "write_todos", "web_fetch", "view_image",
     }  # fmt: skip
     kit = make_kit()
-    assert set(kit.tools) == base
+    assert set(kit.tools) == base  # view_image too: without vision it explains why not
     search = SearxngSearch("http://127.0.0.1:9", None, 1.0, None)
     full = make_kit(vision=True, search=search)
-    assert set(full.tools) == base | {"view_image", "web_search"}
+    assert set(full.tools) == base | {"web_search"}
     plan = build_tools(kit.deps, options=AgentOptions(is_plan_mode=True))
     assert {t.name for t in plan} == base
     for tool in full.tools.values():

@@ -36,6 +36,7 @@ from pronghorn.agent.middlewares import (
     ToolErrorMiddleware,
     ToolOutputBudgetMiddleware,
     UploadsMiddleware,
+    ViewedImagesMiddleware,
 )
 from pronghorn.agent.options import AgentOptions
 from pronghorn.agent.prompt import build_system_prompt
@@ -71,6 +72,8 @@ class AgentParts:
     breakers: CircuitBreakers = field(default_factory=CircuitBreakers)
     internal_model: BaseChatModel | None = None  # title + summary; None: local fallbacks
     retry_base_delay_s: float = 0.5
+    max_attempts: int = 3  # provider calls per model call: the entry's max_retries + 1
+    vision: bool = False  # the model accepts images: view_image results are shown to it
 
 
 def middleware_phases(
@@ -78,6 +81,7 @@ def middleware_phases(
 ) -> list[tuple[str, list[AgentMiddleware]]]:
     """The chain, phase by phase (flattened in this order for ``create_agent``)."""
     cfg = parts.agent_config
+    images: list[AgentMiddleware] = [ViewedImagesMiddleware()] if parts.vision else []
     return [
         (
             "state_prep",
@@ -95,6 +99,7 @@ def middleware_phases(
                 ),
                 TodoReminderMiddleware(),
                 DanglingToolCallMiddleware(),
+                *images,
             ],
         ),
         (
@@ -103,6 +108,7 @@ def middleware_phases(
                 LLMErrorMiddleware(
                     parts.model_name,
                     breakers=parts.breakers,
+                    max_attempts=parts.max_attempts,
                     base_delay_s=parts.retry_base_delay_s,
                 )
             ],
@@ -203,5 +209,7 @@ def build_lead_agent(
         sandboxes=runtime.sandbox,
         breakers=breakers,
         internal_model=internal,
+        max_attempts=entry.max_retries + 1,
+        vision=entry.supports_vision,
     )
     return build_agent(parts, options, today=today)

@@ -174,8 +174,16 @@ class ModelConfig(Section):
     max_tokens: int | None = Field(None, ge=1)
     temperature: float | None = Field(None, ge=0, le=2)
     timeout_s: float = Field(120.0, gt=0, description="Request timeout.")
-    stream_chunk_timeout_s: float = Field(60.0, gt=0, description="Max gap between chunks.")
-    max_retries: int = Field(2, ge=0, le=10, description="Provider client retries.")
+    stream_chunk_timeout_s: float = Field(
+        240.0, gt=0, description="Max gap between streamed chunks (thinking models pause long)."
+    )
+    max_retries: int = Field(
+        2,
+        ge=0,
+        le=10,
+        description="Retries of one model call on 429/5xx/timeouts, by the agent's retry "
+        "middleware (the provider SDK's own retries are off).",
+    )
     supports_vision: bool = False
     supports_thinking: bool = False
     thinking_budget_tokens: int | None = Field(None, ge=1, description="Anthropic thinking.")

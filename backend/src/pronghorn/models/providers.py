@@ -6,6 +6,10 @@ variable (``OPENAI_API_KEY`` / ``ANTHROPIC_API_KEY``) is only used when the entr
 ``base_url``, so a key is never sent to a third-party endpoint it was not meant for.
 Local endpoints (loopback, private addresses, ``*.local``, single-label hosts such as a
 compose service ``ollama``) need no key.
+
+Retries: the SDK clients are built with ``max_retries=0``. One model call is retried by the
+agent's retry middleware only (``agent/middlewares/llm_errors.py``, ``max_retries`` of the
+entry), so SDK and middleware retries never multiply.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
 from langchain_core.language_models import BaseChatModel
 
 from pronghorn.config.schema import ModelConfig
@@ -24,6 +29,7 @@ from pronghorn.models.errors import MissingAPIKeyError, UnsupportedProviderError
 _KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 _KEYLESS_PLACEHOLDER = "not-needed"
 _EFFORT_BUDGET = {"low": 2048, "medium": 8192, "high": 16384}
+SDK_MAX_RETRIES = 0  # retries belong to the agent's middleware, never to the SDK as well
 
 
 def is_local_url(url: str | None) -> bool:
@@ -74,6 +80,15 @@ def _key_or_raise(cfg: ModelConfig, env: Mapping[str, str]) -> str:
     )
 
 
+def openai_timeout(cfg: ModelConfig) -> float | httpx.Timeout:
+    """``timeout_s`` for connect/write/pool; the socket read timeout is never shorter than
+    ``stream_chunk_timeout_s``, so a thinking model's long silence is judged by the chunk
+    timeout, not cut earlier by httpx."""
+    if cfg.stream_chunk_timeout_s <= cfg.timeout_s:
+        return cfg.timeout_s
+    return httpx.Timeout(cfg.timeout_s, read=cfg.stream_chunk_timeout_s)
+
+
 def build_openai(
     cfg: ModelConfig,
     env: Mapping[str, str],
@@ -81,13 +96,12 @@ def build_openai(
     thinking_enabled: bool,
     reasoning_effort: str | None,
 ) -> BaseChatModel:
-    from langchain_openai import ChatOpenAI
+    from pronghorn.models.openai_reasoning import ReasoningChatOpenAI
 
     kwargs: dict[str, Any] = {
         "model": cfg.model or cfg.name,
         "api_key": _key_or_raise(cfg, env),
-        "timeout": cfg.timeout_s,
-        "max_retries": cfg.max_retries,
+        "timeout": openai_timeout(cfg),
         "streaming": True,
         "stream_usage": True,
         "stream_chunk_timeout": cfg.stream_chunk_timeout_s,
@@ -104,7 +118,8 @@ def build_openai(
     if effort and (cfg.supports_thinking or cfg.reasoning_effort):
         kwargs["reasoning_effort"] = effort
     kwargs.update(cfg.options)
-    return ChatOpenAI(**kwargs)
+    kwargs["max_retries"] = SDK_MAX_RETRIES
+    return ReasoningChatOpenAI(**kwargs)
 
 
 def build_anthropic(
@@ -120,7 +135,6 @@ def build_anthropic(
         "model": cfg.model or cfg.name,
         "api_key": _key_or_raise(cfg, env),
         "timeout": cfg.timeout_s,
-        "max_retries": cfg.max_retries,
         "streaming": True,
         "stream_usage": True,
     }
@@ -138,6 +152,7 @@ def build_anthropic(
             kwargs["max_tokens"] = budget + 4096
         kwargs.pop("temperature", None)
     kwargs.update(cfg.options)
+    kwargs["max_retries"] = SDK_MAX_RETRIES
     return ChatAnthropic(**kwargs)
 
 

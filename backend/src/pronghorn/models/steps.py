@@ -12,8 +12,10 @@ import math
 import re
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.messages import AIMessage, BaseMessage
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from pronghorn.models.notes import is_user_turn
 
 _RULE_KEYS = ("match", "regex")
 
@@ -136,8 +138,9 @@ def message_text(message: BaseMessage) -> str:
 
 
 def last_human_index(messages: list[BaseMessage]) -> int:
+    """Index of the last message the user wrote (request notes are skipped); -1 if none."""
     for i in range(len(messages) - 1, -1, -1):
-        if isinstance(messages[i], HumanMessage):
+        if is_user_turn(messages[i]):
             return i
     return -1
 

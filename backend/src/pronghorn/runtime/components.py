@@ -15,6 +15,7 @@ from pronghorn.models.factory import ModelFactory
 from pronghorn.runtime.executor import Executor
 from pronghorn.runtime.manager import RunManager
 from pronghorn.runtime.memory_broker import MemoryBroker
+from pronghorn.runtime.message_input import message_input_validator
 from pronghorn.runtime.run_request import RunCreate
 from pronghorn.runtime.runtime import Runtime
 from pronghorn.runtime.scheduler import scheduler
@@ -127,6 +128,7 @@ async def runs(runtime: Runtime) -> AsyncIterator[None]:
     runtime.settings.add_listener(manager.on_config_change)
     manager.validators.append(check_model(runtime))
     manager.validators.append(check_webhook(runtime))
+    manager.validators.append(message_input_validator(runtime.graphs))
     runtime.runs = manager
     await manager.recover()
     try:

@@ -13,6 +13,7 @@ from pronghorn.agent.middlewares.todos import TodoReminderMiddleware
 from pronghorn.agent.middlewares.tool_errors import ToolErrorMiddleware
 from pronghorn.agent.middlewares.tool_output_budget import ToolOutputBudgetMiddleware
 from pronghorn.agent.middlewares.uploads import UploadsMiddleware
+from pronghorn.agent.middlewares.viewed_images import ViewedImagesMiddleware
 
 __all__ = [
     "CircuitBreakers",
@@ -29,4 +30,5 @@ __all__ = [
     "ToolErrorMiddleware",
     "ToolOutputBudgetMiddleware",
     "UploadsMiddleware",
+    "ViewedImagesMiddleware",
 ]

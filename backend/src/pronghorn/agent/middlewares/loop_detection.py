@@ -17,12 +17,13 @@ import json
 from typing import Any
 
 from langchain.agents.middleware import ModelRequest
-from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
+from langchain_core.messages import AIMessage, AnyMessage
 from langgraph.runtime import Runtime
 
 from pronghorn.agent.middlewares._projecting import RequestProjection
 from pronghorn.agent.middlewares._util import with_system_note
 from pronghorn.agent.state import ThreadState
+from pronghorn.models.notes import is_user_turn
 
 
 def signature(message: AIMessage) -> str | None:
@@ -39,7 +40,7 @@ def repeats(messages: list[AnyMessage], window: int = 20) -> tuple[int, AIMessag
     """How often the latest tool-calling AI turn's signature occurs in this user turn."""
     turn: list[AIMessage] = []
     for m in reversed(messages):
-        if isinstance(m, HumanMessage):
+        if is_user_turn(m):
             break
         if isinstance(m, AIMessage):
             turn.append(m)

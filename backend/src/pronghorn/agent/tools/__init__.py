@@ -2,8 +2,8 @@
 
 :func:`build_tools` returns every tool the run may use. ``write_todos`` is always offered
 (plan mode changes the prompt, not the tool set, so a model can keep a list whenever a job
-has several steps); ``view_image`` only when the model supports vision; ``web_search`` only
-when a search provider is configured; ``web_fetch`` always.
+has several steps); ``view_image`` always (a model without vision is told it cannot view
+images); ``web_search`` only when a search provider is configured; ``web_fetch`` always.
 """
 
 from __future__ import annotations
@@ -36,11 +36,10 @@ def build_tools(deps: ToolDeps, *, options: AgentOptions | None = None) -> list[
         *clarify_tools(deps),
         *todo_tools(deps),
         *fetch_tools(deps),
+        *image_tools(deps),
     ]
     if deps.search is not None:
         tools += search_tools(deps.search)
-    if deps.vision:
-        tools += image_tools(deps)
     for t in tools:  # docstrings wrap lines; models get one clean paragraph
         t.description = " ".join(t.description.split())
     return tools

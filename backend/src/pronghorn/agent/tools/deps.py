@@ -17,7 +17,7 @@ class ToolDeps:
     ``config`` is the snapshot the graph was built from (sandbox timeout, web limits,
     uploads); ``data_dir`` is absolute; ``search`` is None when no search provider is
     configured (then ``web_search`` is not offered); ``vision`` says whether the model
-    accepts images (then ``view_image`` is offered).
+    accepts images (otherwise ``view_image`` answers that it cannot view them).
     """
 
     sandboxes: SandboxProvider

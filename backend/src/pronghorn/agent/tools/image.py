@@ -1,8 +1,10 @@
 """``view_image``: load an image from the thread folders so a vision model can look at it.
 
 The image goes into the thread state's ``viewed_images`` as
-``{"path", "mime_type", "size", "base64"}``; the harness shows it to the model on its next
-call. Offered only when the model supports vision.
+``{"path", "mime_type", "size", "base64", "tool_call_id"}``; the harness
+(``agent/middlewares/viewed_images.py``) shows it to the model in its next request, then
+drops it from the state. Offered to every model: one without ``supports_vision`` gets an
+error result saying it cannot view images.
 """
 
 from __future__ import annotations
@@ -16,13 +18,17 @@ from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool
 from langgraph.types import Command
 
-from pronghorn.agent.tools._common import guarded, paths_for
+from pronghorn.agent.tools._common import ToolError, guarded, paths_for
 from pronghorn.agent.tools.deps import ToolDeps
 from pronghorn.sandbox import safe_open
 from pronghorn.sandbox.errors import SandboxError
 from pronghorn.sandbox.paths import ThreadPaths, normalize_virtual
 
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
+NO_VISION = (
+    "This model cannot view images (its entry in config.yaml has no supports_vision). "
+    "Tell the user so, and work from the file's name or metadata instead."
+)
 
 
 def sniff_image(head: bytes) -> str | None:
@@ -79,7 +85,10 @@ def image_tools(deps: ToolDeps) -> list[BaseTool]:
         """
 
         async def body() -> object:
+            if not deps.vision:
+                raise ToolError(NO_VISION)
             image = await asyncio.to_thread(load_image, paths_for(deps, runtime), path)
+            image["tool_call_id"] = runtime.tool_call_id  # the harness shows it after this call
             text = (
                 f"Loaded {image['path']} ({image['mime_type']}, {image['size']} bytes); "
                 "the image is attached to your next turn."

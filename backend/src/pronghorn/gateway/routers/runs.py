@@ -20,6 +20,7 @@ from pronghorn.persistence.repos import runs as runs_repo
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.runtime.broker import Event
 from pronghorn.runtime.jobs import Job
+from pronghorn.runtime.message_input import InvalidRunInput
 from pronghorn.runtime.run_request import (
     STREAM_MODES,
     THREAD_STREAM_MODES,
@@ -44,6 +45,13 @@ def _parse(body: Any) -> RunCreate:
             loc = ".".join(str(p) for p in err.get("loc", ()))
             parts.append(f"{loc}: {err.get('msg')}" if loc else str(err.get("msg")))
         raise ApiError(422, "; ".join(parts)) from None
+
+
+async def _create(runtime: Runtime, thread_id: str | None, req: RunCreate) -> Job:
+    try:
+        return await runtime.runs.create(thread_id, req)
+    except InvalidRunInput as exc:
+        raise ApiError(400, str(exc)) from None
 
 
 def _run_paths(job: Job, stateless: bool) -> tuple[str, str]:
@@ -123,7 +131,7 @@ async def create_run(
     thread_id: str, body: Any = Body(...), runtime: Runtime = Depends(get_runtime)
 ) -> Response:
     tid = check_uuid(thread_id, "thread")
-    job = await runtime.runs.create(tid, _parse(body))
+    job = await _create(runtime, tid, _parse(body))
     _, content = _run_paths(job, False)
     return JSONResponse(job.run, headers={"Content-Location": content})
 
@@ -133,7 +141,7 @@ async def stream_run(
     thread_id: str, body: Any = Body(...), runtime: Runtime = Depends(get_runtime)
 ) -> Response:
     tid = check_uuid(thread_id, "thread")
-    job = await runtime.runs.create(tid, _parse(body))
+    job = await _create(runtime, tid, _parse(body))
     return _stream_job(runtime, job, stateless=False)
 
 
@@ -143,7 +151,7 @@ async def wait_run(
 ) -> Response:
     tid = check_uuid(thread_id, "thread")
     req = _parse(body)
-    job = await runtime.runs.create(tid, req)
+    job = await _create(runtime, tid, req)
     return _wait_response(
         runtime, job, stateless=False, cancel_on_disconnect=req.on_disconnect == "cancel"
     )
@@ -153,7 +161,7 @@ async def wait_run(
 async def create_stateless(
     body: Any = Body(...), runtime: Runtime = Depends(get_runtime)
 ) -> Response:
-    job = await runtime.runs.create(None, _parse(body))
+    job = await _create(runtime, None, _parse(body))
     _, content = _run_paths(job, True)
     return JSONResponse(job.run, headers={"Content-Location": content})
 
@@ -162,7 +170,7 @@ async def create_stateless(
 async def stream_stateless(
     body: Any = Body(...), runtime: Runtime = Depends(get_runtime)
 ) -> Response:
-    job = await runtime.runs.create(None, _parse(body))
+    job = await _create(runtime, None, _parse(body))
     return _stream_job(runtime, job, stateless=True)
 
 
@@ -171,7 +179,7 @@ async def wait_stateless(
     body: Any = Body(...), runtime: Runtime = Depends(get_runtime)
 ) -> Response:
     req = _parse(body)
-    job = await runtime.runs.create(None, req)
+    job = await _create(runtime, None, req)
     return _wait_response(
         runtime, job, stateless=True, cancel_on_disconnect=req.on_disconnect == "cancel"
     )
@@ -182,7 +190,7 @@ async def create_batch(body: Any = Body(...), runtime: Runtime = Depends(get_run
     if not isinstance(body, list):
         raise ApiError(422, "Request body must be a JSON array of runs")
     requests = [_parse(item) for item in body]  # validate all before creating any
-    jobs = [await runtime.runs.create(None, req) for req in requests]
+    jobs = [await _create(runtime, None, req) for req in requests]
     return JSONResponse([j.run for j in jobs])
 
 

@@ -1,0 +1,96 @@
+"""``ReasoningChatOpenAI``: ``ChatOpenAI`` that keeps DeepSeek-style ``reasoning_content``.
+
+OpenAI-compatible APIs of reasoning models (DeepSeek, Kimi, Qwen on vLLM…) return the
+model's reasoning beside the answer: ``choices[0].delta.reasoning_content`` in streamed
+chunks, ``choices[0].message.reasoning_content`` otherwise. ``langchain_openai`` only reads
+the official fields and drops it. This subclass:
+
+* stores it on the AI message as ``additional_kwargs["reasoning_content"]`` (streamed deltas
+  concatenate when chunks are merged, as for any string in ``additional_kwargs``);
+* sends it back on the assistant messages of the current turn (after the last user
+  message), which these APIs need to continue a tool-calling turn. Earlier turns are sent
+  without it: DeepSeek ignores it there and ``deepseek-reasoner`` rejects it with a 400.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import openai
+from langchain_core.language_models import LanguageModelInput
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGenerationChunk, ChatResult
+from langchain_openai import ChatOpenAI
+
+from pronghorn.models.notes import is_user_turn
+
+REASONING_KEY = "reasoning_content"
+
+
+def _reasoning(part: Any) -> str | None:
+    value = part.get(REASONING_KEY) if isinstance(part, dict) else None
+    return value if isinstance(value, str) and value else None
+
+
+def current_turn_start(messages: list[BaseMessage]) -> int:
+    """Index just after the last message the user wrote (0 when there is none); a request
+    note (an image message the agent appended) does not start a turn."""
+    for i in range(len(messages) - 1, -1, -1):
+        if is_user_turn(messages[i]):
+            return i + 1
+    return 0
+
+
+class ReasoningChatOpenAI(ChatOpenAI):
+    """``ChatOpenAI`` plus the ``reasoning_content`` field of OpenAI-compatible APIs."""
+
+    def _convert_chunk_to_generation_chunk(
+        self,
+        chunk: dict,
+        default_chunk_class: type,
+        base_generation_info: dict | None,
+    ) -> ChatGenerationChunk | None:
+        generation = super()._convert_chunk_to_generation_chunk(
+            chunk, default_chunk_class, base_generation_info
+        )
+        if generation is None or not isinstance(generation.message, AIMessageChunk):
+            return generation
+        choices = chunk.get("choices") or (chunk.get("chunk") or {}).get("choices") or []
+        text = _reasoning(choices[0].get("delta")) if choices else None
+        if text is not None:
+            generation.message.additional_kwargs[REASONING_KEY] = text
+        return generation
+
+    def _create_chat_result(
+        self,
+        response: dict | openai.BaseModel,
+        generation_info: dict | None = None,
+    ) -> ChatResult:
+        result = super()._create_chat_result(response, generation_info)
+        body = response if isinstance(response, dict) else response.model_dump()
+        for generation, choice in zip(result.generations, body.get("choices") or [], strict=False):
+            text = _reasoning(choice.get("message"))
+            if text is not None and isinstance(generation.message, AIMessage):
+                generation.message.additional_kwargs[REASONING_KEY] = text
+        return result
+
+    def _get_request_payload(
+        self,
+        input_: LanguageModelInput,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> dict:
+        payload = super()._get_request_payload(input_, stop=stop, **kwargs)
+        sent = payload.get("messages")
+        if not isinstance(sent, list):  # the Responses API has no such field
+            return payload
+        messages = self._convert_input(input_).to_messages()
+        if len(messages) != len(sent):
+            return payload
+        for i in range(current_turn_start(messages), len(messages)):
+            message = messages[i]
+            text = _reasoning(message.additional_kwargs) if isinstance(message, AIMessage) else None
+            if text is not None and sent[i].get("role") == "assistant":
+                sent[i][REASONING_KEY] = text
+        return payload

@@ -83,6 +83,8 @@ class RunManager:
         if not self._accepting:
             raise ApiError(503, "The server is shutting down; retry shortly")
         stateless = thread_id is None
+        # The config the run is accepted under (and will execute with), taken before any await.
+        snapshot, version = self.ex.settings.current, self.ex.settings.version
         run_id = new_id()
         tid = thread_id or new_id()
 
@@ -126,7 +128,8 @@ class RunManager:
             run=run,
             request=req,
             assistant=assistant,
-            config=self.ex.settings.current,
+            config=snapshot,
+            config_version=version,
             temporary=stateless,
             thread_metadata=thread_meta,
         )
@@ -310,6 +313,7 @@ class RunManager:
             request=req,
             assistant=assistant,
             config=self.ex.settings.current,
+            config_version=self.ex.settings.version,
             temporary=bool(kwargs.get("temporary")),
             resume=await self._wrote_checkpoint(row["thread_id"], row["run_id"]),
             thread_metadata=thread["metadata"],

@@ -10,12 +10,14 @@ stops its runs, and updates LangGraph rejects answer 400.
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
+from langgraph_sdk.errors import NotFoundError
 
 from support.live import LiveServer, base_config
 
@@ -132,3 +134,35 @@ async def test_factory_is_called_for_reads_without_a_run_context(
     await client.threads.update_state(tid, human("edited"), as_node="model")
     state = await client.threads.get_state(tid)
     assert texts(state["values"], "human")[-1] == "edited"
+
+
+# --- (c) deleting an assistant stops its runs ---------------------------------------------------
+
+
+async def test_delete_assistant_cancels_its_inflight_runs(client: LangGraphClient) -> None:
+    doomed = await client.assistants.create("echo", name="doomed")
+    tid = (await client.threads.create())["thread_id"]
+    other_tid = (await client.threads.create())["thread_id"]
+    running = await client.runs.create(
+        tid, doomed["assistant_id"], input={**human("long"), "sleep": 120}
+    )
+    queued = await client.runs.create(tid, doomed["assistant_id"], input=human("next"))
+    bystander = await client.runs.create(other_tid, "echo", input={**human("x"), "sleep": 120})
+    await wait_status(client, tid, running["run_id"], {"running"})
+    await wait_status(client, other_tid, bystander["run_id"], {"running"})
+    assert (await client.runs.get(tid, queued["run_id"]))["status"] == "pending"
+
+    await client.assistants.delete(doomed["assistant_id"])
+
+    # Settled by the time the delete answers.
+    assert (await client.runs.get(tid, running["run_id"]))["status"] == "interrupted"
+    assert (await client.runs.get(tid, queued["run_id"]))["status"] == "interrupted"
+    assert (await client.threads.get(tid))["status"] != "busy"
+    # Runs of other assistants go on.
+    assert (await client.runs.get(other_tid, bystander["run_id"]))["status"] == "running"
+    await client.runs.cancel(other_tid, bystander["run_id"], wait=True)
+    # Deleting an assistant with no runs still works; an unknown one is 404.
+    idle = await client.assistants.create("echo")
+    await client.assistants.delete(idle["assistant_id"])
+    with pytest.raises(NotFoundError):
+        await client.assistants.delete(str(uuid.uuid4()))

@@ -223,6 +223,20 @@ class RunManager:
                 await self.cancel(row["thread_id"], row["run_id"], action=action)
         return len(rows)
 
+    async def cancel_assistant(self, assistant_id: str) -> int:
+        """Interrupt every unfinished run of an assistant (it is being deleted) and wait
+        until they have settled; how many there were."""
+        async with self.db.read() as conn:
+            rows = await runs_repo.select_for_cancel(
+                conn, thread_id=None, run_ids=None, status=None, assistant_id=assistant_id
+            )
+        for row in rows:
+            with contextlib.suppress(ApiError):
+                await self.cancel(row["thread_id"], row["run_id"], action="interrupt")
+        for job in [j for j in self._jobs.values() if j.assistant["assistant_id"] == assistant_id]:
+            await job.done.wait()
+        return len(rows)
+
     async def cancel_thread(self, thread_id: str) -> None:
         """Stop everything on a thread (before it is deleted) and wait for it."""
         jobs = [j for j in self._jobs.values() if j.thread_id == thread_id]

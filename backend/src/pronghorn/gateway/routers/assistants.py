@@ -196,6 +196,8 @@ async def delete_assistant(
                 conn, metadata={"assistant_id": aid}, limit=1_000_000
             )
             thread_ids = [r["thread_id"] for r in rows]
+    # No new run can be accepted for it now; stop the ones already in flight.
+    await runtime.runs.cancel_assistant(aid)
     for thread_id in thread_ids:
         await purge_thread(runtime, thread_id)
     return Response(status_code=204)

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
-from langgraph_sdk.errors import NotFoundError
+from langgraph_sdk.errors import BadRequestError, NotFoundError
 
 from support.live import LiveServer, base_config
 
@@ -166,3 +166,30 @@ async def test_delete_assistant_cancels_its_inflight_runs(client: LangGraphClien
     await client.assistants.delete(idle["assistant_id"])
     with pytest.raises(NotFoundError):
         await client.assistants.delete(str(uuid.uuid4()))
+
+
+# --- (d) rejected state updates are 400 ---------------------------------------------------------
+
+
+async def test_rejected_state_updates_are_400(client: LangGraphClient) -> None:
+    tid = (await client.threads.create(graph_id="greeter"))["thread_id"]
+    with pytest.raises(BadRequestError) as unknown_node:
+        await client.threads.update_state(tid, human("x"), as_node="no_such_node")
+    assert "no_such_node" in str(unknown_node.value)
+    with pytest.raises(BadRequestError):  # not a message: LangGraph's reducer refuses it
+        await client.threads.update_state(tid, {"messages": [{"bogus": 1}]}, as_node="greet")
+    with pytest.raises(BadRequestError):  # a list where the state needs a mapping
+        await client.threads.update_state(tid, [1, 2], as_node="greet")  # type: ignore[arg-type]
+    # Nothing was written by the rejected updates.
+    assert (await client.threads.get_state(tid))["checkpoint_id"] is None
+    ok = await client.threads.update_state(tid, human("fine"), as_node="greet")
+    assert ok["checkpoint"]["checkpoint_id"]
+    new_tid = str(uuid.uuid4())
+    with pytest.raises(BadRequestError):  # rejected supersteps on create: 400 and no thread
+        await client.threads.create(
+            thread_id=new_tid,
+            graph_id="greeter",
+            supersteps=[{"updates": [{"values": {}, "as_node": "nope"}]}],
+        )
+    with pytest.raises(NotFoundError):
+        await client.threads.get(new_tid)

@@ -133,10 +133,12 @@ async def refresh_cache(runtime: Runtime, thread_id: str, graph: Any) -> None:
 
 @contextlib.contextmanager
 def _bad_update() -> Any:
+    """An update LangGraph rejects (unknown `as_node`, a value its channels refuse...) is the
+    client's error: 400, as the reference answers."""
     try:
         yield
     except (InvalidUpdateError, ValueError, KeyError, TypeError) as exc:
-        raise ApiError(422, f"Invalid state update: {exc}") from None
+        raise ApiError(400, f"Invalid state update: {exc}") from None
 
 
 # --- CRUD --------------------------------------------------------------------------------------

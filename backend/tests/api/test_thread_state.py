@@ -68,7 +68,7 @@ async def test_update_state_applies_reducers(client: LangGraphClient) -> None:
 
 async def test_update_state_errors(client: LangGraphClient, server: LiveServer) -> None:
     thread = await client.threads.create(graph_id="echo")
-    with pytest.raises(UnprocessableEntityError):
+    with pytest.raises(BadRequestError):  # LangGraph rejects it: 400, as the reference
         await client.threads.update_state(thread["thread_id"], {"turns": 1}, as_node="nope")
     async with httpx.AsyncClient(base_url=server.api) as http:
         r = await http.post(f"/threads/{thread['thread_id']}/state", json={"values": 5})
@@ -131,7 +131,7 @@ async def test_create_with_supersteps(client: LangGraphClient) -> None:
     assert thread["values"]["turns"] == 1
     history = await client.threads.get_history(thread["thread_id"])
     assert len(history) == 3
-    with pytest.raises(UnprocessableEntityError):
+    with pytest.raises(BadRequestError):
         await client.threads.create(
             graph_id="echo", supersteps=[{"updates": [{"values": {}, "as_node": "nope"}]}]
         )

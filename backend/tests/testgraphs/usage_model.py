@@ -1,7 +1,8 @@
 """A one-node graph that asks the configured model once (for token-usage tests).
 
-The factory receives the Pronghorn runtime and builds the run's model with
-``runtime.models.create`` (the run's ``context.model_name`` or the default model).
+The factory asks for Pronghorn's ``GraphRequest`` and builds the run's model from the
+config snapshot the run was accepted under (the run's ``context.model_name`` or the
+default model).
 """
 
 from __future__ import annotations
@@ -12,17 +13,20 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
+from pronghorn.graphs.requests import GraphRequest
+from pronghorn.models.factory import ModelFactory
+
 
 class State(TypedDict, total=False):
     messages: Annotated[list, add_messages]
 
 
-def make_graph(config: dict[str, Any], runtime: Any, context: dict[str, Any] | None = None):
-    name = (context or {}).get("model_name") or runtime.models.default_model_name()
-    model = runtime.models.create(name)
-
+def make_graph(request: GraphRequest):
     async def ask(state: State) -> dict[str, Any]:
-        return {"messages": [await model.ainvoke(state["messages"])]}
+        assert request.app_config is not None  # a run always carries its snapshot
+        models = ModelFactory(request.app_config)
+        name = (request.context or {}).get("model_name") or models.default_model_name()
+        return {"messages": [await models.create(name).ainvoke(state["messages"])]}
 
     builder = StateGraph(State)
     builder.add_node("ask", ask)

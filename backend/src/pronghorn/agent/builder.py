@@ -41,7 +41,8 @@ from pronghorn.agent.middlewares import (
 from pronghorn.agent.options import AgentOptions
 from pronghorn.agent.prompt import build_system_prompt
 from pronghorn.agent.state import ThreadState
-from pronghorn.config.schema import AgentConfig
+from pronghorn.config.schema import AgentConfig, AppConfig
+from pronghorn.models.factory import ModelFactory
 
 log = logging.getLogger("pronghorn.agent")
 
@@ -164,12 +165,14 @@ def build_agent(
     )
 
 
-def default_tools(runtime: Any, options: AgentOptions, *, vision: bool) -> list[BaseTool]:
+def default_tools(
+    runtime: Any, options: AgentOptions, *, vision: bool, config: AppConfig | None = None
+) -> list[BaseTool]:
     """The tools engineer's ``build_tools`` with this runtime's dependencies."""
     from pronghorn.agent.tools import ToolDeps, build_tools
     from pronghorn.web.search import search_provider_from_config
 
-    cfg = runtime.config
+    cfg = config or runtime.config
     deps = ToolDeps(
         sandboxes=runtime.sandbox,
         config=cfg,
@@ -186,20 +189,24 @@ def build_lead_agent(
     *,
     tools: Sequence[BaseTool] | None = None,
     today: dt.date | None = None,
+    config: AppConfig | None = None,
+    models: ModelFactory | None = None,
 ) -> Any:
-    """The lead agent for one (config snapshot, options), from the app ``Runtime``."""
-    cfg = runtime.config
-    entry = runtime.models.resolve(options.model_name)
+    """The lead agent for one (config snapshot, options), from the app ``Runtime``;
+    ``config``/``models`` are the run's snapshot and its model factory (default: live)."""
+    cfg = config or runtime.config
+    models = models or runtime.models
+    entry = models.resolve(options.model_name)
     thinking = options.thinking_enabled and entry.supports_thinking
-    model = runtime.models.create(
+    model = models.create(
         entry.name, thinking_enabled=thinking, reasoning_effort=options.reasoning_effort
     )
     internal = None
     if entry.provider not in OFFLINE_PROVIDERS:
-        internal = runtime.models.create(entry.name, thinking_enabled=False)
+        internal = models.create(entry.name, thinking_enabled=False)
     breakers = runtime.extras.setdefault(BREAKERS_KEY, CircuitBreakers())
     if tools is None:
-        tools = default_tools(runtime, options, vision=entry.supports_vision)
+        tools = default_tools(runtime, options, vision=entry.supports_vision, config=cfg)
     parts = AgentParts(
         model=model,
         model_name=entry.name,

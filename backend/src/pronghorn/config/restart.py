@@ -17,6 +17,7 @@ from pronghorn.config.schema import AppConfig
 STARTUP_ONLY: tuple[str, ...] = (
     "data_dir",  # database file and thread folders are opened at startup
     "server",  # the socket, workers, CORS/docs middleware and static mount are built once
+    "http",  # the custom app is imported and its routes added when the app is built
     "database",  # the engine and its pool
     "broker",  # the event broker and its connections
     "sandbox",  # the provider reads isolation, network, timeouts and limits when it starts

@@ -71,6 +71,22 @@ class ServerConfig(Section):
         return [check_host_pattern(h) for h in hosts]
 
 
+class HttpConfig(Section):
+    """Custom HTTP routes served beside the API, like `http` in a langgraph.json
+    (startup-only)."""
+
+    app: str | None = Field(
+        None,
+        description=(
+            "A Starlette or FastAPI app, 'package.module:attr' or './file.py:attr' (relative "
+            "to the config file), whose routes are served beside the API: they take "
+            "precedence over built-in routes with the same path and method, run behind "
+            "Pronghorn's own middleware, and (for FastAPI) are listed in /openapi.json. The "
+            "app's own middleware, exception handlers and lifespan apply to its routes."
+        ),
+    )
+
+
 class DatabaseConfig(Section):
     """Where runs, threads, checkpoints and the store live (startup-only)."""
 
@@ -298,6 +314,7 @@ class AppConfig(Section):
 
     data_dir: str = Field(".pronghorn/data", description="Database, thread files (startup-only).")
     server: ServerConfig = Field(default_factory=ServerConfig)
+    http: HttpConfig = Field(default_factory=HttpConfig)
     database: DatabaseConfig = Field(default_factory=DatabaseConfig)
     broker: BrokerConfig = Field(default_factory=BrokerConfig)
     runs: RunsConfig = Field(default_factory=RunsConfig)

@@ -6,8 +6,9 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
@@ -15,11 +16,13 @@ from fastapi.middleware.cors import CORSMiddleware
 from pronghorn import __version__
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.config.loader import load_config, resolve_config_path
+from pronghorn.gateway.custom_app import add_custom_app, custom_lifespan, load_custom_app
 from pronghorn.gateway.errors import install_error_handlers
 from pronghorn.gateway.host_guard import HostGuardMiddleware
 from pronghorn.gateway.limits import RequestLimitsMiddleware
 from pronghorn.gateway.logs import configure_logging
 from pronghorn.gateway.middleware import RequestIdMiddleware
+from pronghorn.gateway.openapi import GatewayApp, serve_under_api_root
 from pronghorn.gateway.origin_guard import OriginGuardMiddleware
 from pronghorn.gateway.routers import register_routers
 from pronghorn.gateway.static import mount_ui
@@ -32,26 +35,30 @@ def create_app(settings: ConfigHolder, *, base_dir: Path | None = None) -> FastA
     """Build the app for a config holder; the Runtime is created in the lifespan."""
     config = settings.current
     base = (base_dir or Path.cwd()).resolve()
+    config_dir = settings.source_path.parent if settings.source_path else base
+    custom = load_custom_app(config.http.app, config_dir) if config.http.app else None
 
     @contextlib.asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(app: FastAPI) -> AsyncIterator[Mapping[str, Any] | None]:
         configure_logging(config.logging.level, config.logging.format)
         stop = asyncio.Event()
-        async with open_runtime(settings, base_dir=base) as runtime:
+        async with contextlib.AsyncExitStack() as stack:
+            runtime = await stack.enter_async_context(open_runtime(settings, base_dir=base))
             app.state.runtime = runtime
+            state = await stack.enter_async_context(custom_lifespan(custom)) if custom else None
             watcher = asyncio.create_task(settings.watch(stop), name="config-watcher")
             log.info(
                 "pronghorn ready",
                 extra={"database": runtime.db.dialect, "graphs": ",".join(runtime.graphs.ids())},
             )
             try:
-                yield
+                yield state  # the custom app's lifespan state, if any
             finally:
                 stop.set()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await asyncio.wait_for(watcher, timeout=2)
 
-    app = FastAPI(
+    app = GatewayApp(
         title="Pronghorn",
         version=__version__,
         lifespan=lifespan,
@@ -92,6 +99,10 @@ def create_app(settings: ConfigHolder, *, base_dir: Path | None = None) -> FastA
     )
     app.add_middleware(RequestIdMiddleware)  # outermost: every answer above carries an id
     register_routers(app)
+    if config.server.docs_enabled:
+        serve_under_api_root(app)
+    if custom is not None:
+        add_custom_app(app, custom)
     mount_ui(app, config, base)
     return app
 

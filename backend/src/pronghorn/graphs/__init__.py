@@ -1,1 +1,5 @@
 """Graph registry and built-in graphs."""
+
+from pronghorn.graphs.requests import AccessContext, GraphRequest
+
+__all__ = ["AccessContext", "GraphRequest"]

@@ -1,42 +1,45 @@
 """Graphs by id: built-in ones and those named in config (`module:attr` or `./file.py:attr`).
 
 An entry is either a compiled graph (served as is, with our checkpointer and store attached)
-or a factory taking a ``RunnableConfig`` (sync or async, may also return a context manager),
-called for each run — the same contract as the ``graphs`` of a ``langgraph.json``.
+or a factory (sync or async, may also return a context manager) called for every access —
+each run, state read or update, schema read — with the arguments its annotations ask for
+(see ``factory_call``): the same contract as the ``graphs`` of a ``langgraph.json``.
+Built-in graphs are factories taking a ``GraphRequest``, added with ``add_builtin``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
-import importlib.util
 import inspect
-import sys
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from langchain_core.runnables import RunnableConfig
 from langgraph.pregel import Pregel
 
-from pronghorn.config.graph_specs import graph_file
+from pronghorn.graphs.factory_call import Arg, FactoryError, Param, call_factory, plan_call
+from pronghorn.graphs.loading import LoadError, load_object
+from pronghorn.graphs.requests import GraphRequest
 
-BUILTIN_GRAPHS: dict[str, str] = {
-    "lead_agent": "pronghorn.graphs.lead_agent:make_graph",
-}
+BuiltinFactory = Callable[[GraphRequest], Any]
 
 # The namespace the reference server uses for system assistant ids (uuid5(NS, graph_id)).
 SYSTEM_ASSISTANT_NAMESPACE = uuid.UUID("6ba7b821-9dad-11d1-80b4-00c04fd430c8")
+
+
+def builtin_spec(graph_id: str) -> str:
+    """The spec a built-in graph is listed under (``builtin:<id>``)."""
+    return f"builtin:{graph_id}"
 
 
 def system_assistant_id(graph_id: str) -> str:
     return str(uuid.uuid5(SYSTEM_ASSISTANT_NAMESPACE, graph_id))
 
 
-class GraphLoadError(Exception):
+class GraphLoadError(LoadError):
     pass
 
 
@@ -45,6 +48,7 @@ class GraphEntry:
     graph_id: str
     spec: str
     target: Any  # a Pregel or a callable factory
+    plan: list[Param] = field(default_factory=list)  # how to call a factory
     _bound: Pregel | None = field(default=None, repr=False)
 
     @property
@@ -53,30 +57,10 @@ class GraphEntry:
 
 
 def _load_target(spec: str, base_dir: Path) -> Any:
-    if ":" not in spec:
-        raise GraphLoadError(
-            f"graph spec {spec!r} must look like 'module:attr' or './file.py:attr'"
-        )
-    path_or_module, _, attr = spec.rpartition(":")
-    file = graph_file(spec, base_dir)
-    if file is not None:
-        if not file.is_file():
-            raise GraphLoadError(f"graph file not found: {file}")
-        mod_name = f"pronghorn_user_graph_{uuid.uuid5(uuid.NAMESPACE_URL, str(file)).hex}"
-        module_spec = importlib.util.spec_from_file_location(mod_name, file)
-        if module_spec is None or module_spec.loader is None:
-            raise GraphLoadError(f"cannot import {file}")
-        module = importlib.util.module_from_spec(module_spec)
-        sys.modules[mod_name] = module
-        module_spec.loader.exec_module(module)
-    else:
-        module = importlib.import_module(path_or_module)
     try:
-        target: Any = module
-        for part in attr.split("."):
-            target = getattr(target, part)
-    except AttributeError as exc:
-        raise GraphLoadError(f"{spec}: no attribute {attr!r}") from exc
+        target = load_object(spec, base_dir)
+    except LoadError as exc:
+        raise GraphLoadError(f"graph {exc}") from None
     if not isinstance(target, Pregel) and not callable(target):
         raise GraphLoadError(f"{spec} is neither a compiled graph nor a factory")
     return target
@@ -90,15 +74,29 @@ class GraphRegistry:
         self.store = store
         self.base_dir = base_dir
         self._entries: dict[str, GraphEntry] = {}
-        self.builtin_context: dict[str, Any] = {}
 
     async def load(self, specs: dict[str, str]) -> None:
-        merged = {**BUILTIN_GRAPHS, **specs}
         entries: dict[str, GraphEntry] = {}
-        for graph_id, spec in merged.items():
+        for graph_id, spec in specs.items():
             target = await asyncio.to_thread(_load_target, spec, self.base_dir)
-            entries[graph_id] = GraphEntry(graph_id, spec, target)
+            entry = GraphEntry(graph_id, spec, target)
+            if entry.is_factory:
+                try:
+                    entry.plan = plan_call(target)
+                except FactoryError as exc:
+                    raise GraphLoadError(f"{spec}: {exc}") from None
+            entries[graph_id] = entry
         self._entries = entries
+
+    def add_builtin(self, graph_id: str, factory: BuiltinFactory) -> None:
+        """A built-in graph (called with the ``GraphRequest``), unless config names a graph
+        with the same id: the user's graph wins."""
+        if graph_id in self._entries:
+            return
+        entry = GraphEntry(
+            graph_id, builtin_spec(graph_id), factory, [Param("request", Arg.REQUEST, True)]
+        )
+        self._entries = {graph_id: entry, **self._entries}  # built-ins list first
 
     def ids(self) -> list[str]:
         return list(self._entries)
@@ -116,28 +114,16 @@ class GraphRegistry:
         return graph.copy(update={"checkpointer": self.checkpointer, "store": self.store})
 
     @contextlib.asynccontextmanager
-    async def graph(
-        self,
-        graph_id: str,
-        config: RunnableConfig | None = None,
-        context: dict[str, Any] | None = None,
-    ) -> AsyncIterator[Pregel]:
-        """The runnable graph for one run. Factories get the run's config, and also the
-        Pronghorn runtime and the run's context when they declare those parameters."""
+    async def graph(self, graph_id: str, request: GraphRequest) -> AsyncIterator[Pregel]:
+        """The runnable graph for one access. A compiled graph is bound once and reused; a
+        factory is called every time, with what its parameters ask for."""
         entry = self.entry(graph_id)
         if not entry.is_factory:
             if entry._bound is None:
                 entry._bound = self._bind(entry.target)
             yield entry._bound
             return
-        factory: Callable[..., Any] = entry.target
-        kwargs: dict[str, Any] = {}
-        params = inspect.signature(factory).parameters
-        if "runtime" in params:
-            kwargs["runtime"] = self.builtin_context.get("runtime")
-        if "context" in params:
-            kwargs["context"] = context or {}
-        result = factory(config or {}, **kwargs) if params else factory()
+        result = call_factory(entry.target, entry.plan, request, self.store)
         if inspect.isawaitable(result):
             result = await result
         if isinstance(result, contextlib.AbstractAsyncContextManager):

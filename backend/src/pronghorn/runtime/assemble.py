@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from pronghorn.config.holder import ConfigHolder
+from pronghorn.graphs.lead_agent import LeadAgentFactory
 from pronghorn.graphs.registry import GraphRegistry
 from pronghorn.persistence.migrate import upgrade
 from pronghorn.persistence.repos.assistants import ensure_system_assistants
@@ -38,7 +39,7 @@ async def open_runtime(settings: ConfigHolder, *, base_dir: Path) -> AsyncIterat
             store=persistence.store,
             graphs=graphs,
         )
-        graphs.builtin_context["runtime"] = runtime
+        graphs.add_builtin("lead_agent", LeadAgentFactory(runtime))
         await ensure_system_assistants(db, graphs.ids())
         for component in COMPONENTS:
             await stack.enter_async_context(component(runtime))

@@ -13,6 +13,7 @@ from langgraph.types import Command, Send
 from pronghorn.gateway.logs import run_id_var
 from pronghorn.gateway.serialization import dumps, to_jsonable
 from pronghorn.graphs.registry import GraphRegistry
+from pronghorn.graphs.requests import GraphRequest
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.repos import run_units
 from pronghorn.runtime.checkpoint_ops import delete_run_checkpoints
@@ -111,8 +112,8 @@ def build_config(job: Job, callbacks: list[Any]) -> dict[str, Any]:
     limit = r_cfg.get("recursion_limit") or a_cfg.get("recursion_limit")
     if limit:
         config["recursion_limit"] = int(limit)
-    if context:
-        config["__context__"] = context
+    # Always a dict, `{}` without one: LangGraph then fills a context_schema's defaults.
+    config["__context__"] = context
     return config
 
 
@@ -209,9 +210,16 @@ class Executor:
         token = run_id_var.set(job.run_id)
         try:
             config = build_config(job, [usage])
-            context = config.pop("__context__", None)
+            context = config.pop("__context__", {})
+            request = GraphRequest(
+                access="threads.create_run",
+                config=config,  # type: ignore[arg-type]
+                context=context,
+                app_config=job.config,
+                config_version=job.config_version or None,
+            )
             async with asyncio.timeout(limit_s):
-                async with self.graphs.graph(job.assistant["graph_id"], config, context) as graph:
+                async with self.graphs.graph(job.assistant["graph_id"], request) as graph:
                     await stream_graph(
                         graph,
                         build_input(job),
@@ -247,10 +255,15 @@ class Executor:
             except Exception:
                 log.exception("rollback of checkpoints failed")
         try:
-            async with self.graphs.graph(job.assistant["graph_id"], {}) as graph:
-                snapshot = await graph.aget_state(
-                    {"configurable": {"thread_id": job.thread_id, "checkpoint_ns": ""}}
-                )
+            state_config = {"configurable": {"thread_id": job.thread_id, "checkpoint_ns": ""}}
+            read = GraphRequest(
+                access="threads.read",
+                config=state_config,  # type: ignore[arg-type]
+                app_config=job.config,
+                config_version=job.config_version or None,
+            )
+            async with self.graphs.graph(job.assistant["graph_id"], read) as graph:
+                snapshot = await graph.aget_state(state_config)
         except Exception:
             log.exception("reading the final state failed")
         values: dict[str, Any] = {}

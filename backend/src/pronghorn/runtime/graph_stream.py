@@ -86,7 +86,7 @@ async def stream_graph(
         "interrupt_before": interrupt_before,
         "interrupt_after": interrupt_after,
     }
-    if context:
+    if context is not None:  # `{}` too: LangGraph fills the context_schema's defaults from it
         kwargs["context"] = context
     if durability:
         kwargs["durability"] = durability

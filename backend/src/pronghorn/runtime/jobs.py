@@ -15,7 +15,8 @@ class Job:
     run: dict[str, Any]  # the Run as the API shows it
     request: RunCreate
     assistant: dict[str, Any]
-    config: AppConfig  # snapshot captured at the run's start
+    config: AppConfig  # the snapshot the run was accepted under: it executes with it
+    config_version: str = ""  # that snapshot's content hash (the holder's version)
     temporary: bool = False
     thread_metadata: dict[str, Any] = field(default_factory=dict)
     attempt: int = 1

@@ -83,6 +83,8 @@ class RunManager:
         if not self._accepting:
             raise ApiError(503, "The server is shutting down; retry shortly")
         stateless = thread_id is None
+        # The config the run is accepted under (and will execute with), taken before any await.
+        snapshot, version = self.ex.settings.current, self.ex.settings.version
         run_id = new_id()
         tid = thread_id or new_id()
 
@@ -126,7 +128,8 @@ class RunManager:
             run=run,
             request=req,
             assistant=assistant,
-            config=self.ex.settings.current,
+            config=snapshot,
+            config_version=version,
             temporary=stateless,
             thread_metadata=thread_meta,
         )
@@ -220,6 +223,20 @@ class RunManager:
                 await self.cancel(row["thread_id"], row["run_id"], action=action)
         return len(rows)
 
+    async def cancel_assistant(self, assistant_id: str) -> int:
+        """Interrupt every unfinished run of an assistant (it is being deleted) and wait
+        until they have settled; how many there were."""
+        async with self.db.read() as conn:
+            rows = await runs_repo.select_for_cancel(
+                conn, thread_id=None, run_ids=None, status=None, assistant_id=assistant_id
+            )
+        for row in rows:
+            with contextlib.suppress(ApiError):
+                await self.cancel(row["thread_id"], row["run_id"], action="interrupt")
+        for job in [j for j in self._jobs.values() if j.assistant["assistant_id"] == assistant_id]:
+            await job.done.wait()
+        return len(rows)
+
     async def cancel_thread(self, thread_id: str) -> None:
         """Stop everything on a thread (before it is deleted) and wait for it."""
         jobs = [j for j in self._jobs.values() if j.thread_id == thread_id]
@@ -310,6 +327,7 @@ class RunManager:
             request=req,
             assistant=assistant,
             config=self.ex.settings.current,
+            config_version=self.ex.settings.version,
             temporary=bool(kwargs.get("temporary")),
             resume=await self._wrote_checkpoint(row["thread_id"], row["run_id"]),
             thread_metadata=thread["metadata"],

@@ -20,10 +20,10 @@ from langgraph.channels.binop import BinaryOperatorAggregate
 from langgraph.graph.message import add_messages
 from pydantic import ValidationError
 
-from pronghorn.graphs.registry import BUILTIN_GRAPHS, GraphRegistry
+from pronghorn.graphs.registry import GraphRegistry, builtin_spec
 from pronghorn.runtime.run_request import RunCreate
 
-MESSAGE_GRAPH_SPECS = frozenset({BUILTIN_GRAPHS["lead_agent"]})
+MESSAGE_GRAPH_SPECS = frozenset({builtin_spec("lead_agent")})
 
 
 class InvalidRunInput(ValueError):

@@ -14,6 +14,7 @@ from pronghorn.gateway.deps import check_uuid, get_runtime
 from pronghorn.gateway.errors import ApiError, conflict, not_found
 from pronghorn.gateway.paging import page_headers
 from pronghorn.gateway.serialization import JSONResponse
+from pronghorn.graphs.requests import GraphRequest
 from pronghorn.persistence.repos import assistants as repo
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.persistence.repos.common import new_id
@@ -195,6 +196,8 @@ async def delete_assistant(
                 conn, metadata={"assistant_id": aid}, limit=1_000_000
             )
             thread_ids = [r["thread_id"] for r in rows]
+    # No new run can be accepted for it now; stop the ones already in flight.
+    await runtime.runs.cancel_assistant(aid)
     for thread_id in thread_ids:
         await purge_thread(runtime, thread_id)
     return Response(status_code=204)
@@ -251,7 +254,8 @@ async def _graph_for(runtime: Runtime, assistant_id: str):  # type: ignore[no-un
         "assistant_id": assistant["assistant_id"],
         "graph_id": graph_id,
     }
-    async with runtime.graphs.graph(graph_id, config) as graph:  # type: ignore[arg-type]
+    request = GraphRequest(access="assistants.read", config=config)  # type: ignore[arg-type]
+    async with runtime.graphs.graph(graph_id, request) as graph:
         yield assistant, graph
 
 

@@ -16,6 +16,7 @@ from pronghorn.gateway.deps import check_uuid, get_runtime
 from pronghorn.gateway.errors import ApiError, conflict, not_found
 from pronghorn.gateway.paging import page_headers
 from pronghorn.gateway.serialization import JSONResponse
+from pronghorn.graphs.requests import AccessContext, GraphRequest
 from pronghorn.persistence.repos import threads as repo
 from pronghorn.persistence.repos.common import new_id
 from pronghorn.runtime import state as st
@@ -108,7 +109,9 @@ async def load_row(runtime: Runtime, thread_id: str) -> Any:
 
 
 @contextlib.asynccontextmanager
-async def thread_graph(runtime: Runtime, row: Any) -> AsyncIterator[Any]:
+async def thread_graph(
+    runtime: Runtime, row: Any, access: AccessContext = "threads.read"
+) -> AsyncIterator[Any]:
     """The thread's graph (metadata.graph_id), or None for a thread that never ran."""
     graph_id = (row["metadata"] or {}).get("graph_id")
     if not graph_id:
@@ -117,7 +120,8 @@ async def thread_graph(runtime: Runtime, row: Any) -> AsyncIterator[Any]:
     if graph_id not in runtime.graphs:
         raise ApiError(404, f"Graph '{graph_id}' not found")
     config = {"configurable": {"thread_id": row["thread_id"], "graph_id": graph_id}}
-    async with runtime.graphs.graph(graph_id, config) as graph:  # type: ignore[arg-type]
+    request = GraphRequest(access=access, config=config)  # type: ignore[arg-type]
+    async with runtime.graphs.graph(graph_id, request) as graph:
         yield graph
 
 
@@ -129,10 +133,12 @@ async def refresh_cache(runtime: Runtime, thread_id: str, graph: Any) -> None:
 
 @contextlib.contextmanager
 def _bad_update() -> Any:
+    """An update LangGraph rejects (unknown `as_node`, a value its channels refuse...) is the
+    client's error: 400, as the reference answers."""
     try:
         yield
     except (InvalidUpdateError, ValueError, KeyError, TypeError) as exc:
-        raise ApiError(422, f"Invalid state update: {exc}") from None
+        raise ApiError(400, f"Invalid state update: {exc}") from None
 
 
 # --- CRUD --------------------------------------------------------------------------------------
@@ -163,7 +169,7 @@ async def create_thread(
         return JSONResponse(created)
     row = await load_row(runtime, thread_id)
     try:
-        async with thread_graph(runtime, row) as graph:
+        async with thread_graph(runtime, row, "threads.update") as graph:
             with _bad_update():
                 await st.apply_supersteps(graph, thread_id, body.supersteps)
             await refresh_cache(runtime, thread_id, graph)
@@ -360,7 +366,7 @@ async def post_state(
     if row["status"] == "busy":
         raise conflict(f"Thread {row['thread_id']} is busy: a run is in flight")
     checkpoint: dict[str, Any] | str | None = body.checkpoint or body.checkpoint_id
-    async with thread_graph(runtime, row) as graph:
+    async with thread_graph(runtime, row, "threads.update") as graph:
         if graph is None:
             raise ApiError(400, "Thread has no graph yet: run it first or create it with graph_id")
         with _bad_update():

@@ -1,5 +1,5 @@
 """The built-in lead agent."""
 
-from pronghorn.graphs.lead_agent.graph import make_graph
+from pronghorn.graphs.lead_agent.graph import LeadAgentFactory
 
-__all__ = ["make_graph"]
+__all__ = ["LeadAgentFactory"]

@@ -1,23 +1,31 @@
-"""The lead agent graph factory, called by the graph registry for every run.
+"""The lead agent graph factory, called by the graph registry for every access.
 
-Building the agent (model client, tools, middleware chain, ``create_agent`` compile) is
-done once per (config version, options, date) and cached on the runtime, so a run costs a
-dict lookup. The compiled graph has no checkpointer: the registry attaches ours.
+A run's agent is built from the config snapshot the run was accepted under (its models,
+middleware settings and tools), never from whatever config is live when a queued run
+starts; other accesses (state reads, schemas) use the live config, whose graph has the
+same topology. Building the agent (model client, tools, middleware chain,
+``create_agent`` compile) happens once per (config version, options, date), in a worker
+thread, and is cached by the factory, so a run usually costs a dict lookup. The compiled
+graph has no checkpointer: the registry attaches ours.
 """
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import threading
 from collections import OrderedDict
-from typing import Any
-
-from langchain_core.runnables import RunnableConfig
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from pronghorn.agent.builder import build_lead_agent
 from pronghorn.agent.options import AgentOptions
+from pronghorn.graphs.requests import GraphRequest
+from pronghorn.models.factory import ModelFactory
 
-CACHE_KEY = "lead_agent.graph_cache"
+if TYPE_CHECKING:
+    from pronghorn.runtime.runtime import Runtime
+
 MAX_CACHED = 32
 
 
@@ -30,11 +38,17 @@ class GraphCache:
         self._lock = threading.Lock()
         self.builds = 0
 
-    def get_or_build(self, key: tuple[Any, ...], build: Any) -> Any:
+    def get(self, key: tuple[Any, ...]) -> Any | None:
         with self._lock:
             if key in self._items:
                 self._items.move_to_end(key)
                 return self._items[key]
+        return None
+
+    def get_or_build(self, key: tuple[Any, ...], build: Callable[[], Any]) -> Any:
+        found = self.get(key)
+        if found is not None:
+            return found
         graph = build()
         with self._lock:
             self.builds += 1
@@ -44,20 +58,29 @@ class GraphCache:
         return graph
 
 
-def _version(runtime: Any) -> str:
-    try:
-        return str(runtime.settings.version)
-    except Exception:
-        return str(id(runtime.config))
+class LeadAgentFactory:
+    """``lead_agent``: builds the agent for a ``GraphRequest`` from the app's runtime."""
 
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self.cache = GraphCache()
 
-def make_graph(
-    config: RunnableConfig, runtime: Any = None, context: dict[str, Any] | None = None
-) -> Any:
-    if runtime is None:
-        raise RuntimeError("lead_agent needs the Pronghorn runtime (served by `pronghorn serve`)")
-    options = AgentOptions.from_run(config, context)
-    cache: GraphCache = runtime.extras.setdefault(CACHE_KEY, GraphCache())
-    today = dt.date.today()
-    key = (_version(runtime), options.key(), today.isoformat())
-    return cache.get_or_build(key, lambda: build_lead_agent(runtime, options, today=today))
+    async def __call__(self, request: GraphRequest) -> Any:
+        runtime = self.runtime
+        if request.app_config is not None and request.config_version is not None:
+            config, version = request.app_config, request.config_version
+        else:
+            config, version = runtime.config, runtime.settings.version
+        options = AgentOptions.from_run(request.config, request.context)
+        today = dt.date.today()
+        key = (version, options.key(), today.isoformat())
+        found = self.cache.get(key)
+        if found is not None:
+            return found
+        # The live factory when the snapshot is the live config; else one for the snapshot.
+        models = runtime.models if config is runtime.config else ModelFactory(config)
+
+        def build() -> Any:
+            return build_lead_agent(runtime, options, today=today, config=config, models=models)
+
+        return await asyncio.to_thread(self.cache.get_or_build, key, build)

@@ -136,10 +136,13 @@ async def select_for_cancel(
     thread_id: str | None,
     run_ids: Sequence[str] | None,
     status: str | None,
+    assistant_id: str | None = None,
 ) -> list[dict[str, Any]]:
     stmt = select(runs)
     if thread_id is not None:
         stmt = stmt.where(runs.c.thread_id == thread_id)
+    if assistant_id is not None:
+        stmt = stmt.where(runs.c.assistant_id == assistant_id)
     if run_ids:
         stmt = stmt.where(runs.c.run_id.in_(list(run_ids)))
     if status in ("pending", "running"):

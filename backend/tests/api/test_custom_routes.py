@@ -99,7 +99,7 @@ def test_openapi_lists_custom_routes_and_is_served_under_the_api_root(
 async def test_openapi_alias_follows_docs_enabled(tmp_path: Path) -> None:
     app = app_for(tmp_path, server={"docs_enabled": False})
     transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://app") as http:
+    async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as http:
         assert (await http.get("/openapi.json")).status_code == 404
         assert (await http.get("/api/langgraph/openapi.json")).status_code == 404
 
@@ -125,7 +125,7 @@ async def test_a_plain_starlette_app_is_served_and_documented(tmp_path: Path) ->
     )
     app = app_for(tmp_path, http={"app": "./webapp.py:app"})
     transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://app") as http:
+    async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as http:
         assert (await http.post("/custom/ping/3")).text == "pong 3"
         paths = (await http.get("/api/langgraph/openapi.json")).json()["paths"]
     assert set(paths["/custom/ping/{n}"]) == {"get", "post"}

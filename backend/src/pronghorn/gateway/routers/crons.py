@@ -9,18 +9,20 @@ from fastapi import APIRouter, Depends, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pronghorn.gateway.deps import check_uuid, get_runtime
-from pronghorn.gateway.errors import ApiError, not_found
+from pronghorn.gateway.errors import ApiError, invalid, not_found
 from pronghorn.gateway.paging import page_headers
 from pronghorn.gateway.serialization import JSONResponse
+from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.persistence.repos import assistants as assistants_repo
 from pronghorn.persistence.repos import crons as crons_repo
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.persistence.repos.common import new_id
+from pronghorn.runtime.request_fields import Offset
 from pronghorn.runtime.run_request import RunCreate
 from pronghorn.runtime.runtime import Runtime
 from pronghorn.runtime.scheduler import next_run, validate_schedule
 
-router = APIRouter(prefix="/api/langgraph", tags=["crons"])
+router = APIRouter(prefix="/api/langgraph", tags=["crons"], route_class=StrictJSONRoute)
 
 PAYLOAD_FIELDS = (
     "input",
@@ -71,14 +73,10 @@ class CronSearch(BaseModel):
     enabled: bool | None = None
     metadata: dict[str, Any] | None = None
     limit: int = Field(10, ge=1, le=1000)
-    offset: int = Field(0, ge=0)
+    offset: Offset = 0
     sort_by: str = "created_at"
     sort_order: Literal["asc", "desc"] = "desc"
     select: list[str] | None = None
-
-
-def _validation_detail(exc: ValidationError) -> str:
-    return "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
 
 
 def _utc(value: datetime | None) -> datetime | None:
@@ -96,7 +94,7 @@ async def _create(runtime: Runtime, body: CronCreate, thread_id: str | None) -> 
     try:  # the payload must make a valid run
         RunCreate.model_validate({**payload, "assistant_id": body.assistant_id})
     except ValidationError as exc:
-        raise ApiError(422, _validation_detail(exc)) from None
+        raise invalid(exc) from None
     now = datetime.now(UTC)
     end = _utc(body.end_time)
     first = next_run(body.schedule, body.timezone, now)
@@ -220,7 +218,7 @@ async def update_cron(
         new = CronCreate.model_validate(merged)
         validate_schedule(new.schedule, new.timezone)
     except ValidationError as exc:
-        raise ApiError(422, _validation_detail(exc)) from None
+        raise invalid(exc) from None
     except ValueError as exc:
         raise ApiError(422, str(exc)) from None
     payload = new.model_dump(include=set(PAYLOAD_FIELDS), exclude_none=True)

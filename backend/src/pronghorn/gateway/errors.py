@@ -115,23 +115,18 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
         return JSONResponse({"detail": describe_errors(exc.errors())}, status_code=422)
 
-    async def _storage_error(_: Request, exc: Exception) -> JSONResponse:
-        """Disk full → 507; any other OS or database error is a logged 500."""
+    async def _server_error(_: Request, exc: Exception) -> JSONResponse:
+        """Disk full → 507 with a message saying so; anything else is a logged 500."""
         if is_disk_full(exc):
             log.error("disk full: %s", exc)
             return JSONResponse({"detail": DISK_FULL_DETAIL}, status_code=507)
         log.exception("unhandled error", exc_info=exc)
         return JSONResponse({"detail": "Internal server error"}, status_code=500)
 
-    for kind in (OSError, sqlite3.Error, SQLAlchemyError):
-        app.add_exception_handler(kind, _storage_error)
-
-    @app.exception_handler(Exception)
-    async def _unhandled(_: Request, exc: Exception) -> JSONResponse:
-        if is_disk_full(exc):
-            return await _storage_error(_, exc)
-        log.exception("unhandled error", exc_info=exc)
-        return JSONResponse({"detail": "Internal server error"}, status_code=500)
+    # OS and database errors are answered by Starlette's ExceptionMiddleware; `Exception` by
+    # ServerErrorMiddleware (which logs and re-raises), for disk full wrapped in anything else.
+    for kind in (OSError, sqlite3.Error, SQLAlchemyError, Exception):
+        app.add_exception_handler(kind, _server_error)
 
     _document_error_body(app)
 

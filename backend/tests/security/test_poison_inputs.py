@@ -512,6 +512,29 @@ def test_well_formed_edge_values_still_work(world: World) -> None:
         http.request("DELETE", "/store/items", json={"namespace": ["edge"], "key": "\u00e9t\u00e9"})
 
 
+def _nest(levels: int) -> Any:
+    """A JSON value with exactly `levels` levels of objects ({} is one level)."""
+    value: Any = {}
+    for _ in range(levels - 1):
+        value = {"n": value}
+    return value
+
+
+def test_depth_limit_is_exact(world: World) -> None:
+    """The body itself is level 1: 64 levels in all are accepted, 65 are refused."""
+    with httpx.Client(base_url=world.api, timeout=30) as http:
+        before = _counts(http)
+        refused = http.post("/threads", json={"metadata": _nest(64)})
+        assert refused.status_code == 422
+        assert "nested deeper than 64" in refused.json()["detail"]
+        assert _counts(http) == before
+        accepted = http.post("/threads", json={"metadata": _nest(63)})
+        assert accepted.status_code == 200, accepted.text
+        assert accepted.json()["metadata"] == _nest(63)
+        http.delete(f"/threads/{accepted.json()['thread_id']}")
+        assert_searches_work(http)
+
+
 # --- disk full ----------------------------------------------------------------------------
 
 

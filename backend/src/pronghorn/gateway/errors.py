@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import errno
+import json
 import logging
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, Field, ValidationError
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from pronghorn.gateway.serialization import JSONResponse
@@ -34,13 +41,63 @@ def bad_request(detail: str) -> ApiError:
     return ApiError(400, detail)
 
 
-def _format_validation(exc: RequestValidationError) -> str:
+class ErrorResponse(BaseModel):
+    """The body of every error answer (the LangGraph reference's `ErrorResponse`)."""
+
+    detail: str = Field(description="Human-readable error message")
+
+
+DISK_FULL_DETAIL = (
+    "Insufficient storage: the server's disk (or quota) is full, nothing was saved. "
+    "Free some space and retry."
+)
+
+_DISK_FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT}
+_SQLITE_FULL = 13  # SQLITE_FULL: "database or disk is full"
+_PG_DISK_FULL = "53100"  # PostgreSQL SQLSTATE disk_full
+
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        orig = getattr(current, "orig", None)  # SQLAlchemy's wrapped DBAPI error
+        if isinstance(orig, BaseException) and id(orig) not in seen:
+            yield orig
+            seen.add(id(orig))
+        current = current.__cause__ or current.__context__
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """Whether `exc` (or what caused it) is ENOSPC/EDQUOT, SQLITE_FULL or PostgreSQL's."""
+    for err in _chain(exc):
+        if isinstance(err, OSError) and err.errno in _DISK_FULL_ERRNOS:
+            return True
+        if isinstance(err, sqlite3.Error) and (
+            getattr(err, "sqlite_errorcode", None) == _SQLITE_FULL
+            or "database or disk is full" in str(err)
+        ):
+            return True
+        if getattr(err, "sqlstate", None) == _PG_DISK_FULL:
+            return True
+    return False
+
+
+def describe_errors(errors: Sequence[Mapping[str, Any]]) -> str:
+    """One line for pydantic's errors: `field.path: message; ...` (no `body.` prefix)."""
     parts = []
-    for err in exc.errors():
+    for err in errors:
         loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
-        msg = err.get("msg", "invalid")
+        msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
         parts.append(f"{loc}: {msg}" if loc else msg)
     return "; ".join(parts) or "Invalid request"
+
+
+def invalid(exc: ValidationError) -> ApiError:
+    """The 422 for a body the handler validated itself."""
+    return ApiError(422, describe_errors(exc.errors()))
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -56,9 +113,53 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
-        return JSONResponse({"detail": _format_validation(exc)}, status_code=422)
+        return JSONResponse({"detail": describe_errors(exc.errors())}, status_code=422)
 
-    @app.exception_handler(Exception)
-    async def _unhandled(_: Request, exc: Exception) -> JSONResponse:
+    async def _server_error(_: Request, exc: Exception) -> JSONResponse:
+        """Disk full → 507 with a message saying so; anything else is a logged 500."""
+        if is_disk_full(exc):
+            log.error("disk full: %s", exc)
+            return JSONResponse({"detail": DISK_FULL_DETAIL}, status_code=507)
         log.exception("unhandled error", exc_info=exc)
         return JSONResponse({"detail": "Internal server error"}, status_code=500)
+
+    # OS and database errors are answered by Starlette's ExceptionMiddleware; `Exception` by
+    # ServerErrorMiddleware (which logs and re-raises), for disk full wrapped in anything else.
+    for kind in (OSError, sqlite3.Error, SQLAlchemyError, Exception):
+        app.add_exception_handler(kind, _server_error)
+
+    _document_error_body(app)
+
+
+def _document_error_body(app: FastAPI) -> None:
+    """Make the OpenAPI document say what our errors are: `{"detail": "..."}` everywhere.
+
+    FastAPI documents its own 422 body (`HTTPValidationError`, a list of error objects), but
+    `_validation_error` answers `ErrorResponse`, as the reference server does.
+    """
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = use_error_response(generate())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+def use_error_response(schema: dict[str, Any]) -> dict[str, Any]:
+    """Point every 422 of `schema` at `ErrorResponse` and drop FastAPI's unused error models."""
+    components = schema.setdefault("components", {}).setdefault("schemas", {})
+    components["ErrorResponse"] = ErrorResponse.model_json_schema()
+    ref = {"$ref": "#/components/schemas/ErrorResponse"}
+    for operations in schema.get("paths", {}).values():
+        for operation in operations.values():
+            if not isinstance(operation, dict):
+                continue
+            answer = operation.get("responses", {}).get("422")
+            if answer is not None:
+                answer["content"] = {"application/json": {"schema": dict(ref)}}
+    for name in ("HTTPValidationError", "ValidationError"):
+        if f'"#/components/schemas/{name}"' not in json.dumps(schema):
+            components.pop(name, None)
+    return schema

@@ -9,6 +9,7 @@ from typing import Any
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from pronghorn.runtime.broker import Event
+from pronghorn.runtime.request_fields import INT64_MAX
 
 
 def frame(ev: Event) -> bytes:
@@ -70,7 +71,7 @@ def parse_last_event_id(value: str | None, *, thread: bool = False) -> int | Non
         n = int(value)
     except ValueError:
         raise ValueError(f"Invalid Last-Event-ID {value!r}: expected an event id") from None
-    if n < 0:
+    if not 0 <= n <= INT64_MAX:  # ids are signed 64-bit in every event store
         raise ValueError(f"Invalid Last-Event-ID {value!r}: expected an event id")
     return n
 

@@ -10,6 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from pronghorn.runtime.request_fields import CheckpointDict
+
 STREAM_MODES = {
     "values",
     "updates",
@@ -63,7 +65,7 @@ class RunCreate(BaseModel):
     on_disconnect: Literal["cancel", "continue"] = "continue"
     on_completion: Literal["delete", "keep"] = "delete"
     checkpoint_id: str | None = None
-    checkpoint: dict[str, Any] | None = None
+    checkpoint: CheckpointDict | None = None
     webhook: str | None = None
     feedback_keys: list[str] | None = None
     after_seconds: float | None = Field(default=None, ge=0)

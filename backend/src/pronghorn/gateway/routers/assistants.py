@@ -14,14 +14,18 @@ from pronghorn.gateway.deps import check_uuid, get_runtime
 from pronghorn.gateway.errors import ApiError, conflict, not_found
 from pronghorn.gateway.paging import page_headers
 from pronghorn.gateway.serialization import JSONResponse
+from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.graphs.requests import GraphRequest
 from pronghorn.persistence.repos import assistants as repo
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.persistence.repos.common import new_id
+from pronghorn.runtime.request_fields import INT64_MAX, Offset
 from pronghorn.runtime.runtime import Runtime
 from pronghorn.runtime.thread_sweeper import purge_thread
 
-router = APIRouter(prefix="/api/langgraph/assistants", tags=["assistants"])
+router = APIRouter(
+    prefix="/api/langgraph/assistants", tags=["assistants"], route_class=StrictJSONRoute
+)
 
 SortBy = Literal["assistant_id", "graph_id", "name", "created_at", "updated_at"]
 
@@ -54,7 +58,7 @@ class AssistantCount(BaseModel):
 
 class AssistantSearch(AssistantCount):
     limit: int = Field(10, ge=0, le=1000)
-    offset: int = Field(0, ge=0)
+    offset: Offset = 0
     sort_by: SortBy | None = None
     sort_order: Literal["asc", "desc"] | None = None
     select: list[str] | None = None
@@ -63,11 +67,11 @@ class AssistantSearch(AssistantCount):
 class VersionsSearch(BaseModel):
     metadata: dict[str, Any] | None = None
     limit: int = Field(10, ge=0, le=1000)
-    offset: int = Field(0, ge=0)
+    offset: Offset = 0
 
 
 class SetLatest(BaseModel):
-    version: int | None = None
+    version: int | None = Field(None, ge=1, le=INT64_MAX)
 
 
 def _check_graph(runtime: Runtime, graph_id: str) -> None:
@@ -224,7 +228,7 @@ async def list_versions(
 @router.post("/{assistant_id}/latest")
 async def set_latest(
     assistant_id: str,
-    version: int | None = Query(None),
+    version: int | None = Query(None, ge=1, le=INT64_MAX),
     body: SetLatest | None = Body(None),
     runtime: Runtime = Depends(get_runtime),
 ) -> JSONResponse:

@@ -9,19 +9,21 @@ from fastapi import APIRouter, Depends, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pronghorn.gateway.deps import check_uuid, get_runtime
-from pronghorn.gateway.errors import ApiError, not_found
+from pronghorn.gateway.errors import ApiError, invalid, not_found
 from pronghorn.gateway.paging import page_headers
 from pronghorn.gateway.serialization import JSONResponse
+from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.persistence.repos import assistants as assistants_repo
 from pronghorn.persistence.repos import crons as crons_repo
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.persistence.repos.common import new_id
+from pronghorn.runtime.request_fields import Offset
 from pronghorn.runtime.run_request import RunCreate
 from pronghorn.runtime.runtime import Runtime
 from pronghorn.runtime.scheduler import next_run, validate_schedule
 from pronghorn.runtime.webhook import WebhookRefusedError, check_webhook_url
 
-router = APIRouter(prefix="/api/langgraph", tags=["crons"])
+router = APIRouter(prefix="/api/langgraph", tags=["crons"], route_class=StrictJSONRoute)
 
 PAYLOAD_FIELDS = (
     "input",
@@ -72,18 +74,10 @@ class CronSearch(BaseModel):
     enabled: bool | None = None
     metadata: dict[str, Any] | None = None
     limit: int = Field(10, ge=1, le=1000)
-    offset: int = Field(0, ge=0)
+    offset: Offset = 0
     sort_by: str = "created_at"
     sort_order: Literal["asc", "desc"] = "desc"
     select: list[str] | None = None
-
-
-def _validation_detail(exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors():
-        loc = ".".join(str(p) for p in err["loc"])
-        parts.append(f"{loc}: {err['msg']}" if loc else err["msg"])
-    return "; ".join(parts)
 
 
 def _check_payload(runtime: Runtime, payload: dict[str, Any], assistant_id: str) -> None:
@@ -91,7 +85,7 @@ def _check_payload(runtime: Runtime, payload: dict[str, Any], assistant_id: str)
     try:
         RunCreate.model_validate({**payload, "assistant_id": assistant_id})
     except ValidationError as exc:
-        raise ApiError(422, _validation_detail(exc)) from None
+        raise invalid(exc) from None
     webhook = payload.get("webhook")
     if webhook is not None:
         allow = runtime.config.runs.webhook_allow_private_addresses
@@ -237,7 +231,7 @@ async def update_cron(
         new = CronCreate.model_validate(merged)
         validate_schedule(new.schedule, new.timezone)
     except ValidationError as exc:
-        raise ApiError(422, _validation_detail(exc)) from None
+        raise invalid(exc) from None
     except ValueError as exc:
         raise ApiError(422, str(exc)) from None
     payload = new.model_dump(include=set(PAYLOAD_FIELDS), exclude_none=True)

@@ -12,15 +12,17 @@ from fastapi.responses import StreamingResponse
 from pydantic import ValidationError
 
 from pronghorn.gateway.deps import check_uuid, get_runtime
-from pronghorn.gateway.errors import ApiError, not_found
+from pronghorn.gateway.errors import ApiError, invalid, not_found
 from pronghorn.gateway.serialization import JSONResponse, dumps
 from pronghorn.gateway.sse import filter_modes, parse_last_event_id, sse_response
+from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.persistence.repos import run_units
 from pronghorn.persistence.repos import runs as runs_repo
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.runtime.broker import Event
 from pronghorn.runtime.jobs import Job
 from pronghorn.runtime.message_input import InvalidRunInput
+from pronghorn.runtime.request_fields import INT64_MAX
 from pronghorn.runtime.run_request import (
     STREAM_MODES,
     THREAD_STREAM_MODES,
@@ -29,7 +31,7 @@ from pronghorn.runtime.run_request import (
 )
 from pronghorn.runtime.runtime import Runtime
 
-router = APIRouter(prefix="/api/langgraph", tags=["runs"])
+router = APIRouter(prefix="/api/langgraph", tags=["runs"], route_class=StrictJSONRoute)
 
 PREFIX = "/api/langgraph"
 
@@ -40,11 +42,7 @@ def _parse(body: Any) -> RunCreate:
     try:
         return RunCreate.model_validate(body)
     except ValidationError as exc:
-        parts = []
-        for err in exc.errors():
-            loc = ".".join(str(p) for p in err.get("loc", ()))
-            parts.append(f"{loc}: {err.get('msg')}" if loc else str(err.get("msg")))
-        raise ApiError(422, "; ".join(parts)) from None
+        raise invalid(exc) from None
 
 
 async def _create(runtime: Runtime, thread_id: str | None, req: RunCreate) -> Job:
@@ -229,7 +227,7 @@ async def cancel_many(
 async def list_runs(
     thread_id: str,
     limit: int = Query(10, ge=1, le=1000),
-    offset: int = Query(0, ge=0),
+    offset: int = Query(0, ge=0, le=INT64_MAX),
     status: str | None = Query(None),
     select: list[str] | None = Query(None),
     runtime: Runtime = Depends(get_runtime),

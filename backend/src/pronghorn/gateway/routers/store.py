@@ -3,42 +3,75 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Response
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 
 from pronghorn.gateway.deps import get_runtime
 from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.serialization import JSONResponse
+from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.persistence.repos.common import iso
+from pronghorn.runtime.request_fields import FilterDict, Offset, TTLMinutes
 from pronghorn.runtime.runtime import Runtime
 
-router = APIRouter(prefix="/api/langgraph/store", tags=["store"])
+router = APIRouter(prefix="/api/langgraph/store", tags=["store"], route_class=StrictJSONRoute)
 
 # The LangGraph stores only drop expired items in their periodic sweep (minutes apart) and
 # SQLite's still returns them on read, so reads sweep expired items first, at most this often.
 SWEEP_ON_READ_EVERY_S = 0.5
 
+MAX_NAMESPACE_DEPTH = 2**31 - 1
+
+
+FILTER_OPERATORS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte")
+
+
+def _check_key(key: str) -> str:
+    if "\x00" in key:
+        raise ValueError("keys cannot contain NUL characters")
+    return key
+
+
+Key = Annotated[str, AfterValidator(_check_key)]
+
+
+def _check_operators(filt: dict[str, Any]) -> dict[str, Any]:
+    """An object value is an operator map (`{"$gt": 3}`): only the stores' operators."""
+    for key, value in filt.items():
+        if not isinstance(value, dict):
+            continue
+        for op in value:
+            if op not in FILTER_OPERATORS:
+                raise ValueError(
+                    f"filter {key!r}: unsupported operator {op!r}; "
+                    f"use one of {', '.join(FILTER_OPERATORS)}"
+                )
+    return filt
+
+
+StoreFilter = Annotated[FilterDict, AfterValidator(_check_operators)]
+
 
 class StorePut(BaseModel):
     namespace: list[str]
-    key: str
+    key: Key
     value: dict[str, Any]
     index: Literal[False] | list[str] | None = None
-    ttl: float | None = None
+    ttl: TTLMinutes | None = None
 
 
 class StoreDelete(BaseModel):
     namespace: list[str] = Field(default_factory=list)
-    key: str
+    key: Key
 
 
 class StoreSearch(BaseModel):
     namespace_prefix: list[str] | None = None
-    filter: dict[str, Any] | None = None
+    filter: StoreFilter | None = None
     limit: int = Field(10, ge=0, le=10000)
-    offset: int = Field(0, ge=0)
+    offset: Offset = 0
     query: str | None = None
     refresh_ttl: bool | None = None
 
@@ -46,13 +79,16 @@ class StoreSearch(BaseModel):
 class StoreNamespaces(BaseModel):
     prefix: list[str] | None = None
     suffix: list[str] | None = None
-    max_depth: int | None = Field(None, ge=1)
+    max_depth: int | None = Field(None, ge=1, le=MAX_NAMESPACE_DEPTH)
     limit: int = Field(100, ge=0, le=10000)
-    offset: int = Field(0, ge=0)
+    offset: Offset = 0
 
 
-def check_namespace(namespace: list[str] | tuple[str, ...], *, allow_empty: bool = False) -> tuple:
-    """422 for empty labels or labels containing dots (the GET form joins them with dots)."""
+def check_namespace(
+    namespace: list[str] | tuple[str, ...], *, allow_empty: bool = False, writing: bool = False
+) -> tuple:
+    """422 for what the LangGraph stores refuse: empty labels, labels with dots (the GET form
+    joins them with dots) or NUL characters, and (when writing) the reserved root label."""
     if not namespace and not allow_empty:
         raise ApiError(422, "Namespace cannot be empty")
     for label in namespace:
@@ -60,6 +96,10 @@ def check_namespace(namespace: list[str] | tuple[str, ...], *, allow_empty: bool
             raise ApiError(422, "Namespace labels cannot be empty strings")
         if "." in label:
             raise ApiError(422, f"Namespace labels cannot contain periods ('.'): {label!r}")
+        if "\x00" in label:
+            raise ApiError(422, f"Namespace labels cannot contain NUL characters: {label!r}")
+    if writing and namespace and namespace[0] == "langgraph":
+        raise ApiError(422, 'The root namespace label "langgraph" is reserved')
     return tuple(namespace)
 
 
@@ -88,7 +128,7 @@ async def _sweep_if_needed(runtime: Runtime) -> None:
 
 @router.put("/items", status_code=204)
 async def put_item(body: StorePut, runtime: Runtime = Depends(get_runtime)) -> Response:
-    namespace = check_namespace(body.namespace)
+    namespace = check_namespace(body.namespace, writing=True)
     kwargs: dict[str, Any] = {}
     if body.ttl is not None:
         kwargs["ttl"] = body.ttl
@@ -106,6 +146,8 @@ async def get_item(
     """The item, or `null` for a missing key: the spec documents 200/400/422 only (no 404),
     and the SDK returns None for it."""
     labels = check_namespace(namespace.split(".") if namespace else [])
+    if "\x00" in key:
+        raise ApiError(422, "key: keys cannot contain NUL characters")
     await _sweep_if_needed(runtime)
     item = await runtime.store.aget(labels, key, refresh_ttl=refresh_ttl)
     return JSONResponse(item_json(item) if item is not None else None)

@@ -6,41 +6,74 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import AsyncIterator
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, Header, Query, Response
 from langgraph.errors import InvalidUpdateError
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field, model_validator
 
 from pronghorn.gateway.deps import check_uuid, get_runtime
 from pronghorn.gateway.errors import ApiError, conflict, not_found
 from pronghorn.gateway.paging import page_headers
 from pronghorn.gateway.serialization import JSONResponse
+from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.graphs.requests import AccessContext, GraphRequest
 from pronghorn.persistence.repos import threads as repo
 from pronghorn.persistence.repos.common import new_id
 from pronghorn.runtime import state as st
 from pronghorn.runtime.checkpoint_ops import copy_thread, keep_latest_checkpoint
+from pronghorn.runtime.request_fields import (
+    CheckpointDict,
+    FilterDict,
+    Offset,
+    TTLMinutes,
+)
 from pronghorn.runtime.runtime import Runtime
 from pronghorn.runtime.thread_sweeper import purge_thread
 
-router = APIRouter(prefix="/api/langgraph/threads", tags=["threads"])
+router = APIRouter(prefix="/api/langgraph/threads", tags=["threads"], route_class=StrictJSONRoute)
 
 Status = Literal["idle", "busy", "interrupted", "error"]
 SortBy = Literal["thread_id", "status", "created_at", "updated_at", "state_updated_at"]
 
 
+_STEP = re.compile(r"([^.\[\]]+)|\[(-?\d+)\]")
+_EXTRACT_PATH = re.compile(r"(values|metadata|config|interrupts)(\.[^.\[\]]+|\[-?\d{1,18}\])*")
+
+
+def _bare(path: str) -> str:
+    path = path.strip()
+    return path[2:] if path.startswith("$.") else path
+
+
+def _check_extract_path(path: str) -> str:
+    if not _EXTRACT_PATH.fullmatch(_bare(path)):
+        raise ValueError(
+            f"invalid extract path {path!r}: expected values, metadata, config or interrupts "
+            "followed by .key and [index] steps, e.g. values.messages[-1]"
+        )
+    return path
+
+
+ExtractPath = Annotated[str, AfterValidator(_check_extract_path)]
+
+
 class TTL(BaseModel):
-    ttl: float | None = None
+    """`{ttl: minutes, strategy}`; a bare number means `{ttl: number, strategy: "delete"}`."""
+
+    ttl: TTLMinutes | None = None
     strategy: Literal["delete", "keep_latest"] = "delete"
 
+    @model_validator(mode="before")
+    @classmethod
+    def _bare_number(cls, value: Any) -> Any:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return {"ttl": value}
+        return value
 
-def _ttl(value: TTL | float | None) -> dict[str, Any] | None:
-    if value is None:
-        return None
-    if isinstance(value, (int, float)):
-        return {"ttl": value, "strategy": "delete"}
-    return value.model_dump()
+
+def _ttl(value: TTL | None) -> dict[str, Any] | None:
+    return value.model_dump() if value is not None else None
 
 
 class ThreadCreate(BaseModel):
@@ -48,13 +81,13 @@ class ThreadCreate(BaseModel):
     metadata: dict[str, Any] | None = None
     graph_id: str | None = None
     if_exists: Literal["raise", "do_nothing"] = "raise"
-    ttl: TTL | float | None = None
+    ttl: TTL | None = None
     supersteps: list[dict[str, Any]] | None = None
 
 
 class ThreadPatch(BaseModel):
     metadata: dict[str, Any] | None = None
-    ttl: TTL | float | None = None
+    ttl: TTL | None = None
 
 
 class ThreadCount(BaseModel):
@@ -66,11 +99,11 @@ class ThreadCount(BaseModel):
 class ThreadSearch(ThreadCount):
     ids: list[str] | None = None
     limit: int = Field(10, ge=0, le=1000)
-    offset: int = Field(0, ge=0)
+    offset: Offset = 0
     sort_by: SortBy | None = None
     sort_order: Literal["asc", "desc"] | None = None
     select: list[str] | None = None
-    extract: dict[str, str] | None = None
+    extract: dict[str, ExtractPath] | None = Field(None, max_length=10)
 
 
 class ThreadPrune(BaseModel):
@@ -81,21 +114,21 @@ class ThreadPrune(BaseModel):
 class StateUpdate(BaseModel):
     values: dict[str, Any] | list[Any] | None = None
     as_node: str | None = None
-    checkpoint: dict[str, Any] | None = None
+    checkpoint: CheckpointDict | None = None
     checkpoint_id: str | None = None
 
 
 class StateAtCheckpoint(BaseModel):
-    checkpoint: dict[str, Any]
+    checkpoint: CheckpointDict
     subgraphs: bool = False
     select: list[str] | None = None
 
 
 class HistorySearch(BaseModel):
     limit: int = Field(10, ge=1, le=1000)
-    before: dict[str, Any] | str | None = None
-    metadata: dict[str, Any] | None = None
-    checkpoint: dict[str, Any] | None = None
+    before: CheckpointDict | str | None = None
+    metadata: FilterDict | None = None
+    checkpoint: CheckpointDict | None = None
     select: list[str] | None = None
 
 
@@ -181,11 +214,9 @@ async def create_thread(
 
 
 def _extract(doc: dict[str, Any], path: str) -> Any:
-    """A small JSON-path subset: `$.a.b`, `a.b[0]`, `values.messages[-1]`."""
-    path = path.strip()
-    path = path[2:] if path.startswith("$.") else path.lstrip("$")
+    """A small JSON-path subset: `$.a.b`, `a.b[0]`, `values.messages[-1]` (see ExtractPath)."""
     current: Any = doc
-    for name, index in re.findall(r"([^.\[\]]+)|\[(-?\d+)\]", path):
+    for name, index in _STEP.findall(_bare(path)):
         if name:
             current = current.get(name) if isinstance(current, dict) else None
         elif isinstance(current, list):
@@ -218,7 +249,7 @@ async def search_threads(
         )
     out = []
     for item in items:
-        shown = {k: v for k, v in item.items() if k in body.select} if body.select else item
+        shown = {k: v for k, v in item.items() if k in body.select} if body.select else dict(item)
         if body.extract:
             shown["extracted"] = {a: _extract(item, p) for a, p in body.extract.items()}
         out.append(shown)

@@ -46,3 +46,24 @@ async def test_batch(client):
     assert len(runs) == 2 and all(r["status"] == "pending" for r in runs)
     out = await client.runs.join(runs[1]["thread_id"], runs[1]["run_id"])
     assert out["last_echo"] == "b2"
+
+
+async def test_batch_with_one_bad_run_creates_none(server):
+    """Every run of a batch is checked before any is created: no partial batch."""
+    import httpx
+
+    bad_runs = [
+        {"assistant_id": "lead_agent", "input": {"messages": [{"role": "wizard", "content": 1}]}},
+        {"assistant_id": "no-such-assistant", "input": human("x")},
+        {"assistant_id": "echo", "input": human("x"), "webhook": "http://127.0.0.1:9/h"},
+    ]
+    async with httpx.AsyncClient(base_url=server.api, timeout=30) as http:
+        before = (await http.post("/threads/count", json={})).json()
+        for bad in bad_runs:
+            first = {"assistant_id": "echo", "input": human("first"), "on_completion": "keep"}
+            body = [first, bad]
+            r = await http.post("/runs/batch", json=body)
+            assert 400 <= r.status_code < 500, r.text
+            assert r.json()["detail"]
+        # each stateless run makes a thread (kept here): none was made
+        assert (await http.post("/threads/count", json={})).json() == before

@@ -79,6 +79,21 @@ class RunManager:
         self.limiter.resize(new.runs.max_concurrency)
 
     # -- create ----------------------------------------------------------------------
+    def _check(self, req: RunCreate, assistant: dict[str, Any]) -> None:
+        if assistant["graph_id"] not in self.ex.graphs:
+            raise ApiError(404, f"Graph {assistant['graph_id']!r} is not loaded")
+        for validate in self.validators:
+            validate(req, assistant)
+
+    async def precheck(self, req: RunCreate) -> None:
+        """Every check ``create`` makes before writing, without writing: a batch checks all
+        its runs first, so one bad run leaves nothing created."""
+        async with self.db.read() as conn:
+            assistant = await assistants_repo.resolve_assistant(conn, req.assistant_id)
+        if assistant is None:
+            raise not_found("Assistant", req.assistant_id)
+        self._check(req, assistant)
+
     async def create(self, thread_id: str | None, req: RunCreate) -> Job:
         if not self._accepting:
             raise ApiError(503, "The server is shutting down; retry shortly")
@@ -89,10 +104,7 @@ class RunManager:
         tid = thread_id or new_id()
 
         def check(assistant: dict[str, Any]) -> None:
-            if assistant["graph_id"] not in self.ex.graphs:
-                raise ApiError(404, f"Graph {assistant['graph_id']!r} is not loaded")
-            for validate in self.validators:
-                validate(req, assistant)
+            self._check(req, assistant)
 
         kwargs = req.kwargs()
         kwargs["temporary"] = stateless

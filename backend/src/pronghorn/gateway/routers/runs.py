@@ -188,6 +188,11 @@ async def create_batch(body: Any = Body(...), runtime: Runtime = Depends(get_run
     if not isinstance(body, list):
         raise ApiError(422, "Request body must be a JSON array of runs")
     requests = [_parse(item) for item in body]  # validate all before creating any
+    for req in requests:
+        try:
+            await runtime.runs.precheck(req)
+        except InvalidRunInput as exc:
+            raise ApiError(400, str(exc)) from None
     jobs = [await _create(runtime, None, req) for req in requests]
     return JSONResponse([j.run for j in jobs])
 

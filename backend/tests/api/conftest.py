@@ -39,7 +39,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
             conn.execute(f'CREATE DATABASE "{pg_name}"')
         url = make_url(pg_base).set(database=pg_name).render_as_string(hide_password=False)
         overrides["database"] = {"url": url}
-    srv = LiveServer(tmp_path_factory.mktemp("api"), base_config(**overrides)).start(timeout=60)
+    srv = LiveServer(tmp_path_factory.mktemp("api"), base_config(**overrides)).start()
     try:
         yield srv
     finally:

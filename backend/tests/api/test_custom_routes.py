@@ -26,7 +26,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     workdir = tmp_path_factory.mktemp("custom")
     (workdir / "webapp.py").write_text("from testgraphs.custom_app import app\n", encoding="utf-8")
     config = base_config(http={"app": "./webapp.py:app"})
-    srv = LiveServer(workdir, config).start(timeout=90)
+    srv = LiveServer(workdir, config).start()
     try:
         yield srv
     finally:

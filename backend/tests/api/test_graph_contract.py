@@ -31,7 +31,7 @@ GRAPHS = {
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     srv = LiveServer(tmp_path_factory.mktemp("contract"), base_config(graphs=GRAPHS))
-    srv.start(timeout=90)
+    srv.start()
     try:
         yield srv
     finally:

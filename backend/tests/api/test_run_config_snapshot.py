@@ -31,7 +31,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
         agent={"default_model": "m"},
         runs={"max_concurrency": 1},
     )
-    srv = LiveServer(tmp_path_factory.mktemp("snapshot"), config).start(timeout=90)
+    srv = LiveServer(tmp_path_factory.mktemp("snapshot"), config).start()
     try:
         yield srv
     finally:

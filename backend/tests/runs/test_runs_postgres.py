@@ -31,9 +31,7 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     with psycopg.connect(_libpq(PG_URL), autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     url = make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
-    srv = LiveServer(tmp_path_factory.mktemp("pgruns"), base_config(database={"url": url})).start(
-        timeout=60
-    )
+    srv = LiveServer(tmp_path_factory.mktemp("pgruns"), base_config(database={"url": url})).start()
     try:
         yield srv
     finally:

@@ -250,8 +250,12 @@ class Executor:
         else:
             thread_status = "idle"
         final_status = "interrupted" if status == "rollback" else status
-
-        events = [] if status == "rollback" else self.broker.events_of(job.run_id)
+        # Every event is stored before the run is recorded as finished: a reader that sees
+        # the final status finds all of them (a rolled-back run's go with its row).
+        try:
+            await self.broker.flush(job.run_id)
+        except Exception:
+            log.exception("storing the run's events failed")
 
         def unit(conn: Any) -> None:
             run_units.settle_run(
@@ -273,7 +277,6 @@ class Executor:
                 },
                 others=lambda c: self._others(c, job.thread_id, job.run_id),
                 lock_rows=not self.db.is_sqlite,
-                events=[(e.id, e.event, e.data) for e in events],
             )
 
         await self.db.retry(lambda: self.db.run(unit))
@@ -290,10 +293,9 @@ class Executor:
         await self.broker.publish_thread(
             job.thread_id, "metadata", dumps({"status": "run_done", "run_id": job.run_id})
         )
+        # Subscribers already attached finish reading from memory; later joins read the
+        # run_events table.
         await self.broker.close_run(job.run_id)
-        # Its events are in the run_events table now; subscribers already attached finish
-        # reading from memory, later joins replay from the database.
-        self.broker.drop_run(job.run_id)
         self._after(job, final_status, started_at)
 
     def _others(self, conn: Any, thread_id: str, run_id: str) -> bool:

@@ -43,7 +43,7 @@ async def _turn(graph, thread_id: str, text: str, run_id: str) -> dict:
     return await graph.ainvoke(msg, _cfg(thread_id, run_id))
 
 
-async def test_copy_thread_with_pending_interrupt(persistence: Persistence) -> None:
+async def test_copy_thread_with_pending_interrupt(db: Database, persistence: Persistence) -> None:
     graph = _graph(persistence)
     src, dst = str(uuid.uuid4()), str(uuid.uuid4())
     await _turn(graph, src, "one", "r1")
@@ -52,8 +52,11 @@ async def test_copy_thread_with_pending_interrupt(persistence: Persistence) -> N
     )
     before = await graph.aget_state(_cfg(src))
     assert before.next == ("respond",) and before.interrupts
-    copied = await copy_thread(persistence.checkpointer, src, dst)
-    assert copied == len(await list_oldest_first(persistence.checkpointer, src))
+    await copy_thread(db, persistence.checkpointer, src, dst)
+    src_all = await list_oldest_first(persistence.checkpointer, src)
+    dst_all = await list_oldest_first(persistence.checkpointer, dst)
+    assert [t.checkpoint["id"] for t in dst_all] == [t.checkpoint["id"] for t in src_all]
+    assert [t.pending_writes for t in dst_all] == [t.pending_writes for t in src_all]
     after = await graph.aget_state(_cfg(dst))
     assert after.values == before.values and after.next == before.next
     assert [i.value for i in after.interrupts] == [i.value for i in before.interrupts]
@@ -69,33 +72,38 @@ async def test_copy_thread_with_pending_interrupt(persistence: Persistence) -> N
     assert (await graph.aget_state(_cfg(src))).next == ("respond",)
 
 
-async def test_delete_run_checkpoints(persistence: Persistence) -> None:
+async def test_delete_run_checkpoints(db: Database, persistence: Persistence) -> None:
     graph = _graph(persistence)
     tid = str(uuid.uuid4())
     await _turn(graph, tid, "one", "r1")
     after_r1 = await graph.aget_state(_cfg(tid))
     await _turn(graph, tid, "two", "r2")
     assert (await graph.aget_state(_cfg(tid))).values["turns"] == 2
-    removed = await delete_run_checkpoints(persistence.checkpointer, tid, "r2")
-    assert removed > 0
+    before = await list_oldest_first(persistence.checkpointer, tid)
+    await delete_run_checkpoints(db, persistence.checkpointer, tid, "r2")
+    after = await list_oldest_first(persistence.checkpointer, tid)
+    assert [t.checkpoint["id"] for t in after] == [
+        t.checkpoint["id"] for t in before if t.metadata.get("run_id") != "r2"
+    ]
     state = await graph.aget_state(_cfg(tid))
     assert state.values == after_r1.values
     assert (
         state.config["configurable"]["checkpoint_id"]
         == after_r1.config["configurable"]["checkpoint_id"]
     )
-    assert await delete_run_checkpoints(persistence.checkpointer, tid, "r2") == 0
+    await delete_run_checkpoints(db, persistence.checkpointer, tid, "r2")  # nothing left to do
+    assert len(await list_oldest_first(persistence.checkpointer, tid)) == len(after)
     await _turn(graph, tid, "three", "r3")  # the thread continues from r1's end
     assert (await graph.aget_state(_cfg(tid))).values["turns"] == 2
 
 
-async def test_keep_latest(persistence: Persistence) -> None:
+async def test_keep_latest(db: Database, persistence: Persistence) -> None:
     graph = _graph(persistence)
     tid = str(uuid.uuid4())
     await _turn(graph, tid, "one", "r1")
     await _turn(graph, tid, "two", "r2")
     latest = await graph.aget_state(_cfg(tid))
-    assert await keep_latest_checkpoint(persistence.checkpointer, tid) > 0
+    await keep_latest_checkpoint(db, persistence.checkpointer, tid)
     history = [s async for s in graph.aget_state_history(_cfg(tid))]
     assert len(history) == 1 and history[0].values == latest.values
     assert history[0].parent_config is None

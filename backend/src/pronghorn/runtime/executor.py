@@ -227,7 +227,7 @@ class Executor:
         snapshot = None
         if status == "rollback":
             try:
-                await delete_run_checkpoints(self.checkpointer, job.thread_id, job.run_id)
+                await delete_run_checkpoints(self.db, self.checkpointer, job.thread_id, job.run_id)
             except Exception:
                 log.exception("rollback of checkpoints failed")
         try:

@@ -33,6 +33,8 @@ from runs.runkit import Frame, parse_frames, read_events
 from support.live import LiveServer, base_config
 
 N1, N2, SIZE = 300, 200, 40  # ~60 bytes an event: ~30 KB per run against a 2 KB cache
+pytestmark = pytest.mark.timeout(600)  # server starts: ~25 s each on a loaded machine
+
 START_S = 180.0
 RETENTION = {"run_retention_bytes": 2048, "total_retention_bytes": 8192}
 

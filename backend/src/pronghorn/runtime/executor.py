@@ -219,6 +219,10 @@ class Executor:
         usage: dict[str, int],
         started_at: datetime | None,
     ) -> None:
+        # Every event is stored before the run is recorded as finished, so a reader that
+        # sees the final status finds all of them (a rolled-back run's go with its row).
+        # Started now, it overlaps reading the final state.
+        events_stored = asyncio.ensure_future(self.broker.flush(job.run_id))
         if job.mark_task is not None:
             try:
                 await job.mark_task
@@ -250,10 +254,8 @@ class Executor:
         else:
             thread_status = "idle"
         final_status = "interrupted" if status == "rollback" else status
-        # Every event is stored before the run is recorded as finished: a reader that sees
-        # the final status finds all of them (a rolled-back run's go with its row).
         try:
-            await self.broker.flush(job.run_id)
+            await events_stored
         except Exception:
             log.exception("storing the run's events failed")
 

@@ -9,6 +9,8 @@ PRONGHORN_TEST_POSTGRES_URL is set.
 
 from __future__ import annotations
 
+import asyncio
+import sqlite3
 import threading
 import time
 import uuid
@@ -283,3 +285,35 @@ async def test_the_cache_drops_only_stored_events(sqlite_db: Database) -> None:
     assert [e.id for e in await _read(broker, rid, 7)] == list(range(8, 111))
     assert await _read(broker, rid, None) == []
     await broker.aclose()
+
+
+async def test_a_failing_store_loses_nothing(tmp_path: Path) -> None:
+    """Another process holds the database's write lock: the events stay cached (and
+    readable) until the writer gets through, then are stored and leave memory."""
+    db = Database(default_sqlite_url(tmp_path), busy_timeout_ms=20)
+    await db.connect()
+    await upgrade(db)
+    broker = MemoryBroker(
+        store=SqlEventStore(db), run_retention_bytes=1024, total_retention_bytes=4096
+    )
+    rid = await _new_run(db)
+    await broker.open_run(rid, "t")
+    blocker = sqlite3.connect(tmp_path / "pronghorn.db", isolation_level=None)
+    try:
+        blocker.execute("BEGIN IMMEDIATE")  # the write lock, until released below
+        for i in range(100):
+            await broker.publish(rid, "custom", b'{"i":%d,"pad":"%s"}' % (i, b"x" * 30))
+        await broker.close_run(rid)  # cannot store them: logs it, keeps the log
+        assert [e.id for e in await _read(broker, rid, 0)] == list(range(1, 101))
+        assert [e.id for e in await _read(broker, rid, 42)] == list(range(43, 101))
+    finally:
+        blocker.rollback()
+        blocker.close()
+    deadline = time.monotonic() + 60
+    while rid in broker._runs:  # the writer retries on its own
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.05)
+    assert [e.id for e in await SqlEventStore(db).read(rid, 0, 1000)] == list(range(1, 101))
+    assert [e.id for e in await _read(broker, rid, 42)] == list(range(43, 101))
+    await broker.aclose()
+    await db.close()

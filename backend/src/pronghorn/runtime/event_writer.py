@@ -66,13 +66,7 @@ class EventWriter:
         try:
             await self.flush()
         except Exception:
-            # The rows are back in the buffer; try again later (nothing is dropped from a
-            # cache before it is stored, so readers see no gap meanwhile).
             log.exception("storing run events failed; retrying")
-            if not self._closed and self._timer is None:
-                self._timer = asyncio.get_running_loop().call_later(
-                    RETRY_DELAY_S, self._background_flush
-                )
 
     async def flush(self) -> None:
         """Store everything buffered so far (and what others buffered: one statement)."""
@@ -86,7 +80,13 @@ class EventWriter:
             try:
                 await self.store.append(rows)
             except BaseException:
-                self._pending[:0] = rows  # keep order: these come before anything newer
+                # Back in the buffer, in order, and tried again later (a cache drops nothing
+                # before it is stored, so readers see no gap meanwhile).
+                self._pending[:0] = rows
+                if not self._closed and self._timer is None:
+                    self._timer = asyncio.get_running_loop().call_later(
+                        RETRY_DELAY_S, self._background_flush
+                    )
                 raise
             stored: dict[str, int] = {}
             for run_id, ev in rows:

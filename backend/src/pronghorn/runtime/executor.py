@@ -15,6 +15,7 @@ from pronghorn.gateway.serialization import dumps, to_jsonable
 from pronghorn.graphs.registry import GraphRegistry
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.repos import run_units
+from pronghorn.runtime.broker import EventBroker
 from pronghorn.runtime.checkpoint_ops import delete_run_checkpoints
 from pronghorn.runtime.graph_stream import stream_graph
 from pronghorn.runtime.jobs import Job
@@ -115,7 +116,7 @@ class Executor:
         *,
         db: Database,
         graphs: GraphRegistry,
-        broker: Any,
+        broker: EventBroker,
         checkpointer: Any,
         settings: Any,
         webhooks: WebhookSender,

@@ -7,9 +7,10 @@ is trimmed from the front once it holds more than `run_retention_bytes`, and acr
 `total_retention_bytes` is enforced by trimming the largest run logs and dropping thread
 logs — but a run event is dropped from memory only once the store has it. A subscriber that
 resumes from an id no longer cached reads the stored events up to the cache, then continues
-from memory. A closed run's log leaves the index at once (subscribers attached to it finish
-reading it); later readers read the store. Thread logs are live-only and never stored; a
-janitor drops those nobody follows whose runs are all gone.
+from memory. A closed run's log leaves the index once all of it is stored — normally at
+once (subscribers attached to it finish reading it); later readers read the store. Thread
+logs are live-only and never stored; a janitor drops those nobody follows whose runs are
+all gone.
 """
 
 from __future__ import annotations
@@ -170,10 +171,19 @@ class MemoryBroker:
         if lg is None:
             return
         if lg.stored < lg.last_id:
-            await self.writer.flush()
+            try:
+                await self.writer.flush()
+            except Exception:
+                log.exception("storing run events failed", extra={"run_id": run_id})
         lg.close()
-        # Readers from now on read the store; subscribers already attached drain `lg`.
-        if self._runs.pop(run_id, None) is lg:
+        # Readers from now on read the store; subscribers already attached drain `lg`. If
+        # some events are not stored yet (the database failed), the log stays until they are.
+        if lg.stored >= lg.last_id:
+            self._forget(lg)
+
+    def _forget(self, lg: _Log) -> None:
+        if self._runs.get(lg.key) is lg:
+            del self._runs[lg.key]
             self._total -= lg.nbytes
 
     async def drop_thread(self, thread_id: str) -> None:
@@ -189,7 +199,9 @@ class MemoryBroker:
             if lg is None:
                 continue
             lg.stored = max(lg.stored, last)
-            if lg.nbytes > self.run_retention_bytes:
+            if lg.closed and lg.stored >= lg.last_id:
+                self._forget(lg)
+            elif lg.nbytes > self.run_retention_bytes:
                 self._total -= lg.trim(self.run_retention_bytes)
         if self._total > self.total_retention_bytes:
             self._enforce_total()

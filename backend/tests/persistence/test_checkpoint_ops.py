@@ -43,7 +43,7 @@ async def _turn(graph, thread_id: str, text: str, run_id: str) -> dict:
     return await graph.ainvoke(msg, _cfg(thread_id, run_id))
 
 
-async def test_copy_thread_with_pending_interrupt(persistence: Persistence) -> None:
+async def test_copy_thread_with_pending_interrupt(db: Database, persistence: Persistence) -> None:
     graph = _graph(persistence)
     src, dst = str(uuid.uuid4()), str(uuid.uuid4())
     await _turn(graph, src, "one", "r1")
@@ -52,8 +52,11 @@ async def test_copy_thread_with_pending_interrupt(persistence: Persistence) -> N
     )
     before = await graph.aget_state(_cfg(src))
     assert before.next == ("respond",) and before.interrupts
-    copied = await copy_thread(persistence.checkpointer, src, dst)
-    assert copied == len(await list_oldest_first(persistence.checkpointer, src))
+    await copy_thread(db, persistence.checkpointer, src, dst)
+    src_all = await list_oldest_first(persistence.checkpointer, src)
+    dst_all = await list_oldest_first(persistence.checkpointer, dst)
+    assert [t.checkpoint["id"] for t in dst_all] == [t.checkpoint["id"] for t in src_all]
+    assert [t.pending_writes for t in dst_all] == [t.pending_writes for t in src_all]
     after = await graph.aget_state(_cfg(dst))
     assert after.values == before.values and after.next == before.next
     assert [i.value for i in after.interrupts] == [i.value for i in before.interrupts]
@@ -69,33 +72,38 @@ async def test_copy_thread_with_pending_interrupt(persistence: Persistence) -> N
     assert (await graph.aget_state(_cfg(src))).next == ("respond",)
 
 
-async def test_delete_run_checkpoints(persistence: Persistence) -> None:
+async def test_delete_run_checkpoints(db: Database, persistence: Persistence) -> None:
     graph = _graph(persistence)
     tid = str(uuid.uuid4())
     await _turn(graph, tid, "one", "r1")
     after_r1 = await graph.aget_state(_cfg(tid))
     await _turn(graph, tid, "two", "r2")
     assert (await graph.aget_state(_cfg(tid))).values["turns"] == 2
-    removed = await delete_run_checkpoints(persistence.checkpointer, tid, "r2")
-    assert removed > 0
+    before = await list_oldest_first(persistence.checkpointer, tid)
+    await delete_run_checkpoints(db, persistence.checkpointer, tid, "r2")
+    after = await list_oldest_first(persistence.checkpointer, tid)
+    assert [t.checkpoint["id"] for t in after] == [
+        t.checkpoint["id"] for t in before if t.metadata.get("run_id") != "r2"
+    ]
     state = await graph.aget_state(_cfg(tid))
     assert state.values == after_r1.values
     assert (
         state.config["configurable"]["checkpoint_id"]
         == after_r1.config["configurable"]["checkpoint_id"]
     )
-    assert await delete_run_checkpoints(persistence.checkpointer, tid, "r2") == 0
+    await delete_run_checkpoints(db, persistence.checkpointer, tid, "r2")  # nothing left to do
+    assert len(await list_oldest_first(persistence.checkpointer, tid)) == len(after)
     await _turn(graph, tid, "three", "r3")  # the thread continues from r1's end
     assert (await graph.aget_state(_cfg(tid))).values["turns"] == 2
 
 
-async def test_keep_latest(persistence: Persistence) -> None:
+async def test_keep_latest(db: Database, persistence: Persistence) -> None:
     graph = _graph(persistence)
     tid = str(uuid.uuid4())
     await _turn(graph, tid, "one", "r1")
     await _turn(graph, tid, "two", "r2")
     latest = await graph.aget_state(_cfg(tid))
-    assert await keep_latest_checkpoint(persistence.checkpointer, tid) > 0
+    await keep_latest_checkpoint(db, persistence.checkpointer, tid)
     history = [s async for s in graph.aget_state_history(_cfg(tid))]
     assert len(history) == 1 and history[0].values == latest.values
     assert history[0].parent_config is None
@@ -139,3 +147,61 @@ async def test_purge_and_sweep(db: Database, persistence: Persistence, tmp_path:
     assert await purge_thread(runtime, alive)
     assert not await purge_thread(runtime, alive)
     assert await list_oldest_first(persistence.checkpointer, alive) == []
+
+
+async def test_rollback_of_a_middle_run_repoints_the_next_run(
+    db: Database, persistence: Persistence
+) -> None:
+    graph = _graph(persistence)
+    tid = str(uuid.uuid4())
+    for i, run_id in enumerate(("r1", "r2", "r3")):
+        await _turn(graph, tid, f"turn {i}", run_id)
+    before = await list_oldest_first(persistence.checkpointer, tid)
+    r1_last = [t for t in before if t.metadata["run_id"] == "r1"][-1].checkpoint["id"]
+    await delete_run_checkpoints(db, persistence.checkpointer, tid, "r2")
+    after = await list_oldest_first(persistence.checkpointer, tid)
+    assert {t.metadata["run_id"] for t in after} == {"r1", "r3"}
+    first_r3 = next(t for t in after if t.metadata["run_id"] == "r3")
+    assert first_r3.parent_config is not None
+    assert first_r3.parent_config["configurable"]["checkpoint_id"] == r1_last
+    # the chain is whole: newest to oldest through parent links, every kept checkpoint once
+    by_id = {t.checkpoint["id"]: t for t in after}
+    walk, node = [], after[-1]
+    while node is not None:
+        walk.append(node.checkpoint["id"])
+        parent = node.parent_config
+        node = by_id.get(parent["configurable"]["checkpoint_id"]) if parent else None
+    assert sorted(walk) == sorted(by_id)
+    state = await graph.aget_state(_cfg(tid))
+    assert state.values["last_echo"] == "turn 2"
+
+
+async def test_rewrites_leave_no_unreferenced_blobs_on_postgres(
+    db: Database, persistence: Persistence
+) -> None:
+    if db.is_sqlite:
+        return  # SQLite keeps values inside each checkpoint row: no separate blobs
+    from sqlalchemy import text
+
+    graph = _graph(persistence)
+    tid, dst = str(uuid.uuid4()), str(uuid.uuid4())
+    await _turn(graph, tid, "one", "r1")
+    await _turn(graph, tid, "two", "r2")
+
+    orphans = text(
+        "SELECT COUNT(*) FROM checkpoint_blobs b WHERE b.thread_id = :t AND NOT EXISTS ("
+        " SELECT 1 FROM checkpoints c WHERE c.thread_id = b.thread_id"
+        " AND c.checkpoint_ns = b.checkpoint_ns"
+        " AND c.checkpoint -> 'channel_versions' ->> b.channel = b.version)"
+    )
+    blobs = text("SELECT COUNT(*) FROM checkpoint_blobs WHERE thread_id = :t")
+    async with db.read() as conn:
+        had = (await conn.execute(blobs, {"t": tid})).scalar()
+    await copy_thread(db, persistence.checkpointer, tid, dst)
+    await delete_run_checkpoints(db, persistence.checkpointer, tid, "r2")
+    async with db.read() as conn:
+        assert (await conn.execute(orphans, {"t": tid})).scalar() == 0
+        assert (await conn.execute(blobs, {"t": tid})).scalar() < had
+        assert (await conn.execute(blobs, {"t": dst})).scalar() == had  # the copy keeps its own
+    assert (await graph.aget_state(_cfg(dst))).values["last_echo"] == "two"
+    assert (await graph.aget_state(_cfg(tid))).values["last_echo"] == "one"

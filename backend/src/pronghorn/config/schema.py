@@ -153,10 +153,13 @@ class StreamingConfig(Section):
 
     heartbeat_s: float = Field(5.0, gt=0, description="Seconds between `: heartbeat` comments.")
     run_retention_bytes: int = Field(
-        64 * 1024 * 1024, ge=1024, description="Event bytes kept per run before trimming."
+        64 * 1024 * 1024,
+        ge=1024,
+        description="Event bytes cached in memory per run (every event is kept in the "
+        "database; readers past the cache read it from there).",
     )
     total_retention_bytes: int = Field(
-        128 * 1024 * 1024, ge=1024, description="Event bytes kept across all runs."
+        128 * 1024 * 1024, ge=1024, description="Event bytes cached in memory across all runs."
     )
 
 

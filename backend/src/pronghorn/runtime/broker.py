@@ -1,15 +1,20 @@
 """The event log behind every stream: an append-only sequence of events per run (and per
 thread), with strictly increasing integer ids. Subscribers read from any id, then live.
-When a run ends its events are written to the `run_events` table and the in-memory log is
-dropped; joining a finished run replays them from there.
 
-`EventBroker` is the interface; `MemoryBroker` (memory_broker.py) is the in-process
-implementation. A Redis Streams one plugs in for scale-out.
+Every run event is *kept* in the `run_events` table: an `EventStore` receives them in
+batches while the run goes. A broker only *caches* recent events (bounded in bytes) and fans
+live ones out; a subscriber resuming from an id the cache no longer holds reads the gap from
+the store, then continues from the cache, with no gap and no duplicate. A cache may only
+drop events the store has confirmed.
+
+`EventBroker` is the interface the rest of the code sees; `MemoryBroker`
+(memory_broker.py) is the in-process implementation, `SqlEventStore` (event_store.py) the
+store. A Redis Streams broker plugs in for scale-out.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -21,34 +26,47 @@ class Event:
     data: bytes  # one line of compact JSON
 
 
+class EventStore(Protocol):
+    """Durable storage of run events (the `run_events` table)."""
+
+    async def append(self, rows: Sequence[tuple[str, Event]]) -> None:
+        """Store `(run_id, event)` rows of any runs, all or nothing."""
+
+    async def read(self, run_id: str, after: int, limit: int) -> list[Event]:
+        """Up to `limit` stored events of the run with id > after, in order."""
+
+    async def last_id(self, run_id: str) -> int:
+        """The highest stored event id of the run (0 if none)."""
+
+
 class EventBroker(Protocol):
-    async def open_run(self, run_id: str, thread_id: str) -> None:
-        """Create the run's log (idempotent)."""
+    async def open_run(self, run_id: str, thread_id: str, *, resume: bool = False) -> None:
+        """Create the run's log (idempotent). `resume`: the run was started before (by a
+        process that died) — its ids continue after the ones already stored."""
 
     async def publish(self, run_id: str, event: str, data: bytes) -> int:
         """Append to the run's log (and its thread's log); return the event id."""
 
+    async def flush(self, run_id: str) -> None:
+        """Return once every event published for the run so far is stored."""
+
     async def close_run(self, run_id: str) -> None:
-        """No more events for the run; subscribers drain and end."""
+        """No more events for the run (they are stored first); subscribers drain and end."""
 
     async def publish_thread(self, thread_id: str, event: str, data: bytes) -> int:
         """Append to the thread's log only (e.g. lifecycle events)."""
 
-    def subscribe(self, run_id: str, after: int = 0) -> AsyncIterator[Event]:
-        """Events with id > after, then live ones, until the run's log is closed."""
+    def subscribe(self, run_id: str, after: int | None) -> AsyncIterator[Event]:
+        """The run's events with id > after, then live ones until the run's log is closed.
+        `after=None`: only events published from now on (nothing, for a finished run)."""
 
     def subscribe_thread(self, thread_id: str, after: int | None) -> AsyncIterator[Event]:
         """The thread's events after `after` (None: only new ones). Never ends by itself."""
 
-    def events_of(self, run_id: str) -> list[Event]:
-        """Every event still held for a run."""
-
-    def drop_run(self, run_id: str) -> None:
-        """Forget a finished run's log (it is not kept for replay)."""
-
-    def has_run(self, run_id: str) -> bool:
-        """Whether the run's log is still held."""
+    async def drop_thread(self, thread_id: str) -> None:
+        """Forget a thread's log (the thread is being deleted)."""
 
     async def ping(self) -> bool: ...
 
-    async def aclose(self) -> None: ...
+    async def aclose(self) -> None:
+        """Store what is pending and stop."""

@@ -1,18 +1,22 @@
-"""Thread-level checkpoint operations written generically over ``BaseCheckpointSaver``.
+"""Thread-level checkpoint operations — rollback of a run, pruning, copying — crash-safe.
 
-The SQLite and PostgreSQL savers do not implement ``acopy_thread`` / ``aprune``, so these
-work with the calls every saver has: ``alist`` (newest first), ``aput``, ``aput_writes`` and
-``adelete_thread``. Checkpoints keep their ids; parent links are re-pointed at the nearest
-kept ancestor when some checkpoints are dropped.
+Each uses the saver's own method when it implements one (`adelete_for_runs`, `aprune`,
+`acopy_thread`: detected, as LangGraph does, by whether the class overrides the base), and
+otherwise rewrites the saver's tables in one transaction on the app's database
+(`persistence/repos/checkpoints.py`), so a crash leaves the old history or the new one,
+never a part of it. Today `AsyncPostgresSaver` implements `aprune`; the rest is ours.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointTuple
+from sqlalchemy.engine import Connection
+
+from pronghorn.persistence.db import Database
+from pronghorn.persistence.repos import checkpoints as repo
 
 
 async def list_oldest_first(saver: BaseCheckpointSaver, thread_id: str) -> list[CheckpointTuple]:
@@ -22,97 +26,61 @@ async def list_oldest_first(saver: BaseCheckpointSaver, thread_id: str) -> list[
     return items
 
 
-def _ns(t: CheckpointTuple) -> str:
-    return t.config["configurable"].get("checkpoint_ns", "") or ""
+def _implements(saver: BaseCheckpointSaver, method: str) -> bool:
+    return getattr(type(saver), method) is not getattr(BaseCheckpointSaver, method)
 
 
-def _parent_id(t: CheckpointTuple) -> str | None:
-    if not t.parent_config:
-        return None
-    return t.parent_config["configurable"].get("checkpoint_id")
+def _tables_of(saver: BaseCheckpointSaver) -> repo.Saver:
+    """Which saver's tables these are (the two `open_persistence` builds)."""
+    module = type(saver).__module__
+    if module.startswith("langgraph.checkpoint.sqlite"):
+        return "sqlite"
+    if module.startswith("langgraph.checkpoint.postgres"):
+        return "postgres"
+    raise NotImplementedError(f"{type(saver).__name__} has no crash-safe thread rewrite")
 
 
-async def _put_all(
+async def delete_run_checkpoints(
+    db: Database, saver: BaseCheckpointSaver, thread_id: str, run_id: str
+) -> None:
+    """Drop the checkpoints (and their writes) one run wrote; keep the rest (rollback)."""
+    if _implements(saver, "adelete_for_runs"):
+        await saver.adelete_for_runs([run_id])
+        return
+    kind = _tables_of(saver)
+    await db.retry(lambda: db.run(lambda c: repo.delete_for_run(c, kind, thread_id, run_id)))
+
+
+async def keep_latest_checkpoint(db: Database, saver: BaseCheckpointSaver, thread_id: str) -> None:
+    """Prune a thread to its latest checkpoint per namespace (the `keep_latest` strategy)."""
+    if _implements(saver, "aprune"):
+        await saver.aprune([thread_id], strategy="keep_latest")
+        return
+    kind = _tables_of(saver)
+    await db.retry(lambda: db.run(lambda c: repo.keep_latest(c, kind, thread_id)))
+
+
+async def copy_thread(
+    db: Database,
     saver: BaseCheckpointSaver,
-    thread_id: str,
-    tuples: list[CheckpointTuple],
-    parent_of: Callable[[CheckpointTuple], str | None],
-) -> int:
-    """Write ``tuples`` (oldest first) under ``thread_id`` with their pending writes."""
-    for t in tuples:
-        ns = _ns(t)
-        configurable: dict[str, Any] = {"thread_id": thread_id, "checkpoint_ns": ns}
-        parent = parent_of(t)
-        if parent is not None:
-            configurable["checkpoint_id"] = parent
-        checkpoint = t.checkpoint
-        metadata = dict(t.metadata or {})
-        saved = await saver.aput(
-            {"configurable": configurable},
-            checkpoint,
-            metadata,  # type: ignore[arg-type]
-            dict(checkpoint.get("channel_versions") or {}),
-        )
-        if t.pending_writes:
-            by_task: dict[str, list[tuple[str, Any]]] = defaultdict(list)
-            for task_id, channel, value in t.pending_writes:
-                by_task[task_id].append((channel, value))
-            for task_id, writes in by_task.items():
-                await saver.aput_writes(saved, writes, task_id)
-    return len(tuples)
+    src: str,
+    dst: str,
+    *,
+    with_unit: Callable[[Connection], Any] | None = None,
+) -> None:
+    """Copy every checkpoint (and pending write) of thread `src` to `dst`. `with_unit` (e.g.
+    inserting the new thread's row) commits in the same transaction — or, with a saver's
+    own `acopy_thread`, right after it, so no thread ever points at a partial copy."""
+    if _implements(saver, "acopy_thread"):
+        await saver.acopy_thread(src, dst)
+        if with_unit is not None:
+            await db.retry(lambda: db.run(with_unit))
+        return
+    kind = _tables_of(saver)
 
+    def unit(conn: Connection) -> None:
+        repo.copy_thread(conn, kind, src, dst)
+        if with_unit is not None:
+            with_unit(conn)
 
-async def copy_thread(saver: BaseCheckpointSaver, src: str, dst: str) -> int:
-    """Copy every checkpoint (and its pending writes) of thread ``src`` to ``dst``.
-    Returns the number of checkpoints copied."""
-    tuples = await list_oldest_first(saver, src)
-    return await _put_all(saver, dst, tuples, _parent_id)
-
-
-def _keep_filter_parents(
-    tuples: list[CheckpointTuple], kept: list[CheckpointTuple]
-) -> Callable[[CheckpointTuple], str | None]:
-    """Parent of a kept checkpoint = its nearest ancestor that is also kept."""
-    by_key = {(_ns(t), t.checkpoint["id"]): t for t in tuples}
-    kept_keys = {(_ns(t), t.checkpoint["id"]) for t in kept}
-
-    def parent_of(t: CheckpointTuple) -> str | None:
-        ns = _ns(t)
-        parent = _parent_id(t)
-        seen: set[str] = set()
-        while parent is not None and (ns, parent) not in kept_keys and parent not in seen:
-            seen.add(parent)
-            ancestor = by_key.get((ns, parent))
-            parent = _parent_id(ancestor) if ancestor is not None else None
-        return parent
-
-    return parent_of
-
-
-async def delete_run_checkpoints(saver: BaseCheckpointSaver, thread_id: str, run_id: str) -> int:
-    """Drop the checkpoints written by one run (metadata.run_id == run_id); keep the rest.
-    Returns the number of checkpoints removed."""
-    tuples = await list_oldest_first(saver, thread_id)
-    kept = [t for t in tuples if (t.metadata or {}).get("run_id") != run_id]
-    removed = len(tuples) - len(kept)
-    if removed == 0:
-        return 0
-    await saver.adelete_thread(thread_id)
-    await _put_all(saver, thread_id, kept, _keep_filter_parents(tuples, kept))
-    return removed
-
-
-async def keep_latest_checkpoint(saver: BaseCheckpointSaver, thread_id: str) -> int:
-    """Prune a thread to its latest checkpoint per namespace (the ``keep_latest`` strategy).
-    Returns the number of checkpoints removed."""
-    tuples = await list_oldest_first(saver, thread_id)
-    latest: dict[str, CheckpointTuple] = {}
-    for t in tuples:
-        latest[_ns(t)] = t  # oldest first, so the last one wins
-    kept = list(latest.values())
-    removed = len(tuples) - len(kept)
-    if removed == 0:
-        return 0
-    await saver.adelete_thread(thread_id)
-    await _put_all(saver, thread_id, kept, lambda _t: None)
-    return removed
+    await db.retry(lambda: db.run(unit))

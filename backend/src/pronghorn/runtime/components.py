@@ -12,6 +12,7 @@ from typing import Any
 from pronghorn.gateway.errors import ApiError
 from pronghorn.models.errors import UnknownModelError
 from pronghorn.models.factory import ModelFactory
+from pronghorn.runtime.event_store import SqlEventStore
 from pronghorn.runtime.executor import Executor
 from pronghorn.runtime.manager import RunManager
 from pronghorn.runtime.memory_broker import MemoryBroker
@@ -90,6 +91,7 @@ async def broker(runtime: Runtime) -> AsyncIterator[None]:
     if cfg.broker.kind != "memory":
         raise RuntimeError(f"broker.kind {cfg.broker.kind!r} is not available yet")
     mem = MemoryBroker(
+        store=SqlEventStore(runtime.db),
         run_retention_bytes=cfg.streaming.run_retention_bytes,
         total_retention_bytes=cfg.streaming.total_retention_bytes,
     )

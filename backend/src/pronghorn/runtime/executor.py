@@ -16,6 +16,7 @@ from pronghorn.graphs.registry import GraphRegistry
 from pronghorn.graphs.requests import GraphRequest
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.repos import run_units
+from pronghorn.runtime.broker import EventBroker
 from pronghorn.runtime.checkpoint_ops import delete_run_checkpoints
 from pronghorn.runtime.graph_stream import stream_graph
 from pronghorn.runtime.jobs import Job
@@ -132,7 +133,7 @@ class Executor:
         *,
         db: Database,
         graphs: GraphRegistry,
-        broker: Any,
+        broker: EventBroker,
         checkpointer: Any,
         settings: Any,
         webhooks: WebhookSender,
@@ -243,6 +244,10 @@ class Executor:
         usage: dict[str, int],
         started_at: datetime | None,
     ) -> None:
+        # Every event is stored before the run is recorded as finished, so a reader that
+        # sees the final status finds all of them (a rolled-back run's go with its row).
+        # Started now, it overlaps reading the final state.
+        events_stored = asyncio.ensure_future(self.broker.flush(job.run_id))
         if job.mark_task is not None:
             try:
                 await job.mark_task
@@ -251,7 +256,7 @@ class Executor:
         snapshot = None
         if status == "rollback":
             try:
-                await delete_run_checkpoints(self.checkpointer, job.thread_id, job.run_id)
+                await delete_run_checkpoints(self.db, self.checkpointer, job.thread_id, job.run_id)
             except Exception:
                 log.exception("rollback of checkpoints failed")
         try:
@@ -279,8 +284,10 @@ class Executor:
         else:
             thread_status = "idle"
         final_status = "interrupted" if status == "rollback" else status
-
-        events = [] if status == "rollback" else self.broker.events_of(job.run_id)
+        try:
+            await events_stored
+        except Exception:
+            log.exception("storing the run's events failed")
 
         def unit(conn: Any) -> None:
             run_units.settle_run(
@@ -302,7 +309,6 @@ class Executor:
                 },
                 others=lambda c: self._others(c, job.thread_id, job.run_id),
                 lock_rows=not self.db.is_sqlite,
-                events=[(e.id, e.event, e.data) for e in events],
             )
 
         await self.db.retry(lambda: self.db.run(unit))
@@ -319,10 +325,9 @@ class Executor:
         await self.broker.publish_thread(
             job.thread_id, "metadata", dumps({"status": "run_done", "run_id": job.run_id})
         )
+        # Subscribers already attached finish reading from memory; later joins read the
+        # run_events table.
         await self.broker.close_run(job.run_id)
-        # Its events are in the run_events table now; subscribers already attached finish
-        # reading from memory, later joins replay from the database.
-        self.broker.drop_run(job.run_id)
         self._after(job, final_status, started_at)
 
     def _others(self, conn: Any, thread_id: str, run_id: str) -> bool:

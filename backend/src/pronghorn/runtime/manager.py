@@ -154,7 +154,8 @@ class RunManager:
 
     async def _start(self, job: Job) -> None:
         self._jobs[job.run_id] = job
-        await self.broker.open_run(job.run_id, job.thread_id)
+        # A resumed run (attempt > 1) continues the ids its first attempt stored.
+        await self.broker.open_run(job.run_id, job.thread_id, resume=job.attempt > 1)
         await self.ex.emit(job, "metadata", {"run_id": job.run_id, "attempt": job.attempt})
         prev = self._tails.get(job.thread_id)
         tail: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -256,7 +257,7 @@ class RunManager:
             await self.cancel(thread_id, job.run_id, action="interrupt")
         for job in jobs:
             await job.done.wait()
-        self.broker.drop_thread(thread_id)
+        await self.broker.drop_thread(thread_id)
 
     # -- results ---------------------------------------------------------------------
     async def output(self, thread_id: str, run_id: str) -> dict[str, Any] | Any:

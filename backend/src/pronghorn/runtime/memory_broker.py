@@ -1,11 +1,16 @@
-"""In-process EventBroker: per-run and per-thread logs in memory, bounded in bytes.
+"""In-process EventBroker: a cache of recent events per run (and per thread) in memory, in
+front of the `EventStore` that keeps every run event.
 
-Retention: each log is trimmed from the front once it holds more than
-`run_retention_bytes`; across all logs, `total_retention_bytes` is enforced by trimming the
-oldest closed logs first. A finished run's log is dropped once its events are persisted
-(the executor calls `drop_run`); a janitor drops any closed log left over after
-`CLOSED_GRACE_S`, and thread logs nobody follows whose runs are all gone.
-A subscriber that resumes from an id that was trimmed away gets everything still held.
+Every published run event goes to the `EventWriter`, which stores it within
+`FLUSH_INTERVAL_S`; `flush` waits for that. Retention bounds only what is cached: a run's log
+is trimmed from the front once it holds more than `run_retention_bytes`, and across all logs
+`total_retention_bytes` is enforced by trimming the largest run logs and dropping thread
+logs — but a run event is dropped from memory only once the store has it. A subscriber that
+resumes from an id no longer cached reads the stored events up to the cache, then continues
+from memory. A closed run's log leaves the index once all of it is stored — normally at
+once (subscribers attached to it finish reading it); later readers read the store. Thread
+logs are live-only and never stored; a janitor drops those nobody follows whose runs are
+all gone.
 """
 
 from __future__ import annotations
@@ -13,55 +18,66 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator
 
-from pronghorn.runtime.broker import Event
+from pronghorn.runtime.broker import Event, EventStore
+from pronghorn.runtime.event_writer import FLUSH_INTERVAL_S, FLUSH_ROWS, EventWriter
 
 log = logging.getLogger("pronghorn.broker")
 
 JANITOR_PERIOD_S = 30.0
-CLOSED_GRACE_S = 60.0
+READ_PAGE = 500  # stored events read per query when a subscriber catches up
+
+
+def _size(ev: Event) -> int:
+    return len(ev.data) + len(ev.event)
 
 
 class _Log:
     __slots__ = (
         "closed",
-        "closed_at",
         "events",
         "key",
         "last_id",
         "nbytes",
+        "stored",
         "subscribers",
         "thread_id",
         "wake",
     )
 
-    def __init__(self, key: str, thread_id: str | None = None) -> None:
+    def __init__(self, key: str, thread_id: str | None = None, last_id: int = 0) -> None:
         self.key = key
         self.thread_id = thread_id
         self.events: deque[Event] = deque()
         self.nbytes = 0
-        self.last_id = 0
+        self.last_id = last_id
+        # Run logs: ids up to here are in the store and may leave memory. Thread logs are
+        # not stored: any of their events may go.
+        self.stored = last_id if thread_id is not None else 1 << 62
         self.closed = False
-        self.closed_at = 0.0
         self.subscribers = 0
         self.wake: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    @property
+    def first_id(self) -> int:
+        """The oldest id still cached (last_id + 1 when nothing is)."""
+        return self.events[0].id if self.events else self.last_id + 1
 
     def append(self, event: str, data: bytes) -> Event:
         self.last_id += 1
         ev = Event(self.last_id, event, data)
         self.events.append(ev)
-        self.nbytes += len(data) + len(event)
+        self.nbytes += _size(ev)
         self._notify()
         return ev
 
     def trim(self, limit: int) -> int:
+        """Drop the oldest events the store has until at most `limit` bytes are held."""
         freed = 0
-        while self.nbytes > limit and len(self.events) > 1:
-            ev = self.events.popleft()
-            size = len(ev.data) + len(ev.event)
+        while self.nbytes > limit and self.events and self.events[0].id <= self.stored:
+            size = _size(self.events.popleft())
             self.nbytes -= size
             freed += size
         return freed
@@ -69,7 +85,6 @@ class _Log:
     def close(self) -> None:
         if not self.closed:
             self.closed = True
-            self.closed_at = time.monotonic()
             self._notify()
 
     def _notify(self) -> None:
@@ -78,13 +93,10 @@ class _Log:
         self.wake = asyncio.get_running_loop().create_future()
 
     def after(self, after: int) -> list[Event]:
+        """Cached events with id > after (the caller makes sure after >= first_id - 1)."""
         if not self.events or self.events[-1].id <= after:
             return []
-        first = self.events[0].id
-        if after < first:
-            return list(self.events)
-        # ids are contiguous within the deque
-        start = after - first + 1
+        start = max(after - self.events[0].id + 1, 0)  # ids are contiguous in the deque
         return [self.events[i] for i in range(start, len(self.events))]
 
 
@@ -92,12 +104,19 @@ class MemoryBroker:
     def __init__(
         self,
         *,
+        store: EventStore,
         run_retention_bytes: int,
         total_retention_bytes: int,
+        flush_interval_s: float = FLUSH_INTERVAL_S,
+        flush_rows: int = FLUSH_ROWS,
     ) -> None:
+        self.store = store
         self.run_retention_bytes = run_retention_bytes
         self.total_retention_bytes = total_retention_bytes
-        self._runs: OrderedDict[str, _Log] = OrderedDict()
+        self.writer = EventWriter(
+            store, on_stored=self._stored, interval_s=flush_interval_s, max_rows=flush_rows
+        )
+        self._runs: dict[str, _Log] = {}
         self._threads: OrderedDict[str, _Log] = OrderedDict()
         self._total = 0
         self._janitor: asyncio.Task[None] | None = None
@@ -111,6 +130,7 @@ class MemoryBroker:
             self._janitor.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._janitor
+        await self.writer.aclose()
         for lg in list(self._runs.values()) + list(self._threads.values()):
             lg.close()
 
@@ -118,46 +138,73 @@ class MemoryBroker:
         return True
 
     # -- writing -----------------------------------------------------------------------
-    async def open_run(self, run_id: str, thread_id: str) -> None:
-        if run_id not in self._runs:
-            self._runs[run_id] = _Log(run_id, thread_id)
+    async def open_run(self, run_id: str, thread_id: str, *, resume: bool = False) -> None:
+        if run_id in self._runs:
+            return
+        last = await self.store.last_id(run_id) if resume else 0
+        if run_id not in self._runs:  # (the await above may have let another open it)
+            self._runs[run_id] = _Log(run_id, thread_id, last_id=last)
 
     async def publish(self, run_id: str, event: str, data: bytes) -> int:
         lg = self._runs.get(run_id)
-        if lg is None:
+        if lg is None or lg.closed:
             raise KeyError(run_id)
         ev = lg.append(event, data)
-        self._account(lg, len(data) + len(event))
+        self.writer.add(run_id, ev)
+        self._account(lg, _size(ev))
         if lg.thread_id is not None:
             tl = self._thread_log(lg.thread_id)
-            tl.append(event, data)
-            self._account(tl, len(data) + len(event))
+            self._account(tl, _size(tl.append(event, data)))
         return ev.id
 
     async def publish_thread(self, thread_id: str, event: str, data: bytes) -> int:
         tl = self._thread_log(thread_id)
         ev = tl.append(event, data)
-        self._account(tl, len(data) + len(event))
+        self._account(tl, _size(ev))
         return ev.id
+
+    async def flush(self, run_id: str) -> None:
+        await self.writer.flush()
 
     async def close_run(self, run_id: str) -> None:
         lg = self._runs.get(run_id)
-        if lg is not None:
-            lg.close()
-            self._runs.move_to_end(run_id)
+        if lg is None:
+            return
+        if lg.stored < lg.last_id:
+            try:
+                await self.writer.flush()
+            except Exception:
+                log.exception("storing run events failed", extra={"run_id": run_id})
+        lg.close()
+        # Readers from now on read the store; subscribers already attached drain `lg`. If
+        # some events are not stored yet (the database failed), the log stays until they are.
+        if lg.stored >= lg.last_id:
+            self._forget(lg)
 
-    def drop_run(self, run_id: str) -> None:
-        """Forget a closed run's log now (subscribers already attached still drain it)."""
-        lg = self._runs.pop(run_id, None)
-        if lg is not None:
+    def _forget(self, lg: _Log) -> None:
+        if self._runs.get(lg.key) is lg:
+            del self._runs[lg.key]
             self._total -= lg.nbytes
-            lg.close()
 
-    def drop_thread(self, thread_id: str) -> None:
+    async def drop_thread(self, thread_id: str) -> None:
         tl = self._threads.pop(thread_id, None)
         if tl is not None:
             self._total -= tl.nbytes
             tl.close()
+
+    def _stored(self, upto: dict[str, int]) -> None:
+        """The writer stored these runs' events up to these ids: they may leave memory."""
+        for run_id, last in upto.items():
+            lg = self._runs.get(run_id)
+            if lg is None:
+                continue
+            lg.stored = max(lg.stored, last)
+            if lg.closed and lg.stored >= lg.last_id:
+                self._forget(lg)
+            elif lg.nbytes > self.run_retention_bytes:
+                self._total -= lg.trim(self.run_retention_bytes)
+        if self._total > self.total_retention_bytes:
+            self._enforce_total()
 
     def _thread_log(self, thread_id: str) -> _Log:
         tl = self._threads.get(thread_id)
@@ -173,20 +220,20 @@ class MemoryBroker:
             self._enforce_total()
 
     def _enforce_total(self) -> None:
-        # Oldest closed run logs go first, then the oldest thread logs, then open run logs.
-        for table, closed_only in ((self._runs, True), (self._threads, False), (self._runs, False)):
-            for key in list(table):
-                if self._total <= self.total_retention_bytes:
-                    return
-                lg = table[key]
-                if closed_only and not lg.closed:
-                    continue
-                if lg.closed or table is self._threads:
-                    self._total -= lg.nbytes
-                    del table[key]
-                    lg.close()
-                else:
-                    self._total -= lg.trim(lg.nbytes // 2)
+        # The oldest thread logs nobody follows go first, then the stored part of the
+        # largest run logs (what is not stored yet stays until the writer has it).
+        for key in list(self._threads):
+            if self._total <= self.total_retention_bytes:
+                return
+            tl = self._threads[key]
+            if tl.subscribers == 0:
+                self._total -= tl.nbytes
+                del self._threads[key]
+                tl.close()
+        for lg in sorted(self._runs.values(), key=lambda x: x.nbytes, reverse=True):
+            if self._total <= self.total_retention_bytes:
+                return
+            self._total -= lg.trim(0)
 
     async def _sweep_loop(self) -> None:
         while True:
@@ -194,41 +241,56 @@ class MemoryBroker:
             self.sweep()
 
     def sweep(self) -> int:
-        """Drop run logs closed longer than CLOSED_GRACE_S; return how many."""
-        cutoff = time.monotonic() - CLOSED_GRACE_S
-        dropped = 0
-        for key in list(self._runs):
-            lg = self._runs[key]
-            if lg.closed and lg.closed_at <= cutoff:
-                self._total -= lg.nbytes
-                del self._runs[key]
-                dropped += 1
+        """Drop thread logs nobody follows whose runs are all gone; return how many."""
         held = {lg.thread_id for lg in self._runs.values()}
+        dropped = 0
         for key in list(self._threads):
             tl = self._threads[key]
             if key not in held and tl.subscribers == 0:
                 self._total -= tl.nbytes
                 del self._threads[key]
+                dropped += 1
         return dropped
 
     # -- reading -----------------------------------------------------------------------
-    def has_run(self, run_id: str) -> bool:
-        return run_id in self._runs
-
-    def run_last_id(self, run_id: str) -> int:
+    def subscribe(self, run_id: str, after: int | None) -> AsyncIterator[Event]:
+        """The log is looked up now, so a run that closes before iteration starts is still
+        read to its end from memory."""
         lg = self._runs.get(run_id)
-        return lg.last_id if lg else 0
-
-    def subscribe(self, run_id: str, after: int = 0) -> AsyncIterator[Event]:
-        """The run's events after `after`, then live ones. The log is looked up now, so a run
-        that finishes (and is dropped) before iteration starts is still read to its end."""
-        return self._follow(self._runs.get(run_id), after)
-
-    async def _follow(self, lg: _Log | None, after: int) -> AsyncIterator[Event]:
         if lg is None:
+            return self._stored_only(run_id, after)
+        return self._follow(run_id, lg, lg.last_id if after is None else after)
+
+    async def _stored_only(self, run_id: str, after: int | None) -> AsyncIterator[Event]:
+        """A run with no log here (finished, or from before a restart): the store."""
+        if after is None:
             return
         cursor = after
         while True:
+            page = await self.store.read(run_id, cursor, READ_PAGE)
+            for ev in page:
+                yield ev
+            if len(page) < READ_PAGE:
+                return
+            cursor = page[-1].id
+
+    async def _follow(self, run_id: str, lg: _Log, after: int) -> AsyncIterator[Event]:
+        cursor = after
+        while True:
+            first = lg.first_id
+            if cursor < first - 1:
+                # Trimmed from memory, so stored: read the gap from the store.
+                page = await self.store.read(run_id, cursor, min(READ_PAGE, first - 1 - cursor))
+                if not page:
+                    log.error(
+                        "events missing from the store", extra={"run_id": run_id, "after": cursor}
+                    )
+                    cursor = first - 1
+                    continue
+                for ev in page:
+                    yield ev
+                cursor = page[-1].id
+                continue
             batch = lg.after(cursor)
             for ev in batch:
                 yield ev
@@ -239,18 +301,13 @@ class MemoryBroker:
                 return
             await asyncio.shield(lg.wake)
 
-    def events_of(self, run_id: str) -> list[Event]:
-        """Every event still held for a run (to persist it when the run ends)."""
-        lg = self._runs.get(run_id)
-        return list(lg.events) if lg is not None else []
-
     async def subscribe_thread(self, thread_id: str, after: int | None) -> AsyncIterator[Event]:
         tl = self._thread_log(thread_id)
         cursor = tl.last_id if after is None else after
         tl.subscribers += 1
         try:
             while True:
-                batch = tl.after(cursor)
+                batch = tl.after(max(cursor, tl.first_id - 1))
                 for ev in batch:
                     yield ev
                 if batch:

@@ -42,7 +42,7 @@ async def sweep_once(runtime: Runtime) -> int:
     for thread_id, strategy in due:
         try:
             if strategy == "keep_latest":
-                await keep_latest_checkpoint(runtime.checkpointer, thread_id)
+                await keep_latest_checkpoint(runtime.db, runtime.checkpointer, thread_id)
                 async with runtime.db.tx() as conn:
                     await threads_repo.renew_ttl(conn, thread_id)
             else:

@@ -19,7 +19,6 @@ from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.persistence.repos import run_units
 from pronghorn.persistence.repos import runs as runs_repo
 from pronghorn.persistence.repos import threads as threads_repo
-from pronghorn.runtime.broker import Event
 from pronghorn.runtime.jobs import Job
 from pronghorn.runtime.message_input import InvalidRunInput
 from pronghorn.runtime.request_fields import INT64_MAX
@@ -294,13 +293,6 @@ async def join_run(
     return await _join(runtime, check_uuid(thread_id, "thread"), check_uuid(run_id, "run"))
 
 
-async def _persisted(runtime: Runtime, run_id: str, after: int) -> AsyncIterator[Event]:
-    """A finished run's events, from the run_events table."""
-    rows = await runtime.db.run(lambda conn: run_units.read_events(conn, run_id, after))
-    for seq, name, data in rows:
-        yield Event(seq, name, data)
-
-
 async def _join_stream(
     runtime: Runtime,
     request: Request,
@@ -313,22 +305,8 @@ async def _join_stream(
     except ValueError as exc:
         raise ApiError(422, str(exc)) from None
     run_id, thread_id = run["run_id"], run["thread_id"]
-    broker = runtime.broker
-    live = runtime.runs.active(run_id) is not None
-    if after is None:
-        # Without Last-Event-ID: only new events of a live run; nothing of a finished one.
-        after = broker.run_last_id(run_id) if live else None
-    if after is None:
-
-        async def empty() -> AsyncIterator[Any]:
-            return
-            yield
-
-        events: AsyncIterator[Any] = empty()
-    elif broker.has_run(run_id):
-        events = broker.subscribe(run_id, after)
-    else:
-        events = _persisted(runtime, run_id, after)
+    # Without Last-Event-ID: only new events of a live run; nothing of a finished one.
+    events = runtime.broker.subscribe(run_id, after)
     events = filter_modes(events, _modes_param(stream_mode))
 
     def on_disconnect() -> None:

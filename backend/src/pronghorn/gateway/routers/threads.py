@@ -278,7 +278,7 @@ async def prune_threads(body: ThreadPrune, runtime: Runtime = Depends(get_runtim
         if not exists:
             continue
         if body.strategy == "keep_latest":
-            await keep_latest_checkpoint(runtime.checkpointer, thread_id)
+            await keep_latest_checkpoint(runtime.db, runtime.checkpointer, thread_id)
         else:
             await purge_thread(runtime, thread_id)
         pruned += 1
@@ -323,16 +323,14 @@ async def delete_thread(thread_id: str, runtime: Runtime = Depends(get_runtime))
 async def copy(thread_id: str, runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
     row = await load_row(runtime, thread_id)
     new_thread = new_id()
-    async with runtime.db.tx() as conn:
-        await repo.insert_thread(conn, new_thread, metadata=dict(row["metadata"] or {}))
-        await repo.set_fields(
-            conn, new_thread, values=row["values"], interrupts=row["interrupts"] or {}
-        )
-    try:
-        await copy_thread(runtime.checkpointer, row["thread_id"], new_thread)
-    except BaseException:
-        await purge_thread(runtime, new_thread)
-        raise
+    # The new thread's row and its checkpoints commit together: all of it or none.
+    await copy_thread(
+        runtime.db,
+        runtime.checkpointer,
+        row["thread_id"],
+        new_thread,
+        with_unit=lambda conn: repo.insert_copy(conn, row, new_thread),
+    )
     async with runtime.db.read() as conn:
         return JSONResponse(await repo.get(conn, new_thread))
 

@@ -21,7 +21,7 @@ from pronghorn.persistence.repos import assistants as assistants_repo
 from pronghorn.persistence.repos import runs as runs_repo
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.persistence.repos.common import now
-from pronghorn.persistence.tables import assistants, run_events, runs, threads
+from pronghorn.persistence.tables import assistants, runs, threads
 
 
 def resolve_assistant(conn: Connection, id_or_graph_id: str) -> dict[str, Any] | None:
@@ -163,9 +163,9 @@ def settle_run(
     thread_fields: dict[str, Any],
     others: Callable[[Connection], bool],
     lock_rows: bool,
-    events: list[tuple[int, str, bytes]] | None = None,
 ) -> None:
-    """Record the run's end, its event log and the thread's new state in one transaction."""
+    """Record the run's end and the thread's new state in one transaction (the run's events
+    are already stored: see runtime/event_writer.py)."""
     if lock_rows:
         conn.execute(
             select(threads.c.thread_id).where(threads.c.thread_id == thread_id).with_for_update()
@@ -175,12 +175,6 @@ def settle_run(
         conn.execute(delete(runs).where(runs.c.run_id == run_id))
     else:
         usage = run_fields.get("usage") or {}
-        if events:
-            ts_events = [
-                {"run_id": run_id, "seq": seq, "event": name, "data": data, "created_at": ts}
-                for seq, name, data in events
-            ]
-            conn.execute(insert(run_events), ts_events)
         conn.execute(
             _FINISH,
             {
@@ -204,16 +198,6 @@ def settle_run(
             "b_ts": ts,
         },
     )
-
-
-def read_events(conn: Connection, run_id: str, after: int) -> list[tuple[int, str, bytes]]:
-    """A finished run's persisted events after `after`, in order."""
-    rows = conn.execute(
-        select(run_events.c.seq, run_events.c.event, run_events.c.data)
-        .where(run_events.c.run_id == run_id, run_events.c.seq > after)
-        .order_by(run_events.c.seq)
-    )
-    return [(r[0], r[1], bytes(r[2])) for r in rows]
 
 
 def get_run(conn: Connection, run_id: str, thread_id: str | None) -> dict[str, Any] | None:

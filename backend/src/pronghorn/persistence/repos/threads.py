@@ -6,6 +6,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import ColumnElement, Update, and_, delete, func, insert, select, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from pronghorn.persistence.repos.common import contains, iso, json_filter, now
@@ -91,6 +92,14 @@ async def insert_thread(
     )
     await conn.execute(insert(threads).values(**values))
     return to_api(values)
+
+
+def insert_copy(conn: Connection, source: Any, thread_id: str) -> None:
+    """Insert thread `thread_id` as a copy of the `source` row: its metadata and cached
+    state, a fresh status and timestamps (a sync unit, with the checkpoint copy)."""
+    values = new_thread_row(thread_id, metadata=dict(source["metadata"] or {}))
+    values.update(values=source["values"], interrupts=source["interrupts"] or {})
+    conn.execute(insert(threads), values)
 
 
 def set_fields_stmt(

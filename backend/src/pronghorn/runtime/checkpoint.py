@@ -1,7 +1,9 @@
 """LangGraph checkpointer and store, opened on the app's database.
 
-SQLite: ``AsyncSqliteSaver`` and ``AsyncSqliteStore`` on the Database's shared connection and
-lock. PostgreSQL: ``AsyncPostgresSaver`` and ``AsyncPostgresStore`` on one psycopg pool.
+SQLite: LangGraph's ``SqliteSaver`` and ``SqliteStore`` on the Database's SQLite worker
+(``runtime/sqlite_checkpoint.py``: their sync code on the worker thread, checkpoint writes
+grouped into shared commits). PostgreSQL: ``AsyncPostgresSaver`` and ``AsyncPostgresStore``
+on one psycopg pool.
 """
 
 from __future__ import annotations
@@ -38,21 +40,17 @@ def _ttl_config(cfg: StoreConfig) -> dict[str, Any]:
 async def open_persistence(db: Database, store_cfg: StoreConfig) -> AsyncIterator[Persistence]:
     ttl = _ttl_config(store_cfg)
     if db.is_sqlite:
-        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
-        from langgraph.store.sqlite.aio import AsyncSqliteStore
+        from pronghorn.runtime.sqlite_checkpoint import WorkerSqliteSaver, WorkerSqliteStore
 
-        saver = AsyncSqliteSaver(db.raw_sqlite)
-        store = AsyncSqliteStore(db.raw_sqlite, ttl=ttl)  # type: ignore[arg-type]
-        assert db.lock is not None
-        saver.lock = db.lock
-        store.lock = db.lock
-        await saver.setup()
-        await store.setup()
-        await store.start_ttl_sweeper()
+        worker = db.sqlite_worker
+        saver = WorkerSqliteSaver(worker)
+        await saver.asetup()
+        sqlite_store = await WorkerSqliteStore.open(worker, ttl=ttl)  # type: ignore[arg-type]
+        await sqlite_store.start_sweeper()
         try:
-            yield Persistence(saver, store)
+            yield Persistence(saver, sqlite_store)
         finally:
-            await store.stop_ttl_sweeper(timeout=2)
+            await sqlite_store.stop_sweeper()
         return
 
     from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver

@@ -23,6 +23,19 @@ from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.persistence.repos.common import now
 from pronghorn.persistence.tables import assistants, runs, threads
 
+# The accept transaction's statements, built once with bound parameters (see _START below).
+_ASSISTANT = select(assistants).where(assistants.c.assistant_id == bindparam("b_id"))
+_THREAD = select(threads).where(threads.c.thread_id == bindparam("b_id"))
+_THREAD_FOR_UPDATE = _THREAD.with_for_update()
+_THREAD_BUSY = (
+    update(threads)
+    .where(threads.c.thread_id == bindparam("b_id"))
+    .values(status="busy", updated_at=bindparam("b_ts"))
+)
+_THREAD_BUSY_META = _THREAD_BUSY.values(
+    metadata=bindparam("b_metadata", type_=threads.c["metadata"].type)
+)
+
 
 def resolve_assistant(conn: Connection, id_or_graph_id: str) -> dict[str, Any] | None:
     """The assistant with this id, or — for a graph id — that graph's system assistant."""
@@ -31,11 +44,7 @@ def resolve_assistant(conn: Connection, id_or_graph_id: str) -> dict[str, Any] |
         candidates.append(str(uuid.UUID(id_or_graph_id)))
     candidates.append(system_assistant_id(id_or_graph_id))
     for candidate in candidates:
-        row = (
-            conn.execute(select(assistants).where(assistants.c.assistant_id == candidate))
-            .mappings()
-            .first()
-        )
+        row = conn.execute(_ASSISTANT, {"b_id": candidate}).mappings().first()
         if row is not None:
             return assistants_repo.to_api(row)
     return None
@@ -69,10 +78,8 @@ def accept_run(
     if assistant is None:
         raise missing_error("Assistant", assistant_ref)
     check(assistant)
-    stmt = select(threads).where(threads.c.thread_id == thread_id)
-    if lock_rows:
-        stmt = stmt.with_for_update()
-    row = conn.execute(stmt).mappings().first()
+    stmt = _THREAD_FOR_UPDATE if lock_rows else _THREAD
+    row = conn.execute(stmt, {"b_id": thread_id}).mappings().first()
     graph_meta = {"graph_id": assistant["graph_id"], "assistant_id": assistant["assistant_id"]}
     if row is None:
         if not create_thread:
@@ -90,11 +97,10 @@ def accept_run(
             raise busy_error(thread_id, inflight[0]["run_id"])
         changed = {k: v for k, v in graph_meta.items() if meta.get(k) != v}
         meta.update(changed)
-        conn.execute(
-            threads_repo.set_fields_stmt(
-                thread_id, status="busy", **({"metadata": meta} if changed else {})
-            )
-        )
+        if changed:
+            conn.execute(_THREAD_BUSY_META, {"b_id": thread_id, "b_ts": now(), "b_metadata": meta})
+        else:
+            conn.execute(_THREAD_BUSY, {"b_id": thread_id, "b_ts": now()})
     values = runs_repo.new_run_row(
         thread_id=thread_id, assistant_id=assistant["assistant_id"], **run_fields
     )

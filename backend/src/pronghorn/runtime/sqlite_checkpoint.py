@@ -1,0 +1,163 @@
+"""LangGraph's own sync SQLite saver and store, run on the SQLite worker's thread.
+
+``WorkerSqliteSaver`` and ``WorkerSqliteStore`` are LangGraph's ``SqliteSaver`` and
+``SqliteStore`` — their SQL, serialization and migrations, unchanged — with a thin async
+face: each async method runs the sync one on the worker thread (one hop). Checkpoint writes
+(``aput``, ``aput_writes``, ``adelete_thread``) go through the worker's group commit, so
+checkpoints of concurrent runs share transactions and a caller resumes only after its
+commit (``sync`` durability keeps its meaning). For that the saver's ``cursor()`` leaves
+the commit to the worker instead of committing itself. The store manages its own
+transactions (``BEGIN``/``COMMIT``), so its batches run as exclusive units between groups.
+
+Nothing here touches a private attribute of LangGraph or aiosqlite, and no lock is
+overwritten: both classes keep their own ``threading.Lock``, uncontended on one thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sqlite3
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import (
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+    DeltaChannelHistory,
+)
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.store.base import Op, Result, TTLConfig
+from langgraph.store.sqlite import SqliteStore
+
+from pronghorn.persistence.sqlite_worker import SqliteWorker
+
+log = logging.getLogger("pronghorn.store")
+
+
+class WorkerSqliteSaver(SqliteSaver):
+    """``SqliteSaver`` on the worker's connection, with async methods that hop to it."""
+
+    def __init__(self, worker: SqliteWorker) -> None:
+        super().__init__(worker.connection)
+        self.worker = worker
+
+    async def asetup(self) -> None:
+        await self.worker.call(self.setup, exclusive=True)
+
+    @contextlib.contextmanager
+    def cursor(self, transaction: bool = True) -> Iterator[sqlite3.Cursor]:
+        # Runs on the worker thread only. A write is a unit of a worker group: the group
+        # commits it (with its neighbours), so the cursor must not commit on its own.
+        cur = self.conn.cursor()
+        try:
+            yield cur
+        finally:
+            cur.close()
+
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        return await self.worker.call(lambda: self.get_tuple(config))
+
+    async def alist(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        items = await self.worker.call(
+            lambda: list(self.list(config, filter=filter, before=before, limit=limit))
+        )
+        for item in items:
+            yield item
+
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        return await self.worker.write(
+            lambda _conn: self.put(config, checkpoint, metadata, new_versions)
+        )
+
+    async def aput_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        await self.worker.write(lambda _conn: self.put_writes(config, writes, task_id, task_path))
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        await self.worker.write(lambda _conn: self.delete_thread(thread_id))
+
+    async def aget_delta_channel_history(
+        self, *, config: RunnableConfig, channels: Sequence[str]
+    ) -> Mapping[str, DeltaChannelHistory]:
+        return await self.worker.call(
+            lambda: self.get_delta_channel_history(config=config, channels=channels)
+        )
+
+
+class WorkerSqliteStore(SqliteStore):
+    """``SqliteStore`` on the worker's connection; ``abatch`` and ``sweep_ttl`` hop to it.
+    The periodic TTL sweep is an asyncio task (``start_sweeper``): LangGraph's sweeper would
+    use the connection from a thread of its own."""
+
+    def __init__(self, worker: SqliteWorker, *, ttl: TTLConfig | None = None) -> None:
+        # Registers a SQL function on the connection: construct it on the worker thread,
+        # with `open()`.
+        super().__init__(worker.connection, ttl=ttl)
+        self.worker = worker
+        self._sweeper: asyncio.Task[None] | None = None
+
+    @classmethod
+    async def open(cls, worker: SqliteWorker, *, ttl: TTLConfig | None = None) -> WorkerSqliteStore:
+        """A store built and set up (tables, migrations) on the worker thread."""
+
+        def build() -> WorkerSqliteStore:
+            store = cls(worker, ttl=ttl)
+            store.setup()
+            return store
+
+        return await worker.call(build, exclusive=True)
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        ops = list(ops)
+        return await self.worker.call(lambda: self.batch(ops), exclusive=True)
+
+    async def sweep_ttl(self) -> int:  # type: ignore[override]
+        """Delete expired items, on the worker (async, like the other stores' ``sweep_ttl``;
+        LangGraph's sync version runs there)."""
+        return await self.worker.call(lambda: SqliteStore.sweep_ttl(self), exclusive=True)
+
+    async def start_sweeper(self) -> None:
+        if not self.ttl_config or self._sweeper is not None:
+            return
+        interval = float(self.ttl_config.get("sweep_interval_minutes") or 5) * 60
+        self._sweeper = asyncio.create_task(self._sweep_every(interval), name="store-ttl")
+
+    async def _sweep_every(self, interval_s: float) -> None:
+        while True:
+            await asyncio.sleep(interval_s)
+            try:
+                expired = await self.sweep_ttl()
+                if expired:
+                    log.info("store swept expired items", extra={"count": expired})
+            except Exception:
+                log.exception("store TTL sweep failed")
+
+    async def stop_sweeper(self) -> None:
+        task, self._sweeper = self._sweeper, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task

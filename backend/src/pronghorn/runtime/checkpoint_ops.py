@@ -31,11 +31,12 @@ def _implements(saver: BaseCheckpointSaver, method: str) -> bool:
 
 
 def _tables_of(saver: BaseCheckpointSaver) -> repo.Saver:
-    """Which saver's tables these are (the two `open_persistence` builds)."""
-    module = type(saver).__module__
-    if module.startswith("langgraph.checkpoint.sqlite"):
+    """Which saver's tables these are (the savers `open_persistence` builds, or a subclass of
+    LangGraph's: the SQLite worker's saver is LangGraph's `SqliteSaver`)."""
+    modules = [cls.__module__ for cls in type(saver).__mro__]
+    if any(m.startswith("langgraph.checkpoint.sqlite") for m in modules):
         return "sqlite"
-    if module.startswith("langgraph.checkpoint.postgres"):
+    if any(m.startswith("langgraph.checkpoint.postgres") for m in modules):
         return "postgres"
     raise NotImplementedError(f"{type(saver).__name__} has no crash-safe thread rewrite")
 

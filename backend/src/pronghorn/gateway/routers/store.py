@@ -10,7 +10,7 @@ from pydantic import AfterValidator, BaseModel, Field
 
 from pronghorn.gateway.deps import get_runtime
 from pronghorn.gateway.errors import ApiError
-from pronghorn.gateway.serialization import JSONResponse
+from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.persistence.repos.common import iso
 from pronghorn.runtime.request_fields import FilterDict, Offset, TTLMinutes

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Depends
 
 from pronghorn import __version__
 from pronghorn.gateway.deps import get_runtime
-from pronghorn.gateway.serialization import JSONResponse
+from pronghorn.gateway.responses import JSONResponse
 from pronghorn.runtime.runtime import Runtime
 
 router = APIRouter()

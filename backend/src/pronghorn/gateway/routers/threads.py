@@ -15,7 +15,7 @@ from pydantic import AfterValidator, BaseModel, Field, model_validator
 from pronghorn.gateway.deps import check_uuid, get_runtime
 from pronghorn.gateway.errors import ApiError, conflict, not_found
 from pronghorn.gateway.paging import page_headers
-from pronghorn.gateway.serialization import JSONResponse
+from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.graphs.requests import AccessContext, GraphRequest
 from pronghorn.persistence.repos import threads as repo

@@ -17,7 +17,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "pronghorn"
 FORBIDDEN: dict[str, set[str]] = {
     "runtime": {"gateway", "cli"},
     "persistence": {"gateway", "runtime", "graphs", "agent", "models", "sandbox", "web", "cli"},
-    "graphs": {"gateway", "cli"},
+    "graphs": {"gateway", "runtime", "persistence", "cli"},
     "agent": {"gateway", "runtime", "persistence", "graphs", "cli"},
     "models": {"gateway", "runtime", "persistence", "graphs", "agent", "sandbox", "web", "cli"},
     "sandbox": {"gateway", "runtime", "persistence", "graphs", "agent", "models", "web", "cli"},

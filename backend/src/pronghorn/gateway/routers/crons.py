@@ -147,9 +147,8 @@ async def _assistant_key(conn: Any, assistant_id: str | None) -> str | None:
 
 
 def _poke(runtime: Runtime) -> None:
-    sched = runtime.extras.get("scheduler")
-    if sched is not None:
-        sched.poke()
+    if runtime.is_started("scheduler"):
+        runtime.scheduler.poke()
 
 
 @router.post("/runs/crons")

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from pronghorn.persistence.repos import assistants as assistants_repo
@@ -357,3 +357,24 @@ class RunManager:
             job.interrupt("shutdown")
         if left:
             await asyncio.wait([asyncio.ensure_future(j.done.wait()) for j in left], timeout=10)
+
+    # -- thread turns ------------------------------------------------------------------
+    @contextlib.asynccontextmanager
+    async def thread_turn(
+        self, thread_id: str, *, busy: Callable[[str], Exception]
+    ) -> AsyncIterator[None]:
+        """Hold the thread's place in its run order for the block (a state update): raise
+        ``busy(run_id)`` if a run of the thread is in flight here; otherwise runs created
+        meanwhile wait (pending) until the block exits. Check and claim happen in one step
+        of the event loop, so no run can start in between."""
+        for job in list(self._jobs.values()):
+            if job.thread_id == thread_id:
+                raise busy(job.run_id)
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._tails[thread_id] = turn
+        try:
+            yield
+        finally:
+            turn.set_result(None)
+            if self._tails.get(thread_id) is turn:
+                del self._tails[thread_id]

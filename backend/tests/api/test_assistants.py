@@ -10,7 +10,7 @@ from langgraph_sdk.client import LangGraphClient
 from langgraph_sdk.errors import ConflictError, NotFoundError, UnprocessableEntityError
 
 from api.conftest import ECHO_ASSISTANT_ID
-from pronghorn.graphs.registry import system_assistant_id
+from pronghorn.ids import system_assistant_id
 from support.live import LiveServer
 
 

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from sqlalchemy import update
 
-from pronghorn.graphs.registry import system_assistant_id
+from pronghorn.ids import system_assistant_id
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.repos import assistants, threads
 from pronghorn.persistence.repos.common import now

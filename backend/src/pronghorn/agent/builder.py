@@ -43,10 +43,10 @@ from pronghorn.agent.prompt import build_system_prompt
 from pronghorn.agent.state import ThreadState
 from pronghorn.config.schema import AgentConfig, AppConfig
 from pronghorn.models.factory import ModelFactory
+from pronghorn.sandbox.base import SandboxProvider
 
 log = logging.getLogger("pronghorn.agent")
 
-BREAKERS_KEY = "agent.circuit_breakers"
 OFFLINE_PROVIDERS = frozenset({"scripted", "demo"})
 
 PHASES = (
@@ -165,37 +165,44 @@ def build_agent(
     )
 
 
+@dataclass(frozen=True)
+class AgentDeps:
+    """What every lead agent of one app shares: the sandbox provider, the data dir and the
+    circuit breakers (one per model, kept across rebuilds)."""
+
+    sandboxes: SandboxProvider
+    data_dir: Path
+    breakers: CircuitBreakers = field(default_factory=CircuitBreakers)
+
+
 def default_tools(
-    runtime: Any, options: AgentOptions, *, vision: bool, config: AppConfig | None = None
+    deps: AgentDeps, options: AgentOptions, *, vision: bool, config: AppConfig
 ) -> list[BaseTool]:
-    """The tools engineer's ``build_tools`` with this runtime's dependencies."""
+    """The tools engineer's ``build_tools`` with the app's dependencies."""
     from pronghorn.agent.tools import ToolDeps, build_tools
     from pronghorn.web.search import search_provider_from_config
 
-    cfg = config or runtime.config
-    deps = ToolDeps(
-        sandboxes=runtime.sandbox,
-        config=cfg,
-        data_dir=Path(runtime.data_dir),
-        search=search_provider_from_config(cfg.web),
+    tool_deps = ToolDeps(
+        sandboxes=deps.sandboxes,
+        config=config,
+        data_dir=deps.data_dir,
+        search=search_provider_from_config(config.web),
         vision=vision,
     )
-    return build_tools(deps, options=options)
+    return build_tools(tool_deps, options=options)
 
 
 def build_lead_agent(
-    runtime: Any,
+    deps: AgentDeps,
     options: AgentOptions,
     *,
+    config: AppConfig,
+    models: ModelFactory,
     tools: Sequence[BaseTool] | None = None,
     today: dt.date | None = None,
-    config: AppConfig | None = None,
-    models: ModelFactory | None = None,
 ) -> Any:
-    """The lead agent for one (config snapshot, options), from the app ``Runtime``;
-    ``config``/``models`` are the run's snapshot and its model factory (default: live)."""
-    cfg = config or runtime.config
-    models = models or runtime.models
+    """The lead agent for one (config snapshot, options): ``config``/``models`` are the
+    run's snapshot and its model factory."""
     entry = models.resolve(options.model_name)
     thinking = options.thinking_enabled and entry.supports_thinking
     model = models.create(
@@ -204,17 +211,16 @@ def build_lead_agent(
     internal = None
     if entry.provider not in OFFLINE_PROVIDERS:
         internal = models.create(entry.name, thinking_enabled=False)
-    breakers = runtime.extras.setdefault(BREAKERS_KEY, CircuitBreakers())
     if tools is None:
-        tools = default_tools(runtime, options, vision=entry.supports_vision, config=cfg)
+        tools = default_tools(deps, options, vision=entry.supports_vision, config=config)
     parts = AgentParts(
         model=model,
         model_name=entry.name,
         tools=tools,
-        data_dir=Path(runtime.data_dir),
-        agent_config=cfg.agent,
-        sandboxes=runtime.sandbox,
-        breakers=breakers,
+        data_dir=deps.data_dir,
+        agent_config=config.agent,
+        sandboxes=deps.sandboxes,
+        breakers=deps.breakers,
         internal_model=internal,
         max_attempts=entry.max_retries + 1,
         vision=entry.supports_vision,

@@ -15,7 +15,15 @@ from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from pronghorn.gateway.serialization import JSONResponse
+from pronghorn.gateway.responses import JSONResponse
+from pronghorn.runtime.errors import (
+    Conflict,
+    DomainError,
+    InvalidRun,
+    NotFound,
+    RefusedRun,
+    Unavailable,
+)
 
 log = logging.getLogger("pronghorn.http")
 
@@ -39,6 +47,24 @@ def conflict(detail: str) -> ApiError:
 
 def bad_request(detail: str) -> ApiError:
     return ApiError(400, detail)
+
+
+DOMAIN_STATUS: Mapping[type[DomainError], int] = {
+    InvalidRun: 400,
+    NotFound: 404,
+    Conflict: 409,
+    RefusedRun: 422,
+    Unavailable: 503,
+}
+"""The HTTP status of each kind of runtime error (the most specific class wins)."""
+
+
+def domain_status(exc: DomainError) -> int:
+    for kind in type(exc).__mro__:
+        status = DOMAIN_STATUS.get(kind)  # type: ignore[call-overload]
+        if status is not None:
+            return status
+    return 400
 
 
 class ErrorResponse(BaseModel):
@@ -104,6 +130,10 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def _api_error(_: Request, exc: ApiError) -> JSONResponse:
         return JSONResponse({"detail": exc.detail}, status_code=exc.status)
+
+    @app.exception_handler(DomainError)
+    async def _domain_error(_: Request, exc: DomainError) -> JSONResponse:
+        return JSONResponse({"detail": exc.message}, status_code=domain_status(exc))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from pronghorn.config.hosts import LOOPBACK_NAMES, HostPatterns, normalize_host
-from pronghorn.gateway.serialization import JSONResponse
+from pronghorn.gateway.responses import JSONResponse
 
 PROBE_PATHS = frozenset({"/health", "/ready"})
 

@@ -18,7 +18,7 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pronghorn.gateway.host_guard import header
-from pronghorn.gateway.serialization import JSONResponse
+from pronghorn.gateway.responses import JSONResponse
 
 UNCAPPED_PATHS = re.compile(r"^/api/threads/[^/]+/uploads/?$")
 

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import contextvars
 import json
 import logging
 import sys
 import time
 
-request_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar(
-    "request_id", default=None
-)
-run_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("run_id", default=None)
+from pronghorn.runtime.log_context import request_id_var, run_id_var
 
 _STD_ATTRS = set(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "color_message"}
 

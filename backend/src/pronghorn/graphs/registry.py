@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,17 +25,10 @@ from pronghorn.graphs.requests import GraphRequest
 
 BuiltinFactory = Callable[[GraphRequest], Any]
 
-# The namespace the reference server uses for system assistant ids (uuid5(NS, graph_id)).
-SYSTEM_ASSISTANT_NAMESPACE = uuid.UUID("6ba7b821-9dad-11d1-80b4-00c04fd430c8")
-
 
 def builtin_spec(graph_id: str) -> str:
     """The spec a built-in graph is listed under (``builtin:<id>``)."""
     return f"builtin:{graph_id}"
-
-
-def system_assistant_id(graph_id: str) -> str:
-    return str(uuid.uuid5(SYSTEM_ASSISTANT_NAMESPACE, graph_id))
 
 
 class GraphLoadError(LoadError):

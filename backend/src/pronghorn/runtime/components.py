@@ -9,9 +9,9 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from pronghorn.gateway.errors import ApiError
 from pronghorn.models.errors import UnknownModelError
 from pronghorn.models.factory import ModelFactory
+from pronghorn.runtime.errors import InvalidRun, RefusedRun
 from pronghorn.runtime.event_store import SqlEventStore
 from pronghorn.runtime.executor import Executor
 from pronghorn.runtime.manager import RunManager
@@ -52,7 +52,7 @@ def check_model(runtime: Runtime) -> Callable[[RunCreate, dict[str, Any]], None]
         try:
             runtime.models.resolve(str(name))
         except UnknownModelError:
-            raise ApiError(400, f"Unknown model {name!r}; see GET /api/models") from None
+            raise InvalidRun(f"Unknown model {name!r}; see GET /api/models") from None
 
     return validate
 
@@ -65,7 +65,7 @@ def check_webhook(runtime: Runtime) -> Callable[[RunCreate, dict[str, Any]], Non
         try:
             check_webhook_url(req.webhook, allow_private=allow)
         except WebhookRefusedError as exc:
-            raise ApiError(422, str(exc)) from None
+            raise RefusedRun(str(exc)) from None
 
     return validate
 

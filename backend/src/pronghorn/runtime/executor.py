@@ -10,8 +10,6 @@ from typing import Any
 
 from langgraph.types import Command, Send
 
-from pronghorn.gateway.logs import run_id_var
-from pronghorn.gateway.serialization import dumps, to_jsonable
 from pronghorn.graphs.registry import GraphRegistry
 from pronghorn.graphs.requests import GraphRequest
 from pronghorn.persistence.db import Database
@@ -20,6 +18,8 @@ from pronghorn.runtime.broker import EventBroker
 from pronghorn.runtime.checkpoint_ops import delete_run_checkpoints
 from pronghorn.runtime.graph_stream import stream_graph
 from pronghorn.runtime.jobs import Job
+from pronghorn.runtime.log_context import run_id_var
+from pronghorn.runtime.serialization import dumps, to_jsonable
 from pronghorn.runtime.state import thread_values_and_interrupts
 from pronghorn.runtime.usage import UsageCounter
 from pronghorn.runtime.webhook import WebhookSender

@@ -12,15 +12,15 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from pronghorn.gateway.errors import ApiError, conflict, not_found
 from pronghorn.persistence.repos import assistants as assistants_repo
 from pronghorn.persistence.repos import run_units
 from pronghorn.persistence.repos import runs as runs_repo
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.persistence.repos.common import new_id
+from pronghorn.runtime.errors import Conflict, DomainError, NotFound, Unavailable
 from pronghorn.runtime.executor import Executor
 from pronghorn.runtime.jobs import Job
 from pronghorn.runtime.limiter import FairLimiter
@@ -81,7 +81,7 @@ class RunManager:
     # -- create ----------------------------------------------------------------------
     def _check(self, req: RunCreate, assistant: dict[str, Any]) -> None:
         if assistant["graph_id"] not in self.ex.graphs:
-            raise ApiError(404, f"Graph {assistant['graph_id']!r} is not loaded")
+            raise NotFound(f"Graph {assistant['graph_id']!r} is not loaded")
         for validate in self.validators:
             validate(req, assistant)
 
@@ -91,12 +91,12 @@ class RunManager:
         async with self.db.read() as conn:
             assistant = await assistants_repo.resolve_assistant(conn, req.assistant_id)
         if assistant is None:
-            raise not_found("Assistant", req.assistant_id)
+            raise NotFound.of("Assistant", req.assistant_id)
         self._check(req, assistant)
 
     async def create(self, thread_id: str | None, req: RunCreate) -> Job:
         if not self._accepting:
-            raise ApiError(503, "The server is shutting down; retry shortly")
+            raise Unavailable("The server is shutting down; retry shortly")
         stateless = thread_id is None
         # The config the run is accepted under (and will execute with), taken before any await.
         snapshot, version = self.ex.settings.current, self.ex.settings.version
@@ -127,10 +127,10 @@ class RunManager:
                     "temporary": stateless,
                     "owner": self.owner,
                 },
-                busy_error=lambda t, r: conflict(
+                busy_error=lambda t, r: Conflict(
                     f"Thread {t} is busy with run {r} (multitask_strategy=reject)"
                 ),
-                missing_error=not_found,
+                missing_error=NotFound.of,
             )
 
         accepted = await self.db.retry(lambda: self.db.run(unit))
@@ -148,7 +148,7 @@ class RunManager:
         await self._start(job)
         if inflight and req.multitask_strategy in ("interrupt", "rollback"):
             for other in inflight:
-                with contextlib.suppress(ApiError):
+                with contextlib.suppress(DomainError):
                     await self.cancel(tid, other["run_id"], action=req.multitask_strategy)
         return job
 
@@ -199,7 +199,7 @@ class RunManager:
         if job is None or (thread_id is not None and job.thread_id != thread_id):
             row = await self.db.run(lambda c: run_units.get_run(c, run_id, thread_id))
             if row is None:
-                raise not_found("Run", run_id)
+                raise NotFound.of("Run", run_id)
             if row["status"] in runs_repo.INFLIGHT:
                 # Owned by no live task here (a dead process): settle it directly.
                 await self.ex.settle_orphan(
@@ -208,7 +208,7 @@ class RunManager:
                 return None
             if row["status"] == "interrupted":
                 return None  # already cancelled: cancelling again is a no-op
-            raise conflict(f"Run {run_id} already finished with status {row['status']!r}")
+            raise Conflict(f"Run {run_id} already finished with status {row['status']!r}")
         job.interrupt(action)
         if wait:
             await job.done.wait()
@@ -221,7 +221,7 @@ class RunManager:
         task.add_done_callback(self._background.discard)
 
     async def _cancel_quietly(self, thread_id: str, run_id: str) -> None:
-        with contextlib.suppress(ApiError):
+        with contextlib.suppress(DomainError):
             await self.cancel(thread_id, run_id, action="interrupt")
 
     async def cancel_many(
@@ -232,7 +232,7 @@ class RunManager:
                 conn, thread_id=thread_id, run_ids=run_ids, status=status
             )
         for row in rows:
-            with contextlib.suppress(ApiError):
+            with contextlib.suppress(DomainError):
                 await self.cancel(row["thread_id"], row["run_id"], action=action)
         return len(rows)
 
@@ -244,7 +244,7 @@ class RunManager:
                 conn, thread_id=None, run_ids=None, status=None, assistant_id=assistant_id
             )
         for row in rows:
-            with contextlib.suppress(ApiError):
+            with contextlib.suppress(DomainError):
                 await self.cancel(row["thread_id"], row["run_id"], action="interrupt")
         for job in [j for j in self._jobs.values() if j.assistant["assistant_id"] == assistant_id]:
             await job.done.wait()
@@ -264,7 +264,7 @@ class RunManager:
         """What /join returns for a run that is no longer in memory."""
         run = await self.db.run(lambda c: run_units.get_run(c, run_id, thread_id))
         if run is None:
-            raise not_found("Run", run_id)
+            raise NotFound.of("Run", run_id)
         async with self.db.read() as conn:
             thread = await threads_repo.get(conn, thread_id)
         if run["status"] in ("error", "timeout") and run.get("error"):
@@ -370,3 +370,24 @@ class RunManager:
             job.interrupt("shutdown")
         if left:
             await asyncio.wait([asyncio.ensure_future(j.done.wait()) for j in left], timeout=10)
+
+    # -- thread turns ------------------------------------------------------------------
+    @contextlib.asynccontextmanager
+    async def thread_turn(
+        self, thread_id: str, *, busy: Callable[[str], Exception]
+    ) -> AsyncIterator[None]:
+        """Hold the thread's place in its run order for the block (a state update): raise
+        ``busy(run_id)`` if a run of the thread is in flight here; otherwise runs created
+        meanwhile wait (pending) until the block exits. Check and claim happen in one step
+        of the event loop, so no run can start in between."""
+        for job in list(self._jobs.values()):
+            if job.thread_id == thread_id:
+                raise busy(job.run_id)
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._tails[thread_id] = turn
+        try:
+            yield
+        finally:
+            turn.set_result(None)
+            if self._tails.get(thread_id) is turn:
+                del self._tails[thread_id]

@@ -21,12 +21,13 @@ from langgraph.graph.message import add_messages
 from pydantic import ValidationError
 
 from pronghorn.graphs.registry import GraphRegistry, builtin_spec
+from pronghorn.runtime.errors import InvalidRun
 from pronghorn.runtime.run_request import RunCreate
 
 MESSAGE_GRAPH_SPECS = frozenset({builtin_spec("lead_agent")})
 
 
-class InvalidRunInput(ValueError):
+class InvalidRunInput(InvalidRun, ValueError):
     """The run's input cannot be given to its graph (the gateway answers 400)."""
 
 

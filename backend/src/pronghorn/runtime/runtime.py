@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Generic, Literal, TypeVar, overload
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import BaseStore
@@ -19,28 +19,105 @@ from pronghorn.persistence.db import Database, default_sqlite_url
 
 if TYPE_CHECKING:
     from pronghorn.config.holder import ConfigHolder
+    from pronghorn.models.factory import ModelFactory
+    from pronghorn.runtime.broker import EventBroker
+    from pronghorn.runtime.manager import RunManager
+    from pronghorn.runtime.scheduler import Scheduler
+    from pronghorn.sandbox.base import SandboxProvider
 
 log = logging.getLogger("pronghorn.runtime")
 
+T = TypeVar("T")
 
-@dataclass
+Component = Literal["models", "sandbox", "broker", "runs", "scheduler"]
+
+
+class NotStarted(RuntimeError):
+    """A component read before the lifespan started it (a wiring bug, never a user error)."""
+
+
+class Started(Generic[T]):
+    """A Runtime field set when its component starts (runtime/components.py; the model
+    factory is replaced on each config change).
+
+    Reading it earlier raises `NotStarted` instead of handing out `None`, so every reader
+    sees the exact type (`runtime.runs` is a `RunManager`, never optional)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+        self.slot = f"_started_{name}"
+
+    @overload
+    def __get__(self, obj: None, objtype: type | None = None) -> Started[T]: ...
+    @overload
+    def __get__(self, obj: object, objtype: type | None = None) -> T: ...
+    def __get__(self, obj: object | None, objtype: type | None = None) -> T | Started[T]:
+        if obj is None:
+            return self
+        try:
+            value: T = obj.__dict__[self.slot]
+        except KeyError:
+            raise NotStarted(f"runtime.{self.name} is used before it has started") from None
+        return value
+
+    def __set__(self, obj: object, value: T) -> None:
+        obj.__dict__[self.slot] = value
+
+
+class StoreSweeper:
+    """Expires store items before reads, at most once per `every_s`: the LangGraph stores
+    only drop expired items in their periodic sweep (minutes apart) and SQLite's still
+    returns them on read, so the store API sweeps first."""
+
+    def __init__(self, store: BaseStore, every_s: float = 0.5) -> None:
+        self.store = store
+        self.every_s = every_s
+        self._last = float("-inf")
+
+    async def before_read(self) -> None:
+        sweep = getattr(self.store, "sweep_ttl", None)
+        if sweep is None or time.monotonic() - self._last < self.every_s:
+            return
+        self._last = time.monotonic()
+        await sweep()
+
+
 class Runtime:
-    settings: ConfigHolder
-    data_dir: Path
-    db: Database
-    checkpointer: BaseCheckpointSaver
-    store: BaseStore
-    graphs: GraphRegistry
-    extras: dict[str, Any] = field(default_factory=dict)
-    runs: Any = None
-    broker: Any = None
-    models: Any = None
-    sandbox: Any = None
+    """The core (config, data dir, database, checkpointer, store, graphs) is given at
+    construction; the components are set once each as the lifespan starts them, in order:
+    models, sandbox, broker, runs, scheduler."""
+
+    models: Started[ModelFactory] = Started()
+    sandbox: Started[SandboxProvider] = Started()
+    broker: Started[EventBroker] = Started()
+    runs: Started[RunManager] = Started()
+    scheduler: Started[Scheduler] = Started()
+
+    def __init__(
+        self,
+        *,
+        settings: ConfigHolder,
+        data_dir: Path,
+        db: Database,
+        checkpointer: BaseCheckpointSaver,
+        store: BaseStore,
+        graphs: GraphRegistry,
+    ) -> None:
+        self.settings = settings
+        self.data_dir = data_dir
+        self.db = db
+        self.checkpointer = checkpointer
+        self.store = store
+        self.graphs = graphs
+        self.store_sweeper = StoreSweeper(store)
 
     @property
     def config(self) -> AppConfig:
         """The config snapshot current right now (runs capture it at their start)."""
         return self.settings.current
+
+    def is_started(self, component: Component) -> bool:
+        return f"_started_{component}" in self.__dict__
 
 
 def resolve_data_dir(config: AppConfig, base_dir: Path) -> Path:

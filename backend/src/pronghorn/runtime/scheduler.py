@@ -121,7 +121,7 @@ class Scheduler:
 @contextlib.asynccontextmanager
 async def scheduler(runtime: Runtime) -> AsyncIterator[None]:
     sched = Scheduler(runtime)
-    runtime.extras["scheduler"] = sched
+    runtime.scheduler = sched
     task = asyncio.create_task(sched.run_forever(), name="cron-scheduler")
     try:
         yield

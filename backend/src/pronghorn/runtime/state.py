@@ -7,7 +7,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import Interrupt, PregelTask, StateSnapshot
 
-from pronghorn.gateway.serialization import to_jsonable
+from pronghorn.runtime.serialization import to_jsonable
 
 
 def checkpoint_of(config: RunnableConfig | None) -> dict[str, Any] | None:

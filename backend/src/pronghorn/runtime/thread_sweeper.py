@@ -24,7 +24,7 @@ DEFAULT_USER_ID = "default"
 async def purge_thread(runtime: Runtime, thread_id: str, *, user_id: str = DEFAULT_USER_ID) -> bool:
     """Delete everything of a thread: in-flight runs are cancelled first, then the row (runs,
     events and crons follow by foreign key), its checkpoints and its files. False if unknown."""
-    if runtime.runs is not None and hasattr(runtime.runs, "cancel_thread"):
+    if runtime.is_started("runs"):
         await runtime.runs.cancel_thread(thread_id)
     async with runtime.db.tx() as conn:
         existed = await threads_repo.delete_thread(conn, thread_id)

@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 
-from pronghorn.gateway.serialization import dumps
+from pronghorn.runtime.serialization import dumps
 from pronghorn.web.ssrf import BlockedURLError, FetchError, check_static, pinned_request, vet_url
 
 log = logging.getLogger("pronghorn.webhook")

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pronghorn.gateway.deps import check_uuid, get_runtime
 from pronghorn.gateway.errors import ApiError, invalid, not_found
 from pronghorn.gateway.paging import page_headers
-from pronghorn.gateway.serialization import JSONResponse
+from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.persistence.repos import assistants as assistants_repo
 from pronghorn.persistence.repos import crons as crons_repo
@@ -147,9 +147,8 @@ async def _assistant_key(conn: Any, assistant_id: str | None) -> str | None:
 
 
 def _poke(runtime: Runtime) -> None:
-    sched = runtime.extras.get("scheduler")
-    if sched is not None:
-        sched.poke()
+    if runtime.is_started("scheduler"):
+        runtime.scheduler.poke()
 
 
 @router.post("/runs/crons")

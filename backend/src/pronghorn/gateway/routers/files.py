@@ -30,7 +30,7 @@ from python_multipart.multipart import MultipartParser, parse_options_header
 from pronghorn.gateway.deps import check_uuid, get_runtime
 from pronghorn.gateway.descriptor_response import serve_descriptor
 from pronghorn.gateway.errors import ApiError, not_found
-from pronghorn.gateway.serialization import JSONResponse
+from pronghorn.gateway.responses import JSONResponse
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.runtime.runtime import Runtime
 from pronghorn.sandbox import safe_open

@@ -13,14 +13,13 @@ from pydantic import ValidationError
 
 from pronghorn.gateway.deps import check_uuid, get_runtime
 from pronghorn.gateway.errors import ApiError, invalid, not_found
-from pronghorn.gateway.serialization import JSONResponse, dumps
+from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.sse import filter_modes, parse_last_event_id, sse_response
 from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.persistence.repos import run_units
 from pronghorn.persistence.repos import runs as runs_repo
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.runtime.jobs import Job
-from pronghorn.runtime.message_input import InvalidRunInput
 from pronghorn.runtime.request_fields import INT64_MAX
 from pronghorn.runtime.run_request import (
     STREAM_MODES,
@@ -29,6 +28,7 @@ from pronghorn.runtime.run_request import (
     check_stream_modes,
 )
 from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.serialization import dumps
 
 router = APIRouter(prefix="/api/langgraph", tags=["runs"], route_class=StrictJSONRoute)
 
@@ -42,13 +42,6 @@ def _parse(body: Any) -> RunCreate:
         return RunCreate.model_validate(body)
     except ValidationError as exc:
         raise invalid(exc) from None
-
-
-async def _create(runtime: Runtime, thread_id: str | None, req: RunCreate) -> Job:
-    try:
-        return await runtime.runs.create(thread_id, req)
-    except InvalidRunInput as exc:
-        raise ApiError(400, str(exc)) from None
 
 
 def _run_paths(job: Job, stateless: bool) -> tuple[str, str]:
@@ -128,7 +121,7 @@ async def create_run(
     thread_id: str, body: Any = Body(...), runtime: Runtime = Depends(get_runtime)
 ) -> Response:
     tid = check_uuid(thread_id, "thread")
-    job = await _create(runtime, tid, _parse(body))
+    job = await runtime.runs.create(tid, _parse(body))
     _, content = _run_paths(job, False)
     return JSONResponse(job.run, headers={"Content-Location": content})
 
@@ -138,7 +131,7 @@ async def stream_run(
     thread_id: str, body: Any = Body(...), runtime: Runtime = Depends(get_runtime)
 ) -> Response:
     tid = check_uuid(thread_id, "thread")
-    job = await _create(runtime, tid, _parse(body))
+    job = await runtime.runs.create(tid, _parse(body))
     return _stream_job(runtime, job, stateless=False)
 
 
@@ -148,7 +141,7 @@ async def wait_run(
 ) -> Response:
     tid = check_uuid(thread_id, "thread")
     req = _parse(body)
-    job = await _create(runtime, tid, req)
+    job = await runtime.runs.create(tid, req)
     return _wait_response(
         runtime, job, stateless=False, cancel_on_disconnect=req.on_disconnect == "cancel"
     )
@@ -158,7 +151,7 @@ async def wait_run(
 async def create_stateless(
     body: Any = Body(...), runtime: Runtime = Depends(get_runtime)
 ) -> Response:
-    job = await _create(runtime, None, _parse(body))
+    job = await runtime.runs.create(None, _parse(body))
     _, content = _run_paths(job, True)
     return JSONResponse(job.run, headers={"Content-Location": content})
 
@@ -167,7 +160,7 @@ async def create_stateless(
 async def stream_stateless(
     body: Any = Body(...), runtime: Runtime = Depends(get_runtime)
 ) -> Response:
-    job = await _create(runtime, None, _parse(body))
+    job = await runtime.runs.create(None, _parse(body))
     return _stream_job(runtime, job, stateless=True)
 
 
@@ -176,7 +169,7 @@ async def wait_stateless(
     body: Any = Body(...), runtime: Runtime = Depends(get_runtime)
 ) -> Response:
     req = _parse(body)
-    job = await _create(runtime, None, req)
+    job = await runtime.runs.create(None, req)
     return _wait_response(
         runtime, job, stateless=True, cancel_on_disconnect=req.on_disconnect == "cancel"
     )
@@ -188,11 +181,8 @@ async def create_batch(body: Any = Body(...), runtime: Runtime = Depends(get_run
         raise ApiError(422, "Request body must be a JSON array of runs")
     requests = [_parse(item) for item in body]  # validate all before creating any
     for req in requests:
-        try:
-            await runtime.runs.precheck(req)
-        except InvalidRunInput as exc:
-            raise ApiError(400, str(exc)) from None
-    jobs = [await _create(runtime, None, req) for req in requests]
+        await runtime.runs.precheck(req)
+    jobs = [await runtime.runs.create(None, req) for req in requests]
     return JSONResponse([j.run for j in jobs])
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Response
@@ -10,17 +9,13 @@ from pydantic import AfterValidator, BaseModel, Field
 
 from pronghorn.gateway.deps import get_runtime
 from pronghorn.gateway.errors import ApiError
-from pronghorn.gateway.serialization import JSONResponse
+from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.persistence.repos.common import iso
 from pronghorn.runtime.request_fields import FilterDict, Offset, TTLMinutes
 from pronghorn.runtime.runtime import Runtime
 
 router = APIRouter(prefix="/api/langgraph/store", tags=["store"], route_class=StrictJSONRoute)
-
-# The LangGraph stores only drop expired items in their periodic sweep (minutes apart) and
-# SQLite's still returns them on read, so reads sweep expired items first, at most this often.
-SWEEP_ON_READ_EVERY_S = 0.5
 
 MAX_NAMESPACE_DEPTH = 2**31 - 1
 
@@ -116,16 +111,6 @@ def item_json(item: Any) -> dict[str, Any]:
     return out
 
 
-async def _sweep_if_needed(runtime: Runtime) -> None:
-    if not hasattr(runtime.store, "sweep_ttl"):
-        return
-    last = runtime.extras.get("store_read_sweep_at", 0.0)
-    if time.monotonic() - last < SWEEP_ON_READ_EVERY_S:
-        return
-    runtime.extras["store_read_sweep_at"] = time.monotonic()
-    await runtime.store.sweep_ttl()
-
-
 @router.put("/items", status_code=204)
 async def put_item(body: StorePut, runtime: Runtime = Depends(get_runtime)) -> Response:
     namespace = check_namespace(body.namespace, writing=True)
@@ -148,7 +133,7 @@ async def get_item(
     labels = check_namespace(namespace.split(".") if namespace else [])
     if "\x00" in key:
         raise ApiError(422, "key: keys cannot contain NUL characters")
-    await _sweep_if_needed(runtime)
+    await runtime.store_sweeper.before_read()
     item = await runtime.store.aget(labels, key, refresh_ttl=refresh_ttl)
     return JSONResponse(item_json(item) if item is not None else None)
 
@@ -163,7 +148,7 @@ async def delete_item(body: StoreDelete, runtime: Runtime = Depends(get_runtime)
 @router.post("/items/search")
 async def search_items(body: StoreSearch, runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
     prefix = check_namespace(body.namespace_prefix or [], allow_empty=True)
-    await _sweep_if_needed(runtime)
+    await runtime.store_sweeper.before_read()
     items = await runtime.store.asearch(
         prefix,
         query=body.query,
@@ -181,7 +166,7 @@ async def list_namespaces(
 ) -> JSONResponse:
     prefix = check_namespace(body.prefix, allow_empty=True) if body.prefix else None
     suffix = check_namespace(body.suffix, allow_empty=True) if body.suffix else None
-    await _sweep_if_needed(runtime)
+    await runtime.store_sweeper.before_read()
     namespaces = await runtime.store.alist_namespaces(
         prefix=prefix,
         suffix=suffix,

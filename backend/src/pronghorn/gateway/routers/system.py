@@ -6,7 +6,7 @@ from fastapi import APIRouter, Depends
 
 from pronghorn import __version__
 from pronghorn.gateway.deps import get_runtime
-from pronghorn.gateway.serialization import JSONResponse
+from pronghorn.gateway.responses import JSONResponse
 from pronghorn.runtime.runtime import Runtime
 
 router = APIRouter()
@@ -20,9 +20,7 @@ async def health() -> dict:
 @router.get("/ready")
 async def ready(runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
     checks = {"database": await runtime.db.ping()}
-    broker = runtime.broker
-    if broker is not None and hasattr(broker, "ping"):
-        checks["broker"] = await broker.ping()
+    checks["broker"] = await runtime.broker.ping()
     ok = all(checks.values())
     return JSONResponse(
         {"status": "ok" if ok else "unavailable", "checks": checks},

@@ -15,7 +15,7 @@ from pydantic import AfterValidator, BaseModel, Field, model_validator
 from pronghorn.gateway.deps import check_uuid, get_runtime
 from pronghorn.gateway.errors import ApiError, conflict, not_found
 from pronghorn.gateway.paging import page_headers
-from pronghorn.gateway.serialization import JSONResponse
+from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.graphs.requests import AccessContext, GraphRequest
 from pronghorn.persistence.repos import threads as repo
@@ -30,6 +30,7 @@ from pronghorn.runtime.request_fields import (
 )
 from pronghorn.runtime.runtime import Runtime
 from pronghorn.runtime.thread_sweeper import purge_thread
+from pronghorn.runtime.threads import while_idle
 
 router = APIRouter(prefix="/api/langgraph/threads", tags=["threads"], route_class=StrictJSONRoute)
 
@@ -392,18 +393,26 @@ async def post_state(
     runtime: Runtime = Depends(get_runtime),
 ) -> JSONResponse:
     row = await load_row(runtime, thread_id)
-    if row["status"] == "busy":
-        raise conflict(f"Thread {row['thread_id']} is busy: a run is in flight")
     checkpoint: dict[str, Any] | str | None = body.checkpoint or body.checkpoint_id
-    async with thread_graph(runtime, row, "threads.update") as graph:
-        if graph is None:
-            raise ApiError(400, "Thread has no graph yet: run it first or create it with graph_id")
-        with _bad_update():
-            result = await st.update_state(
-                graph, row["thread_id"], body.values, as_node=body.as_node, checkpoint=checkpoint
-            )
-        await refresh_cache(runtime, row["thread_id"], graph)
-    return JSONResponse(result)
+
+    async def update() -> dict[str, Any]:
+        async with thread_graph(runtime, row, "threads.update") as graph:
+            if graph is None:
+                raise ApiError(
+                    400, "Thread has no graph yet: run it first or create it with graph_id"
+                )
+            with _bad_update():
+                result = await st.update_state(
+                    graph,
+                    row["thread_id"],
+                    body.values,
+                    as_node=body.as_node,
+                    checkpoint=checkpoint,
+                )
+            await refresh_cache(runtime, row["thread_id"], graph)
+        return result
+
+    return JSONResponse(await while_idle(runtime.runs, row, update))
 
 
 async def _history(runtime: Runtime, thread_id: str, body: HistorySearch) -> JSONResponse:

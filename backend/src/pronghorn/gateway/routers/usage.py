@@ -6,7 +6,7 @@ from fastapi import APIRouter, Depends
 
 from pronghorn.gateway.deps import check_uuid, get_runtime
 from pronghorn.gateway.errors import not_found
-from pronghorn.gateway.serialization import JSONResponse
+from pronghorn.gateway.responses import JSONResponse
 from pronghorn.persistence.repos import runs as runs_repo
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.runtime.runtime import Runtime

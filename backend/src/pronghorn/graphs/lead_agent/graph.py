@@ -16,15 +16,15 @@ import datetime as dt
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any, Protocol
 
-from pronghorn.agent.builder import build_lead_agent
+from pronghorn.agent.builder import AgentDeps, build_lead_agent
 from pronghorn.agent.options import AgentOptions
+from pronghorn.config.holder import ConfigHolder
 from pronghorn.graphs.requests import GraphRequest
 from pronghorn.models.factory import ModelFactory
-
-if TYPE_CHECKING:
-    from pronghorn.runtime.runtime import Runtime
+from pronghorn.sandbox.base import SandboxProvider
 
 MAX_CACHED = 32
 
@@ -58,19 +58,41 @@ class GraphCache:
         return graph
 
 
-class LeadAgentFactory:
-    """``lead_agent``: builds the agent for a ``GraphRequest`` from the app's runtime."""
+class LeadAgentHost(Protocol):
+    """What the factory reads from the app (the Runtime is one), when it first builds."""
 
-    def __init__(self, runtime: Runtime) -> None:
-        self.runtime = runtime
+    @property
+    def settings(self) -> ConfigHolder: ...
+    @property
+    def data_dir(self) -> Path: ...
+    @property
+    def models(self) -> ModelFactory: ...
+    @property
+    def sandbox(self) -> SandboxProvider: ...
+
+
+class LeadAgentFactory:
+    """``lead_agent``: builds the agent for a ``GraphRequest`` from the app's components.
+
+    It is registered before the components start and only reads them when called (runs,
+    state reads), so ``host`` is asked lazily; the circuit breakers are the factory's own."""
+
+    def __init__(self, host: LeadAgentHost) -> None:
+        self.host = host
         self.cache = GraphCache()
+        self._deps: AgentDeps | None = None
+
+    def deps(self) -> AgentDeps:
+        if self._deps is None:
+            self._deps = AgentDeps(sandboxes=self.host.sandbox, data_dir=self.host.data_dir)
+        return self._deps
 
     async def __call__(self, request: GraphRequest) -> Any:
-        runtime = self.runtime
+        settings = self.host.settings
         if request.app_config is not None and request.config_version is not None:
             config, version = request.app_config, request.config_version
         else:
-            config, version = runtime.config, runtime.settings.version
+            config, version = settings.current, settings.version
         options = AgentOptions.from_run(request.config, request.context)
         today = dt.date.today()
         key = (version, options.key(), today.isoformat())
@@ -78,9 +100,10 @@ class LeadAgentFactory:
         if found is not None:
             return found
         # The live factory when the snapshot is the live config; else one for the snapshot.
-        models = runtime.models if config is runtime.config else ModelFactory(config)
+        models = self.host.models if config is settings.current else ModelFactory(config)
+        deps = self.deps()
 
         def build() -> Any:
-            return build_lead_agent(runtime, options, today=today, config=config, models=models)
+            return build_lead_agent(deps, options, today=today, config=config, models=models)
 
         return await asyncio.to_thread(self.cache.get_or_build, key, build)

@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, and_, delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from pronghorn.graphs.registry import system_assistant_id
+from pronghorn.ids import system_assistant_id
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.repos.common import contains, iso, json_filter, now
 from pronghorn.persistence.tables import assistant_versions, assistants

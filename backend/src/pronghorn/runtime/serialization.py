@@ -1,4 +1,5 @@
-"""JSON for API answers: LangChain messages, pydantic models, datetimes, UUIDs, bytes."""
+"""JSON for events, state and API answers: LangChain messages, pydantic models, datetimes,
+UUIDs, bytes."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from typing import Any
 
 import orjson
 from pydantic import BaseModel
-from starlette.responses import Response
 
 
 def _default(obj: Any) -> Any:
@@ -42,10 +42,3 @@ def dumps(obj: Any) -> bytes:
 
 def to_jsonable(obj: Any) -> Any:
     return orjson.loads(dumps(obj))
-
-
-class JSONResponse(Response):
-    media_type = "application/json"
-
-    def render(self, content: Any) -> bytes:
-        return dumps(content)

@@ -1,0 +1,16 @@
+"""The JSON response every endpoint answers with (serialized by runtime.serialization)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.responses import Response
+
+from pronghorn.runtime.serialization import dumps
+
+
+class JSONResponse(Response):
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return dumps(content)

@@ -1,0 +1,39 @@
+"""The runtime's own errors: what went wrong with a run, thread or assistant, in domain terms.
+
+The runtime never speaks HTTP; the gateway maps each kind to a status (gateway/errors.py).
+Every error carries a message meant for the client, as is.
+"""
+
+from __future__ import annotations
+
+
+class DomainError(Exception):
+    """Base of every error the runtime raises on purpose; `message` is for the client."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class NotFound(DomainError):
+    """A run, thread, assistant or graph that does not exist (or is not loaded)."""
+
+    @classmethod
+    def of(cls, what: str, ident: str) -> NotFound:
+        return cls(f"{what} with ID {ident} not found")
+
+
+class Conflict(DomainError):
+    """The request clashes with the current state: a busy thread, a run already finished."""
+
+
+class InvalidRun(DomainError):
+    """A run request that can never be run as given (an unknown model, a bad message)."""
+
+
+class RefusedRun(DomainError):
+    """A well-formed run request the server refuses by policy (e.g. a private webhook URL)."""
+
+
+class Unavailable(DomainError):
+    """The runtime cannot take the request right now (it is shutting down); retry later."""

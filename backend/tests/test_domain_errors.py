@@ -1,0 +1,80 @@
+"""The runtime's errors reach clients as JSON with the right status (gateway/errors.py), and
+Runtime components cannot be read before they start."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from pronghorn.gateway.errors import DOMAIN_STATUS, install_error_handlers
+from pronghorn.runtime import errors
+from pronghorn.runtime.message_input import InvalidRunInput
+from pronghorn.runtime.runtime import NotStarted, Runtime
+from pronghorn.runtime.threads import ThreadBusy
+
+CASES = [
+    (errors.NotFound.of("Run", "r1"), 404, "Run with ID r1 not found"),
+    (errors.NotFound("Graph 'g' is not loaded"), 404, "Graph 'g' is not loaded"),
+    (errors.Conflict("Thread t is busy"), 409, "Thread t is busy"),
+    (ThreadBusy("t", "r"), 409, "Thread t is busy: a run is in flight (run r)"),
+    (errors.InvalidRun("Unknown model 'x'"), 400, "Unknown model 'x'"),
+    (InvalidRunInput("input.messages[0]: bad"), 400, "input.messages[0]: bad"),
+    (errors.RefusedRun("Webhook refused"), 422, "Webhook refused"),
+    (errors.Unavailable("shutting down"), 503, "shutting down"),
+]
+
+
+@pytest.mark.parametrize(("exc", "status", "detail"), CASES)
+async def test_domain_errors_map_to_their_status(
+    exc: errors.DomainError, status: int, detail: str
+) -> None:
+    app = FastAPI()
+    install_error_handlers(app)
+
+    @app.get("/boom")
+    async def boom() -> None:
+        raise exc
+
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+        r = await http.get("/boom")
+    assert r.status_code == status
+    assert r.json() == {"detail": detail}
+
+
+def test_every_domain_error_kind_has_a_status() -> None:
+    kinds = [
+        k
+        for k in vars(errors).values()
+        if isinstance(k, type) and issubclass(k, errors.DomainError) and k is not errors.DomainError
+    ]
+    assert kinds and all(k in DOMAIN_STATUS for k in kinds)
+
+
+def test_components_cannot_be_read_before_they_start(tmp_path: Path) -> None:
+    runtime = Runtime(
+        settings=None,  # type: ignore[arg-type]
+        data_dir=tmp_path,
+        db=None,  # type: ignore[arg-type]
+        checkpointer=None,  # type: ignore[arg-type]
+        store=None,  # type: ignore[arg-type]
+        graphs=None,  # type: ignore[arg-type]
+    )
+    assert not runtime.is_started("runs")
+    with pytest.raises(NotStarted, match=r"runtime\.runs "):
+        _ = runtime.runs
+    sentinel = object()
+    runtime.broker = sentinel  # type: ignore[assignment]
+    assert runtime.is_started("broker") and runtime.broker is sentinel
+    other = Runtime(
+        settings=None,  # type: ignore[arg-type]
+        data_dir=tmp_path,
+        db=None,  # type: ignore[arg-type]
+        checkpointer=None,  # type: ignore[arg-type]
+        store=None,  # type: ignore[arg-type]
+        graphs=None,  # type: ignore[arg-type]
+    )
+    assert not other.is_started("broker")  # per instance, never shared through the class

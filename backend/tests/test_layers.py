@@ -1,0 +1,117 @@
+"""Layers import one way: gateway -> runtime -> persistence, and lower layers never reach up.
+
+Every `import`/`from ... import` in src/pronghorn counts, wherever it is written (inside a
+function or under `TYPE_CHECKING` too): a lazy import is still a dependency.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "pronghorn"
+
+# For each top-level package, the pronghorn packages it must never import.
+FORBIDDEN: dict[str, set[str]] = {
+    "runtime": {"gateway", "cli"},
+    "persistence": {"gateway", "runtime", "graphs", "agent", "models", "sandbox", "web", "cli"},
+    "graphs": {"gateway", "runtime", "persistence", "cli"},
+    "agent": {"gateway", "runtime", "persistence", "graphs", "cli"},
+    "models": {"gateway", "runtime", "persistence", "graphs", "agent", "sandbox", "web", "cli"},
+    "sandbox": {"gateway", "runtime", "persistence", "graphs", "agent", "models", "web", "cli"},
+    "web": {"gateway", "runtime", "persistence", "graphs", "agent", "models", "sandbox", "cli"},
+    "config": {"gateway", "runtime", "persistence", "graphs", "agent", "sandbox", "web", "cli"},
+    "ids": {
+        "gateway",
+        "runtime",
+        "persistence",
+        "graphs",
+        "agent",
+        "models",
+        "sandbox",
+        "web",
+        "config",
+        "cli",
+    },
+}
+
+
+def _package_of(path: Path) -> str:
+    rel = path.relative_to(SRC)
+    return rel.parts[0].removesuffix(".py")
+
+
+def _module_of(path: Path) -> list[str]:
+    return ["pronghorn", *path.relative_to(SRC).with_suffix("").parts]
+
+
+def imported_packages(source: str, module: list[str]) -> list[tuple[int, str]]:
+    """(line, top-level pronghorn package) for every pronghorn import in `source`, the text
+    of the module named by `module` (its dotted parts, for relative imports)."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(source)):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = module[: -node.level] if node.level else []
+            target = ".".join([*base, *([node.module] if node.module else [])])
+            # `from pronghorn import gateway` / `from . import x` name packages in `names`.
+            if target == "pronghorn" or (node.level and not node.module):
+                names = [f"{target}.{alias.name}" for alias in node.names]
+            else:
+                names = [target]
+        for name in names:
+            parts = name.split(".")
+            if parts[0] == "pronghorn" and len(parts) > 1:
+                found.append((node.lineno, parts[1]))
+    return found
+
+
+def violations() -> list[str]:
+    out = []
+    for path in sorted(SRC.rglob("*.py")):
+        package = _package_of(path)
+        banned = FORBIDDEN.get(package, set())
+        source = path.read_text(encoding="utf-8")
+        for line, target in imported_packages(source, _module_of(path)):
+            if target in banned:
+                out.append(f"{path.relative_to(SRC)}:{line} ({package}) imports pronghorn.{target}")
+    return out
+
+
+def test_layers_import_one_way() -> None:
+    assert violations() == []
+
+
+def test_every_package_has_a_rule() -> None:
+    """A new top-level package must say what it may not import (gateway and cli may import
+    anything: they are the top)."""
+    packages = {_package_of(p) for p in SRC.rglob("*.py")} - {"__init__", "__main__"}
+    assert packages - set(FORBIDDEN) <= {"gateway", "cli", "doctor"}
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("from pronghorn.gateway.errors import ApiError\n", ["gateway"]),
+        ("import pronghorn.gateway.logs\n", ["gateway"]),
+        ("from pronghorn import gateway\n", ["gateway"]),
+        ("def f():\n    from pronghorn.gateway import app\n", ["gateway"]),
+        (
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+            "    from pronghorn.gateway.app import x\n",
+            ["gateway"],
+        ),
+        ("from ..gateway import errors\n", ["gateway"]),
+        ("from . import manager\n", ["runtime"]),
+        ("import json\nfrom langgraph.graph import StateGraph\n", []),
+    ],
+)
+def test_finds_every_form_of_import(source: str, expected: list[str]) -> None:
+    """The walker sees absolute, package, lazy, type-only and relative imports (the probe is
+    read as if it were pronghorn/runtime/manager.py)."""
+    found = [pkg for _, pkg in imported_packages(source, ["pronghorn", "runtime", "manager"])]
+    assert found == expected

@@ -61,8 +61,14 @@ class RunManager:
         return run_units.inflight_rows(conn, thread_id)
 
     def _has_queued(self, thread_id: str, run_id: str) -> bool:
+        """Whether another run of the thread is still to come. A run that is already in its
+        final step (`finishing`) does not count: when two runs of a thread settle together
+        (say both interrupted by one cancel, their settle units in one commit group), each
+        would otherwise see the other and both would leave the thread `busy` for good."""
         jobs = list(self._jobs.values())  # may run on the database thread: copy first
-        return any(j.thread_id == thread_id and j.run_id != run_id for j in jobs)
+        return any(
+            j.thread_id == thread_id and j.run_id != run_id and j.phase != "finishing" for j in jobs
+        )
 
     def overlay(self, run: dict[str, Any]) -> dict[str, Any]:
         """A run row with the live status of this process (rows may lag by one write)."""

@@ -192,3 +192,21 @@ def test_wait_with_on_disconnect_cancel(server: LiveServer):
                 break
             time.sleep(0.1)
         assert latest["status"] == "success"
+
+
+async def test_cancelling_a_running_and_a_queued_run_together_leaves_the_thread_free(client):
+    """One bulk cancel interrupts a running run and the run queued behind it; their settles
+    can land in one commit group. Whatever the order, the thread ends not busy — every time."""
+    for _ in range(15):
+        tid = (await client.threads.create())["thread_id"]
+        running = await client.runs.create(tid, "echo", input={**human("a"), "sleep": 60})
+        queued = await client.runs.create(tid, "echo", input=human("b"))
+        await _wait_status(client, tid, running["run_id"], {"running"})
+        await client.runs.cancel_many(thread_id=tid, run_ids=[running["run_id"], queued["run_id"]])
+        for rid in (running["run_id"], queued["run_id"]):
+            await _wait_status(client, tid, rid, {"interrupted"})
+        deadline = time.monotonic() + 10
+        while (status := (await client.threads.get(tid))["status"]) == "busy":
+            assert time.monotonic() < deadline, "the thread stayed busy after both runs ended"
+            await asyncio.sleep(0.05)
+        assert status in ("idle", "interrupted")

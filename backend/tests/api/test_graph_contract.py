@@ -9,7 +9,6 @@ stops its runs, and updates LangGraph rejects answer 400.
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -19,6 +18,7 @@ from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 from langgraph_sdk.errors import BadRequestError, NotFoundError
 
+from runs.runkit import wait_status
 from support.live import LiveServer, base_config
 
 GRAPHS = {
@@ -49,19 +49,6 @@ def human(text: str) -> dict[str, Any]:
 
 def texts(values: dict[str, Any], kind: str) -> list[str]:
     return [m["content"] for m in values["messages"] if m["type"] == kind]
-
-
-async def wait_status(
-    client: LangGraphClient, tid: str, rid: str, wanted: set[str], within: float = 60.0
-) -> dict[str, Any]:
-    deadline = asyncio.get_running_loop().time() + within
-    while True:
-        run = await client.runs.get(tid, rid)
-        if run["status"] in wanted:
-            return run
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"run {rid} stayed {run['status']}, wanted {wanted}")
-        await asyncio.sleep(0.05)
 
 
 # --- (a) no context: the context_schema's defaults --------------------------------------------

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 
@@ -10,6 +12,20 @@ import httpx
 def human(text: str) -> dict:
     """Input for the echo graph: one user message."""
     return {"messages": [{"role": "user", "content": text}]}
+
+
+async def wait_status(
+    client: Any, tid: str, rid: str, wanted: set[str], within: float = 60.0
+) -> dict[str, Any]:
+    """Poll a run (through an SDK client) until its status is one of ``wanted``."""
+    deadline = asyncio.get_running_loop().time() + within
+    while True:
+        run = await client.runs.get(tid, rid)
+        if run["status"] in wanted:
+            return run
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"run {rid} stayed {run['status']}, wanted {wanted}")
+        await asyncio.sleep(0.05)
 
 
 @dataclass

@@ -9,19 +9,8 @@ import httpx
 import pytest
 from langgraph_sdk.errors import ConflictError, NotFoundError
 
-from runs.runkit import human
+from runs.runkit import human, wait_status
 from support.live import LiveServer
-
-
-async def _wait_status(client, tid, rid, wanted, within=15.0):
-    deadline = asyncio.get_running_loop().time() + within
-    while True:
-        run = await client.runs.get(tid, rid)
-        if run["status"] in wanted:
-            return run
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"run stayed {run['status']}")
-        await asyncio.sleep(0.05)
 
 
 async def test_cancel_interrupt_keeps_progress(client):
@@ -29,7 +18,7 @@ async def test_cancel_interrupt_keeps_progress(client):
     tid = t["thread_id"]
     await client.runs.wait(tid, "echo", input=human("first"))
     run = await client.runs.create(tid, "echo", input={**human("second"), "sleep": 5})
-    await _wait_status(client, tid, run["run_id"], {"running"})
+    await wait_status(client, tid, run["run_id"], {"running"})
     await asyncio.sleep(0.3)  # let `prepare` checkpoint
     await client.runs.cancel(tid, run["run_id"], wait=True)
     run = await client.runs.get(tid, run["run_id"])
@@ -51,7 +40,7 @@ async def test_cancel_rollback_restores_pre_run_state(client):
     await client.runs.wait(tid, "echo", input=human("keep"))
     before = await client.threads.get_state(tid)
     run = await client.runs.create(tid, "echo", input={**human("drop"), "sleep": 5})
-    await _wait_status(client, tid, run["run_id"], {"running"})
+    await wait_status(client, tid, run["run_id"], {"running"})
     await asyncio.sleep(0.3)
     await client.runs.cancel(tid, run["run_id"], wait=True, action="rollback")
     with pytest.raises(NotFoundError):
@@ -80,7 +69,7 @@ async def test_cancel_many_by_status(client):
     r2 = await client.runs.create(tid, "echo", input=human("b"))  # queued behind r1
     await client.runs.cancel_many(thread_id=tid, run_ids=[r1["run_id"], r2["run_id"]])
     for r in (r1, r2):
-        run = await _wait_status(client, tid, r["run_id"], {"interrupted", "success"})
+        run = await wait_status(client, tid, r["run_id"], {"interrupted", "success"})
         assert run["status"] == "interrupted"
 
 
@@ -110,7 +99,7 @@ async def test_multitask_interrupt(client):
     t = await client.threads.create()
     tid = t["thread_id"]
     r1 = await client.runs.create(tid, "echo", input={**human("a"), "sleep": 5})
-    await _wait_status(client, tid, r1["run_id"], {"running"})
+    await wait_status(client, tid, r1["run_id"], {"running"})
     await asyncio.sleep(0.3)
     r2 = await client.runs.create(tid, "echo", input=human("b"), multitask_strategy="interrupt")
     out = await client.runs.join(tid, r2["run_id"])
@@ -123,7 +112,7 @@ async def test_multitask_rollback(client):
     t = await client.threads.create()
     tid = t["thread_id"]
     r1 = await client.runs.create(tid, "echo", input={**human("a"), "sleep": 5})
-    await _wait_status(client, tid, r1["run_id"], {"running"})
+    await wait_status(client, tid, r1["run_id"], {"running"})
     await asyncio.sleep(0.3)
     r2 = await client.runs.create(tid, "echo", input=human("b"), multitask_strategy="rollback")
     out = await client.runs.join(tid, r2["run_id"])
@@ -201,10 +190,10 @@ async def test_cancelling_a_running_and_a_queued_run_together_leaves_the_thread_
         tid = (await client.threads.create())["thread_id"]
         running = await client.runs.create(tid, "echo", input={**human("a"), "sleep": 60})
         queued = await client.runs.create(tid, "echo", input=human("b"))
-        await _wait_status(client, tid, running["run_id"], {"running"})
+        await wait_status(client, tid, running["run_id"], {"running"})
         await client.runs.cancel_many(thread_id=tid, run_ids=[running["run_id"], queued["run_id"]])
         for rid in (running["run_id"], queued["run_id"]):
-            await _wait_status(client, tid, rid, {"interrupted"})
+            await wait_status(client, tid, rid, {"interrupted"})
         deadline = time.monotonic() + 10
         while (status := (await client.threads.get(tid))["status"]) == "busy":
             assert time.monotonic() < deadline, "the thread stayed busy after both runs ended"

@@ -9,6 +9,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
+from pronghorn.auth.authenticator import NoAuth
 from pronghorn.gateway.errors import DOMAIN_STATUS, install_error_handlers
 from pronghorn.runtime import errors
 from pronghorn.runtime.message_input import InvalidRunInput
@@ -62,6 +63,7 @@ def test_components_cannot_be_read_before_they_start(tmp_path: Path) -> None:
         checkpointer=None,  # type: ignore[arg-type]
         store=None,  # type: ignore[arg-type]
         graphs=None,  # type: ignore[arg-type]
+        authenticator=NoAuth(),
     )
     assert not runtime.is_started("runs")
     with pytest.raises(NotStarted, match=r"runtime\.runs "):
@@ -76,5 +78,6 @@ def test_components_cannot_be_read_before_they_start(tmp_path: Path) -> None:
         checkpointer=None,  # type: ignore[arg-type]
         store=None,  # type: ignore[arg-type]
         graphs=None,  # type: ignore[arg-type]
+        authenticator=NoAuth(),
     )
     assert not other.is_started("broker")  # per instance, never shared through the class

@@ -22,6 +22,7 @@ FORBIDDEN: dict[str, set[str]] = {
     "models": {"gateway", "runtime", "persistence", "graphs", "agent", "sandbox", "web", "cli"},
     "sandbox": {"gateway", "runtime", "persistence", "graphs", "agent", "models", "web", "cli"},
     "web": {"gateway", "runtime", "persistence", "graphs", "agent", "models", "sandbox", "cli"},
+    "auth": {"gateway", "runtime", "graphs", "agent", "models", "sandbox", "web", "cli"},
     "config": {"gateway", "runtime", "persistence", "graphs", "agent", "sandbox", "web", "cli"},
     "ids": {
         "gateway",

@@ -10,6 +10,7 @@ from pathlib import Path
 from langgraph.types import Command
 from sqlalchemy import update
 
+from pronghorn.auth.authenticator import NoAuth
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.repos import threads
 from pronghorn.persistence.repos.common import now
@@ -117,6 +118,7 @@ async def test_purge_and_sweep(db: Database, persistence: Persistence, tmp_path:
         checkpointer=persistence.checkpointer,
         store=persistence.store,
         graphs=None,  # type: ignore[arg-type]
+        authenticator=NoAuth(),
     )
     graph = _graph(persistence)
     gone, pruned, alive = (str(uuid.uuid4()) for _ in range(3))

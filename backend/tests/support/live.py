@@ -119,6 +119,7 @@ def base_config(**overrides: Any) -> dict[str, Any]:
             "nested": "testgraphs.nested:graph",
         },
         "logging": {"level": "INFO"},
+        "auth": {"mode": "none"},
     }
     for key, value in overrides.items():
         if isinstance(value, dict) and isinstance(cfg.get(key), dict):

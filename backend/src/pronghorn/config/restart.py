@@ -16,6 +16,7 @@ from pronghorn.config.schema import AppConfig
 
 STARTUP_ONLY: tuple[str, ...] = (
     "data_dir",  # database file and thread folders are opened at startup
+    "auth",  # the authenticator is built once, with the database it reads
     "server",  # the socket, workers, CORS/docs middleware and static mount are built once
     "http",  # the custom app is imported and its routes added when the app is built
     "database",  # the engine and its pool

@@ -312,11 +312,28 @@ class AgentConfig(Section):
     tool_output_hard_chars: int = Field(30000, ge=1000)
 
 
+class AuthConfig(Section):
+    """Who may use the gateway (startup-only)."""
+
+    mode: Literal["local", "none", "custom"] = Field(
+        "none",
+        description=(
+            "'local': users and API keys in the database; 'none': everyone is one local "
+            "user (refused unless the server binds only to loopback); 'custom': a "
+            "langgraph_sdk.Auth object named by auth.custom."
+        ),
+    )
+    custom: str | None = Field(
+        None, description="'./auth.py:auth' or 'package.module:auth' for auth.mode: custom."
+    )
+
+
 class AppConfig(Section):
     """The whole of config.yaml."""
 
     data_dir: str = Field(".pronghorn/data", description="Database, thread files (startup-only).")
     server: ServerConfig = Field(default_factory=ServerConfig)
+    auth: AuthConfig = Field(default_factory=AuthConfig)
     http: HttpConfig = Field(default_factory=HttpConfig)
     database: DatabaseConfig = Field(default_factory=DatabaseConfig)
     broker: BrokerConfig = Field(default_factory=BrokerConfig)

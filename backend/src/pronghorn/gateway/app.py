@@ -16,6 +16,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from pronghorn import __version__
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.config.loader import load_config, resolve_config_path
+from pronghorn.gateway.auth_middleware import AuthMiddleware
 from pronghorn.gateway.custom_app import add_custom_app, custom_lifespan, load_custom_app
 from pronghorn.gateway.errors import install_error_handlers
 from pronghorn.gateway.host_guard import HostGuardMiddleware
@@ -67,6 +68,7 @@ def create_app(settings: ConfigHolder, *, base_dir: Path | None = None) -> FastA
         openapi_url="/openapi.json" if config.server.docs_enabled else None,
     )
     install_error_handlers(app)
+    app.add_middleware(AuthMiddleware)  # innermost: CORS answers preflights before it
     if config.server.cors_origins:
         app.add_middleware(
             CORSMiddleware,
@@ -83,7 +85,8 @@ def create_app(settings: ConfigHolder, *, base_dir: Path | None = None) -> FastA
             ],
         )
     # add_middleware wraps what is there: the last one added runs first. Order of a
-    # request: request id -> size limits -> Host allow-list -> Origin check -> CORS -> routes.
+    # request: request id -> size limits -> Host allow-list -> Origin check -> CORS ->
+    # authentication -> routes.
     server = config.server
     app.add_middleware(
         OriginGuardMiddleware,

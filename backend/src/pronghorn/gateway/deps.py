@@ -1,4 +1,4 @@
-"""FastAPI dependencies: the Runtime and id validation."""
+"""FastAPI dependencies: the Runtime, the principal and id validation."""
 
 from __future__ import annotations
 
@@ -6,12 +6,21 @@ import uuid
 
 from fastapi import Request
 
+from pronghorn.auth.principal import Principal
 from pronghorn.gateway.errors import ApiError
 from pronghorn.runtime.runtime import Runtime
 
 
 async def get_runtime(request: Request) -> Runtime:
     return request.app.state.runtime
+
+
+async def get_principal(request: Request) -> Principal:
+    """Who is asking; set by `AuthMiddleware` for every protected path."""
+    principal: Principal | None = getattr(request.state, "principal", None)
+    if principal is None:  # a public route asked for a principal: a wiring bug
+        raise RuntimeError(f"no principal on {request.url.path}: the path is public")
+    return principal
 
 
 def check_uuid(value: str, what: str) -> str:

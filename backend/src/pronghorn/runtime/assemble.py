@@ -7,6 +7,7 @@ import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+from pronghorn.auth.authenticator import NoAuth
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.graphs.lead_agent import LeadAgentFactory
 from pronghorn.graphs.registry import GraphRegistry
@@ -38,6 +39,7 @@ async def open_runtime(settings: ConfigHolder, *, base_dir: Path) -> AsyncIterat
             checkpointer=persistence.checkpointer,
             store=persistence.store,
             graphs=graphs,
+            authenticator=NoAuth(),
         )
         graphs.add_builtin("lead_agent", LeadAgentFactory(runtime))
         await ensure_system_assistants(db, graphs.ids())

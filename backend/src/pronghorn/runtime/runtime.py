@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Generic, Literal, TypeVar, overload
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import BaseStore
 
+from pronghorn.auth.authenticator import Authenticator
 from pronghorn.config.schema import AppConfig
 from pronghorn.graphs.registry import GraphRegistry
 from pronghorn.persistence.db import Database, default_sqlite_url
@@ -102,6 +103,7 @@ class Runtime:
         checkpointer: BaseCheckpointSaver,
         store: BaseStore,
         graphs: GraphRegistry,
+        authenticator: Authenticator,
     ) -> None:
         self.settings = settings
         self.data_dir = data_dir
@@ -109,6 +111,7 @@ class Runtime:
         self.checkpointer = checkpointer
         self.store = store
         self.graphs = graphs
+        self.authenticator = authenticator
         self.store_sweeper = StoreSweeper(store)
 
     @property

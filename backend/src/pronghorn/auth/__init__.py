@@ -1,0 +1,1 @@
+"""Identity: who is asking (principals, authenticators) and what is theirs."""

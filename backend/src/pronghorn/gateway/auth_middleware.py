@@ -1,0 +1,81 @@
+"""Authenticate every API request before it reaches a route.
+
+The runtime's authenticator (`auth.mode`) turns the request's credentials into a
+`Principal`, stored in the request state (`deps.get_principal` reads it). Probes, the login
+and setup endpoints, the docs and the web UI's static files are public; everything else
+under `/api/` is not. A failure answers 401 (or what the authenticator says, e.g. 403 for a
+missing CSRF token, 429 with `Retry-After` when rate-limited) before any route runs.
+"""
+
+from __future__ import annotations
+
+from http.cookies import SimpleCookie
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from pronghorn.auth.authenticator import AuthError, Credentials
+from pronghorn.gateway.responses import JSONResponse
+
+# Exact public paths, and public prefixes (under /api/ everything else is protected).
+PUBLIC_PATHS = frozenset(
+    {
+        "/api/auth/login",
+        "/api/auth/setup",
+        "/api/auth/config",
+        "/api/langgraph/openapi.json",
+        "/api/langgraph/docs",
+    }
+)
+PUBLIC_PREFIXES = ("/api/auth/oidc/",)
+
+
+def is_protected(path: str) -> bool:
+    if not path.startswith("/api/") or path in PUBLIC_PATHS:
+        return False
+    return not path.startswith(PUBLIC_PREFIXES)
+
+
+def credentials_of(scope: Scope) -> Credentials:
+    headers: dict[str, str] = {}
+    for key, value in scope.get("headers", ()):
+        headers.setdefault(key.decode("latin-1").lower(), value.decode("latin-1"))
+    cookies: dict[str, str] = {}
+    if raw := headers.get("cookie"):
+        jar: SimpleCookie = SimpleCookie()
+        try:
+            jar.load(raw)
+        except Exception:  # a malformed Cookie header authenticates nothing
+            jar = SimpleCookie()
+        cookies = {name: morsel.value for name, morsel in jar.items()}
+    client = scope.get("client")
+    return Credentials(
+        method=scope["method"],
+        path=scope["path"],
+        headers=headers,
+        cookies=cookies,
+        client_ip=client[0] if client else None,
+    )
+
+
+class AuthMiddleware:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not is_protected(scope["path"]):
+            await self.app(scope, receive, send)
+            return
+        authenticator = scope["app"].state.runtime.authenticator
+        try:
+            principal = await authenticator.authenticate(credentials_of(scope))
+        except AuthError as exc:
+            headers = {}
+            if exc.retry_after_s is not None:
+                headers["Retry-After"] = str(max(1, round(exc.retry_after_s)))
+            if exc.status == 401:
+                headers["WWW-Authenticate"] = "Bearer"
+            response = JSONResponse({"detail": exc.detail}, status_code=exc.status, headers=headers)
+            await response(scope, receive, send)
+            return
+        scope.setdefault("state", {})["principal"] = principal
+        await self.app(scope, receive, send)

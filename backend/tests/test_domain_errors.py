@@ -10,6 +10,7 @@ import pytest
 from fastapi import FastAPI
 
 from pronghorn.auth.authenticator import NoAuth
+from pronghorn.auth.authorizer import AllowAll
 from pronghorn.gateway.errors import DOMAIN_STATUS, install_error_handlers
 from pronghorn.runtime import errors
 from pronghorn.runtime.message_input import InvalidRunInput
@@ -64,6 +65,7 @@ def test_components_cannot_be_read_before_they_start(tmp_path: Path) -> None:
         store=None,  # type: ignore[arg-type]
         graphs=None,  # type: ignore[arg-type]
         authenticator=NoAuth(),
+        authorizer=AllowAll(),
     )
     assert not runtime.is_started("runs")
     with pytest.raises(NotStarted, match=r"runtime\.runs "):
@@ -79,5 +81,6 @@ def test_components_cannot_be_read_before_they_start(tmp_path: Path) -> None:
         store=None,  # type: ignore[arg-type]
         graphs=None,  # type: ignore[arg-type]
         authenticator=NoAuth(),
+        authorizer=AllowAll(),
     )
     assert not other.is_started("broker")  # per instance, never shared through the class

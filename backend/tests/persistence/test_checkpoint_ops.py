@@ -11,6 +11,7 @@ from langgraph.types import Command
 from sqlalchemy import update
 
 from pronghorn.auth.authenticator import NoAuth
+from pronghorn.auth.authorizer import AllowAll
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.repos import threads
 from pronghorn.persistence.repos.common import now
@@ -119,6 +120,7 @@ async def test_purge_and_sweep(db: Database, persistence: Persistence, tmp_path:
         store=persistence.store,
         graphs=None,  # type: ignore[arg-type]
         authenticator=NoAuth(),
+        authorizer=AllowAll(),
     )
     graph = _graph(persistence)
     gone, pruned, alive = (str(uuid.uuid4()) for _ in range(3))

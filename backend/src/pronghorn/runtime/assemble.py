@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from pronghorn.auth.authenticator import NoAuth
+from pronghorn.auth.authorizer import AllowAll
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.graphs.lead_agent import LeadAgentFactory
 from pronghorn.graphs.registry import GraphRegistry
@@ -40,6 +41,7 @@ async def open_runtime(settings: ConfigHolder, *, base_dir: Path) -> AsyncIterat
             store=persistence.store,
             graphs=graphs,
             authenticator=NoAuth(),
+            authorizer=AllowAll(),
         )
         graphs.add_builtin("lead_agent", LeadAgentFactory(runtime))
         await ensure_system_assistants(db, graphs.ids())

@@ -14,6 +14,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import BaseStore
 
 from pronghorn.auth.authenticator import Authenticator
+from pronghorn.auth.authorizer import Authorizer
 from pronghorn.config.schema import AppConfig
 from pronghorn.graphs.registry import GraphRegistry
 from pronghorn.persistence.db import Database, default_sqlite_url
@@ -104,6 +105,7 @@ class Runtime:
         store: BaseStore,
         graphs: GraphRegistry,
         authenticator: Authenticator,
+        authorizer: Authorizer,
     ) -> None:
         self.settings = settings
         self.data_dir = data_dir
@@ -112,6 +114,7 @@ class Runtime:
         self.store = store
         self.graphs = graphs
         self.authenticator = authenticator
+        self.authorizer = authorizer
         self.store_sweeper = StoreSweeper(store)
 
     @property

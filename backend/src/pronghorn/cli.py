@@ -1,4 +1,4 @@
-"""`pronghorn serve | migrate | config check | doctor`."""
+"""`pronghorn serve | migrate | config check | doctor | users | keys`."""
 
 from __future__ import annotations
 
@@ -166,6 +166,15 @@ def config_check(config_file: str | None) -> None:
     click.echo(message, err=not ok)
     sys.exit(0 if ok else 1)
 
+
+def _add_account_commands() -> None:
+    from pronghorn.cli_accounts import keys_group, users_group
+
+    main.add_command(users_group)
+    main.add_command(keys_group)
+
+
+_add_account_commands()
 
 if __name__ == "__main__":
     main()

@@ -1,0 +1,22 @@
+"""A live server with `auth.mode: local`, set up once per module through the real setup flow."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from auth.authkit import AuthedServer, local_config, set_up
+from support.live import LiveServer
+
+
+@pytest.fixture(scope="module")
+def authed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AuthedServer]:
+    # Many tests fail on purpose from 127.0.0.1: keep the per-IP limit out of their way
+    # (test_rate_limits.py covers it).
+    config = local_config(auth={"max_failures_per_ip": 10_000})
+    server = LiveServer(tmp_path_factory.mktemp("auth"), config).start()
+    try:
+        yield AuthedServer(server, set_up(server))
+    finally:
+        server.stop()

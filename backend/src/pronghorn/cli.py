@@ -83,6 +83,9 @@ def serve(
         reload_dirs=[str(Path(__file__).parent)] if reload else None,
         log_config=None,
         access_log=False,
+        # X-Forwarded-* are believed only from auth.trusted_proxies (auth/proxies.py);
+        # uvicorn's own handling would trust any loopback peer.
+        proxy_headers=False,
         timeout_graceful_shutdown=int(cfg.runs.drain_timeout_s) + 5,
         timeout_keep_alive=int(cfg.server.keep_alive_s),
         lifespan="on",

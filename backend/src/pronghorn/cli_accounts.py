@@ -4,10 +4,9 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
 
@@ -17,7 +16,8 @@ from pronghorn.auth import api_keys, audit, setup_token, users
 from pronghorn.auth.errors import AccountError
 from pronghorn.config.errors import ConfigError
 from pronghorn.config.loader import load_config, resolve_config_path
-from pronghorn.persistence.db import Database
+from pronghorn.config.schema import AppConfig
+from pronghorn.persistence.db import Database, default_sqlite_url
 from pronghorn.persistence.migrate import upgrade
 from pronghorn.persistence.repos.users import User
 
@@ -26,25 +26,35 @@ T = TypeVar("T")
 config_option = click.option("--config", "config_file", default=None, help="Path to config.yaml.")
 
 
-@contextlib.asynccontextmanager
-async def _database(config_file: str | None) -> AsyncIterator[tuple[Database, Path]]:
-    from pronghorn.runtime.runtime import open_database, resolve_data_dir
-
+def _target(config_file: str | None) -> tuple[AppConfig, Path]:
+    """The config and its data dir, resolved as the server does (runtime.runtime is not
+    imported: it loads LangGraph, and the CLI should start fast)."""
     try:
         cfg = load_config(resolve_config_path(config_file, os.environ)).config
     except ConfigError as exc:
         raise click.ClickException(str(exc)) from None
-    data_dir = resolve_data_dir(cfg, Path(os.environ.get("PRONGHORN_BASE_DIR") or Path.cwd()))
+    base = Path(os.environ.get("PRONGHORN_BASE_DIR") or Path.cwd())
+    data_dir = Path(cfg.data_dir).expanduser()
+    data_dir = (data_dir if data_dir.is_absolute() else base / data_dir).resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
-    async with open_database(cfg, data_dir) as db:
-        await upgrade(db)
-        yield db, data_dir
+    return cfg, data_dir
 
 
 def _run(config_file: str | None, work: Callable[[Database, Path], Awaitable[T]]) -> T:
+    cfg, data_dir = _target(config_file)
+
     async def main() -> T:
-        async with _database(config_file) as (db, data_dir):
+        db = Database(
+            cfg.database.url or default_sqlite_url(data_dir),
+            busy_timeout_ms=cfg.database.busy_timeout_ms,
+            pool_size=2,
+        )
+        await db.connect()
+        try:
+            await upgrade(db)
             return await work(db, data_dir)
+        finally:
+            await db.close()
 
     try:
         return asyncio.run(main())

@@ -59,6 +59,7 @@ async def run_checks(config_path: str | None, *, online: bool = False) -> list[C
         check_bwrap(config),
         check_sandbox_limits(config),
         check_frontend(config),
+        check_auth(config),
     ]
     results = await asyncio.gather(*checks)
     return [config_result, *(r for r in results if r is not None)]
@@ -73,7 +74,7 @@ def format_report(results: list[CheckResult], as_json: bool) -> str:
     lines = []
     for r in results:
         lines.append(f"[{'ok' if r.ok else 'FAIL':>4}] {r.name}: {r.detail}")
-        if r.hint and not r.ok:
+        if r.hint and (not r.ok or (r.data or {}).get("warnings")):
             lines.append(f"       hint: {r.hint}")
     summary = f"{len(results)} checks, {len(failed)} failed" if failed else "all checks passed"
     lines.append(summary if not failed else f"{summary}: {', '.join(r.name for r in failed)}")
@@ -291,6 +292,32 @@ async def _check_postgres(url: str) -> CheckResult:
             "check host, port, user, password and database in database.url",
         )
     return CheckResult("database", True, f"{label} reachable (server {version})")
+
+
+async def check_auth(config: AppConfig) -> CheckResult:
+    """auth.mode against where the server listens, TLS in front, weak account setups."""
+    from pronghorn.doctor_auth import database_findings, mode_findings
+    from pronghorn.persistence.db import Database
+    from pronghorn.persistence.migrate import head_revision
+
+    host, _, _ = serve_address(config)
+    failures, warnings = mode_findings(config, host)
+    notes: list[str] = []
+    if config.auth.mode == "local":
+        db = Database(await asyncio.to_thread(database_url, config))
+        try:
+            if await _read_revision(db.url) == await asyncio.to_thread(head_revision):
+                await db.connect()
+                found_warnings, notes = await database_findings(db)
+                warnings += found_warnings
+        except Exception:  # unreachable or not migrated: the database checks say why
+            pass
+        finally:
+            await db.close()
+    detail = "; ".join(failures or warnings or notes) or f"auth.mode {config.auth.mode}"
+    hint = "see docs/security.md" if failures or warnings else None
+    data = {"mode": config.auth.mode, "warnings": warnings, "notes": notes}
+    return CheckResult("auth", not failures, detail, hint, data)
 
 
 async def check_migrations(config: AppConfig) -> CheckResult | None:

@@ -23,6 +23,10 @@ FORBIDDEN: dict[str, set[str]] = {
     "sandbox": {"gateway", "runtime", "persistence", "graphs", "agent", "models", "web", "cli"},
     "web": {"gateway", "runtime", "persistence", "graphs", "agent", "models", "sandbox", "cli"},
     "auth": {"gateway", "runtime", "graphs", "agent", "models", "sandbox", "web", "cli"},
+    # `pronghorn users|keys` and the doctor's auth checks: beside cli.py / doctor.py, below
+    # the gateway (they open the database themselves).
+    "cli_accounts": {"gateway", "cli"},
+    "doctor_auth": {"gateway", "runtime", "cli"},
     "config": {"gateway", "runtime", "persistence", "graphs", "agent", "sandbox", "web", "cli"},
     "ids": {
         "gateway",

@@ -118,7 +118,13 @@ class Runtime:
         self.authenticator = authenticator
         self.authorizer = authorizer
         # Limits, trusted proxies and session lifetime (built from the config when not given)
-        self.auth = auth or AuthServices.from_config(settings.current.auth, settings.current.server)
+        if auth is None:  # e.g. a Runtime built by a test: the config's (or default) settings
+            try:
+                current = settings.current
+            except AttributeError:
+                current = AppConfig()
+            auth = AuthServices.from_config(current.auth, current.server)
+        self.auth = auth
         self.store_sweeper = StoreSweeper(store)
 
     @property

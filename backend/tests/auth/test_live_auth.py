@@ -4,6 +4,7 @@ the official SDK, revocation, admin user management and the audit log."""
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 
 import pytest
@@ -298,3 +299,25 @@ def test_login_body_is_validated(authed: AuthedServer) -> None:
         )
         resp = http.post("/api/auth/login", json={"username": "x", "password": "y", "z": 1})
         assert resp.status_code == 422
+
+
+def test_config_reload_is_audited(authed: AuthedServer) -> None:
+    admin = authed.login()
+    before = admin.get("/api/config/status").json()["version_hash"]
+    config = dict(authed.server.config)
+    config["agent"] = {**config.get("agent", {}), "title_max_chars": 42}
+    authed.server.write_config(config)
+    deadline = time.monotonic() + 60
+    while admin.get("/api/config/status").json()["version_hash"] == before:
+        assert time.monotonic() < deadline, "the config was not reloaded"
+        time.sleep(0.1)
+    deadline = time.monotonic() + 30
+    while True:  # the listener records right after the swap
+        entries = admin.get("/api/auth/audit", params={"limit": 20}).json()
+        reloads = [e for e in entries if e["action"] == "config.reload"]
+        if reloads:
+            break
+        assert time.monotonic() < deadline, "no config.reload entry"
+        time.sleep(0.1)
+    assert "agent.title_max_chars" in reloads[0]["detail"]["changed"]
+    assert reloads[0]["actor"] is None

@@ -134,7 +134,7 @@ def users_disable(name: str, config_file: str | None) -> None:
 
     async def work(db: Database, _: Path) -> User:
         user = await _user(db, name)
-        _, after = await users.update(db, user.id, disabled=True)
+        _before, after = await users.update(db, user.id, disabled=True)
         await audit.record(
             db, "user.disable", target=user.id, detail={"username": user.username, "via": "cli"}
         )
@@ -154,7 +154,7 @@ def users_passwd(name: str, password_stdin: bool, config_file: str | None) -> No
 
     async def work(db: Database, _: Path) -> User:
         user = await _user(db, name)
-        _, after = await users.update(db, user.id, password=password)
+        _before, after = await users.update(db, user.id, password=password)
         await audit.record(
             db, "password.change", target=user.id, detail={"username": user.username, "via": "cli"}
         )

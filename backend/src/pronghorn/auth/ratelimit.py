@@ -83,7 +83,7 @@ class AuthLimits:
 
     def check(self, client_ip: str | None, account: str | None = None) -> None:
         """Raise a 429 `AuthError` when the client or the account is over its limit."""
-        waits = []
+        waits: list[float | None] = []
         if client_ip is not None:
             waits.append(self.by_ip.retry_after(client_ip))
         if account is not None:

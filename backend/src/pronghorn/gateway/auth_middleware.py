@@ -9,6 +9,7 @@ missing CSRF token, 429 with `Retry-After` when rate-limited) before any route r
 
 from __future__ import annotations
 
+import math
 from http.cookies import SimpleCookie
 
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -74,9 +75,9 @@ class AuthMiddleware:
             credentials = credentials_of(scope, runtime.auth.proxies)
             principal = await runtime.authenticator.authenticate(credentials)
         except AuthError as exc:
-            headers = {}
+            headers: dict[str, str] = {}
             if exc.retry_after_s is not None:
-                headers["Retry-After"] = str(max(1, round(exc.retry_after_s)))
+                headers["Retry-After"] = str(max(1, math.ceil(exc.retry_after_s)))
             if exc.status == 401:
                 headers["WWW-Authenticate"] = "Bearer"
             response = JSONResponse({"detail": exc.detail}, status_code=exc.status, headers=headers)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import insert, select
@@ -21,7 +21,7 @@ class AuditEntry:
     action: str
     target: str | None
     client_ip: str | None
-    detail: Mapping[str, object] = field(default_factory=dict)
+    detail: Mapping[str, object]
 
     def to_api(self) -> dict[str, object]:
         return {

@@ -45,6 +45,8 @@ def serve(
     """Start the gateway."""
     import uvicorn
 
+    from pronghorn.auth.startup import refusal
+
     loaded = _load(config_file)
     cfg = loaded.config
     workers = workers or cfg.server.workers
@@ -62,6 +64,12 @@ def serve(
     # place: make a SIGTERM that was handled gracefully end the process with status 0.
     signal.signal(signal.SIGTERM, _exit_after_drain)
     bind = host or cfg.server.host
+    refused = refusal(cfg.auth.mode, bind)
+    if refused:
+        raise click.ClickException(refused)
+    # The app reads where it listens from its config (the setup link, the auth-mode check).
+    os.environ["PRONGHORN_SERVER__HOST"] = bind
+    os.environ["PRONGHORN_SERVER__PORT"] = str(port or cfg.server.port)
     warning = open_bind_warning(bind, cfg.server.allowed_hosts)
     if warning:
         click.echo(f"pronghorn: warning: {warning}", err=True)

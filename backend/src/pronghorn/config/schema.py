@@ -6,6 +6,7 @@ the key's path. Defaults are chosen so that Pronghorn runs with no config file a
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
@@ -317,7 +318,7 @@ class AuthConfig(Section):
     """Who may use the gateway (startup-only)."""
 
     mode: Literal["local", "none", "custom"] = Field(
-        "none",
+        "local",
         description=(
             "'local': users and API keys in the database; 'none': everyone is one local "
             "user (refused unless the server binds only to loopback); 'custom': a "
@@ -327,6 +328,41 @@ class AuthConfig(Section):
     custom: str | None = Field(
         None, description="'./auth.py:auth' or 'package.module:auth' for auth.mode: custom."
     )
+    trusted_proxies: list[str] = Field(
+        default_factory=list,
+        description=(
+            "IPs or CIDR networks of reverse proxies whose X-Forwarded-For / "
+            "X-Forwarded-Proto headers are believed (client IP for rate limits and the "
+            "audit log, Secure cookies); empty: the direct peer is the client."
+        ),
+    )
+    session_ttl_hours: float = Field(
+        336.0,
+        gt=0,
+        description="Idle lifetime of a login session (sliding; default 14 days).",
+    )
+    max_failures_per_ip: int = Field(
+        20,
+        ge=1,
+        description="Failed logins / API-key attempts per client IP in failure_window_s.",
+    )
+    max_failures_per_account: int = Field(
+        5, ge=1, description="Failed logins per account in failure_window_s before 429."
+    )
+    failure_window_s: float = Field(
+        300.0, gt=0, description="Window of the failure limits (seconds)."
+    )
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _networks(cls, entries: list[str]) -> list[str]:
+        for entry in entries:
+            try:
+                ipaddress.ip_network(entry.strip(), strict=False)
+            except ValueError:
+                raise ValueError(f"{entry!r} is not an IP address or CIDR network") from None
+        return [entry.strip() for entry in entries]
+
     oidc: OidcConfig | None = Field(
         None,
         description=(

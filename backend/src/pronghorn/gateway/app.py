@@ -17,6 +17,7 @@ from pronghorn import __version__
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.config.loader import load_config, resolve_config_path
 from pronghorn.gateway.auth_middleware import AuthMiddleware
+from pronghorn.gateway.config_audit import reload_recorder
 from pronghorn.gateway.custom_app import add_custom_app, custom_lifespan, load_custom_app
 from pronghorn.gateway.errors import install_error_handlers
 from pronghorn.gateway.host_guard import HostGuardMiddleware
@@ -46,6 +47,7 @@ def create_app(settings: ConfigHolder, *, base_dir: Path | None = None) -> FastA
         async with contextlib.AsyncExitStack() as stack:
             runtime = await stack.enter_async_context(open_runtime(settings, base_dir=base))
             app.state.runtime = runtime
+            stack.callback(settings.add_listener(reload_recorder(runtime.db)))
             state = await stack.enter_async_context(custom_lifespan(custom)) if custom else None
             watcher = asyncio.create_task(settings.watch(stop), name="config-watcher")
             log.info(

@@ -14,6 +14,7 @@ from http.cookies import SimpleCookie
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from pronghorn.auth.authenticator import AuthError, Credentials
+from pronghorn.auth.proxies import TrustedProxies
 from pronghorn.gateway.responses import JSONResponse
 
 # Exact public paths, and public prefixes (under /api/ everything else is protected).
@@ -24,6 +25,7 @@ PUBLIC_PATHS = frozenset(
         "/api/auth/config",
         "/api/langgraph/openapi.json",
         "/api/langgraph/docs",
+        "/api/langgraph/ok",
     }
 )
 PUBLIC_PREFIXES = ("/api/auth/oidc/",)
@@ -35,7 +37,7 @@ def is_protected(path: str) -> bool:
     return not path.startswith(PUBLIC_PREFIXES)
 
 
-def credentials_of(scope: Scope) -> Credentials:
+def credentials_of(scope: Scope, proxies: TrustedProxies | None = None) -> Credentials:
     headers: dict[str, str] = {}
     for key, value in scope.get("headers", ()):
         headers.setdefault(key.decode("latin-1").lower(), value.decode("latin-1"))
@@ -48,12 +50,14 @@ def credentials_of(scope: Scope) -> Credentials:
             jar = SimpleCookie()
         cookies = {name: morsel.value for name, morsel in jar.items()}
     client = scope.get("client")
+    peer: str | None = client[0] if client else None
+    client_ip = proxies.client_ip(peer, headers.get("x-forwarded-for")) if proxies else peer
     return Credentials(
         method=scope["method"],
         path=scope["path"],
         headers=headers,
         cookies=cookies,
-        client_ip=client[0] if client else None,
+        client_ip=client_ip,
     )
 
 
@@ -65,9 +69,10 @@ class AuthMiddleware:
         if scope["type"] != "http" or not is_protected(scope["path"]):
             await self.app(scope, receive, send)
             return
-        authenticator = scope["app"].state.runtime.authenticator
+        runtime = scope["app"].state.runtime
         try:
-            principal = await authenticator.authenticate(credentials_of(scope))
+            credentials = credentials_of(scope, runtime.auth.proxies)
+            principal = await runtime.authenticator.authenticate(credentials)
         except AuthError as exc:
             headers = {}
             if exc.retry_after_s is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import logging
+import math
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -15,6 +16,8 @@ from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from pronghorn.auth.authenticator import AuthError
+from pronghorn.auth.errors import AccountError
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.runtime.errors import (
     Conflict,
@@ -130,6 +133,19 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def _api_error(_: Request, exc: ApiError) -> JSONResponse:
         return JSONResponse({"detail": exc.detail}, status_code=exc.status)
+
+    @app.exception_handler(AccountError)
+    async def _account_error(_: Request, exc: AccountError) -> JSONResponse:
+        return JSONResponse({"detail": exc.detail}, status_code=exc.status)
+
+    @app.exception_handler(AuthError)
+    async def _auth_error(_: Request, exc: AuthError) -> JSONResponse:
+        headers: dict[str, str] = {}
+        if exc.retry_after_s is not None:
+            headers["Retry-After"] = str(max(1, math.ceil(exc.retry_after_s)))
+        if exc.status == 401:
+            headers["WWW-Authenticate"] = "Bearer"
+        return JSONResponse({"detail": exc.detail}, status_code=exc.status, headers=headers)
 
     @app.exception_handler(DomainError)
     async def _domain_error(_: Request, exc: DomainError) -> JSONResponse:

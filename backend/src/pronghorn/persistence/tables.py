@@ -16,6 +16,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    UniqueConstraint,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 
@@ -144,4 +145,74 @@ crons = Table(
     Column("next_run_date", Ts, nullable=True, index=True),
     Column("created_at", Ts, nullable=False),
     Column("updated_at", Ts, nullable=False),
+)
+
+# --- identity (auth.mode: local) -------------------------------------------------------------
+
+users = Table(
+    "users",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("username", String(255), nullable=False),
+    # lower(username): the unique index that makes names case-insensitive on every dialect
+    Column("username_key", String(255), nullable=False, unique=True),
+    Column("display_name", String(255), nullable=False, default=""),
+    Column("role", String(16), nullable=False, default="user"),
+    Column("disabled", Boolean, nullable=False, default=False),
+    Column("password_hash", String(255), nullable=True),  # None: an SSO-only user
+    Column("external_issuer", String(512), nullable=True),
+    Column("external_subject", String(255), nullable=True),
+    Column("password_changed_at", Ts, nullable=True),
+    Column("created_at", Ts, nullable=False),
+    Column("updated_at", Ts, nullable=False),
+    UniqueConstraint("external_issuer", "external_subject", name="uq_users_external"),
+)
+
+sessions = Table(
+    "sessions",
+    metadata,
+    Column("id", String(64), primary_key=True),  # sha256 hex of the cookie's token
+    Column(
+        "user_id",
+        String(64),
+        ForeignKey("users.id", ondelete="CASCADE"),
+        nullable=False,
+        index=True,
+    ),
+    Column("csrf_token", String(128), nullable=False),
+    Column("created_at", Ts, nullable=False),
+    Column("last_seen_at", Ts, nullable=False),
+    Column("expires_at", Ts, nullable=False, index=True),
+)
+
+api_keys = Table(
+    "api_keys",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column(
+        "user_id",
+        String(64),
+        ForeignKey("users.id", ondelete="CASCADE"),
+        nullable=False,
+        index=True,
+    ),
+    Column("name", String(255), nullable=False, default=""),
+    Column("prefix", String(32), nullable=False),  # shown in lists: "phk_AbCd1234"
+    Column("key_hash", String(64), nullable=False, unique=True),  # sha256 hex of the key
+    Column("created_at", Ts, nullable=False),
+    Column("last_used_at", Ts, nullable=True),
+    Column("expires_at", Ts, nullable=True),
+    Column("revoked_at", Ts, nullable=True),
+)
+
+audit_log = Table(
+    "audit_log",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("at", Ts, nullable=False, index=True),
+    Column("actor", String(64), nullable=True),  # a user id; None: the system or a stranger
+    Column("action", String(64), nullable=False, index=True),
+    Column("target", String(255), nullable=True),
+    Column("client_ip", String(64), nullable=True),
+    Column("detail", Json, nullable=False),
 )

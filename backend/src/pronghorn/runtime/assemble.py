@@ -7,8 +7,11 @@ import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from pronghorn.auth.authenticator import NoAuth
+from pronghorn.auth.authenticator import Authenticator, NoAuth
 from pronghorn.auth.authorizer import AllowAll
+from pronghorn.auth.local import LocalAuthenticator
+from pronghorn.auth.services import AuthServices
+from pronghorn.auth.startup import check_mode, prepare_setup
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.graphs.lead_agent import LeadAgentFactory
 from pronghorn.graphs.registry import GraphRegistry
@@ -24,6 +27,7 @@ log = logging.getLogger("pronghorn.runtime")
 @contextlib.asynccontextmanager
 async def open_runtime(settings: ConfigHolder, *, base_dir: Path) -> AsyncIterator[Runtime]:
     config = settings.current
+    check_mode(config)
     data_dir = resolve_data_dir(config, base_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     config_dir = settings.source_path.parent if settings.source_path else base_dir
@@ -33,6 +37,10 @@ async def open_runtime(settings: ConfigHolder, *, base_dir: Path) -> AsyncIterat
         persistence = await stack.enter_async_context(open_persistence(db, config.store))
         graphs = GraphRegistry(persistence.checkpointer, persistence.store, base_dir=config_dir)
         await graphs.load(dict(config.graphs))
+        auth = AuthServices.from_config(config.auth, config.server)
+        authenticator: Authenticator = (
+            LocalAuthenticator(db, auth) if config.auth.mode == "local" else NoAuth()
+        )
         runtime = Runtime(
             settings=settings,
             data_dir=data_dir,
@@ -40,11 +48,13 @@ async def open_runtime(settings: ConfigHolder, *, base_dir: Path) -> AsyncIterat
             checkpointer=persistence.checkpointer,
             store=persistence.store,
             graphs=graphs,
-            authenticator=NoAuth(),
+            authenticator=authenticator,
             authorizer=AllowAll(),
+            auth=auth,
         )
         graphs.add_builtin("lead_agent", LeadAgentFactory(runtime))
         await ensure_system_assistants(db, graphs.ids())
+        await prepare_setup(db, config, data_dir)
         for component in COMPONENTS:
             await stack.enter_async_context(component(runtime))
         yield runtime

@@ -15,6 +15,7 @@ from langgraph.store.base import BaseStore
 
 from pronghorn.auth.authenticator import Authenticator
 from pronghorn.auth.authorizer import Authorizer
+from pronghorn.auth.services import AuthServices
 from pronghorn.config.schema import AppConfig
 from pronghorn.graphs.registry import GraphRegistry
 from pronghorn.persistence.db import Database, default_sqlite_url
@@ -106,6 +107,7 @@ class Runtime:
         graphs: GraphRegistry,
         authenticator: Authenticator,
         authorizer: Authorizer,
+        auth: AuthServices | None = None,
     ) -> None:
         self.settings = settings
         self.data_dir = data_dir
@@ -115,6 +117,8 @@ class Runtime:
         self.graphs = graphs
         self.authenticator = authenticator
         self.authorizer = authorizer
+        # Limits, trusted proxies and session lifetime (built from the config when not given)
+        self.auth = auth or AuthServices.from_config(settings.current.auth, settings.current.server)
         self.store_sweeper = StoreSweeper(store)
 
     @property

@@ -6,6 +6,9 @@ from fastapi import FastAPI
 
 from pronghorn.gateway.routers import (
     assistants,
+    auth,
+    auth_admin,
+    auth_keys,
     crons,
     files,
     models,
@@ -18,5 +21,18 @@ from pronghorn.gateway.routers import (
 
 
 def register_routers(app: FastAPI) -> None:
-    for module in (system, assistants, threads, crons, runs, store, models, files, usage):
+    for module in (
+        system,
+        auth,
+        auth_keys,
+        auth_admin,
+        assistants,
+        threads,
+        crons,
+        runs,
+        store,
+        models,
+        files,
+        usage,
+    ):
         app.include_router(module.router)

@@ -1,0 +1,199 @@
+"""Users: create, look up, update, disable; what the CLI, the HTTP API and SSO call.
+
+Plain async functions taking the `Database`. A password change or a disable revokes the
+user's sessions in the same transaction (and a disabled user's API keys stop working,
+since key authentication checks the user)."""
+
+from __future__ import annotations
+
+import re
+
+from sqlalchemy.exc import IntegrityError
+
+from pronghorn.auth.errors import AccountError
+from pronghorn.auth.passwords import hash_password, verify_password
+from pronghorn.persistence.db import Database
+from pronghorn.persistence.repos import sessions as session_repo
+from pronghorn.persistence.repos import users as repo
+from pronghorn.persistence.repos.users import Role, User
+
+__all__ = [
+    "User",
+    "by_username",
+    "check_login",
+    "count",
+    "create",
+    "find_or_create_external",
+    "get",
+    "list_users",
+    "update",
+]
+
+USERNAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$")
+ROLES: tuple[Role, ...] = ("admin", "user")
+
+
+def check_username(username: str) -> str:
+    name = username.strip()
+    if not USERNAME_RE.fullmatch(name):
+        raise AccountError(
+            "username: 1-64 characters, letters, digits and . _ @ - (starting with a letter "
+            "or digit)",
+            422,
+        )
+    return name
+
+
+def check_role(role: str) -> Role:
+    for known in ROLES:
+        if role == known:
+            return known
+    raise AccountError("role: must be 'admin' or 'user'", 422)
+
+
+def check_display_name(display_name: str) -> str:
+    name = display_name.strip()
+    if len(name) > 255:
+        raise AccountError("display_name: at most 255 characters", 422)
+    return name
+
+
+async def count(db: Database) -> int:
+    async with db.read() as conn:
+        return await repo.count(conn)
+
+
+async def get(db: Database, user_id: str) -> User | None:
+    async with db.read() as conn:
+        return await repo.get(conn, user_id)
+
+
+async def by_username(db: Database, username: str) -> User | None:
+    async with db.read() as conn:
+        return await repo.by_username(conn, username)
+
+
+async def list_users(db: Database) -> list[User]:
+    async with db.read() as conn:
+        return await repo.list_all(conn)
+
+
+async def create(
+    db: Database,
+    *,
+    username: str,
+    password: str | None,
+    display_name: str | None = None,
+    role: str = "user",
+    only_if_first: bool = False,
+) -> User:
+    """A new user (409 if the name is taken). `only_if_first`: refuse (409) unless there is
+    no user yet — the setup of the first admin, checked in the same transaction."""
+    name = check_username(username)
+    checked_role = check_role(role)
+    shown = check_display_name(display_name or "") or name
+    hashed = await hash_password(password) if password is not None else None
+    try:
+        async with db.tx() as conn:
+            if only_if_first and await repo.count(conn) > 0:
+                raise AccountError("Setup is already done: an admin exists", 409)
+            if await repo.by_username(conn, name) is not None:
+                raise AccountError(f"User {name!r} already exists", 409)
+            return await repo.insert_user(
+                conn, username=name, display_name=shown, role=checked_role, password_hash=hashed
+            )
+    except IntegrityError:  # a concurrent create of the same name
+        raise AccountError(f"User {name!r} already exists", 409) from None
+
+
+async def find_or_create_external(
+    db: Database,
+    *,
+    issuer: str,
+    subject: str,
+    username: str,
+    display_name: str,
+    role: str,
+) -> User:
+    """The user an SSO identity (issuer, subject) maps to, created on first login (with a
+    free variant of `username` when it is taken). No password: SSO is their only way in."""
+    checked_role = check_role(role)
+    async with db.read() as conn:
+        found = await repo.by_external(conn, issuer, subject)
+    if found is not None:
+        return found
+    base = re.sub(r"[^A-Za-z0-9._@-]", "-", username.strip())[:60].strip("-.") or "user"
+    if not base[0].isalnum():
+        base = "u" + base
+    for attempt in range(1, 100):
+        name = base if attempt == 1 else f"{base}-{attempt}"
+        try:
+            async with db.tx() as conn:
+                again = await repo.by_external(conn, issuer, subject)
+                if again is not None:
+                    return again
+                if await repo.by_username(conn, name) is not None:
+                    continue
+                return await repo.insert_user(
+                    conn,
+                    username=name,
+                    display_name=check_display_name(display_name) or name,
+                    role=checked_role,
+                    password_hash=None,
+                    external_issuer=issuer,
+                    external_subject=subject,
+                )
+        except IntegrityError:
+            continue  # raced with another login: look again
+    raise AccountError(f"No free username for {username!r}", 409)
+
+
+async def check_login(db: Database, username: str, password: str) -> User | None:
+    """The user if the name and password match and the user is enabled; None otherwise
+    (in about the same time whether or not the user exists)."""
+    async with db.read() as conn:
+        user = await repo.by_username(conn, username) if len(username) <= 255 else None
+    stored = user.password_hash if user is not None else None
+    if not await verify_password(stored, password):
+        return None
+    if user is None or user.disabled:
+        return None
+    return user
+
+
+async def update(
+    db: Database,
+    user_id: str,
+    *,
+    display_name: str | None = None,
+    role: str | None = None,
+    disabled: bool | None = None,
+    password: str | None = None,
+) -> tuple[User, User]:
+    """Apply the changes; returns (before, after). Refuses (409) to leave no enabled admin."""
+    new_role = check_role(role) if role is not None else None
+    shown = check_display_name(display_name) if display_name is not None else None
+    hashed = await hash_password(password) if password is not None else None
+    async with db.tx() as conn:
+        before = await repo.get(conn, user_id)
+        if before is None:
+            raise AccountError(f"User with ID {user_id} not found", 404)
+        loses_admin = (
+            before.is_admin
+            and not before.disabled
+            and ((new_role is not None and new_role != "admin") or disabled is True)
+        )
+        if loses_admin and await repo.count_admins(conn) <= 1:
+            raise AccountError("Refused: this is the last enabled admin", 409)
+        after = await repo.update_user(
+            conn,
+            user_id,
+            display_name=shown or None,
+            role=new_role,
+            disabled=disabled,
+            password_hash=hashed,
+        )
+        assert after is not None
+        if hashed is not None or disabled is True:
+            await session_repo.delete_for_user(conn, user_id)
+    return before, after

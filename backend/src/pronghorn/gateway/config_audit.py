@@ -1,0 +1,24 @@
+"""Record each applied config reload in the audit log (which key paths changed, never
+their values): the gateway subscribes to the holder, so config/ knows nothing of auth."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+
+from pronghorn.auth import audit
+from pronghorn.config.restart import changed_paths
+from pronghorn.config.schema import AppConfig
+from pronghorn.persistence.db import Database
+
+log = logging.getLogger("pronghorn.auth")
+
+
+def reload_recorder(db: Database) -> Callable[[AppConfig, AppConfig], Awaitable[None]]:
+    async def on_reload(old: AppConfig, new: AppConfig) -> None:
+        try:
+            await audit.record(db, "config.reload", detail={"changed": changed_paths(old, new)})
+        except Exception:
+            log.exception("could not record the config reload in the audit log")
+
+    return on_reload

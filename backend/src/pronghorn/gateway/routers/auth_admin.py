@@ -1,0 +1,110 @@
+"""Admin only: `/api/auth/users` (create, list, update, disable) and `/api/auth/audit`."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Query, Request
+from pydantic import BaseModel, ConfigDict, Field
+
+from pronghorn.auth import audit, users
+from pronghorn.gateway.deps import get_runtime
+from pronghorn.gateway.routers.auth_deps import admin_user
+from pronghorn.gateway.session_cookie import client_ip
+from pronghorn.persistence.repos.users import User
+from pronghorn.runtime.runtime import Runtime
+
+router = APIRouter(prefix="/api/auth", tags=["auth"])
+
+
+class UserCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    username: str = Field(max_length=255)
+    password: str = Field(max_length=4096)
+    display_name: str | None = Field(None, max_length=255)
+    role: str = "user"
+
+
+class UserPatch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    display_name: str | None = Field(None, max_length=255)
+    role: str | None = None
+    disabled: bool | None = None
+    password: str | None = Field(None, max_length=4096)
+
+
+@router.get("/users")
+async def list_users(
+    runtime: Runtime = Depends(get_runtime), _admin: User = Depends(admin_user)
+) -> list[dict[str, object]]:
+    return [user.to_api() for user in await users.list_users(runtime.db)]
+
+
+@router.post("/users", status_code=201)
+async def create_user(
+    body: UserCreate,
+    request: Request,
+    runtime: Runtime = Depends(get_runtime),
+    admin: User = Depends(admin_user),
+) -> dict[str, object]:
+    user = await users.create(
+        runtime.db,
+        username=body.username,
+        password=body.password,
+        display_name=body.display_name,
+        role=body.role,
+    )
+    await audit.record(
+        runtime.db,
+        "user.create",
+        actor=admin.id,
+        target=user.id,
+        client_ip=client_ip(request),
+        detail={"username": user.username, "role": user.role},
+    )
+    return user.to_api()
+
+
+@router.patch("/users/{user_id}")
+async def update_user(
+    user_id: str,
+    body: UserPatch,
+    request: Request,
+    runtime: Runtime = Depends(get_runtime),
+    admin: User = Depends(admin_user),
+) -> dict[str, object]:
+    before, after = await users.update(
+        runtime.db,
+        user_id,
+        display_name=body.display_name,
+        role=body.role,
+        disabled=body.disabled,
+        password=body.password,
+    )
+    changed = sorted(k for k, v in body.model_dump(exclude_unset=True).items() if v is not None)
+    action = "user.disable" if after.disabled and not before.disabled else "user.update"
+    detail: dict[str, object] = {"username": after.username, "changed": changed}
+    if body.role is not None:
+        detail["role"] = after.role
+    if body.disabled is not None:
+        detail["disabled"] = after.disabled
+    await audit.record(
+        runtime.db,
+        action,
+        actor=admin.id,
+        target=after.id,
+        client_ip=client_ip(request),
+        detail=detail,
+    )
+    return after.to_api()
+
+
+@router.get("/audit")
+async def audit_log(
+    runtime: Runtime = Depends(get_runtime),
+    _admin: User = Depends(admin_user),
+    limit: int = Query(50, ge=1, le=500),
+    before: int | None = Query(None, ge=1, description="Entries with a smaller id (paging)."),
+) -> list[dict[str, object]]:
+    """Newest first; pass the last entry's id as `before` for the next page."""
+    return [entry.to_api() for entry in await audit.page(runtime.db, limit=limit, before=before)]

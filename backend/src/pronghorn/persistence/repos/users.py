@@ -1,0 +1,162 @@
+"""Users: rows of the `users` table as typed records."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal, cast
+
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.engine import RowMapping
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from pronghorn.persistence.repos.common import as_utc, iso, new_id, now
+from pronghorn.persistence.tables import users
+
+Role = Literal["admin", "user"]
+
+
+@dataclass(frozen=True, slots=True)
+class User:
+    id: str
+    username: str
+    display_name: str
+    role: Role
+    disabled: bool
+    password_hash: str | None
+    external_issuer: str | None
+    external_subject: str | None
+    password_changed_at: datetime | None
+    created_at: datetime
+    updated_at: datetime
+
+    @property
+    def is_admin(self) -> bool:
+        return self.role == "admin"
+
+    def to_api(self) -> dict[str, object]:
+        """The user as the HTTP API shows it (never the password hash)."""
+        return {
+            "id": self.id,
+            "username": self.username,
+            "display_name": self.display_name,
+            "role": self.role,
+            "disabled": self.disabled,
+            "created_at": iso(self.created_at),
+        }
+
+
+def username_key(username: str) -> str:
+    return username.strip().casefold()
+
+
+def from_row(row: RowMapping) -> User:
+    created = as_utc(row["created_at"])
+    updated = as_utc(row["updated_at"])
+    assert created is not None and updated is not None
+    return User(
+        id=row["id"],
+        username=row["username"],
+        display_name=row["display_name"],
+        role=cast(Role, row["role"]),
+        disabled=bool(row["disabled"]),
+        password_hash=row["password_hash"],
+        external_issuer=row["external_issuer"],
+        external_subject=row["external_subject"],
+        password_changed_at=as_utc(row["password_changed_at"]),
+        created_at=created,
+        updated_at=updated,
+    )
+
+
+async def insert_user(
+    conn: AsyncConnection,
+    *,
+    username: str,
+    display_name: str,
+    role: Role,
+    password_hash: str | None,
+    external_issuer: str | None = None,
+    external_subject: str | None = None,
+) -> User:
+    ts = now()
+    user_id = new_id()
+    await conn.execute(
+        insert(users).values(
+            id=user_id,
+            username=username,
+            username_key=username_key(username),
+            display_name=display_name,
+            role=role,
+            disabled=False,
+            password_hash=password_hash,
+            external_issuer=external_issuer,
+            external_subject=external_subject,
+            password_changed_at=None,
+            created_at=ts,
+            updated_at=ts,
+        )
+    )
+    found = await get(conn, user_id)
+    assert found is not None
+    return found
+
+
+async def get(conn: AsyncConnection, user_id: str) -> User | None:
+    row = (await conn.execute(select(users).where(users.c.id == user_id))).mappings().first()
+    return from_row(row) if row else None
+
+
+async def by_username(conn: AsyncConnection, username: str) -> User | None:
+    query = select(users).where(users.c.username_key == username_key(username))
+    row = (await conn.execute(query)).mappings().first()
+    return from_row(row) if row else None
+
+
+async def by_external(conn: AsyncConnection, issuer: str, subject: str) -> User | None:
+    query = select(users).where(
+        users.c.external_issuer == issuer, users.c.external_subject == subject
+    )
+    row = (await conn.execute(query)).mappings().first()
+    return from_row(row) if row else None
+
+
+async def list_all(conn: AsyncConnection) -> list[User]:
+    rows = (await conn.execute(select(users).order_by(users.c.created_at, users.c.id))).mappings()
+    return [from_row(row) for row in rows]
+
+
+async def count(conn: AsyncConnection) -> int:
+    return int((await conn.execute(select(func.count()).select_from(users))).scalar_one())
+
+
+async def count_admins(conn: AsyncConnection) -> int:
+    query = (
+        select(func.count())
+        .select_from(users)
+        .where(users.c.role == "admin", users.c.disabled.is_(False))
+    )
+    return int((await conn.execute(query)).scalar_one())
+
+
+async def update_user(
+    conn: AsyncConnection,
+    user_id: str,
+    *,
+    display_name: str | None = None,
+    role: Role | None = None,
+    disabled: bool | None = None,
+    password_hash: str | None = None,
+) -> User | None:
+    values: dict[str, object] = {"updated_at": now()}
+    if display_name is not None:
+        values["display_name"] = display_name
+    if role is not None:
+        values["role"] = role
+    if disabled is not None:
+        values["disabled"] = disabled
+    if password_hash is not None:
+        values["password_hash"] = password_hash
+        values["password_changed_at"] = values["updated_at"]
+    await conn.execute(update(users).where(users.c.id == user_id).values(**values))
+    return await get(conn, user_id)

@@ -19,6 +19,7 @@ import httpx
 from pronghorn.auth.oidc_claims import OidcIdentity, identity_from_claims
 from pronghorn.auth.oidc_discovery import OidcProvider, ProviderMetadata
 from pronghorn.auth.oidc_errors import OidcError
+from pronghorn.auth.oidc_json import as_object
 from pronghorn.auth.oidc_login_state import LoginState, LoginStateCodec, pkce_challenge
 from pronghorn.auth.oidc_tokens import Claims, allowed_algorithms, token_header, verify_id_token
 from pronghorn.config.oidc_schema import OidcConfig
@@ -139,7 +140,7 @@ class OidcClient:
             body: object = json.loads(response.content)
         except ValueError:
             body = None
-        data = {str(k): v for k, v in body.items()} if isinstance(body, dict) else {}
+        data = as_object(body) or {}
         if response.status_code == 200 and data:
             return data
         if 400 <= response.status_code < 500 and isinstance(data.get("error"), str):
@@ -180,6 +181,7 @@ class OidcClient:
             info: object = json.loads(response.content) if response.status_code == 200 else None
         except ValueError:
             info = None
-        if not isinstance(info, dict) or info.get("sub") != claims.get("sub"):
+        extra = as_object(info)
+        if extra is None or extra.get("sub") != claims.get("sub"):
             return claims
-        return {**{str(k): v for k, v in info.items()}, **claims}
+        return {**extra, **claims}

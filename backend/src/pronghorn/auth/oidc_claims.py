@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pronghorn.auth.oidc_errors import OidcError
+from pronghorn.auth.oidc_json import strings_in
 from pronghorn.auth.principal import Role
 from pronghorn.config.oidc_schema import OidcConfig
 
@@ -34,12 +35,7 @@ def _text(claims: Mapping[str, object], key: str) -> str | None:
 
 
 def groups_of(claims: Mapping[str, object], claim: str) -> tuple[str, ...]:
-    value = claims.get(claim)
-    if isinstance(value, str):
-        return (value,)
-    if isinstance(value, list):
-        return tuple(g for g in value if isinstance(g, str))
-    return ()
+    return strings_in(claims.get(claim))
 
 
 def suggested_username(claims: Mapping[str, object], subject: str) -> str:

@@ -14,6 +14,7 @@ import httpx
 import jwt
 
 from pronghorn.auth.oidc_errors import OidcError
+from pronghorn.auth.oidc_json import as_list, as_object, strings_in
 from pronghorn.config.oidc_schema import check_endpoint_url
 
 log = logging.getLogger("pronghorn.auth.oidc")
@@ -55,10 +56,8 @@ class ProviderMetadata:
                 raise OidcError(f"the discovery document's {key}: {exc}", 502) from None
 
         def strings(key: str, default: Sequence[str]) -> tuple[str, ...]:
-            value = doc.get(key)
-            if isinstance(value, list):
-                return tuple(v for v in value if isinstance(v, str))
-            return tuple(default)
+            value: object = doc.get(key)
+            return tuple(default) if as_list(value) is None else strings_in(value)
 
         authorization = endpoint("authorization_endpoint")
         token = endpoint("token_endpoint")
@@ -96,9 +95,10 @@ async def fetch_json(http: httpx.AsyncClient, url: str, what: str) -> dict[str, 
         data: object = json.loads(bytes(body))
     except ValueError:
         raise OidcError(f"the issuer's {what} is not JSON", 502) from None
-    if not isinstance(data, dict):
+    found = as_object(data)
+    if found is None:
         raise OidcError(f"the issuer's {what} is not a JSON object", 502)
-    return {str(k): v for k, v in data.items()}
+    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,12 +112,13 @@ class SigningKey:
 
 def parse_jwks(doc: Mapping[str, object]) -> tuple[SigningKey, ...]:
     """The usable signature keys of a JWK set; keys we cannot use are skipped."""
-    raw = doc.get("keys")
-    if not isinstance(raw, list):
+    raw = as_list(doc.get("keys"))
+    if raw is None:
         raise OidcError("the issuer's JWKS has no keys list", 502)
     keys: list[SigningKey] = []
-    for item in raw:
-        if not isinstance(item, dict) or item.get("use", "sig") != "sig":
+    for entry in raw:
+        item = as_object(entry)
+        if item is None or item.get("use", "sig") != "sig":
             continue
         try:
             parsed = jwt.PyJWK(item)

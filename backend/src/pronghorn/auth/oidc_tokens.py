@@ -11,6 +11,7 @@ import jwt
 
 from pronghorn.auth.oidc_discovery import SUPPORTED_ALGORITHMS, SigningKey
 from pronghorn.auth.oidc_errors import OidcError
+from pronghorn.auth.oidc_json import as_list
 
 LEEWAY_S = 60
 
@@ -98,7 +99,7 @@ def verify_id_token(
     out: Claims = {str(k): v for k, v in claims.items()}
     aud = out.get("aud")
     azp = out.get("azp")
-    if isinstance(aud, list) and len(aud) > 1 and azp != client_id:
+    if len(as_list(aud) or ()) > 1 and azp != client_id:
         raise OidcError("ID token refused: several audiences and azp is not this client")
     if azp is not None and azp != client_id:
         raise OidcError("ID token refused: authorized party (azp) is not this client")

@@ -9,9 +9,10 @@ from __future__ import annotations
 import ipaddress
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
 from pronghorn.config.hosts import check_host_pattern
+from pronghorn.config.oidc_schema import OidcConfig
 
 
 class Section(BaseModel):
@@ -361,6 +362,20 @@ class AuthConfig(Section):
             except ValueError:
                 raise ValueError(f"{entry!r} is not an IP address or CIDR network") from None
         return [entry.strip() for entry in entries]
+
+    oidc: OidcConfig | None = Field(
+        None,
+        description=(
+            "Single sign-on with an OpenID Connect issuer (auth.mode: local); null: off. "
+            "See docs/security.md."
+        ),
+    )
+
+    @model_validator(mode="after")
+    def _oidc_needs_local_users(self) -> AuthConfig:
+        if self.oidc is not None and self.mode != "local":
+            raise ValueError("auth.oidc signs users in to local accounts: set auth.mode: local")
+        return self
 
 
 class AppConfig(Section):

@@ -10,6 +10,7 @@ from pathlib import Path
 from pronghorn.auth.authenticator import Authenticator, NoAuth
 from pronghorn.auth.authorizer import AllowAll
 from pronghorn.auth.local import LocalAuthenticator
+from pronghorn.auth.oidc import OidcClient
 from pronghorn.auth.services import AuthServices
 from pronghorn.auth.startup import check_mode, prepare_setup
 from pronghorn.config.holder import ConfigHolder
@@ -41,6 +42,9 @@ async def open_runtime(settings: ConfigHolder, *, base_dir: Path) -> AsyncIterat
         authenticator: Authenticator = (
             LocalAuthenticator(db, auth) if config.auth.mode == "local" else NoAuth()
         )
+        oidc = OidcClient(config.auth.oidc) if config.auth.oidc is not None else None
+        if oidc is not None:
+            stack.push_async_callback(oidc.aclose)
         runtime = Runtime(
             settings=settings,
             data_dir=data_dir,
@@ -51,6 +55,7 @@ async def open_runtime(settings: ConfigHolder, *, base_dir: Path) -> AsyncIterat
             authenticator=authenticator,
             authorizer=AllowAll(),
             auth=auth,
+            oidc=oidc,
         )
         graphs.add_builtin("lead_agent", LeadAgentFactory(runtime))
         await ensure_system_assistants(db, graphs.ids())

@@ -15,6 +15,7 @@ from langgraph.store.base import BaseStore
 
 from pronghorn.auth.authenticator import Authenticator
 from pronghorn.auth.authorizer import Authorizer
+from pronghorn.auth.oidc import OidcClient
 from pronghorn.auth.services import AuthServices
 from pronghorn.config.schema import AppConfig
 from pronghorn.graphs.registry import GraphRegistry
@@ -108,6 +109,7 @@ class Runtime:
         authenticator: Authenticator,
         authorizer: Authorizer,
         auth: AuthServices | None = None,
+        oidc: OidcClient | None = None,
     ) -> None:
         self.settings = settings
         self.data_dir = data_dir
@@ -125,6 +127,8 @@ class Runtime:
                 current = AppConfig()
             auth = AuthServices.from_config(current.auth, current.server)
         self.auth = auth
+        # Single sign-on with auth.oidc's issuer (None when not configured)
+        self.oidc = oidc
         self.store_sweeper = StoreSweeper(store)
 
     @property

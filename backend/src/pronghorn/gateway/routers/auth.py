@@ -68,7 +68,9 @@ async def _logged_in(request: Request, runtime: Runtime, user: User, status: int
 async def auth_config(runtime: Runtime = Depends(get_runtime)) -> dict[str, object]:
     mode = runtime.auth.mode
     setup_required = mode == "local" and await users.count(runtime.db) == 0
-    return {"mode": mode, "setup_required": setup_required, "oidc": None}
+    oidc = runtime.config.auth.oidc
+    sso = {"label": oidc.label} if oidc is not None and mode == "local" else None
+    return {"mode": mode, "setup_required": setup_required, "oidc": sso}
 
 
 @router.post("/setup", status_code=201)

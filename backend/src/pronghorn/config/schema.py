@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
 from pronghorn.config.hosts import check_host_pattern
 
@@ -326,6 +326,20 @@ class AuthConfig(Section):
     custom: str | None = Field(
         None, description="'./auth.py:auth' or 'package.module:auth' for auth.mode: custom."
     )
+
+    @model_validator(mode="after")
+    def _custom_names_an_object(self) -> AuthConfig:
+        if self.mode == "custom" and not self.custom:
+            raise ValueError(
+                "auth.mode custom needs auth.custom: the langgraph_sdk.Auth object, "
+                "e.g. './auth.py:auth' or 'package.module:auth'"
+            )
+        if self.custom is not None and ":" not in self.custom:
+            raise ValueError(
+                f"auth.custom {self.custom!r} must look like './auth.py:auth' or "
+                "'package.module:auth'"
+            )
+        return self
 
 
 class AppConfig(Section):

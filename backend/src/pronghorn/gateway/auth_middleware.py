@@ -54,6 +54,8 @@ def credentials_of(scope: Scope) -> Credentials:
         headers=headers,
         cookies=cookies,
         client_ip=client[0] if client else None,
+        query_string=scope.get("query_string", b"").decode("latin-1"),
+        scope=scope,
     )
 
 
@@ -69,11 +71,11 @@ class AuthMiddleware:
         try:
             principal = await authenticator.authenticate(credentials_of(scope))
         except AuthError as exc:
-            headers = {}
+            headers = dict(exc.headers)
             if exc.retry_after_s is not None:
                 headers["Retry-After"] = str(max(1, round(exc.retry_after_s)))
             if exc.status == 401:
-                headers["WWW-Authenticate"] = "Bearer"
+                headers.setdefault("WWW-Authenticate", "Bearer")
             response = JSONResponse({"detail": exc.detail}, status_code=exc.status, headers=headers)
             await response(scope, receive, send)
             return

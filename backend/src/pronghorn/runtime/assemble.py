@@ -7,13 +7,12 @@ import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from pronghorn.auth.authenticator import NoAuth
-from pronghorn.auth.authorizer import AllowAll
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.graphs.lead_agent import LeadAgentFactory
 from pronghorn.graphs.registry import GraphRegistry
 from pronghorn.persistence.migrate import upgrade
 from pronghorn.persistence.repos.assistants import ensure_system_assistants
+from pronghorn.runtime.auth_backends import auth_backends
 from pronghorn.runtime.checkpoint import open_persistence
 from pronghorn.runtime.components import COMPONENTS
 from pronghorn.runtime.runtime import Runtime, open_database, resolve_data_dir
@@ -33,6 +32,7 @@ async def open_runtime(settings: ConfigHolder, *, base_dir: Path) -> AsyncIterat
         persistence = await stack.enter_async_context(open_persistence(db, config.store))
         graphs = GraphRegistry(persistence.checkpointer, persistence.store, base_dir=config_dir)
         await graphs.load(dict(config.graphs))
+        authenticator, authorizer = await auth_backends(config, config_dir)
         runtime = Runtime(
             settings=settings,
             data_dir=data_dir,
@@ -40,8 +40,8 @@ async def open_runtime(settings: ConfigHolder, *, base_dir: Path) -> AsyncIterat
             checkpointer=persistence.checkpointer,
             store=persistence.store,
             graphs=graphs,
-            authenticator=NoAuth(),
-            authorizer=AllowAll(),
+            authenticator=authenticator,
+            authorizer=authorizer,
         )
         graphs.add_builtin("lead_agent", LeadAgentFactory(runtime))
         await ensure_system_assistants(db, graphs.ids())

@@ -320,7 +320,7 @@ def test_a_required_parameter_it_cannot_supply_is_refused_at_startup() -> None:
     async def who(body: dict[str, object]) -> str:
         return "x"
 
-    with pytest.raises(CustomAuthConfigError, match="body.*not read before authentication"):
+    with pytest.raises(CustomAuthConfigError, match=r"body.*not read before authentication"):
         custom_auth(auth, "./auth.py:auth")
 
     other = Auth()
@@ -329,5 +329,5 @@ def test_a_required_parameter_it_cannot_supply_is_refused_at_startup() -> None:
     async def who2(token: str) -> str:
         return token
 
-    with pytest.raises(CustomAuthConfigError, match="'./auth.py:auth'.*token.*supported"):
+    with pytest.raises(CustomAuthConfigError, match=r"'\./auth\.py:auth'.*token.*supported"):
         custom_auth(other, "./auth.py:auth")

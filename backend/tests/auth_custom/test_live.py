@@ -1,0 +1,71 @@
+"""`auth.mode: custom` on a live server running the shipped example
+(examples/custom_auth/auth.py), through the official SDK."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from langgraph_sdk import get_client
+
+from support.live import BACKEND_DIR, LiveServer, base_config
+
+EXAMPLE = BACKEND_DIR.parent / "examples" / "custom_auth" / "auth.py"
+ALICE = {"Authorization": "Bearer alice-token"}
+BOB = {"Authorization": "Bearer bob-token"}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    workdir = tmp_path_factory.mktemp("customauth")
+    shutil.copy(EXAMPLE, workdir / "auth.py")
+    config = base_config(auth={"mode": "custom", "custom": "./auth.py:auth"})
+    srv = LiveServer(workdir, config).start()
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+@pytest.mark.parametrize(
+    ("headers", "status", "detail"),
+    [
+        ({}, 401, "Bearer token required"),
+        ({"Authorization": "Basic YTpi"}, 401, "Bearer token required"),
+        ({"Authorization": "Bearer nobody-token"}, 401, "unknown token"),
+        ({"Authorization": "Bearer mallory-token"}, 403, "token revoked"),  # as raised
+    ],
+)
+def test_the_authenticate_handler_refuses_strangers(
+    server: LiveServer, headers: dict[str, str], status: int, detail: str
+) -> None:
+    for path in ("/api/langgraph/threads/search", "/api/langgraph/store/items/search"):
+        response = httpx.post(f"{server.url}{path}", json={}, headers=headers, timeout=30)
+        assert (response.status_code, response.json()) == (status, {"detail": detail})
+    if status == 401:
+        assert response.headers["www-authenticate"] == "Bearer"
+
+
+def test_public_paths_need_no_token(server: LiveServer) -> None:
+    assert httpx.get(f"{server.url}/health", timeout=30).status_code == 200
+    assert httpx.get(f"{server.api}/openapi.json", timeout=30).status_code == 200
+
+
+async def test_a_known_token_uses_the_api_through_the_sdk(server: LiveServer) -> None:
+    alice = get_client(url=server.api, headers=ALICE)
+    thread = await alice.threads.create(metadata={"topic": "custom"})
+    found = await alice.threads.get(thread["thread_id"])
+    assert found["metadata"]["topic"] == "custom"
+    assert thread["thread_id"] in {t["thread_id"] for t in await alice.threads.search(limit=100)}
+
+
+def test_a_wrong_attribute_stops_the_server_with_a_clear_error(tmp_path: Path) -> None:
+    shutil.copy(EXAMPLE, tmp_path / "auth.py")
+    srv = LiveServer(tmp_path, base_config(auth={"mode": "custom", "custom": "./auth.py:nope"}))
+    with pytest.raises(RuntimeError, match="server exited early") as caught:
+        srv.start()
+    assert "auth.custom './auth.py:nope'" in str(caught.value)
+    assert "no attribute 'nope'" in str(caught.value)

@@ -25,12 +25,39 @@ needs_call_sites = pytest.mark.skipif(
     reason="the services do not call the authorizer yet (ownership branch not merged)",
 )
 
+# A graph answering with the user it runs as (LangGraph's langgraph_auth_user).
+WHOAMI = """
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.graph import END, START, StateGraph
+from typing_extensions import TypedDict
+
+
+class State(TypedDict, total=False):
+    user: dict[str, Any]
+
+
+def whoami(state: State, config: RunnableConfig) -> State:
+    user = config["configurable"]["langgraph_auth_user"]
+    return {"user": {key: user[key] for key in ("identity", "display_name", "org", "permissions")}}
+
+
+builder = StateGraph(State)
+builder.add_node("whoami", whoami)
+builder.add_edge(START, "whoami")
+builder.add_edge("whoami", END)
+graph = builder.compile()
+"""
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     workdir = tmp_path_factory.mktemp("customauth")
     shutil.copy(EXAMPLE, workdir / "auth.py")
+    (workdir / "whoami.py").write_text(WHOAMI, encoding="utf-8")
     config = base_config(auth={"mode": "custom", "custom": "./auth.py:auth"})
+    config["graphs"]["whoami"] = "./whoami.py:graph"
     srv = LiveServer(workdir, config).start()
     try:
         yield srv
@@ -91,6 +118,8 @@ async def test_each_user_sees_only_their_own_threads(server: LiveServer) -> None
         await bob.threads.update(mine["thread_id"], metadata={"owner": "bob"})
     with pytest.raises(NotFoundError):
         await bob.threads.delete(mine["thread_id"])
+    with pytest.raises(NotFoundError):  # threads.create_run: filtered like the rest
+        await bob.runs.create(mine["thread_id"], "echo", input={"messages": []})
     assert (await alice.threads.get(mine["thread_id"]))["metadata"]["owner"] == "alice"
 
 
@@ -102,6 +131,20 @@ async def test_a_handler_http_exception_reaches_the_client(server: LiveServer) -
     alice = get_client(url=server.api, headers=ALICE)
     created = await alice.assistants.create(graph_id="echo", name="alice's")
     assert created["graph_id"] == "echo"
+
+
+@needs_call_sites
+async def test_a_run_executes_as_the_user_the_handler_returned(server: LiveServer) -> None:
+    alice = get_client(url=server.api, headers=ALICE)
+    thread = await alice.threads.create()
+    out = await alice.runs.wait(thread["thread_id"], "whoami", input={})
+    assert isinstance(out, dict)
+    assert out["user"] == {
+        "identity": "alice",
+        "display_name": "Alice",
+        "org": "acme",  # an extra field of the authenticate handler's dict
+        "permissions": ["threads:write", "assistants:write"],
+    }
 
 
 def test_a_wrong_attribute_stops_the_server_with_a_clear_error(tmp_path: Path) -> None:

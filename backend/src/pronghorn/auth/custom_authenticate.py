@@ -222,7 +222,7 @@ class CustomAuthenticator:
 
     def __init__(self, handler: AuthenticateHandler | None) -> None:
         self._handler = handler
-        self._wanted = handler_parameters(handler) if handler is not None else frozenset()
+        self._wanted = handler_parameters(handler) if handler is not None else frozenset[str]()
 
     async def authenticate(self, credentials: Credentials) -> Principal:
         handler = self._handler

@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, Mapping, MutableMapping, Sequen
 from typing import cast
 
 from langgraph_sdk.auth.exceptions import HTTPException as AuthHTTPException
-from langgraph_sdk.auth.types import AuthContext
+from langgraph_sdk.auth.types import AuthContext, BaseUser
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from pronghorn.auth.authenticator import AuthError
@@ -86,7 +86,8 @@ class CustomAuthorizer:
             return None
         ctx = AuthContext(
             permissions=list(principal.permissions),
-            user=AuthUser(principal),
+            # the SDK's protocol leaves __getitem__ unannotated (inferred `-> None`)
+            user=cast(BaseUser, AuthUser(principal)),
             resource=resource,
             action=action,
         )

@@ -34,14 +34,18 @@ class Principal:
         """The user as a graph sees it in `config["configurable"]["langgraph_auth_user"]`
         (the shape of LangGraph's `BaseUser`: identity, display_name, is_authenticated,
         permissions, plus any custom fields)."""
-        return {
+        user: dict[str, object] = {
             **self.extra,
             "identity": self.identity,
             "display_name": self.display_name,
             "is_authenticated": self.kind != "anonymous",
             "permissions": list(self.permissions),
-            "role": self.role,
         }
+        if self.kind == "custom":  # a custom handler's own `role` field reaches the graph
+            user.setdefault("role", self.role)
+        else:
+            user["role"] = self.role
+        return user
 
 
 # `auth.mode: none`: every request acts as this one local user.

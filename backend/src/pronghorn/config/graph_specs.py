@@ -28,3 +28,11 @@ def missing_graph_files(graphs: Mapping[str, str], base_dir: Path) -> list[str]:
         if file is not None and not file.is_file():
             problems.append(f"graphs.{graph_id}: graph file {file} does not exist ({spec!r})")
     return problems
+
+
+def missing_auth_file(spec: str | None, base_dir: Path) -> str | None:
+    """A message when `auth.custom` is a ``./file.py:attr`` spec whose file does not exist."""
+    file = graph_file(spec, base_dir) if spec and ":" in spec else None
+    if file is not None and not file.is_file():
+        return f"auth.custom: file {file} does not exist ({spec!r})"
+    return None

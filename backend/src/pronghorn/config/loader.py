@@ -28,7 +28,7 @@ from pronghorn.config.envsource import (
     override_paths,
 )
 from pronghorn.config.errors import ConfigError, format_validation_error
-from pronghorn.config.graph_specs import missing_graph_files
+from pronghorn.config.graph_specs import missing_auth_file, missing_graph_files
 from pronghorn.config.interpolate import interpolate
 from pronghorn.config.schema import AppConfig
 
@@ -233,7 +233,11 @@ def load_config(
             format_validation_error(exc, AppConfig, source, override_paths(overrides))
         ) from None
     # graph files are relative to the config file (as the registry loads them)
-    missing = missing_graph_files(config.graphs, path.parent if path else Path.cwd())
+    config_dir = path.parent if path else Path.cwd()
+    missing = missing_graph_files(config.graphs, config_dir)
+    auth_spec = config.auth.custom if config.auth.mode == "custom" else None
+    if auth_missing := missing_auth_file(auth_spec, config_dir):
+        missing.append(auth_missing)
     if missing:
         raise ConfigError(f"{source}: " + "; ".join(missing))
     return LoadedConfig(

@@ -377,6 +377,20 @@ class AuthConfig(Section):
             raise ValueError("auth.oidc signs users in to local accounts: set auth.mode: local")
         return self
 
+    @model_validator(mode="after")
+    def _custom_names_an_object(self) -> AuthConfig:
+        if self.mode == "custom" and not self.custom:
+            raise ValueError(
+                "auth.mode custom needs auth.custom: the langgraph_sdk.Auth object, "
+                "e.g. './auth.py:auth' or 'package.module:auth'"
+            )
+        if self.custom is not None and ":" not in self.custom:
+            raise ValueError(
+                f"auth.custom {self.custom!r} must look like './auth.py:auth' or "
+                "'package.module:auth'"
+            )
+        return self
+
 
 class AppConfig(Section):
     """The whole of config.yaml."""

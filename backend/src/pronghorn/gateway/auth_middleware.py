@@ -59,6 +59,8 @@ def credentials_of(scope: Scope, proxies: TrustedProxies | None = None) -> Crede
         headers=headers,
         cookies=cookies,
         client_ip=client_ip,
+        query_string=scope.get("query_string", b"").decode("latin-1"),
+        scope=scope,
     )
 
 
@@ -75,11 +77,11 @@ class AuthMiddleware:
             credentials = credentials_of(scope, runtime.auth.proxies)
             principal = await runtime.authenticator.authenticate(credentials)
         except AuthError as exc:
-            headers: dict[str, str] = {}
+            headers = dict(exc.headers)
             if exc.retry_after_s is not None:
                 headers["Retry-After"] = str(max(1, math.ceil(exc.retry_after_s)))
             if exc.status == 401:
-                headers["WWW-Authenticate"] = "Bearer"
+                headers.setdefault("WWW-Authenticate", "Bearer")
             response = JSONResponse({"detail": exc.detail}, status_code=exc.status, headers=headers)
             await response(scope, receive, send)
             return

@@ -7,8 +7,8 @@ import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from pronghorn.auth.authenticator import Authenticator, NoAuth
-from pronghorn.auth.authorizer import AllowAll
+from pronghorn.auth.authenticator import Authenticator
+from pronghorn.auth.authorizer import AllowAll, Authorizer
 from pronghorn.auth.local import LocalAuthenticator
 from pronghorn.auth.oidc import OidcClient
 from pronghorn.auth.services import AuthServices
@@ -18,6 +18,7 @@ from pronghorn.graphs.lead_agent import LeadAgentFactory
 from pronghorn.graphs.registry import GraphRegistry
 from pronghorn.persistence.migrate import upgrade
 from pronghorn.persistence.repos.assistants import ensure_system_assistants
+from pronghorn.runtime.auth_backends import auth_backends
 from pronghorn.runtime.checkpoint import open_persistence
 from pronghorn.runtime.components import COMPONENTS
 from pronghorn.runtime.runtime import Runtime, open_database, resolve_data_dir
@@ -39,9 +40,12 @@ async def open_runtime(settings: ConfigHolder, *, base_dir: Path) -> AsyncIterat
         graphs = GraphRegistry(persistence.checkpointer, persistence.store, base_dir=config_dir)
         await graphs.load(dict(config.graphs))
         auth = AuthServices.from_config(config.auth, config.server)
-        authenticator: Authenticator = (
-            LocalAuthenticator(db, auth) if config.auth.mode == "local" else NoAuth()
-        )
+        authenticator: Authenticator
+        authorizer: Authorizer
+        if config.auth.mode == "local":
+            authenticator, authorizer = LocalAuthenticator(db, auth), AllowAll()
+        else:
+            authenticator, authorizer = await auth_backends(config, config_dir)
         oidc = OidcClient(config.auth.oidc) if config.auth.oidc is not None else None
         if oidc is not None:
             stack.push_async_callback(oidc.aclose)
@@ -53,7 +57,7 @@ async def open_runtime(settings: ConfigHolder, *, base_dir: Path) -> AsyncIterat
             store=persistence.store,
             graphs=graphs,
             authenticator=authenticator,
-            authorizer=AllowAll(),
+            authorizer=authorizer,
             auth=auth,
             oidc=oidc,
         )

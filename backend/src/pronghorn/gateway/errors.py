@@ -19,6 +19,7 @@ from pronghorn.gateway.responses import JSONResponse
 from pronghorn.runtime.errors import (
     Conflict,
     DomainError,
+    Forbidden,
     InvalidRun,
     NotFound,
     RefusedRun,
@@ -51,6 +52,7 @@ def bad_request(detail: str) -> ApiError:
 
 DOMAIN_STATUS: Mapping[type[DomainError], int] = {
     InvalidRun: 400,
+    Forbidden: 403,
     NotFound: 404,
     Conflict: 409,
     RefusedRun: 422,

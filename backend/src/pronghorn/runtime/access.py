@@ -8,7 +8,7 @@ call is confined to, or None when an admin asked for every user's resources (the
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -75,3 +75,38 @@ def principal_from_record(record: object, owner_id: str | None) -> Principal:
         permissions=tuple(str(p) for p in perms) if isinstance(perms, list) else (),
         extra=dict(cast(Mapping[str, object], extra)) if isinstance(extra, Mapping) else {},
     )
+
+
+class GraphUser(Mapping[str, object]):
+    """A principal as LangGraph's `BaseUser` (`ServerRuntime.user` of a graph factory):
+    identity, display_name, is_authenticated, permissions, and item access to every field
+    of `Principal.auth_user()`."""
+
+    def __init__(self, principal: Principal) -> None:
+        self._principal = principal
+        self._fields = principal.auth_user()
+
+    @property
+    def identity(self) -> str:
+        return self._principal.identity
+
+    @property
+    def display_name(self) -> str:
+        return self._principal.display_name
+
+    @property
+    def is_authenticated(self) -> bool:
+        return self._principal.kind != "anonymous"
+
+    @property
+    def permissions(self) -> Sequence[str]:
+        return self._principal.permissions
+
+    def __getitem__(self, key: str) -> object:
+        return self._fields[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._fields)
+
+    def __len__(self) -> int:
+        return len(self._fields)

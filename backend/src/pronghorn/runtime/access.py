@@ -110,3 +110,9 @@ class GraphUser(Mapping[str, object]):
 
     def __len__(self) -> int:
         return len(self._fields)
+
+
+def graph_user(principal: Principal) -> GraphUser | None:
+    """The user a graph factory's `ServerRuntime` gets: None for the anonymous local user
+    of `auth.mode: none` (as the reference server without auth), else the principal."""
+    return None if principal.kind == "anonymous" else GraphUser(principal)

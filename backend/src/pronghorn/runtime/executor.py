@@ -14,7 +14,7 @@ from pronghorn.graphs.registry import GraphRegistry
 from pronghorn.graphs.requests import GraphRequest
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.repos import run_units
-from pronghorn.runtime.access import GraphUser
+from pronghorn.runtime.access import graph_user
 from pronghorn.runtime.broker import EventBroker
 from pronghorn.runtime.checkpoint_ops import delete_run_checkpoints
 from pronghorn.runtime.graph_stream import stream_graph
@@ -222,7 +222,7 @@ class Executor:
                 access="threads.create_run",
                 config=config,  # type: ignore[arg-type]
                 context=context,
-                user=GraphUser(job.principal),
+                user=graph_user(job.principal),
                 app_config=job.config,
                 config_version=job.config_version or None,
             )

@@ -17,7 +17,7 @@ from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.graphs.requests import GraphRequest
 from pronghorn.runtime import assistants as service
-from pronghorn.runtime.access import Access, GraphUser
+from pronghorn.runtime.access import Access, graph_user
 from pronghorn.runtime.request_fields import INT64_MAX, Offset
 from pronghorn.runtime.runtime import Runtime
 
@@ -222,7 +222,7 @@ async def _graph_for(runtime: Runtime, access: Access, assistant_id: str):  # ty
     request = GraphRequest(
         access="assistants.read",
         config=config,  # type: ignore[arg-type]
-        user=GraphUser(access.principal),
+        user=graph_user(access.principal),
     )
     async with runtime.graphs.graph(graph_id, request) as graph:
         yield assistant, graph

@@ -5,7 +5,6 @@ and count never return them. Admins see everyone's only when they ask."""
 from __future__ import annotations
 
 import inspect
-
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any

@@ -13,6 +13,7 @@ from langgraph.errors import InvalidUpdateError
 from pydantic import AfterValidator, BaseModel, Field, model_validator
 
 from pronghorn.auth.authorizer import Action
+from pronghorn.auth.principal import Principal
 from pronghorn.gateway.deps import check_uuid, get_access, get_runtime
 from pronghorn.gateway.errors import ApiError, conflict, not_found
 from pronghorn.gateway.paging import page_headers
@@ -22,7 +23,7 @@ from pronghorn.graphs.requests import AccessContext, GraphRequest
 from pronghorn.persistence.repos import threads as repo
 from pronghorn.persistence.repos.common import OwnerScope, new_id
 from pronghorn.runtime import state as st
-from pronghorn.runtime.access import Access
+from pronghorn.runtime.access import Access, graph_user
 from pronghorn.runtime.checkpoint_ops import copy_thread, keep_latest_checkpoint
 from pronghorn.runtime.errors import NotFound
 from pronghorn.runtime.owned import authorize, load_thread, visible
@@ -151,7 +152,10 @@ async def load_row(
 
 @contextlib.asynccontextmanager
 async def thread_graph(
-    runtime: Runtime, row: Any, access: AccessContext = "threads.read"
+    runtime: Runtime,
+    row: Any,
+    access: AccessContext = "threads.read",
+    principal: Principal | None = None,
 ) -> AsyncIterator[Any]:
     """The thread's graph (metadata.graph_id), or None for a thread that never ran."""
     graph_id = (row["metadata"] or {}).get("graph_id")
@@ -161,7 +165,11 @@ async def thread_graph(
     if graph_id not in runtime.graphs:
         raise ApiError(404, f"Graph '{graph_id}' not found")
     config = {"configurable": {"thread_id": row["thread_id"], "graph_id": graph_id}}
-    request = GraphRequest(access=access, config=config)  # type: ignore[arg-type]
+    request = GraphRequest(
+        access=access,
+        config=config,  # type: ignore[arg-type]
+        user=graph_user(principal) if principal is not None else None,
+    )
     async with runtime.graphs.graph(graph_id, request) as graph:
         yield graph
 
@@ -226,7 +234,7 @@ async def create_thread(
         return JSONResponse(created)
     row = await load_row(runtime, access, thread_id)
     try:
-        async with thread_graph(runtime, row, "threads.update") as graph:
+        async with thread_graph(runtime, row, "threads.update", access.principal) as graph:
             with _bad_update():
                 await st.apply_supersteps(graph, thread_id, body.supersteps)
             await refresh_cache(runtime, thread_id, graph)
@@ -399,7 +407,7 @@ async def _state(
     select: list[str] | None,
 ) -> JSONResponse:
     row = await load_row(runtime, access, thread_id)
-    async with thread_graph(runtime, row) as graph:
+    async with thread_graph(runtime, row, principal=access.principal) as graph:
         if graph is None:
             if checkpoint:
                 raise not_found("Checkpoint", str(checkpoint))
@@ -454,7 +462,7 @@ async def post_state(
     checkpoint: dict[str, Any] | str | None = body.checkpoint or body.checkpoint_id
 
     async def update() -> dict[str, Any]:
-        async with thread_graph(runtime, row, "threads.update") as graph:
+        async with thread_graph(runtime, row, "threads.update", access.principal) as graph:
             if graph is None:
                 raise ApiError(
                     400, "Thread has no graph yet: run it first or create it with graph_id"
@@ -477,7 +485,7 @@ async def _history(
     runtime: Runtime, access: Access, thread_id: str, body: HistorySearch
 ) -> JSONResponse:
     row = await load_row(runtime, access, thread_id)
-    async with thread_graph(runtime, row) as graph:
+    async with thread_graph(runtime, row, principal=access.principal) as graph:
         if graph is None:
             return JSONResponse([])
         states = await st.read_history(

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import sqlite3
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from isolation.appkit import PRINCIPALS, App
 from pronghorn.runtime.access import principal_from_record, principal_record
-from pronghorn.sandbox.paths import user_folder
+from pronghorn.sandbox.paths import adopt_legacy_folder, user_folder
 
 HUMAN = {"messages": [{"role": "human", "content": "hi"}]}
 
@@ -71,3 +72,15 @@ def test_principal_records_round_trip() -> None:
         assert principal_from_record(principal_record(principal), principal.identity) == principal
     legacy = principal_from_record(None, "local")
     assert legacy.identity == "local" and legacy.role == "user"
+
+
+def test_folders_from_before_owners_move_to_the_local_user(tmp_path: Path) -> None:
+    old = tmp_path / "users" / "default" / "threads" / "t" / "uploads"
+    old.mkdir(parents=True)
+    (old / "a.txt").write_text("kept")
+    assert adopt_legacy_folder(tmp_path)
+    assert (tmp_path / "users" / "local" / "threads" / "t" / "uploads" / "a.txt").read_text() == (
+        "kept"
+    )
+    assert not (tmp_path / "users" / "default").exists()
+    assert not adopt_legacy_folder(tmp_path)  # once

@@ -26,6 +26,7 @@ CASES = [
     (InvalidRunInput("input.messages[0]: bad"), 400, "input.messages[0]: bad"),
     (errors.RefusedRun("Webhook refused"), 422, "Webhook refused"),
     (errors.Unavailable("shutting down"), 503, "shutting down"),
+    (errors.Forbidden("Not yours"), 403, "Not yours"),
 ]
 
 

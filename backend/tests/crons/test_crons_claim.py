@@ -5,18 +5,22 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 
+from pronghorn.auth.principal import Principal
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.migrate import upgrade
 from pronghorn.persistence.repos import crons as crons_repo
+from pronghorn.runtime.access import principal_record
 from pronghorn.runtime.scheduler import Scheduler, next_run
+
+CAROL = Principal(identity="carol", display_name="Carol")
 
 
 class _Runs:
     def __init__(self) -> None:
         self.created: list = []
 
-    async def create(self, thread_id, req):
-        self.created.append((thread_id, req))
+    async def create(self, thread_id, req, access):
+        self.created.append((thread_id, req, access))
         return SimpleNamespace(run_id=f"r{len(self.created)}")
 
 
@@ -39,7 +43,9 @@ async def test_due_time_is_claimed_once(tmp_path):
                 on_run_completed="keep",
                 payload={"input": {"x": 1}},
                 metadata={},
-                user_id=None,
+                user_id="carol",
+                owner_id="carol",
+                principal=principal_record(CAROL),
                 next_run_date=due,
             )
         runs = _Runs()
@@ -48,7 +54,8 @@ async def test_due_time_is_claimed_once(tmp_path):
         now = datetime.now(UTC)
         assert await a.tick(now) + await b.tick(now) == 1
         assert len(runs.created) == 1
-        thread_id, req = runs.created[0]
+        thread_id, req, access = runs.created[0]
+        assert access.identity == "carol"  # the cron's runs execute as its owner
         assert thread_id is None and req.input == {"x": 1} and req.on_completion == "keep"
         assert req.metadata == {"cron_id": "c1"}
         async with db.read() as conn:

@@ -46,4 +46,4 @@ def new_thread(http: httpx.Client) -> str:
 
 
 def thread_dir(srv: LiveServer, thread_id: str) -> Path:
-    return srv.workdir / "data" / "users" / "default" / "threads" / thread_id
+    return srv.workdir / "data" / "users" / "local" / "threads" / thread_id

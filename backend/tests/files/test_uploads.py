@@ -142,7 +142,7 @@ def test_unknown_thread_and_bad_requests(srv: LiveServer, http: httpx.Client) ->
         assert missing in r.json()["detail"]
     r = http.post(f"/api/threads/{missing}/uploads", files=[("files", ("a", b"x"))])
     assert r.status_code == 404
-    assert not (srv.workdir / "data" / "users" / "default" / "threads" / missing).exists()
+    assert not (srv.workdir / "data" / "users" / "local" / "threads" / missing).exists()
     assert http.get("/api/threads/not-a-uuid/uploads").status_code == 422
     tid = new_thread(http)
     r = http.post(f"/api/threads/{tid}/uploads", json={"files": []})

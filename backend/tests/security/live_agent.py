@@ -72,4 +72,4 @@ def tool_messages(http: httpx.Client, thread_id: str) -> list[dict[str, Any]]:
 
 
 def thread_dir(server: LiveServer, thread_id: str) -> Path:
-    return server.workdir / "data" / "users" / "default" / "threads" / thread_id
+    return server.workdir / "data" / "users" / "local" / "threads" / thread_id

@@ -92,5 +92,5 @@ async def test_cancel_kills_the_running_command_and_its_children(srv: LiveServer
     assert stopped_in < 10
     final = await client.runs.get(tid, run["run_id"])
     assert final["status"] == "interrupted"
-    outputs = srv.workdir / "data" / "users" / "default" / "threads" / tid / "outputs"
+    outputs = srv.workdir / "data" / "users" / "local" / "threads" / tid / "outputs"
     assert not (outputs / "finished").exists()

@@ -55,7 +55,7 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     server.stop()
 
 
-def _threads_dir(srv: LiveServer, user: str = "default") -> Path:
+def _threads_dir(srv: LiveServer, user: str = "local") -> Path:
     return srv.workdir / "data" / "users" / user / "threads"
 
 

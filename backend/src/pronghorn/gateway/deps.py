@@ -8,7 +8,13 @@ from fastapi import Request
 
 from pronghorn.auth.principal import Principal
 from pronghorn.gateway.errors import ApiError
+from pronghorn.runtime.access import Access
 from pronghorn.runtime.runtime import Runtime
+
+# An admin sees every user's resources only when asking so (docs/security.md, "Isolation").
+ALL_USERS_HEADER = "x-pronghorn-all-users"
+ALL_USERS_QUERY = "all_users"
+_TRUE = frozenset({"1", "true", "yes", "on"})
 
 
 async def get_runtime(request: Request) -> Runtime:
@@ -21,6 +27,14 @@ async def get_principal(request: Request) -> Principal:
     if principal is None:  # a public route asked for a principal: a wiring bug
         raise RuntimeError(f"no principal on {request.url.path}: the path is public")
     return principal
+
+
+async def get_access(request: Request) -> Access:
+    """The principal, and whether it asked for every user's resources (honoured for admins
+    only): header `X-Pronghorn-All-Users: true`, or `?all_users=true`."""
+    principal = await get_principal(request)
+    flag = request.headers.get(ALL_USERS_HEADER) or request.query_params.get(ALL_USERS_QUERY)
+    return Access(principal, all_users=(flag or "").strip().lower() in _TRUE)
 
 
 def check_uuid(value: str, what: str) -> str:

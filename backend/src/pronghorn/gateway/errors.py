@@ -22,6 +22,7 @@ from pronghorn.gateway.responses import JSONResponse
 from pronghorn.runtime.errors import (
     Conflict,
     DomainError,
+    Forbidden,
     InvalidRun,
     NotFound,
     RefusedRun,
@@ -54,6 +55,7 @@ def bad_request(detail: str) -> ApiError:
 
 DOMAIN_STATUS: Mapping[type[DomainError], int] = {
     InvalidRun: 400,
+    Forbidden: 403,
     NotFound: 404,
     Conflict: 409,
     RefusedRun: 422,

@@ -36,6 +36,8 @@ assistants = Table(
     Column("context", Json, nullable=False),
     Column("metadata", Json, nullable=False),
     Column("version", Integer, nullable=False, default=1),
+    # NULL: a system assistant, shared read-only; else the user who created it.
+    Column("owner_id", String(255), nullable=True, index=True),
     Column("created_at", Ts, nullable=False),
     Column("updated_at", Ts, nullable=False),
 )
@@ -75,6 +77,7 @@ threads = Table(
     Column("created_at", Ts, nullable=False, index=True),
     Column("updated_at", Ts, nullable=False),
     Column("state_updated_at", Ts, nullable=False),
+    Column("owner_id", String(255), nullable=True, index=True),
 )
 
 runs = Table(
@@ -96,7 +99,9 @@ runs = Table(
     Column("cancel_reason", String(32), nullable=True),
     Column("attempt", Integer, nullable=False, default=1),
     Column("temporary", Boolean, nullable=False, default=False),
-    Column("owner", String(64), nullable=True),
+    Column("owner", String(64), nullable=True),  # the process (run manager) running it
+    Column("owner_id", String(255), nullable=True, index=True),  # the user it belongs to
+    Column("principal", Json, nullable=True),  # who it executes as (runtime/owners.py)
     Column("input_tokens", Integer, nullable=False, default=0),
     Column("output_tokens", Integer, nullable=False, default=0),
     Column("total_tokens", Integer, nullable=False, default=0),
@@ -142,6 +147,8 @@ crons = Table(
     Column("payload", Json, nullable=False),
     Column("metadata", Json, nullable=False),
     Column("user_id", String(255), nullable=True),
+    Column("owner_id", String(255), nullable=True, index=True),
+    Column("principal", Json, nullable=True),  # its runs execute as this principal
     Column("next_run_date", Ts, nullable=True, index=True),
     Column("created_at", Ts, nullable=False),
     Column("updated_at", Ts, nullable=False),

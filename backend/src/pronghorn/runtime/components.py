@@ -5,6 +5,7 @@ Each is an async context manager factory taking the Runtime; it sets its attribu
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -24,6 +25,7 @@ from pronghorn.runtime.scheduler import scheduler
 from pronghorn.runtime.thread_sweeper import purge_thread, thread_sweeper
 from pronghorn.runtime.webhook import WebhookRefusedError, WebhookSender, check_webhook_url
 from pronghorn.sandbox.local import LocalSandboxProvider
+from pronghorn.sandbox.paths import adopt_legacy_folder
 
 
 @contextlib.asynccontextmanager
@@ -75,6 +77,8 @@ def check_webhook(runtime: Runtime) -> Callable[[RunCreate, dict[str, Any]], Non
 async def sandbox(runtime: Runtime) -> AsyncIterator[None]:
     # The data dir as the runtime resolved it (relative to the base dir), so the sandbox and
     # the files API always agree on where a thread's folders are.
+    # Thread folders from before owners (users/default) belong to the "local" user now.
+    await asyncio.to_thread(adopt_legacy_folder, runtime.data_dir)
     provider = LocalSandboxProvider(
         runtime.config.model_copy(update={"data_dir": str(runtime.data_dir)})
     )
@@ -129,7 +133,7 @@ async def runs(runtime: Runtime) -> AsyncIterator[None]:
         jobs=jobs,
         thread_deleter=delete_temporary,
     )
-    manager = RunManager(executor, jobs)
+    manager = RunManager(executor, jobs, runtime.authorizer)
     runtime.settings.add_listener(manager.on_config_change)
     manager.validators.append(check_model(runtime))
     manager.validators.append(check_webhook(runtime))

@@ -23,6 +23,11 @@ class NotFound(DomainError):
         return cls(f"{what} with ID {ident} not found")
 
 
+class Forbidden(DomainError):
+    """The principal may not do this (an authorization policy refused it, or a user tried
+    to change a shared system assistant)."""
+
+
 class Conflict(DomainError):
     """The request clashes with the current state: a busy thread, a run already finished."""
 

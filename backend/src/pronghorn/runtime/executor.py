@@ -14,6 +14,7 @@ from pronghorn.graphs.registry import GraphRegistry
 from pronghorn.graphs.requests import GraphRequest
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.repos import run_units
+from pronghorn.runtime.access import graph_user
 from pronghorn.runtime.broker import EventBroker
 from pronghorn.runtime.checkpoint_ops import delete_run_checkpoints
 from pronghorn.runtime.graph_stream import stream_graph
@@ -24,10 +25,9 @@ from pronghorn.runtime.serialization import dumps, to_jsonable
 from pronghorn.runtime.state import thread_values_and_interrupts
 from pronghorn.runtime.usage import UsageCounter
 from pronghorn.runtime.webhook import WebhookSender
+from pronghorn.sandbox.paths import user_folder
 
 log = logging.getLogger("pronghorn.runs")
-
-USER_ID = "default"
 
 
 def _goto(value: Any) -> Any:
@@ -85,13 +85,19 @@ def build_config(job: Job, callbacks: list[Any]) -> dict[str, Any]:
     if job.resume:
         configurable.pop("checkpoint_id", None)
     # Identity last: nothing from the request or the assistant can address another thread
-    # or user (their files, checkpoints and queue).
+    # or user (their files, checkpoints and queue). `user_id` names the owner's folder (the
+    # sandbox and the files API agree on it); the `langgraph_auth_*` keys are who the run
+    # executes as, as the LangGraph server passes them.
+    user_folder_id = user_folder(job.owner_id)
     configurable.update(
         thread_id=job.thread_id,
         run_id=job.run_id,
         assistant_id=job.assistant["assistant_id"],
         graph_id=job.assistant["graph_id"],
-        user_id=USER_ID,
+        user_id=user_folder_id,
+        langgraph_auth_user=job.principal.auth_user(),
+        langgraph_auth_user_id=job.principal.identity,
+        langgraph_auth_permissions=list(job.principal.permissions),
     )
     metadata = {
         **(job.thread_metadata or {}),
@@ -103,7 +109,7 @@ def build_config(job: Job, callbacks: list[Any]) -> dict[str, Any]:
         "assistant_id": job.assistant["assistant_id"],
         "graph_id": job.assistant["graph_id"],
         "run_attempt": job.attempt,
-        "user_id": USER_ID,
+        "user_id": user_folder_id,
     }
     config: dict[str, Any] = {
         "configurable": configurable,
@@ -218,6 +224,7 @@ class Executor:
                 access="threads.create_run",
                 config=config,  # type: ignore[arg-type]
                 context=context,
+                user=graph_user(job.principal),
                 app_config=job.config,
                 config_version=job.config_version or None,
             )

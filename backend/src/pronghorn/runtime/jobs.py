@@ -6,6 +6,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
+from pronghorn.auth.principal import LOCAL_PRINCIPAL, Principal
 from pronghorn.config.schema import AppConfig
 from pronghorn.runtime.run_request import RunCreate
 
@@ -19,6 +20,10 @@ class Job:
     config_version: str = ""  # that snapshot's content hash (the holder's version)
     temporary: bool = False
     thread_metadata: dict[str, Any] = field(default_factory=dict)
+    # The user the run (its thread, files and sandbox) belongs to, and who it executes as:
+    # the principal that created it (a cron's owner for a cron's runs).
+    owner_id: str = LOCAL_PRINCIPAL.identity
+    principal: Principal = LOCAL_PRINCIPAL
     attempt: int = 1
     # waiting → starting → streaming → finishing. Only the waiting task and the streaming
     # task are ever cancelled: a cancel never lands inside a database call.

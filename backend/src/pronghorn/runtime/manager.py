@@ -15,16 +15,20 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+from pronghorn.auth.authorizer import AllowAll, Authorizer
+from pronghorn.auth.principal import LOCAL_PRINCIPAL
 from pronghorn.persistence.repos import assistants as assistants_repo
 from pronghorn.persistence.repos import run_units
 from pronghorn.persistence.repos import runs as runs_repo
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.persistence.repos.common import new_id
+from pronghorn.runtime.access import Access, principal_from_record, principal_record
 from pronghorn.runtime.errors import Conflict, DomainError, NotFound, Unavailable
 from pronghorn.runtime.executor import Executor
 from pronghorn.runtime.job_table import JobTable
 from pronghorn.runtime.jobs import Job
 from pronghorn.runtime.limiter import FairLimiter
+from pronghorn.runtime.owned import authorize_with, visible
 from pronghorn.runtime.run_request import RunCreate
 
 log = logging.getLogger("pronghorn.runs")
@@ -33,8 +37,11 @@ RunValidator = Callable[[RunCreate, dict[str, Any]], None]
 
 
 class RunManager:
-    def __init__(self, executor: Executor, jobs: JobTable) -> None:
+    def __init__(
+        self, executor: Executor, jobs: JobTable, authorizer: Authorizer | None = None
+    ) -> None:
         self.ex = executor
+        self.authorizer: Authorizer = authorizer or AllowAll()
         self.db = executor.db
         self.broker = executor.broker
         self.owner = uuid.uuid4().hex
@@ -80,18 +87,47 @@ class RunManager:
         for validate in self.validators:
             validate(req, assistant)
 
-    async def precheck(self, req: RunCreate) -> None:
+    async def precheck(self, req: RunCreate, access: Access) -> None:
         """Every check ``create`` makes before writing, without writing: a batch checks all
         its runs first, so one bad run leaves nothing created."""
         async with self.db.read() as conn:
-            assistant = await assistants_repo.resolve_assistant(conn, req.assistant_id)
+            assistant = await assistants_repo.resolve_assistant(
+                conn, req.assistant_id, owner_scope=access.owner_scope
+            )
         if assistant is None:
             raise NotFound.of("Assistant", req.assistant_id)
         self._check(req, assistant)
 
-    async def create(self, thread_id: str | None, req: RunCreate) -> Job:
+    async def _ownership(
+        self, thread_id: str | None, req: RunCreate, access: Access
+    ) -> run_units.RunOwnership:
+        """Authorize the run as `threads.create_run` (the authorizer may stamp its
+        metadata) and say whose thread and assistant it may use."""
+        value: dict[str, object] = {
+            **req.kwargs(),
+            "thread_id": thread_id,
+            "assistant_id": req.assistant_id,
+            "metadata": dict(req.metadata or {}),
+            "multitask_strategy": req.multitask_strategy,
+            "if_not_exists": req.if_not_exists,
+            "after_seconds": req.after_seconds,
+        }
+        filt = await authorize_with(self.authorizer, access, "threads", "create_run", value)
+        if isinstance(value.get("metadata"), dict):
+            req.metadata = dict(value["metadata"])  # type: ignore[arg-type]
+        return run_units.RunOwnership(
+            owner_id=access.identity,
+            principal=principal_record(access.principal),
+            may_use_thread=lambda owner_id, metadata: visible(access, owner_id, metadata, filt),
+            may_use_assistant=lambda owner_id: owner_id is None or access.may_see(owner_id),
+        )
+
+    async def create(self, thread_id: str | None, req: RunCreate, access: Access) -> Job:
+        """Accept a run for `access`'s principal: on its own thread (another user's thread
+        is missing), or stateless (a new thread of its own); it executes as that principal."""
         if not self._accepting:
             raise Unavailable("The server is shutting down; retry shortly")
+        ownership = await self._ownership(thread_id, req, access)
         stateless = thread_id is None
         # The config the run is accepted under (and will execute with), taken before any await.
         snapshot, version = self.ex.settings.current, self.ex.settings.version
@@ -126,6 +162,7 @@ class RunManager:
                     f"Thread {t} is busy with run {r} (multitask_strategy=reject)"
                 ),
                 missing_error=NotFound.of,
+                ownership=ownership,
             )
 
         accepted = await self.db.retry(lambda: self.db.run(unit))
@@ -139,6 +176,8 @@ class RunManager:
             config_version=version,
             temporary=stateless,
             thread_metadata=thread_meta,
+            owner_id=accepted.owner_id or access.identity,
+            principal=access.principal,
         )
         await self._start(job)
         if inflight and req.multitask_strategy in ("interrupt", "rollback"):
@@ -220,11 +259,18 @@ class RunManager:
             await self.cancel(thread_id, run_id, action="interrupt")
 
     async def cancel_many(
-        self, *, thread_id: str | None, run_ids: list[str] | None, status: str | None, action: str
+        self,
+        *,
+        thread_id: str | None,
+        run_ids: list[str] | None,
+        status: str | None,
+        action: str,
+        owner_id: str | None = None,
     ) -> int:
+        """Cancel the matching unfinished runs (of `owner_id` only, when given)."""
         async with self.db.read() as conn:
             rows = await runs_repo.select_for_cancel(
-                conn, thread_id=thread_id, run_ids=run_ids, status=status
+                conn, thread_id=thread_id, run_ids=run_ids, status=status, owner_id=owner_id
             )
         for row in rows:
             with contextlib.suppress(DomainError):
@@ -341,6 +387,8 @@ class RunManager:
             temporary=bool(kwargs.get("temporary")),
             resume=await self._wrote_checkpoint(row["thread_id"], row["run_id"]),
             thread_metadata=thread["metadata"],
+            owner_id=row.get("owner_id") or LOCAL_PRINCIPAL.identity,
+            principal=principal_from_record(row.get("principal"), row.get("owner_id")),
             attempt=2,
         )
         await self._start(job)

@@ -16,6 +16,7 @@ from croniter import croniter
 
 from pronghorn.persistence.repos import crons as crons_repo
 from pronghorn.persistence.repos.common import as_utc
+from pronghorn.runtime.access import Access, principal_from_record
 from pronghorn.runtime.run_request import RunCreate
 
 if TYPE_CHECKING:
@@ -112,7 +113,9 @@ class Scheduler:
             req = RunCreate.model_validate(payload)
             if row["thread_id"] is None:
                 req.on_completion = "delete" if row["on_run_completed"] == "delete" else "keep"
-            job = await self.runtime.runs.create(row["thread_id"], req)
+            # A cron's runs belong to, and execute as, the cron's owner.
+            owner = principal_from_record(row.get("principal"), row.get("owner_id"))
+            job = await self.runtime.runs.create(row["thread_id"], req, Access(owner))
             log.info("cron fired", extra={"cron_id": row["cron_id"], "run_id": job.run_id})
         except Exception:
             log.exception("cron run could not be created", extra={"cron_id": row["cron_id"]})

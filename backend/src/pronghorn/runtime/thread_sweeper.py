@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.runtime.checkpoint_ops import keep_latest_checkpoint
-from pronghorn.sandbox.paths import delete_thread_dirs
+from pronghorn.sandbox.paths import delete_thread_dirs, user_folder
 
 if TYPE_CHECKING:
     from pronghorn.runtime.runtime import Runtime
@@ -18,16 +18,18 @@ if TYPE_CHECKING:
 log = logging.getLogger("pronghorn.threads")
 
 SWEEP_INTERVAL_S = 60.0
-DEFAULT_USER_ID = "default"
 
 
-async def purge_thread(runtime: Runtime, thread_id: str, *, user_id: str = DEFAULT_USER_ID) -> bool:
+async def purge_thread(runtime: Runtime, thread_id: str) -> bool:
     """Delete everything of a thread: in-flight runs are cancelled first, then the row (runs,
-    events and crons follow by foreign key), its checkpoints and its files. False if unknown."""
+    events and crons follow by foreign key), its checkpoints and its files (in its owner's
+    folder). False if unknown."""
     if runtime.is_started("runs"):
         await runtime.runs.cancel_thread(thread_id)
     async with runtime.db.tx() as conn:
+        row = await threads_repo.get_row(conn, thread_id)
         existed = await threads_repo.delete_thread(conn, thread_id)
+    user_id = user_folder(row["owner_id"] if row is not None else None)
     # Outside the transaction: on SQLite the checkpointer shares the connection lock.
     await runtime.checkpointer.adelete_thread(thread_id)
     with contextlib.suppress(ValueError):  # a non-UUID id has no folder

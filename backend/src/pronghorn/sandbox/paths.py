@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import os
 import posixpath
 import re
@@ -38,6 +39,33 @@ def validate_user_id(user_id: str) -> str:
     if not isinstance(user_id, str) or not _USER_ID.fullmatch(user_id) or user_id in (".", ".."):
         raise ValueError(f"invalid user id {user_id!r}: expected [A-Za-z0-9_.-]{{1,64}}")
     return user_id
+
+
+def user_folder(owner_id: str | None) -> str:
+    """The folder name under ``users/`` of an owner: the owner id itself when it is a safe
+    folder name (local users' ids, "local"), else a stable digest of it (a custom auth
+    identity such as an e-mail address or an issuer URL)."""
+    if owner_id is None:
+        return LEGACY_USER_FOLDER
+    if _USER_ID.fullmatch(owner_id) and owner_id not in (".", ".."):
+        return owner_id
+    return "u-" + hashlib.sha256(owner_id.encode("utf-8")).hexdigest()[:40]
+
+
+LEGACY_USER_FOLDER = "default"
+"""Where every thread's folders lived before threads had owners (all were "local"'s)."""
+
+
+def adopt_legacy_folder(data_dir: str | Path, owner_id: str = "local") -> bool:
+    """Move the folders of the one user before owners (``users/default``) to the folder of
+    the owner they were migrated to, once; True if it moved them (blocking: run it in a
+    worker thread)."""
+    base = Path(data_dir).expanduser().resolve() / "users"
+    legacy, target = base / LEGACY_USER_FOLDER, base / user_folder(owner_id)
+    if legacy == target or not legacy.is_dir() or target.exists():
+        return False
+    legacy.rename(target)
+    return True
 
 
 def validate_thread_id(thread_id: str) -> str:

@@ -10,18 +10,16 @@ from typing import Any, Literal
 from fastapi import APIRouter, Body, Depends, Query, Response
 from pydantic import BaseModel, Field
 
-from pronghorn.gateway.deps import check_uuid, get_runtime
-from pronghorn.gateway.errors import ApiError, conflict, not_found
+from pronghorn.gateway.deps import check_uuid, get_access, get_runtime
+from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.paging import page_headers
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.graphs.requests import GraphRequest
-from pronghorn.persistence.repos import assistants as repo
-from pronghorn.persistence.repos import threads as threads_repo
-from pronghorn.persistence.repos.common import new_id
+from pronghorn.runtime import assistants as service
+from pronghorn.runtime.access import Access, graph_user
 from pronghorn.runtime.request_fields import INT64_MAX, Offset
 from pronghorn.runtime.runtime import Runtime
-from pronghorn.runtime.thread_sweeper import purge_thread
 
 router = APIRouter(
     prefix="/api/langgraph/assistants", tags=["assistants"], route_class=StrictJSONRoute
@@ -74,68 +72,52 @@ class SetLatest(BaseModel):
     version: int | None = Field(None, ge=1, le=INT64_MAX)
 
 
-def _check_graph(runtime: Runtime, graph_id: str) -> None:
-    if graph_id not in runtime.graphs:
-        raise ApiError(404, f"Graph '{graph_id}' not found")
-
-
-async def load_assistant(runtime: Runtime, id_or_graph_id: str) -> dict[str, Any]:
-    """The assistant for an id or a graph id; 404 when neither matches."""
-    async with runtime.db.read() as conn:
-        found = await repo.resolve_assistant(conn, id_or_graph_id)
-    if found is None:
-        raise not_found("Assistant", id_or_graph_id)
-    return found
-
-
-@router.post("")
-async def create_assistant(
-    body: AssistantCreate, runtime: Runtime = Depends(get_runtime)
-) -> JSONResponse:
-    _check_graph(runtime, body.graph_id)
-    assistant_id = check_uuid(body.assistant_id, "assistant") if body.assistant_id else new_id()
-    async with runtime.db.tx() as conn:
-        existing = await repo.get(conn, assistant_id)
-        if existing is not None:
-            if body.if_exists == "do_nothing":
-                return JSONResponse(existing)
-            raise conflict(f"Assistant {assistant_id} already exists")
-        created = await repo.insert_assistant(
-            conn,
-            assistant_id=assistant_id,
-            graph_id=body.graph_id,
-            config=body.config or {},
-            context=body.context or {},
-            metadata=body.metadata or {},
-            name=body.name or "Untitled",
-            description=body.description,
-        )
-    return JSONResponse(created)
-
-
 def _select(items: list[dict[str, Any]], select: list[str] | None) -> list[dict[str, Any]]:
     if not select:
         return items
     return [{k: v for k, v in item.items() if k in select} for item in items]
 
 
+@router.post("")
+async def create_assistant(
+    body: AssistantCreate,
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
+) -> JSONResponse:
+    assistant_id = check_uuid(body.assistant_id, "assistant") if body.assistant_id else None
+    created = await service.create(
+        runtime,
+        access,
+        graph_id=body.graph_id,
+        assistant_id=assistant_id,
+        config=body.config or {},
+        context=body.context or {},
+        metadata=body.metadata or {},
+        if_exists=body.if_exists,
+        name=body.name or "Untitled",
+        description=body.description,
+    )
+    return JSONResponse(created)
+
+
 @router.post("/search")
 async def search_assistants(
     body: AssistantSearch = Body(default_factory=AssistantSearch),
     runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> JSONResponse:
     # Unknown graph_id: an empty list (the reference answers 404 here, see docs/api.md).
-    async with runtime.db.read() as conn:
-        items, total = await repo.search(
-            conn,
-            metadata=body.metadata,
-            graph_id=body.graph_id,
-            name=body.name,
-            limit=body.limit,
-            offset=body.offset,
-            sort_by=body.sort_by,
-            sort_order=body.sort_order,
-        )
+    items, total = await service.search(
+        runtime,
+        access,
+        metadata=body.metadata,
+        graph_id=body.graph_id,
+        name=body.name,
+        limit=body.limit,
+        offset=body.offset,
+        sort_by=body.sort_by,
+        sort_order=body.sort_order,
+    )
     return JSONResponse(
         _select(items, body.select),
         headers=page_headers(body.offset, body.limit, len(items), total),
@@ -146,17 +128,21 @@ async def search_assistants(
 async def count_assistants(
     body: AssistantCount = Body(default_factory=AssistantCount),
     runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> JSONResponse:
-    async with runtime.db.read() as conn:
-        total = await repo.count(
-            conn, metadata=body.metadata, graph_id=body.graph_id, name=body.name
-        )
+    total = await service.count(
+        runtime, access, metadata=body.metadata, graph_id=body.graph_id, name=body.name
+    )
     return JSONResponse(total)
 
 
 @router.get("/{assistant_id}")
-async def get_assistant(assistant_id: str, runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
-    return JSONResponse(await load_assistant(runtime, assistant_id))
+async def get_assistant(
+    assistant_id: str,
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
+) -> JSONResponse:
+    return JSONResponse(await service.get(runtime, access, assistant_id))
 
 
 @router.patch("/{assistant_id}")
@@ -164,23 +150,19 @@ async def patch_assistant(
     assistant_id: str,
     body: AssistantPatch = Body(default_factory=AssistantPatch),
     runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> JSONResponse:
-    if body.graph_id is not None:
-        _check_graph(runtime, body.graph_id)
-    current = await load_assistant(runtime, assistant_id)
-    async with runtime.db.tx() as conn:
-        updated = await repo.update_assistant(
-            conn,
-            current["assistant_id"],
-            graph_id=body.graph_id,
-            config=body.config,
-            context=body.context,
-            metadata=body.metadata,
-            name=body.name,
-            description=body.description,
-        )
-    if updated is None:
-        raise not_found("Assistant", assistant_id)
+    updated = await service.update(
+        runtime,
+        access,
+        assistant_id,
+        graph_id=body.graph_id,
+        config=body.config,
+        context=body.context,
+        metadata=body.metadata,
+        name=body.name,
+        description=body.description,
+    )
     return JSONResponse(updated)
 
 
@@ -189,21 +171,9 @@ async def delete_assistant(
     assistant_id: str,
     delete_threads: bool = False,
     runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> Response:
-    current = await load_assistant(runtime, assistant_id)
-    aid = current["assistant_id"]
-    async with runtime.db.tx() as conn:
-        await repo.delete_assistant(conn, aid)
-        thread_ids: list[str] = []
-        if delete_threads:
-            rows, _ = await threads_repo.search_rows(
-                conn, metadata={"assistant_id": aid}, limit=1_000_000
-            )
-            thread_ids = [r["thread_id"] for r in rows]
-    # No new run can be accepted for it now; stop the ones already in flight.
-    await runtime.runs.cancel_assistant(aid)
-    for thread_id in thread_ids:
-        await purge_thread(runtime, thread_id)
+    await service.delete(runtime, access, assistant_id, delete_threads=delete_threads)
     return Response(status_code=204)
 
 
@@ -212,17 +182,12 @@ async def list_versions(
     assistant_id: str,
     body: VersionsSearch = Body(default_factory=VersionsSearch),
     runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> JSONResponse:
-    current = await load_assistant(runtime, assistant_id)
-    async with runtime.db.read() as conn:
-        versions = await repo.list_versions(
-            conn,
-            current["assistant_id"],
-            metadata=body.metadata,
-            limit=body.limit,
-            offset=body.offset,
-        )
-    return JSONResponse(versions)
+    found = await service.versions(
+        runtime, access, assistant_id, metadata=body.metadata, limit=body.limit, offset=body.offset
+    )
+    return JSONResponse(found)
 
 
 @router.post("/{assistant_id}/latest")
@@ -231,24 +196,20 @@ async def set_latest(
     version: int | None = Query(None, ge=1, le=INT64_MAX),
     body: SetLatest | None = Body(None),
     runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> JSONResponse:
     wanted = body.version if body is not None and body.version is not None else version
     if wanted is None:
         raise ApiError(422, "version: Field required")
-    current = await load_assistant(runtime, assistant_id)
-    async with runtime.db.tx() as conn:
-        updated = await repo.set_latest(conn, current["assistant_id"], wanted)
-    if updated is None:
-        raise ApiError(404, f"Assistant {assistant_id} has no version {wanted}")
-    return JSONResponse(updated)
+    return JSONResponse(await service.set_latest(runtime, access, assistant_id, wanted))
 
 
 # --- graph introspection ----------------------------------------------------------------------
 
 
 @contextlib.asynccontextmanager
-async def _graph_for(runtime: Runtime, assistant_id: str):  # type: ignore[no-untyped-def]
-    assistant = await load_assistant(runtime, assistant_id)
+async def _graph_for(runtime: Runtime, access: Access, assistant_id: str):  # type: ignore[no-untyped-def]
+    assistant = await service.get(runtime, access, assistant_id)
     graph_id = assistant["graph_id"]
     if graph_id not in runtime.graphs:
         raise ApiError(404, f"Graph '{graph_id}' not found")
@@ -258,7 +219,11 @@ async def _graph_for(runtime: Runtime, assistant_id: str):  # type: ignore[no-un
         "assistant_id": assistant["assistant_id"],
         "graph_id": graph_id,
     }
-    request = GraphRequest(access="assistants.read", config=config)  # type: ignore[arg-type]
+    request = GraphRequest(
+        access="assistants.read",
+        config=config,  # type: ignore[arg-type]
+        user=graph_user(access.principal),
+    )
     async with runtime.graphs.graph(graph_id, request) as graph:
         yield assistant, graph
 
@@ -277,10 +242,13 @@ def _parse_xray(xray: str) -> bool | int:
 
 @router.get("/{assistant_id}/graph")
 async def get_graph(
-    assistant_id: str, xray: str = "false", runtime: Runtime = Depends(get_runtime)
+    assistant_id: str,
+    xray: str = "false",
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> JSONResponse:
     depth = _parse_xray(xray)
-    async with _graph_for(runtime, assistant_id) as (_, graph):
+    async with _graph_for(runtime, access, assistant_id) as (_, graph):
         drawable = await graph.aget_graph(xray=depth)
         return JSONResponse(drawable.to_json())
 
@@ -317,16 +285,20 @@ def graph_schemas(graph: Any) -> dict[str, Any]:
 
 
 @router.get("/{assistant_id}/schemas")
-async def get_schemas(assistant_id: str, runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
-    async with _graph_for(runtime, assistant_id) as (assistant, graph):
+async def get_schemas(
+    assistant_id: str,
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
+) -> JSONResponse:
+    async with _graph_for(runtime, access, assistant_id) as (assistant, graph):
         schemas = await asyncio.to_thread(graph_schemas, graph)
         return JSONResponse({"graph_id": assistant["graph_id"], **schemas})
 
 
 async def _subgraphs(
-    runtime: Runtime, assistant_id: str, namespace: str | None, recurse: bool
+    runtime: Runtime, access: Access, assistant_id: str, namespace: str | None, recurse: bool
 ) -> JSONResponse:
-    async with _graph_for(runtime, assistant_id) as (_, graph):
+    async with _graph_for(runtime, access, assistant_id) as (_, graph):
         out: dict[str, Any] = {}
         async for ns, sub in graph.aget_subgraphs(namespace=namespace, recurse=recurse):
             out[ns] = await asyncio.to_thread(graph_schemas, sub)
@@ -335,9 +307,12 @@ async def _subgraphs(
 
 @router.get("/{assistant_id}/subgraphs")
 async def get_subgraphs(
-    assistant_id: str, recurse: bool = False, runtime: Runtime = Depends(get_runtime)
+    assistant_id: str,
+    recurse: bool = False,
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> JSONResponse:
-    return await _subgraphs(runtime, assistant_id, None, recurse)
+    return await _subgraphs(runtime, access, assistant_id, None, recurse)
 
 
 @router.get("/{assistant_id}/subgraphs/{namespace}")
@@ -346,5 +321,6 @@ async def get_subgraphs_ns(
     namespace: str,
     recurse: bool = False,
     runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> JSONResponse:
-    return await _subgraphs(runtime, assistant_id, namespace, recurse)
+    return await _subgraphs(runtime, access, assistant_id, namespace, recurse)

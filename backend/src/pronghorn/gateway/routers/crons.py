@@ -8,19 +8,17 @@ from typing import Any, Literal
 from fastapi import APIRouter, Depends, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from pronghorn.gateway.deps import check_uuid, get_runtime
-from pronghorn.gateway.errors import ApiError, invalid, not_found
+from pronghorn.gateway.deps import check_uuid, get_access, get_runtime
+from pronghorn.gateway.errors import ApiError, invalid
 from pronghorn.gateway.paging import page_headers
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
-from pronghorn.persistence.repos import assistants as assistants_repo
-from pronghorn.persistence.repos import crons as crons_repo
-from pronghorn.persistence.repos import threads as threads_repo
-from pronghorn.persistence.repos.common import new_id
+from pronghorn.runtime import crons as service
+from pronghorn.runtime.access import Access
 from pronghorn.runtime.request_fields import Offset
 from pronghorn.runtime.run_request import RunCreate
 from pronghorn.runtime.runtime import Runtime
-from pronghorn.runtime.scheduler import next_run, validate_schedule
+from pronghorn.runtime.scheduler import validate_schedule
 from pronghorn.runtime.webhook import WebhookRefusedError, check_webhook_url
 
 router = APIRouter(prefix="/api/langgraph", tags=["crons"], route_class=StrictJSONRoute)
@@ -101,83 +99,64 @@ def _utc(value: datetime | None) -> datetime | None:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
-async def _create(runtime: Runtime, body: CronCreate, thread_id: str | None) -> Response:
+def _spec(runtime: Runtime, body: CronCreate) -> service.CronSpec:
+    """The validated cron of a create body (or of a cron merged with a patch)."""
     try:
         validate_schedule(body.schedule, body.timezone)
     except ValueError as exc:
         raise ApiError(422, str(exc)) from None
     payload = body.model_dump(include=set(PAYLOAD_FIELDS), exclude_none=True)
     _check_payload(runtime, payload, body.assistant_id)
-    now = datetime.now(UTC)
-    end = _utc(body.end_time)
-    first = next_run(body.schedule, body.timezone, now)
-    if end is not None and first >= end:
-        first = None
-    async with runtime.db.tx() as conn:
-        assistant = await assistants_repo.resolve_assistant(conn, body.assistant_id)
-        if assistant is None:
-            raise not_found("Assistant", body.assistant_id)
-        if thread_id is not None and await threads_repo.get_row(conn, thread_id) is None:
-            raise not_found("Thread", thread_id)
-        cron = await crons_repo.insert_cron(
-            conn,
-            cron_id=new_id(),
-            assistant_id=assistant["assistant_id"],
-            thread_id=thread_id,
-            schedule=body.schedule,
-            timezone=body.timezone,
-            end_time=end,
-            enabled=body.enabled,
-            on_run_completed=(body.on_run_completed or "delete") if thread_id is None else None,
-            payload=payload,
-            metadata=body.metadata or {},
-            user_id=None,
-            next_run_date=first,
-        )
-    _poke(runtime)
-    return JSONResponse(cron)
-
-
-async def _assistant_key(conn: Any, assistant_id: str | None) -> str | None:
-    """Search filters accept a graph id too (its system assistant)."""
-    if not assistant_id:
-        return assistant_id
-    assistant = await assistants_repo.resolve_assistant(conn, assistant_id)
-    return assistant["assistant_id"] if assistant else assistant_id
-
-
-def _poke(runtime: Runtime) -> None:
-    if runtime.is_started("scheduler"):
-        runtime.scheduler.poke()
+    return service.CronSpec(
+        assistant_id=body.assistant_id,
+        schedule=body.schedule,
+        timezone=body.timezone,
+        end_time=_utc(body.end_time),
+        enabled=body.enabled,
+        on_run_completed=body.on_run_completed,
+        payload=payload,
+        metadata=body.metadata or {},
+    )
 
 
 @router.post("/runs/crons")
-async def create_cron(body: CronCreate, runtime: Runtime = Depends(get_runtime)) -> Response:
-    return await _create(runtime, body, None)
+async def create_cron(
+    body: CronCreate,
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
+) -> Response:
+    return JSONResponse(await service.create(runtime, access, _spec(runtime, body), None))
 
 
 @router.post("/threads/{thread_id}/runs/crons")
 async def create_thread_cron(
-    thread_id: str, body: CronCreate, runtime: Runtime = Depends(get_runtime)
+    thread_id: str,
+    body: CronCreate,
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> Response:
-    return await _create(runtime, body, check_uuid(thread_id, "thread"))
+    tid = check_uuid(thread_id, "thread")
+    return JSONResponse(await service.create(runtime, access, _spec(runtime, body), tid))
 
 
 @router.post("/runs/crons/search")
-async def search_crons(body: CronSearch, runtime: Runtime = Depends(get_runtime)) -> Response:
-    async with runtime.db.read() as conn:
-        body.assistant_id = await _assistant_key(conn, body.assistant_id)
-        items, total = await crons_repo.search(
-            conn,
-            assistant_id=body.assistant_id,
-            thread_id=body.thread_id,
-            enabled=body.enabled,
-            metadata=body.metadata,
-            limit=body.limit,
-            offset=body.offset,
-            sort_by=body.sort_by,
-            sort_order=body.sort_order,
-        )
+async def search_crons(
+    body: CronSearch,
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
+) -> Response:
+    items, total = await service.search(
+        runtime,
+        access,
+        assistant_id=body.assistant_id,
+        thread_id=body.thread_id,
+        enabled=body.enabled,
+        metadata=body.metadata,
+        limit=body.limit,
+        offset=body.offset,
+        sort_by=body.sort_by,
+        sort_order=body.sort_order,
+    )
     if body.select:
         items = [{k: v for k, v in i.items() if k in body.select} for i in items]
     return JSONResponse(items, headers=page_headers(body.offset, body.limit, len(items), total))
@@ -185,36 +164,37 @@ async def search_crons(body: CronSearch, runtime: Runtime = Depends(get_runtime)
 
 @router.post("/runs/crons/count")
 async def count_crons(
-    body: CronSearch | None = None, runtime: Runtime = Depends(get_runtime)
+    body: CronSearch | None = None,
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> Response:
     body = body or CronSearch()
-    async with runtime.db.read() as conn:
-        body.assistant_id = await _assistant_key(conn, body.assistant_id)
-        n = await crons_repo.count(
-            conn, assistant_id=body.assistant_id, thread_id=body.thread_id, metadata=body.metadata
-        )
+    n = await service.count(
+        runtime,
+        access,
+        assistant_id=body.assistant_id,
+        thread_id=body.thread_id,
+        metadata=body.metadata,
+    )
     return JSONResponse(n)
 
 
 @router.get("/runs/crons/{cron_id}")
-async def get_cron(cron_id: str, runtime: Runtime = Depends(get_runtime)) -> Response:
-    cid = check_uuid(cron_id, "cron")
-    async with runtime.db.read() as conn:
-        cron = await crons_repo.get(conn, cid)
-    if cron is None:
-        raise not_found("Cron", cid)
-    return JSONResponse(cron)
+async def get_cron(
+    cron_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+) -> Response:
+    return JSONResponse(await service.get(runtime, access, check_uuid(cron_id, "cron")))
 
 
 @router.patch("/runs/crons/{cron_id}")
 async def update_cron(
-    cron_id: str, body: dict[str, Any], runtime: Runtime = Depends(get_runtime)
+    cron_id: str,
+    body: dict[str, Any],
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> Response:
     cid = check_uuid(cron_id, "cron")
-    async with runtime.db.read() as conn:
-        current = await crons_repo.get(conn, cid)
-    if current is None:
-        raise not_found("Cron", cid)
+    current = await service.get(runtime, access, cid)
     merged = {
         **current["payload"],
         "assistant_id": current["assistant_id"],
@@ -228,45 +208,14 @@ async def update_cron(
     merged.update(body)  # `end_time: null` clears it
     try:
         new = CronCreate.model_validate(merged)
-        validate_schedule(new.schedule, new.timezone)
     except ValidationError as exc:
         raise invalid(exc) from None
-    except ValueError as exc:
-        raise ApiError(422, str(exc)) from None
-    payload = new.model_dump(include=set(PAYLOAD_FIELDS), exclude_none=True)
-    _check_payload(runtime, payload, new.assistant_id)
-    end = _utc(new.end_time)
-    nxt = next_run(new.schedule, new.timezone, datetime.now(UTC))
-    if end is not None and nxt >= end:
-        nxt = None
-    async with runtime.db.tx() as conn:
-        if new.assistant_id != current["assistant_id"]:
-            assistant = await assistants_repo.resolve_assistant(conn, new.assistant_id)
-            if assistant is None:
-                raise not_found("Assistant", new.assistant_id)
-            new.assistant_id = assistant["assistant_id"]
-        await crons_repo.update_cron(
-            conn,
-            cid,
-            assistant_id=new.assistant_id,
-            schedule=new.schedule,
-            timezone=new.timezone,
-            end_time=end,
-            enabled=new.enabled,
-            on_run_completed=new.on_run_completed if current["thread_id"] is None else None,
-            payload=payload,
-            metadata=new.metadata or {},
-            next_run_date=nxt,
-        )
-        cron = await crons_repo.get(conn, cid)
-    _poke(runtime)
-    return JSONResponse(cron)
+    return JSONResponse(await service.update(runtime, access, cid, _spec(runtime, new)))
 
 
 @router.delete("/runs/crons/{cron_id}", status_code=204)
-async def delete_cron(cron_id: str, runtime: Runtime = Depends(get_runtime)) -> Response:
-    cid = check_uuid(cron_id, "cron")
-    async with runtime.db.tx() as conn:
-        if not await crons_repo.delete_cron(conn, cid):
-            raise not_found("Cron", cid)
+async def delete_cron(
+    cron_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+) -> Response:
+    await service.delete(runtime, access, check_uuid(cron_id, "cron"))
     return Response(status_code=204)

@@ -27,20 +27,21 @@ from fastapi import APIRouter, Depends, Request, Response
 from python_multipart.exceptions import MultipartParseError
 from python_multipart.multipart import MultipartParser, parse_options_header
 
-from pronghorn.gateway.deps import check_uuid, get_runtime
+from pronghorn.auth.authorizer import Action
+from pronghorn.gateway.deps import check_uuid, get_access, get_runtime
 from pronghorn.gateway.descriptor_response import serve_descriptor
-from pronghorn.gateway.errors import ApiError, not_found
+from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.responses import JSONResponse
-from pronghorn.persistence.repos import threads as threads_repo
+from pronghorn.runtime.access import Access
+from pronghorn.runtime.owned import load_thread
 from pronghorn.runtime.runtime import Runtime
 from pronghorn.sandbox import safe_open
 from pronghorn.sandbox.errors import PathDeniedError, SandboxError
-from pronghorn.sandbox.paths import VIRTUAL_ROOT, VIRTUAL_UPLOADS, ThreadPaths
+from pronghorn.sandbox.paths import VIRTUAL_ROOT, VIRTUAL_UPLOADS, ThreadPaths, user_folder
 from pronghorn.sandbox.uploads import UploadsFolder, UploadsFolderError
 
 router = APIRouter(prefix="/api/threads/{thread_id}", tags=["files"])
 
-USER_ID = "default"
 FIELD = "files"
 MAX_NAME_BYTES = 255
 MAX_OTHER_FIELD_BYTES = 64 * 1024
@@ -256,12 +257,14 @@ def _boundary(request: Request) -> bytes:
 # --- routes -----------------------------------------------------------------------------------
 
 
-async def _thread_paths(runtime: Runtime, thread_id: str) -> ThreadPaths:
+async def _thread_paths(
+    runtime: Runtime, access: Access, thread_id: str, action: Action = "read"
+) -> ThreadPaths:
+    """The folders of a thread `access` may `action` (404 for another user's), in its
+    owner's folder: the same the agent's sandbox uses."""
     tid = check_uuid(thread_id, "thread")
-    async with runtime.db.read() as conn:
-        if await threads_repo.get_row(conn, tid) is None:
-            raise not_found("Thread", tid)
-    paths = ThreadPaths.for_thread(runtime.data_dir, USER_ID, tid)
+    row = await load_thread(runtime, access, tid, action)
+    paths = ThreadPaths.for_thread(runtime.data_dir, user_folder(row["owner_id"]), tid)
     await asyncio.to_thread(paths.ensure)
     return paths
 
@@ -280,11 +283,14 @@ async def _open_uploads(paths: ThreadPaths) -> UploadsFolder:
 
 @router.post("/uploads")
 async def upload(
-    thread_id: str, request: Request, runtime: Runtime = Depends(get_runtime)
+    thread_id: str,
+    request: Request,
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> JSONResponse:
     """Upload one or more files (multipart field ``files``) into the thread's uploads."""
     boundary = _boundary(request)
-    paths = await _thread_paths(runtime, thread_id)
+    paths = await _thread_paths(runtime, access, thread_id, "update")
     folder = await _open_uploads(paths)
     try:
         return await _receive(request, boundary, folder, paths, _limits(runtime))
@@ -336,9 +342,11 @@ async def _receive(
 
 
 @router.get("/uploads")
-async def list_uploads(thread_id: str, runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
+async def list_uploads(
+    thread_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+) -> JSONResponse:
     """The thread's uploaded files and the upload limits."""
-    paths = await _thread_paths(runtime, thread_id)
+    paths = await _thread_paths(runtime, access, thread_id)
     folder = await _open_uploads(paths)
     try:
         entries = await asyncio.to_thread(folder.entries)
@@ -350,10 +358,13 @@ async def list_uploads(thread_id: str, runtime: Runtime = Depends(get_runtime)) 
 
 @router.delete("/uploads/{name}", status_code=204)
 async def delete_upload(
-    thread_id: str, name: str, runtime: Runtime = Depends(get_runtime)
+    thread_id: str,
+    name: str,
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> Response:
     """Delete one uploaded file (404 when there is no such file)."""
-    paths = await _thread_paths(runtime, thread_id)
+    paths = await _thread_paths(runtime, access, thread_id, "update")
     folder = await _open_uploads(paths)
     try:
         deleted = await asyncio.to_thread(folder.delete, name)
@@ -398,10 +409,11 @@ async def artifact(
     request: Request,
     download: bool = False,
     runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> Response:
     """A file of the thread (``outputs/x.md``, ``uploads/y.png``...). Range requests work."""
     virtual = _artifact_virtual(path)
-    paths = await _thread_paths(runtime, thread_id)
+    paths = await _thread_paths(runtime, access, thread_id)
     try:
         opened = await asyncio.to_thread(safe_open.open_file, paths, virtual)
     except PathDeniedError:

@@ -11,15 +11,17 @@ from fastapi import APIRouter, Body, Depends, Query, Request, Response
 from fastapi.responses import StreamingResponse
 from pydantic import ValidationError
 
-from pronghorn.gateway.deps import check_uuid, get_runtime
+from pronghorn.auth.authorizer import Action
+from pronghorn.gateway.deps import check_uuid, get_access, get_runtime
 from pronghorn.gateway.errors import ApiError, invalid, not_found
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.sse import filter_modes, parse_last_event_id, sse_response
 from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.persistence.repos import run_units
 from pronghorn.persistence.repos import runs as runs_repo
-from pronghorn.persistence.repos import threads as threads_repo
+from pronghorn.runtime.access import Access
 from pronghorn.runtime.jobs import Job
+from pronghorn.runtime.owned import authorize, load_thread, visible
 from pronghorn.runtime.request_fields import INT64_MAX
 from pronghorn.runtime.run_request import (
     STREAM_MODES,
@@ -118,30 +120,39 @@ def _wait_response(
 # -- create ----------------------------------------------------------------------------
 @router.post("/threads/{thread_id}/runs")
 async def create_run(
-    thread_id: str, body: Any = Body(...), runtime: Runtime = Depends(get_runtime)
+    thread_id: str,
+    body: Any = Body(...),
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> Response:
     tid = check_uuid(thread_id, "thread")
-    job = await runtime.runs.create(tid, _parse(body))
+    job = await runtime.runs.create(tid, _parse(body), access)
     _, content = _run_paths(job, False)
     return JSONResponse(job.run, headers={"Content-Location": content})
 
 
 @router.post("/threads/{thread_id}/runs/stream")
 async def stream_run(
-    thread_id: str, body: Any = Body(...), runtime: Runtime = Depends(get_runtime)
+    thread_id: str,
+    body: Any = Body(...),
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> Response:
     tid = check_uuid(thread_id, "thread")
-    job = await runtime.runs.create(tid, _parse(body))
+    job = await runtime.runs.create(tid, _parse(body), access)
     return _stream_job(runtime, job, stateless=False)
 
 
 @router.post("/threads/{thread_id}/runs/wait")
 async def wait_run(
-    thread_id: str, body: Any = Body(...), runtime: Runtime = Depends(get_runtime)
+    thread_id: str,
+    body: Any = Body(...),
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> Response:
     tid = check_uuid(thread_id, "thread")
     req = _parse(body)
-    job = await runtime.runs.create(tid, req)
+    job = await runtime.runs.create(tid, req, access)
     return _wait_response(
         runtime, job, stateless=False, cancel_on_disconnect=req.on_disconnect == "cancel"
     )
@@ -149,40 +160,50 @@ async def wait_run(
 
 @router.post("/runs")
 async def create_stateless(
-    body: Any = Body(...), runtime: Runtime = Depends(get_runtime)
+    body: Any = Body(...),
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> Response:
-    job = await runtime.runs.create(None, _parse(body))
+    job = await runtime.runs.create(None, _parse(body), access)
     _, content = _run_paths(job, True)
     return JSONResponse(job.run, headers={"Content-Location": content})
 
 
 @router.post("/runs/stream")
 async def stream_stateless(
-    body: Any = Body(...), runtime: Runtime = Depends(get_runtime)
+    body: Any = Body(...),
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> Response:
-    job = await runtime.runs.create(None, _parse(body))
+    job = await runtime.runs.create(None, _parse(body), access)
     return _stream_job(runtime, job, stateless=True)
 
 
 @router.post("/runs/wait")
 async def wait_stateless(
-    body: Any = Body(...), runtime: Runtime = Depends(get_runtime)
+    body: Any = Body(...),
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> Response:
     req = _parse(body)
-    job = await runtime.runs.create(None, req)
+    job = await runtime.runs.create(None, req, access)
     return _wait_response(
         runtime, job, stateless=True, cancel_on_disconnect=req.on_disconnect == "cancel"
     )
 
 
 @router.post("/runs/batch")
-async def create_batch(body: Any = Body(...), runtime: Runtime = Depends(get_runtime)) -> Response:
+async def create_batch(
+    body: Any = Body(...),
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
+) -> Response:
     if not isinstance(body, list):
         raise ApiError(422, "Request body must be a JSON array of runs")
     requests = [_parse(item) for item in body]  # validate all before creating any
     for req in requests:
-        await runtime.runs.precheck(req)
-    jobs = [await runtime.runs.create(None, req) for req in requests]
+        await runtime.runs.precheck(req, access)
+    jobs = [await runtime.runs.create(None, req, access) for req in requests]
     return JSONResponse([j.run for j in jobs])
 
 
@@ -191,6 +212,7 @@ async def cancel_many(
     body: Any = Body(default=None),
     action: str = Query("interrupt", pattern="^(interrupt|rollback)$"),
     runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> Response:
     body = body or {}
     if not isinstance(body, dict):
@@ -204,12 +226,17 @@ async def cancel_many(
         raise ApiError(422, "status must be pending, running or all")
     if thread_id is not None:
         thread_id = check_uuid(thread_id, "thread")
+        await load_thread(runtime, access, thread_id, "update")
     if run_ids is not None:
         if not isinstance(run_ids, list):
             raise ApiError(422, "run_ids must be a list")
         run_ids = [check_uuid(r, "run") for r in run_ids]
     n = await runtime.runs.cancel_many(
-        thread_id=thread_id, run_ids=run_ids, status=status, action=action
+        thread_id=thread_id,
+        run_ids=run_ids,
+        status=status,
+        action=action,
+        owner_id=access.owner_scope,
     )
     if n == 0:
         raise ApiError(404, "No pending or running runs matched")
@@ -225,42 +252,65 @@ async def list_runs(
     status: str | None = Query(None),
     select: list[str] | None = Query(None),
     runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> Response:
     tid = check_uuid(thread_id, "thread")
+    await load_thread(runtime, access, tid)
     async with runtime.db.read() as conn:
-        if await threads_repo.get_row(conn, tid) is None:
-            raise not_found("Thread", tid)
         rows = await runs_repo.list_for_thread(conn, tid, limit=limit, offset=offset, status=status)
     if select:
         rows = [{k: v for k, v in r.items() if k in select} for r in rows]
     return JSONResponse(rows)
 
 
-async def _get_run(runtime: Runtime, run_id: str, thread_id: str | None) -> dict[str, Any]:
+async def _get_run(
+    runtime: Runtime,
+    access: Access,
+    run_id: str,
+    thread_id: str | None,
+    action: Action = "read",
+) -> dict[str, Any]:
+    """The run if `access` may `action` its thread; 404 for an unknown run and for another
+    user's (runs are authorized as their thread)."""
+    filt = await authorize(
+        runtime, access, "threads", action, {"thread_id": thread_id, "run_id": run_id}
+    )
     # The SDKs GET the run after every stream: one hop, not a multi-hop async session.
-    run = await runtime.db.run(lambda conn: run_units.get_run(conn, run_id, thread_id))
-    if run is None:
+    found = await runtime.db.run(lambda conn: run_units.get_owned_run(conn, run_id, thread_id))
+    if found is None or not visible(access, found.owner_id, found.thread_metadata, filt):
         raise not_found("Run", run_id)
-    return runtime.runs.overlay(run)
+    return runtime.runs.overlay(found.run)
 
 
 @router.get("/threads/{thread_id}/runs/{run_id}")
-async def get_run(thread_id: str, run_id: str, runtime: Runtime = Depends(get_runtime)) -> Response:
-    run = await _get_run(runtime, check_uuid(run_id, "run"), check_uuid(thread_id, "thread"))
+async def get_run(
+    thread_id: str,
+    run_id: str,
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
+) -> Response:
+    run = await _get_run(
+        runtime, access, check_uuid(run_id, "run"), check_uuid(thread_id, "thread")
+    )
     return JSONResponse(run)
 
 
 @router.get("/runs/{run_id}")
-async def get_stateless_run(run_id: str, runtime: Runtime = Depends(get_runtime)) -> Response:
-    return JSONResponse(await _get_run(runtime, check_uuid(run_id, "run"), None))
+async def get_stateless_run(
+    run_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+) -> Response:
+    return JSONResponse(await _get_run(runtime, access, check_uuid(run_id, "run"), None))
 
 
 @router.delete("/threads/{thread_id}/runs/{run_id}", status_code=204)
 async def delete_run(
-    thread_id: str, run_id: str, runtime: Runtime = Depends(get_runtime)
+    thread_id: str,
+    run_id: str,
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> Response:
     tid, rid = check_uuid(thread_id, "thread"), check_uuid(run_id, "run")
-    run = await _get_run(runtime, rid, tid)
+    run = await _get_run(runtime, access, rid, tid, "delete")
     if run["status"] in runs_repo.INFLIGHT:
         raise ApiError(409, f"Run {rid} is {run['status']}; cancel it before deleting it")
     async with runtime.db.tx() as conn:
@@ -268,19 +318,23 @@ async def delete_run(
     return Response(status_code=204)
 
 
-async def _join(runtime: Runtime, thread_id: str, run_id: str) -> Response:
+async def _join(runtime: Runtime, access: Access, thread_id: str, run_id: str) -> Response:
+    await _get_run(runtime, access, run_id, thread_id)  # 404 unless it is theirs
     job = runtime.runs.active(run_id)
     if job is not None and job.thread_id == thread_id:
         return _wait_response(runtime, job, stateless=False, cancel_on_disconnect=False)
-    await _get_run(runtime, run_id, thread_id)
     return JSONResponse(await runtime.runs.output(thread_id, run_id))
 
 
 @router.get("/threads/{thread_id}/runs/{run_id}/join")
 async def join_run(
-    thread_id: str, run_id: str, runtime: Runtime = Depends(get_runtime)
+    thread_id: str,
+    run_id: str,
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> Response:
-    return await _join(runtime, check_uuid(thread_id, "thread"), check_uuid(run_id, "run"))
+    tid, rid = check_uuid(thread_id, "thread"), check_uuid(run_id, "run")
+    return await _join(runtime, access, tid, rid)
 
 
 async def _join_stream(
@@ -320,8 +374,10 @@ async def join_stream(
     stream_mode: list[str] | None = Query(None),
     cancel_on_disconnect: bool = Query(False),
     runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> Response:
-    run = await _get_run(runtime, check_uuid(run_id, "run"), check_uuid(thread_id, "thread"))
+    tid, rid = check_uuid(thread_id, "thread"), check_uuid(run_id, "run")
+    run = await _get_run(runtime, access, rid, tid)
     return await _join_stream(runtime, request, run, stream_mode, cancel_on_disconnect)
 
 
@@ -332,8 +388,9 @@ async def join_stateless_stream(
     stream_mode: list[str] | None = Query(None),
     cancel_on_disconnect: bool = Query(False),
     runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> Response:
-    run = await _get_run(runtime, check_uuid(run_id, "run"), None)
+    run = await _get_run(runtime, access, check_uuid(run_id, "run"), None)
     return await _join_stream(runtime, request, run, stream_mode, cancel_on_disconnect)
 
 
@@ -344,8 +401,10 @@ async def cancel_run(
     wait: bool = Query(False),
     action: str = Query("interrupt", pattern="^(interrupt|rollback)$"),
     runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> Response:
     tid, rid = check_uuid(thread_id, "thread"), check_uuid(run_id, "run")
+    await _get_run(runtime, access, rid, tid, "update")
     job = await runtime.runs.cancel(tid, rid, action=action, wait=wait)
     if not wait:
         return Response(status_code=202)
@@ -361,11 +420,10 @@ async def thread_stream(
     stream_mode: list[str] | None = Query(None),
     stream_modes: str | None = Query(None),
     runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> Response:
     tid = check_uuid(thread_id, "thread")
-    async with runtime.db.read() as conn:
-        if await threads_repo.get_row(conn, tid) is None:
-            raise not_found("Thread", tid)
+    await load_thread(runtime, access, tid)
     try:
         after = parse_last_event_id(request.headers.get("last-event-id"), thread=True)
     except ValueError as exc:

@@ -7,11 +7,15 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Response
 from pydantic import AfterValidator, BaseModel, Field
 
-from pronghorn.gateway.deps import get_runtime
+from pronghorn.auth.authorizer import Action
+from pronghorn.gateway.deps import get_access, get_runtime
 from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.persistence.repos.common import iso
+from pronghorn.runtime import store_scope as scope
+from pronghorn.runtime.access import Access
+from pronghorn.runtime.owned import authorize
 from pronghorn.runtime.request_fields import FilterDict, Offset, TTLMinutes
 from pronghorn.runtime.runtime import Runtime
 
@@ -98,9 +102,9 @@ def check_namespace(
     return tuple(namespace)
 
 
-def item_json(item: Any) -> dict[str, Any]:
+def item_json(item: Any, namespace: tuple[str, ...] | None = None) -> dict[str, Any]:
     out = {
-        "namespace": list(item.namespace),
+        "namespace": list(item.namespace if namespace is None else namespace),
         "key": item.key,
         "value": item.value,
         "created_at": iso(item.created_at),  # SQLite's store gives naive UTC datetimes
@@ -111,9 +115,29 @@ def item_json(item: Any) -> dict[str, Any]:
     return out
 
 
+async def _authorized(
+    runtime: Runtime,
+    access: Access,
+    action: Action,
+    namespace: tuple[str, ...],
+    **fields: object,
+) -> tuple[str, ...]:
+    """Ask the authorizer (it may rewrite the namespace, as LangGraph's store handlers do)
+    and give the namespace as stored in the caller's own space."""
+    value: dict[str, object] = {"namespace": namespace, **fields}
+    await authorize(runtime, access, "store", action, value)
+    edited = value.get("namespace")
+    if isinstance(edited, (list, tuple)) and all(isinstance(x, str) for x in edited):
+        namespace = tuple(str(x) for x in edited)
+    return scope.stored(access, namespace)
+
+
 @router.put("/items", status_code=204)
-async def put_item(body: StorePut, runtime: Runtime = Depends(get_runtime)) -> Response:
+async def put_item(
+    body: StorePut, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+) -> Response:
     namespace = check_namespace(body.namespace, writing=True)
+    namespace = await _authorized(runtime, access, "put", namespace, key=body.key, value=body.value)
     kwargs: dict[str, Any] = {}
     if body.ttl is not None:
         kwargs["ttl"] = body.ttl
@@ -127,51 +151,72 @@ async def get_item(
     namespace: str = "",
     refresh_ttl: bool | None = None,
     runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> JSONResponse:
     """The item, or `null` for a missing key: the spec documents 200/400/422 only (no 404),
     and the SDK returns None for it."""
     labels = check_namespace(namespace.split(".") if namespace else [])
     if "\x00" in key:
         raise ApiError(422, "key: keys cannot contain NUL characters")
+    stored = await _authorized(runtime, access, "get", labels, key=key)
     await runtime.store_sweeper.before_read()
-    item = await runtime.store.aget(labels, key, refresh_ttl=refresh_ttl)
-    return JSONResponse(item_json(item) if item is not None else None)
+    item = await runtime.store.aget(stored, key, refresh_ttl=refresh_ttl)
+    if item is None:
+        return JSONResponse(None)
+    return JSONResponse(item_json(item, scope.shown(access, item.namespace)))
 
 
 @router.delete("/items", status_code=204)
-async def delete_item(body: StoreDelete, runtime: Runtime = Depends(get_runtime)) -> Response:
+async def delete_item(
+    body: StoreDelete, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+) -> Response:
     namespace = check_namespace(body.namespace)
-    await runtime.store.adelete(namespace, body.key)
+    stored = await _authorized(runtime, access, "delete", namespace, key=body.key)
+    await runtime.store.adelete(stored, body.key)
     return Response(status_code=204)
 
 
 @router.post("/items/search")
-async def search_items(body: StoreSearch, runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
+async def search_items(
+    body: StoreSearch,
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
+) -> JSONResponse:
     prefix = check_namespace(body.namespace_prefix or [], allow_empty=True)
+    stored = await _authorized(
+        runtime, access, "search", prefix, filter=body.filter, query=body.query
+    )
     await runtime.store_sweeper.before_read()
     items = await runtime.store.asearch(
-        prefix,
+        stored,
         query=body.query,
         filter=body.filter,
         limit=body.limit,
         offset=body.offset,
         refresh_ttl=body.refresh_ttl,
     )
-    return JSONResponse({"items": [item_json(i) for i in items]})
+    out = [item_json(i, ns) for i in items if (ns := scope.shown(access, i.namespace)) is not None]
+    return JSONResponse({"items": out})
 
 
 @router.post("/namespaces")
 async def list_namespaces(
-    body: StoreNamespaces, runtime: Runtime = Depends(get_runtime)
+    body: StoreNamespaces,
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> JSONResponse:
-    prefix = check_namespace(body.prefix, allow_empty=True) if body.prefix else None
+    prefix = check_namespace(body.prefix, allow_empty=True) if body.prefix else ()
     suffix = check_namespace(body.suffix, allow_empty=True) if body.suffix else None
+    stored = await _authorized(
+        runtime, access, "list_namespaces", prefix, suffix=suffix, max_depth=body.max_depth
+    )
     await runtime.store_sweeper.before_read()
     namespaces = await runtime.store.alist_namespaces(
-        prefix=prefix,
+        prefix=stored or None,
         suffix=suffix,
-        max_depth=body.max_depth,
+        max_depth=scope.depth(access, body.max_depth),
         limit=body.limit,
         offset=body.offset,
     )
-    return JSONResponse({"namespaces": [list(ns) for ns in namespaces]})
+    shown = [list(ns) for raw in namespaces if (ns := scope.shown(access, raw))]
+    return JSONResponse({"namespaces": shown})

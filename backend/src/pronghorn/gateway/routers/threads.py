@@ -12,16 +12,21 @@ from fastapi import APIRouter, Body, Depends, Header, Query, Response
 from langgraph.errors import InvalidUpdateError
 from pydantic import AfterValidator, BaseModel, Field, model_validator
 
-from pronghorn.gateway.deps import check_uuid, get_runtime
+from pronghorn.auth.authorizer import Action
+from pronghorn.auth.principal import Principal
+from pronghorn.gateway.deps import check_uuid, get_access, get_runtime
 from pronghorn.gateway.errors import ApiError, conflict, not_found
 from pronghorn.gateway.paging import page_headers
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.graphs.requests import AccessContext, GraphRequest
 from pronghorn.persistence.repos import threads as repo
-from pronghorn.persistence.repos.common import new_id
+from pronghorn.persistence.repos.common import OwnerScope, new_id
 from pronghorn.runtime import state as st
+from pronghorn.runtime.access import Access, graph_user
 from pronghorn.runtime.checkpoint_ops import copy_thread, keep_latest_checkpoint
+from pronghorn.runtime.errors import NotFound
+from pronghorn.runtime.owned import authorize, load_thread, visible
 from pronghorn.runtime.request_fields import (
     CheckpointDict,
     FilterDict,
@@ -133,18 +138,24 @@ class HistorySearch(BaseModel):
     select: list[str] | None = None
 
 
-async def load_row(runtime: Runtime, thread_id: str) -> Any:
+async def load_row(
+    runtime: Runtime,
+    access: Access,
+    thread_id: str,
+    action: Action = "read",
+    value: dict[str, object] | None = None,
+) -> Any:
+    """The thread's row; 404 for an unknown thread and for another user's."""
     tid = check_uuid(thread_id, "thread")
-    async with runtime.db.read() as conn:
-        row = await repo.get_row(conn, tid)
-    if row is None:
-        raise not_found("Thread", tid)
-    return row
+    return await load_thread(runtime, access, tid, action, value)
 
 
 @contextlib.asynccontextmanager
 async def thread_graph(
-    runtime: Runtime, row: Any, access: AccessContext = "threads.read"
+    runtime: Runtime,
+    row: Any,
+    access: AccessContext = "threads.read",
+    principal: Principal | None = None,
 ) -> AsyncIterator[Any]:
     """The thread's graph (metadata.graph_id), or None for a thread that never ran."""
     graph_id = (row["metadata"] or {}).get("graph_id")
@@ -154,7 +165,11 @@ async def thread_graph(
     if graph_id not in runtime.graphs:
         raise ApiError(404, f"Graph '{graph_id}' not found")
     config = {"configurable": {"thread_id": row["thread_id"], "graph_id": graph_id}}
-    request = GraphRequest(access=access, config=config)  # type: ignore[arg-type]
+    request = GraphRequest(
+        access=access,
+        config=config,  # type: ignore[arg-type]
+        user=graph_user(principal) if principal is not None else None,
+    )
     async with runtime.graphs.graph(graph_id, request) as graph:
         yield graph
 
@@ -182,28 +197,44 @@ def _bad_update() -> Any:
 async def create_thread(
     body: ThreadCreate = Body(default_factory=ThreadCreate),
     runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> JSONResponse:
     thread_id = check_uuid(body.thread_id, "thread") if body.thread_id else new_id()
     metadata = dict(body.metadata or {})
     if body.graph_id:
         metadata["graph_id"] = body.graph_id
+    value: dict[str, object] = {
+        "thread_id": thread_id,
+        "metadata": metadata,
+        "if_exists": body.if_exists,
+        "ttl": _ttl(body.ttl),
+    }
+    filt = await authorize(runtime, access, "threads", "create", value)
+    if isinstance(value.get("metadata"), dict):  # the authorizer may stamp metadata
+        metadata = dict(value["metadata"])  # type: ignore[arg-type]
     if body.supersteps and metadata.get("graph_id") not in runtime.graphs:
         raise ApiError(422, "supersteps need a known graph_id (in the body or metadata)")
     ttl, expires_at = repo.ttl_fields(_ttl(body.ttl))
     async with runtime.db.tx() as conn:
-        existing = await repo.get(conn, thread_id)
+        existing = await repo.get_row(conn, thread_id)
         if existing is not None:
-            if body.if_exists == "do_nothing":
-                return JSONResponse(existing)
+            mine = visible(access, existing["owner_id"], existing["metadata"], filt)
+            if body.if_exists == "do_nothing" and mine:
+                return JSONResponse(repo.to_api(existing))
             raise conflict(f"Thread {thread_id} already exists")
         created = await repo.insert_thread(
-            conn, thread_id, metadata=metadata, ttl=ttl, expires_at=expires_at
+            conn,
+            thread_id,
+            metadata=metadata,
+            ttl=ttl,
+            expires_at=expires_at,
+            owner_id=access.identity,
         )
     if not body.supersteps:
         return JSONResponse(created)
-    row = await load_row(runtime, thread_id)
+    row = await load_row(runtime, access, thread_id)
     try:
-        async with thread_graph(runtime, row, "threads.update") as graph:
+        async with thread_graph(runtime, row, "threads.update", access.principal) as graph:
             with _bad_update():
                 await st.apply_supersteps(graph, thread_id, body.supersteps)
             await refresh_cache(runtime, thread_id, graph)
@@ -230,12 +261,21 @@ def _extract(doc: dict[str, Any], path: str) -> Any:
     return current
 
 
+async def _search_scope(runtime: Runtime, access: Access, value: dict[str, object]) -> OwnerScope:
+    """The caller's own threads (every user's for an admin who asked), within the
+    authorizer's metadata filter."""
+    filt = await authorize(runtime, access, "threads", "search", value)
+    return OwnerScope(owner_id=access.owner_scope, filter=filt)
+
+
 @router.post("/search")
 async def search_threads(
     body: ThreadSearch = Body(default_factory=ThreadSearch),
     runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> JSONResponse:
     ids = [check_uuid(i, "thread") for i in body.ids] if body.ids is not None else None
+    scope = await _search_scope(runtime, access, body.model_dump(exclude_none=True))
     async with runtime.db.read() as conn:
         items, total = await repo.search(
             conn,
@@ -247,6 +287,7 @@ async def search_threads(
             offset=body.offset,
             sort_by=body.sort_by,
             sort_order=body.sort_order,
+            scope=scope,
         )
     out = []
     for item in items:
@@ -261,22 +302,28 @@ async def search_threads(
 async def count_threads(
     body: ThreadCount = Body(default_factory=ThreadCount),
     runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> JSONResponse:
+    scope = await _search_scope(runtime, access, body.model_dump(exclude_none=True))
     async with runtime.db.read() as conn:
         total = await repo.count(
-            conn, metadata=body.metadata, values=body.values, status=body.status
+            conn, metadata=body.metadata, values=body.values, status=body.status, scope=scope
         )
     return JSONResponse(total)
 
 
 @router.post("/prune")
-async def prune_threads(body: ThreadPrune, runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
+async def prune_threads(
+    body: ThreadPrune,
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
+) -> JSONResponse:
     ids = [check_uuid(i, "thread") for i in body.thread_ids]
     pruned = 0
     for thread_id in ids:
-        async with runtime.db.read() as conn:
-            exists = await repo.get_row(conn, thread_id) is not None
-        if not exists:
+        try:  # unknown and other users' threads are skipped alike
+            await load_thread(runtime, access, thread_id, "delete")
+        except NotFound:
             continue
         if body.strategy == "keep_latest":
             await keep_latest_checkpoint(runtime.db, runtime.checkpointer, thread_id)
@@ -288,9 +335,12 @@ async def prune_threads(body: ThreadPrune, runtime: Runtime = Depends(get_runtim
 
 @router.get("/{thread_id}")
 async def get_thread(
-    thread_id: str, include: str | None = None, runtime: Runtime = Depends(get_runtime)
+    thread_id: str,
+    include: str | None = None,
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> JSONResponse:
-    row = await load_row(runtime, thread_id)
+    row = await load_row(runtime, access, thread_id)
     fields = {f.strip() for f in (include or "").split(",") if f.strip()}
     return JSONResponse(repo.to_api(row, include_ttl="ttl" in fields))
 
@@ -301,8 +351,13 @@ async def patch_thread(
     body: ThreadPatch = Body(default_factory=ThreadPatch),
     prefer: str | None = Header(None),
     runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> Response:
     tid = check_uuid(thread_id, "thread")
+    value: dict[str, object] = {"thread_id": tid, "metadata": dict(body.metadata or {})}
+    await load_thread(runtime, access, tid, "update", value)
+    if isinstance(value.get("metadata"), dict):
+        body.metadata = dict(value["metadata"])  # type: ignore[arg-type]
     ttl = _ttl(body.ttl) if "ttl" in body.model_fields_set else repo.UNSET
     async with runtime.db.tx() as conn:
         updated = await repo.update_thread(conn, tid, metadata=body.metadata, ttl=ttl)
@@ -314,15 +369,19 @@ async def patch_thread(
 
 
 @router.delete("/{thread_id}", status_code=204)
-async def delete_thread(thread_id: str, runtime: Runtime = Depends(get_runtime)) -> Response:
-    row = await load_row(runtime, thread_id)
+async def delete_thread(
+    thread_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+) -> Response:
+    row = await load_row(runtime, access, thread_id, "delete")
     await purge_thread(runtime, row["thread_id"])
     return Response(status_code=204)
 
 
 @router.post("/{thread_id}/copy")
-async def copy(thread_id: str, runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
-    row = await load_row(runtime, thread_id)
+async def copy(
+    thread_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+) -> JSONResponse:
+    row = await load_row(runtime, access, thread_id)
     new_thread = new_id()
     # The new thread's row and its checkpoints commit together: all of it or none.
     await copy_thread(
@@ -330,7 +389,7 @@ async def copy(thread_id: str, runtime: Runtime = Depends(get_runtime)) -> JSONR
         runtime.checkpointer,
         row["thread_id"],
         new_thread,
-        with_unit=lambda conn: repo.insert_copy(conn, row, new_thread),
+        with_unit=lambda conn: repo.insert_copy(conn, row, new_thread, access.identity),
     )
     async with runtime.db.read() as conn:
         return JSONResponse(await repo.get(conn, new_thread))
@@ -341,13 +400,14 @@ async def copy(thread_id: str, runtime: Runtime = Depends(get_runtime)) -> JSONR
 
 async def _state(
     runtime: Runtime,
+    access: Access,
     thread_id: str,
     checkpoint: dict[str, Any] | str | None,
     subgraphs: bool,
     select: list[str] | None,
 ) -> JSONResponse:
-    row = await load_row(runtime, thread_id)
-    async with thread_graph(runtime, row) as graph:
+    row = await load_row(runtime, access, thread_id)
+    async with thread_graph(runtime, row, principal=access.principal) as graph:
         if graph is None:
             if checkpoint:
                 raise not_found("Checkpoint", str(checkpoint))
@@ -364,8 +424,9 @@ async def get_state(
     subgraphs: bool = False,
     select: list[str] | None = Query(None),
     runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> JSONResponse:
-    return await _state(runtime, thread_id, None, subgraphs, select)
+    return await _state(runtime, access, thread_id, None, subgraphs, select)
 
 
 @router.get("/{thread_id}/state/{checkpoint_id}")
@@ -375,15 +436,19 @@ async def get_state_at(
     subgraphs: bool = False,
     select: list[str] | None = Query(None),
     runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> JSONResponse:
-    return await _state(runtime, thread_id, checkpoint_id, subgraphs, select)
+    return await _state(runtime, access, thread_id, checkpoint_id, subgraphs, select)
 
 
 @router.post("/{thread_id}/state/checkpoint")
 async def post_state_at(
-    thread_id: str, body: StateAtCheckpoint, runtime: Runtime = Depends(get_runtime)
+    thread_id: str,
+    body: StateAtCheckpoint,
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> JSONResponse:
-    return await _state(runtime, thread_id, body.checkpoint, body.subgraphs, body.select)
+    return await _state(runtime, access, thread_id, body.checkpoint, body.subgraphs, body.select)
 
 
 @router.post("/{thread_id}/state")
@@ -391,12 +456,13 @@ async def post_state(
     thread_id: str,
     body: StateUpdate = Body(default_factory=StateUpdate),
     runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> JSONResponse:
-    row = await load_row(runtime, thread_id)
+    row = await load_row(runtime, access, thread_id, "update")
     checkpoint: dict[str, Any] | str | None = body.checkpoint or body.checkpoint_id
 
     async def update() -> dict[str, Any]:
-        async with thread_graph(runtime, row, "threads.update") as graph:
+        async with thread_graph(runtime, row, "threads.update", access.principal) as graph:
             if graph is None:
                 raise ApiError(
                     400, "Thread has no graph yet: run it first or create it with graph_id"
@@ -415,9 +481,11 @@ async def post_state(
     return JSONResponse(await while_idle(runtime.runs, row, update))
 
 
-async def _history(runtime: Runtime, thread_id: str, body: HistorySearch) -> JSONResponse:
-    row = await load_row(runtime, thread_id)
-    async with thread_graph(runtime, row) as graph:
+async def _history(
+    runtime: Runtime, access: Access, thread_id: str, body: HistorySearch
+) -> JSONResponse:
+    row = await load_row(runtime, access, thread_id)
+    async with thread_graph(runtime, row, principal=access.principal) as graph:
         if graph is None:
             return JSONResponse([])
         states = await st.read_history(
@@ -436,8 +504,9 @@ async def post_history(
     thread_id: str,
     body: HistorySearch = Body(default_factory=HistorySearch),
     runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> JSONResponse:
-    return await _history(runtime, thread_id, body)
+    return await _history(runtime, access, thread_id, body)
 
 
 @router.get("/{thread_id}/history")
@@ -446,5 +515,6 @@ async def get_history(
     limit: int = Query(10, ge=1, le=1000),
     before: str | None = None,
     runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> JSONResponse:
-    return await _history(runtime, thread_id, HistorySearch(limit=limit, before=before))
+    return await _history(runtime, access, thread_id, HistorySearch(limit=limit, before=before))

@@ -5,12 +5,21 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, delete, func, insert, select, update
+from sqlalchemy import ColumnElement, and_, delete, func, insert, or_, select, update
+from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from pronghorn.ids import system_assistant_id
 from pronghorn.persistence.db import Database
-from pronghorn.persistence.repos.common import contains, iso, json_filter, now
+from pronghorn.persistence.metadata_filter import matches, sql_condition
+from pronghorn.persistence.repos.common import (
+    ANY_OWNER,
+    OwnerScope,
+    contains,
+    iso,
+    json_filter,
+    now,
+)
 from pronghorn.persistence.tables import assistant_versions, assistants
 
 
@@ -52,7 +61,9 @@ async def insert_assistant(
     metadata: dict[str, Any],
     name: str,
     description: str | None,
+    owner_id: str | None = None,
 ) -> dict[str, Any]:
+    """A new assistant (`owner_id` None: a system assistant, shared read-only)."""
     ts = now()
     values = {
         "assistant_id": assistant_id,
@@ -66,7 +77,7 @@ async def insert_assistant(
         "created_at": ts,
         "updated_at": ts,
     }
-    await conn.execute(insert(assistants).values(**values))
+    await conn.execute(insert(assistants).values(owner_id=owner_id, **values))
     await conn.execute(
         insert(assistant_versions).values(**{k: v for k, v in values.items() if k != "updated_at"})
     )
@@ -114,13 +125,37 @@ def _is_uuid(value: str) -> bool:
     return True
 
 
-async def resolve_assistant(conn: AsyncConnection, id_or_graph_id: str) -> dict[str, Any] | None:
-    """The assistant with this id, or — for a graph id — that graph's system assistant."""
+async def get_row(conn: AsyncConnection, assistant_id: str) -> RowMapping | None:
+    stmt = select(assistants).where(assistants.c.assistant_id == assistant_id)
+    return (await conn.execute(stmt)).mappings().first()
+
+
+def _usable(row: RowMapping | None, owner_scope: str | None) -> bool:
+    return row is not None and (
+        owner_scope is None or row["owner_id"] is None or row["owner_id"] == owner_scope
+    )
+
+
+async def resolve_row(
+    conn: AsyncConnection, id_or_graph_id: str, *, owner_scope: str | None = None
+) -> RowMapping | None:
+    """The row of the assistant with this id, or — for a graph id — of that graph's system
+    assistant; with `owner_scope`, only a system assistant or one of that owner."""
     if _is_uuid(id_or_graph_id):
-        found = await get(conn, str(uuid.UUID(id_or_graph_id)))
-        if found is not None:
-            return found
-    return await get(conn, system_assistant_id(id_or_graph_id))
+        row = await get_row(conn, str(uuid.UUID(id_or_graph_id)))
+        if _usable(row, owner_scope):
+            return row
+    row = await get_row(conn, system_assistant_id(id_or_graph_id))
+    return row if _usable(row, owner_scope) else None
+
+
+async def resolve_assistant(
+    conn: AsyncConnection, id_or_graph_id: str, *, owner_scope: str | None = None
+) -> dict[str, Any] | None:
+    """The assistant with this id, or — for a graph id — that graph's system assistant
+    (see `resolve_row`)."""
+    row = await resolve_row(conn, id_or_graph_id, owner_scope=owner_scope)
+    return to_api(row) if row is not None else None
 
 
 def _like_escape(text: str) -> str:
@@ -128,15 +163,22 @@ def _like_escape(text: str) -> str:
 
 
 def _conditions(
-    metadata: dict[str, Any] | None, graph_id: str | None, name: str | None
-) -> tuple[list[ColumnElement[bool]], dict[str, Any]]:
+    metadata: dict[str, Any] | None,
+    graph_id: str | None,
+    name: str | None,
+    scope: OwnerScope,
+    dialect: str,
+) -> tuple[list[ColumnElement[bool]], dict[str, Any], dict[str, object]]:
     cond, rest = json_filter(assistants, "metadata", metadata)
-    conds: list[ColumnElement[bool]] = [cond]
+    auth_cond, auth_rest = sql_condition(assistants.c.metadata, scope.filter, dialect)
+    conds: list[ColumnElement[bool]] = [cond, auth_cond]
+    if scope.owner_id is not None:  # the owner's own and the shared system assistants
+        conds.append(or_(assistants.c.owner_id.is_(None), assistants.c.owner_id == scope.owner_id))
     if graph_id:
         conds.append(assistants.c.graph_id == graph_id)
     if name:
         conds.append(assistants.c.name.ilike(f"%{_like_escape(name)}%", escape="\\"))
-    return conds, rest
+    return conds, rest, auth_rest
 
 
 async def search(
@@ -149,14 +191,19 @@ async def search(
     offset: int = 0,
     sort_by: str | None = None,
     sort_order: str | None = None,
+    scope: OwnerScope = ANY_OWNER,
 ) -> tuple[list[dict[str, Any]], int]:
-    """One page of assistants and the total number matching."""
-    conds, rest = _conditions(metadata, graph_id, name)
+    """One page of assistants and the total number matching, within `scope`."""
+    conds, rest, auth_rest = _conditions(metadata, graph_id, name, scope, conn.dialect.name)
     column = assistants.c[sort_by if sort_by in ASSISTANT_SORT_FIELDS else "created_at"]
     order = column.asc() if (sort_order or "desc").lower() == "asc" else column.desc()
     query = select(assistants).where(and_(*conds)).order_by(order, assistants.c.assistant_id)
-    if rest:
-        rows = [r for r in (await conn.execute(query)).mappings() if contains(r["metadata"], rest)]
+    if rest or auth_rest:
+        rows = [
+            r
+            for r in (await conn.execute(query)).mappings()
+            if contains(r["metadata"], rest) and matches(r["metadata"], auth_rest)
+        ]
         return [to_api(r) for r in rows[offset : offset + limit]], len(rows)
     total = (
         await conn.execute(select(func.count()).select_from(assistants).where(and_(*conds)))
@@ -171,8 +218,11 @@ async def count(
     metadata: dict[str, Any] | None = None,
     graph_id: str | None = None,
     name: str | None = None,
+    scope: OwnerScope = ANY_OWNER,
 ) -> int:
-    _, total = await search(conn, metadata=metadata, graph_id=graph_id, name=name, limit=0)
+    _, total = await search(
+        conn, metadata=metadata, graph_id=graph_id, name=name, limit=0, scope=scope
+    )
     return total
 
 

@@ -3,11 +3,25 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import ColumnElement, Table, and_, true
 from sqlalchemy.engine import RowMapping
+
+
+@dataclass(frozen=True, slots=True)
+class OwnerScope:
+    """What a search may return: rows of `owner_id` (None: any owner) whose metadata match
+    the authorizer's `filter` (persistence/metadata_filter.py)."""
+
+    owner_id: str | None = None
+    filter: Mapping[str, object] | None = None
+
+
+ANY_OWNER = OwnerScope()
 
 
 def now() -> datetime:

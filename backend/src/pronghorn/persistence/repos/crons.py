@@ -6,9 +6,18 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, delete, func, insert, select, update
+from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from pronghorn.persistence.repos.common import contains, iso, json_filter, now
+from pronghorn.persistence.metadata_filter import matches, sql_condition
+from pronghorn.persistence.repos.common import (
+    ANY_OWNER,
+    OwnerScope,
+    contains,
+    iso,
+    json_filter,
+    now,
+)
 from pronghorn.persistence.tables import crons
 
 SORTABLE = {
@@ -48,8 +57,12 @@ async def insert_cron(conn: AsyncConnection, **values: Any) -> dict[str, Any]:
     return to_api(row)
 
 
+async def get_row(conn: AsyncConnection, cron_id: str) -> RowMapping | None:
+    return (await conn.execute(select(crons).where(crons.c.cron_id == cron_id))).mappings().first()
+
+
 async def get(conn: AsyncConnection, cron_id: str) -> dict[str, Any] | None:
-    row = (await conn.execute(select(crons).where(crons.c.cron_id == cron_id))).mappings().first()
+    row = await get_row(conn, cron_id)
     return to_api(row) if row else None
 
 
@@ -68,8 +81,13 @@ def _where(
     thread_id: str | None,
     enabled: bool | None,
     metadata: dict[str, Any] | None,
-) -> tuple[Any, dict[str, Any]]:
-    conds = []
+    scope: OwnerScope,
+    dialect: str,
+) -> tuple[Any, dict[str, Any], dict[str, object]]:
+    auth_cond, auth_rest = sql_condition(crons.c.metadata, scope.filter, dialect)
+    conds = [auth_cond]
+    if scope.owner_id is not None:
+        conds.append(crons.c.owner_id == scope.owner_id)
     if assistant_id:
         conds.append(crons.c.assistant_id == assistant_id)
     if thread_id:
@@ -78,7 +96,7 @@ def _where(
         conds.append(crons.c.enabled == enabled)
     meta_cond, rest = json_filter(crons, "metadata", metadata)
     conds.append(meta_cond)
-    return and_(*conds), rest
+    return and_(*conds), rest, auth_rest
 
 
 async def search(
@@ -92,14 +110,20 @@ async def search(
     offset: int = 0,
     sort_by: str = "created_at",
     sort_order: str = "desc",
+    scope: OwnerScope = ANY_OWNER,
 ) -> tuple[list[dict[str, Any]], int]:
-    where, rest = _where(assistant_id, thread_id, enabled, metadata)
+    """One page of crons and the total number matching, within `scope`."""
+    where, rest, auth_rest = _where(
+        assistant_id, thread_id, enabled, metadata, scope, conn.dialect.name
+    )
     col = crons.c[sort_by if sort_by in SORTABLE else "created_at"]
     order = col.asc() if sort_order == "asc" else col.desc()
     stmt = select(crons).where(where).order_by(order, crons.c.cron_id)
-    if rest:
+    if rest or auth_rest:
         rows = [to_api(r) for r in (await conn.execute(stmt)).mappings()]
-        rows = [r for r in rows if contains(r["metadata"], rest)]
+        rows = [
+            r for r in rows if contains(r["metadata"], rest) and matches(r["metadata"], auth_rest)
+        ]
         return rows[offset : offset + limit], len(rows)
     total = (await conn.execute(select(func.count()).select_from(crons).where(where))).scalar()
     rows = (await conn.execute(stmt.limit(limit).offset(offset))).mappings()

@@ -37,15 +37,20 @@ _THREAD_BUSY_META = _THREAD_BUSY.values(
 )
 
 
-def resolve_assistant(conn: Connection, id_or_graph_id: str) -> dict[str, Any] | None:
-    """The assistant with this id, or — for a graph id — that graph's system assistant."""
+def resolve_assistant(
+    conn: Connection,
+    id_or_graph_id: str,
+    may_use: Callable[[str | None], bool] = lambda owner_id: True,
+) -> dict[str, Any] | None:
+    """The assistant with this id, or — for a graph id — that graph's system assistant;
+    only one whose owner id (None: a system assistant) `may_use` accepts."""
     candidates = []
     with contextlib.suppress(ValueError, AttributeError, TypeError):
         candidates.append(str(uuid.UUID(id_or_graph_id)))
     candidates.append(system_assistant_id(id_or_graph_id))
     for candidate in candidates:
         row = conn.execute(_ASSISTANT, {"b_id": candidate}).mappings().first()
-        if row is not None:
+        if row is not None and may_use(row["owner_id"]):
             return assistants_repo.to_api(row)
     return None
 
@@ -56,6 +61,20 @@ class Accepted:
     run: dict[str, Any]
     inflight: list[dict[str, Any]]
     thread_metadata: dict[str, Any]
+    owner_id: str | None  # the thread's owner: the run belongs to it
+
+
+@dataclass(frozen=True)
+class RunOwnership:
+    """Who a run is accepted for: `owner_id` owns a thread the run creates; an existing
+    thread must pass `may_use_thread` (its owner id and metadata) and the assistant
+    `may_use_assistant` (its owner id), or they are *missing*; `principal` (JSON) is who
+    the run executes as."""
+
+    owner_id: str
+    principal: dict[str, object]
+    may_use_thread: Callable[[str | None, dict[str, Any]], bool]
+    may_use_assistant: Callable[[str | None], bool]
 
 
 def accept_run(
@@ -71,26 +90,34 @@ def accept_run(
     run_fields: dict[str, Any],
     busy_error: Callable[[str, str], Exception],
     missing_error: Callable[[str, str], Exception],
+    ownership: RunOwnership,
 ) -> Accepted:
     """Resolve the assistant, check the thread and the multitask strategy, insert the run as
     pending and mark the thread busy — all or nothing (an exception rolls it all back)."""
-    assistant = resolve_assistant(conn, assistant_ref)
+    assistant = resolve_assistant(conn, assistant_ref, ownership.may_use_assistant)
     if assistant is None:
         raise missing_error("Assistant", assistant_ref)
     check(assistant)
     stmt = _THREAD_FOR_UPDATE if lock_rows else _THREAD
     row = conn.execute(stmt, {"b_id": thread_id}).mappings().first()
     graph_meta = {"graph_id": assistant["graph_id"], "assistant_id": assistant["assistant_id"]}
+    if row is not None and not ownership.may_use_thread(row["owner_id"], row["metadata"] or {}):
+        raise missing_error("Thread", thread_id)  # another user's: as if there were none
     if row is None:
         if not create_thread:
             raise missing_error("Thread", thread_id)
         meta = dict(graph_meta)
+        owner_id: str | None = ownership.owner_id
         # Parameters apart from the statement: the compiled INSERT is cached once.
         conn.execute(
-            insert(threads), threads_repo.new_thread_row(thread_id, metadata=meta, status="busy")
+            insert(threads),
+            threads_repo.new_thread_row(
+                thread_id, metadata=meta, status="busy", owner_id=ownership.owner_id
+            ),
         )
         inflight: list[dict[str, Any]] = []
     else:
+        owner_id = row["owner_id"]
         meta = dict(row["metadata"] or {})
         inflight = inflight_of(conn, thread_id)
         if inflight and reject_if_busy:
@@ -102,10 +129,14 @@ def accept_run(
         else:
             conn.execute(_THREAD_BUSY, {"b_id": thread_id, "b_ts": now()})
     values = runs_repo.new_run_row(
-        thread_id=thread_id, assistant_id=assistant["assistant_id"], **run_fields
+        thread_id=thread_id,
+        assistant_id=assistant["assistant_id"],
+        owner_id=owner_id,
+        principal=ownership.principal,
+        **run_fields,
     )
     conn.execute(insert(runs), values)
-    return Accepted(assistant, runs_repo.to_api(values), inflight, meta)
+    return Accepted(assistant, runs_repo.to_api(values), inflight, meta, owner_id)
 
 
 def inflight_rows(conn: Connection, thread_id: str) -> list[dict[str, Any]]:
@@ -206,12 +237,40 @@ def settle_run(
     )
 
 
-def get_run(conn: Connection, run_id: str, thread_id: str | None) -> dict[str, Any] | None:
+def get_run(
+    conn: Connection, run_id: str, thread_id: str | None, owner_id: str | None = None
+) -> dict[str, Any] | None:
+    """The run (of that thread, and of that owner, when given)."""
     stmt = select(runs).where(runs.c.run_id == run_id)
     if thread_id is not None:
         stmt = stmt.where(runs.c.thread_id == thread_id)
+    if owner_id is not None:
+        stmt = stmt.where(runs.c.owner_id == owner_id)
     row = conn.execute(stmt).mappings().first()
     return runs_repo.to_api(row) if row is not None else None
+
+
+@dataclass
+class OwnedRun:
+    run: dict[str, Any]
+    owner_id: str | None  # the run's owner (its thread's)
+    thread_metadata: dict[str, Any]
+
+
+def get_owned_run(conn: Connection, run_id: str, thread_id: str | None) -> OwnedRun | None:
+    """The run (of that thread, when given) with its owner and its thread's metadata, in
+    one statement (the SDKs GET a run after every stream)."""
+    stmt = (
+        select(runs, threads.c.metadata.label("thread_metadata"))
+        .select_from(runs.outerjoin(threads, threads.c.thread_id == runs.c.thread_id))
+        .where(runs.c.run_id == run_id)
+    )
+    if thread_id is not None:
+        stmt = stmt.where(runs.c.thread_id == thread_id)
+    row = conn.execute(stmt).mappings().first()
+    if row is None:
+        return None
+    return OwnedRun(runs_repo.to_api(row), row["owner_id"], dict(row["thread_metadata"] or {}))
 
 
 def settle_orphan(

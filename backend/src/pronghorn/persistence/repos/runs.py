@@ -50,9 +50,12 @@ def new_run_row(
     multitask_strategy: str,
     temporary: bool,
     owner: str | None,
+    owner_id: str | None = None,
+    principal: dict[str, object] | None = None,
     created_at: datetime | None = None,
 ) -> dict[str, Any]:
-    """The column values of a new, pending run."""
+    """The column values of a new, pending run (`owner`: the process running it;
+    `owner_id`: the user it belongs to; `principal`: who it executes as)."""
     ts = created_at or now()
     return {
         "run_id": run_id,
@@ -67,6 +70,8 @@ def new_run_row(
         "attempt": 1,
         "temporary": temporary,
         "owner": owner,
+        "owner_id": owner_id,
+        "principal": principal,
         "input_tokens": 0,
         "output_tokens": 0,
         "total_tokens": 0,
@@ -127,7 +132,10 @@ async def inflight_all(conn: AsyncConnection, owner: str | None = None) -> list[
     stmt = select(runs).where(runs.c.status.in_(INFLIGHT)).order_by(runs.c.created_at)
     if owner is not None:
         stmt = stmt.where(runs.c.owner == owner)
-    return [to_api(r) | {"owner": r["owner"]} for r in (await conn.execute(stmt)).mappings()]
+    return [
+        to_api(r) | {"owner": r["owner"], "owner_id": r["owner_id"], "principal": r["principal"]}
+        for r in (await conn.execute(stmt)).mappings()
+    ]
 
 
 async def select_for_cancel(
@@ -137,8 +145,11 @@ async def select_for_cancel(
     run_ids: Sequence[str] | None,
     status: str | None,
     assistant_id: str | None = None,
+    owner_id: str | None = None,
 ) -> list[dict[str, Any]]:
     stmt = select(runs)
+    if owner_id is not None:
+        stmt = stmt.where(runs.c.owner_id == owner_id)
     if thread_id is not None:
         stmt = stmt.where(runs.c.thread_id == thread_id)
     if assistant_id is not None:

@@ -9,7 +9,15 @@ from sqlalchemy import ColumnElement, Update, and_, delete, func, insert, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from pronghorn.persistence.repos.common import contains, iso, json_filter, now
+from pronghorn.persistence.metadata_filter import matches, sql_condition
+from pronghorn.persistence.repos.common import (
+    ANY_OWNER,
+    OwnerScope,
+    contains,
+    iso,
+    json_filter,
+    now,
+)
 from pronghorn.persistence.tables import threads
 
 UNSET: Any = object()
@@ -59,11 +67,13 @@ def new_thread_row(
     status: str = "idle",
     ttl: dict[str, Any] | None = None,
     expires_at: datetime | None = None,
+    owner_id: str | None = None,
 ) -> dict[str, Any]:
-    """The column values of a new thread."""
+    """The column values of a new thread (`owner_id`: the user it belongs to)."""
     ts = now()
     return {
         "thread_id": thread_id,
+        "owner_id": owner_id,
         "status": status,
         "metadata": metadata or {},
         "config": {},
@@ -86,18 +96,25 @@ async def insert_thread(
     status: str = "idle",
     ttl: dict[str, Any] | None = None,
     expires_at: datetime | None = None,
+    owner_id: str | None = None,
 ) -> dict[str, Any]:
     values = new_thread_row(
-        thread_id, metadata=metadata, status=status, ttl=ttl, expires_at=expires_at
+        thread_id,
+        metadata=metadata,
+        status=status,
+        ttl=ttl,
+        expires_at=expires_at,
+        owner_id=owner_id,
     )
     await conn.execute(insert(threads).values(**values))
     return to_api(values)
 
 
-def insert_copy(conn: Connection, source: Any, thread_id: str) -> None:
+def insert_copy(conn: Connection, source: Any, thread_id: str, owner_id: str | None) -> None:
     """Insert thread `thread_id` as a copy of the `source` row: its metadata and cached
-    state, a fresh status and timestamps (a sync unit, with the checkpoint copy)."""
-    values = new_thread_row(thread_id, metadata=dict(source["metadata"] or {}))
+    state, a fresh status and timestamps, owned by `owner_id` (a sync unit, with the
+    checkpoint copy)."""
+    values = new_thread_row(thread_id, metadata=dict(source["metadata"] or {}), owner_id=owner_id)
     values.update(values=source["values"], interrupts=source["interrupts"] or {})
     conn.execute(insert(threads), values)
 
@@ -179,15 +196,20 @@ def _conditions(
     values: dict[str, Any] | None,
     status: str | None,
     ids: list[str] | None,
-) -> tuple[list[ColumnElement[bool]], dict[str, Any], dict[str, Any]]:
+    scope: OwnerScope,
+    dialect: str,
+) -> tuple[list[ColumnElement[bool]], dict[str, Any], dict[str, Any], dict[str, object]]:
     meta_cond, meta_rest = json_filter(threads, "metadata", metadata)
     values_cond, values_rest = json_filter(threads, "values", values)
-    conds: list[ColumnElement[bool]] = [meta_cond, values_cond]
+    auth_cond, auth_rest = sql_condition(threads.c.metadata, scope.filter, dialect)
+    conds: list[ColumnElement[bool]] = [meta_cond, values_cond, auth_cond]
+    if scope.owner_id is not None:
+        conds.append(threads.c.owner_id == scope.owner_id)
     if status:
         conds.append(threads.c.status == status)
     if ids is not None:
         conds.append(threads.c.thread_id.in_(ids))
-    return conds, meta_rest, values_rest
+    return conds, meta_rest, values_rest, auth_rest
 
 
 async def search_rows(
@@ -201,17 +223,23 @@ async def search_rows(
     offset: int = 0,
     sort_by: str | None = None,
     sort_order: str | None = None,
+    scope: OwnerScope = ANY_OWNER,
 ) -> tuple[list[Any], int]:
-    """One page of thread rows (newest first by default) and the total number matching."""
-    conds, meta_rest, values_rest = _conditions(metadata, values, status, ids)
+    """One page of thread rows (newest first by default) and the total number matching,
+    within `scope` (an owner and the authorizer's metadata filter)."""
+    conds, meta_rest, values_rest, auth_rest = _conditions(
+        metadata, values, status, ids, scope, conn.dialect.name
+    )
     column = threads.c[sort_by if sort_by in THREAD_SORT_FIELDS else "created_at"]
     order = column.asc() if (sort_order or "desc").lower() == "asc" else column.desc()
     query = select(threads).where(and_(*conds)).order_by(order, threads.c.thread_id.desc())
-    if meta_rest or values_rest:
+    if meta_rest or values_rest or auth_rest:
         rows = [
             r
             for r in (await conn.execute(query)).mappings()
-            if contains(r["metadata"] or {}, meta_rest) and contains(r["values"] or {}, values_rest)
+            if contains(r["metadata"] or {}, meta_rest)
+            and contains(r["values"] or {}, values_rest)
+            and matches(r["metadata"], auth_rest)
         ]
         return rows[offset : offset + limit], len(rows)
     total = (
@@ -232,8 +260,11 @@ async def count(
     metadata: dict[str, Any] | None = None,
     values: dict[str, Any] | None = None,
     status: str | None = None,
+    scope: OwnerScope = ANY_OWNER,
 ) -> int:
-    _, total = await search_rows(conn, metadata=metadata, values=values, status=status, limit=0)
+    _, total = await search_rows(
+        conn, metadata=metadata, values=values, status=status, limit=0, scope=scope
+    )
     return total
 
 

@@ -1,0 +1,78 @@
+"""Access to owned resources: the authorizer's call, and the thread lookup every
+thread-bound endpoint (state, history, runs, files, usage...) goes through.
+
+Another user's thread, and one the authorizer's metadata filter leaves out, is *not found*:
+a stranger learns nothing, not even that the id exists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, MutableMapping
+from typing import TYPE_CHECKING
+
+from sqlalchemy.engine import RowMapping
+
+from pronghorn.auth.authenticator import AuthError
+from pronghorn.auth.authorizer import Action, Authorizer, MetadataFilter, Resource
+from pronghorn.persistence.metadata_filter import matches
+from pronghorn.persistence.repos import threads as threads_repo
+from pronghorn.runtime.access import Access
+from pronghorn.runtime.errors import Forbidden, NotFound
+
+if TYPE_CHECKING:
+    from pronghorn.runtime.runtime import Runtime
+
+
+async def authorize_with(
+    authorizer: Authorizer,
+    access: Access,
+    resource: Resource,
+    action: Action,
+    value: MutableMapping[str, object] | None = None,
+) -> MetadataFilter | None:
+    """`authorizer` on one access point: None (allowed), a metadata filter (allowed for
+    matching resources), or `Forbidden` (it refused). It may edit `value` in place."""
+    try:
+        return await authorizer.authorize(
+            access.principal, resource, action, value if value is not None else {}
+        )
+    except AuthError as exc:
+        raise Forbidden(exc.detail) from None
+
+
+async def authorize(
+    runtime: Runtime,
+    access: Access,
+    resource: Resource,
+    action: Action,
+    value: MutableMapping[str, object] | None = None,
+) -> MetadataFilter | None:
+    """The runtime's authorizer on one access point (see `authorize_with`)."""
+    return await authorize_with(runtime.authorizer, access, resource, action, value)
+
+
+def visible(
+    access: Access,
+    owner_id: str | None,
+    metadata: Mapping[str, object] | None,
+    filt: MetadataFilter | None,
+) -> bool:
+    """Whether a resource with this owner and metadata is there for `access`."""
+    return access.may_see(owner_id) and matches(metadata, filt)
+
+
+async def load_thread(
+    runtime: Runtime,
+    access: Access,
+    thread_id: str,
+    action: Action = "read",
+    value: MutableMapping[str, object] | None = None,
+) -> RowMapping:
+    """The thread's row if `access` may `action` it; `NotFound` otherwise (unknown, another
+    user's, or filtered out by the authorizer); `Forbidden` if the authorizer refused."""
+    filt = await authorize(runtime, access, "threads", action, value or {"thread_id": thread_id})
+    async with runtime.db.read() as conn:
+        row = await threads_repo.get_row(conn, thread_id)
+    if row is None or not visible(access, row["owner_id"], row["metadata"], filt):
+        raise NotFound.of("Thread", thread_id)
+    return row

@@ -3,7 +3,7 @@ string) and answers its HTTPException with the status, detail and headers it rai
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import httpx
 from langgraph_sdk import Auth
@@ -16,12 +16,17 @@ from starlette.routing import Route
 from pronghorn.auth.custom import custom_auth
 from pronghorn.auth.custom_authenticate import CustomAuthenticator
 from pronghorn.auth.principal import Principal
+from pronghorn.auth.services import AuthServices
+from pronghorn.config.schema import AuthConfig, ServerConfig
 from pronghorn.gateway.auth_middleware import AuthMiddleware
 
 
 @dataclass
 class Backends:
     authenticator: CustomAuthenticator
+    auth: AuthServices = field(
+        default_factory=lambda: AuthServices.from_config(AuthConfig(), ServerConfig())
+    )
 
 
 def app_with(auth: Auth) -> Starlette:

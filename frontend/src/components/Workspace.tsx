@@ -4,6 +4,7 @@ import { useGatewayStatus } from "../hooks/useGatewayStatus";
 import { useModels } from "../hooks/useModels";
 import type { Go } from "../hooks/useRoute";
 import { useTheme } from "../hooks/useTheme";
+import { useThreadLookup } from "../hooks/useThreadLookup";
 import { useThreads } from "../hooks/useThreads";
 import type { Route } from "../lib/route";
 import type { Session } from "../lib/session";
@@ -11,10 +12,12 @@ import type { SessionActions } from "./auth/AuthGate";
 import { ChatView } from "./ChatView";
 import { KeysPage } from "./settings/KeysPage";
 import { PasswordPage } from "./settings/PasswordPage";
+import { SettingsLayout } from "./settings/SettingsLayout";
 import { UsersPage } from "./settings/UsersPage";
 import { Sidebar } from "./Sidebar";
 import { StatusBanner } from "./StatusBanner";
 import { ThemeToggle } from "./ThemeToggle";
+import { ThreadNotFound } from "./ThreadNotFound";
 import { UserMenu } from "./UserMenu";
 
 interface Props {
@@ -34,9 +37,15 @@ export function Workspace({ session, actions, route, go }: Props) {
   const [sidebarOpen, setSidebarOpen] = useState(false);
 
   const threadId = route.page === "chat" ? route.threadId : null;
+  const lookup = useThreadLookup(client, threadId, threads.threads);
+  const { markKnown } = lookup;
+  // The chat navigates to threads it has just created: those exist, no check needed.
   const navigate = useCallback(
-    (id: string | null, opts?: { replace?: boolean }) => go({ page: "chat", threadId: id }, opts),
-    [go],
+    (id: string | null, opts?: { replace?: boolean }) => {
+      if (id) markKnown(id);
+      go({ page: "chat", threadId: id }, opts);
+    },
+    [go, markKnown],
   );
   const open = (id: string | null) => {
     navigate(id);
@@ -45,6 +54,16 @@ export function Workspace({ session, actions, route, go }: Props) {
   const openSidebar = () => setSidebarOpen(true);
 
   const main = (() => {
+    if (!session.user && (route.page === "keys" || route.page === "users" || route.page === "password")) {
+      return (
+        <SettingsLayout title="Accounts are off" onOpenSidebar={openSidebar}>
+          <p className="settings-note">
+            This gateway runs with <code>auth.mode: none</code>: there are no accounts, passwords or API keys. Everyone who
+            can reach it is the local user.
+          </p>
+        </SettingsLayout>
+      );
+    }
     switch (route.page) {
       case "keys":
         return <KeysPage onOpenSidebar={openSidebar} />;
@@ -53,6 +72,15 @@ export function Workspace({ session, actions, route, go }: Props) {
       case "password":
         return <PasswordPage onOpenSidebar={openSidebar} onChanged={actions.reload} />;
       default:
+        if (lookup.availability === "checking" || lookup.availability === "missing") {
+          return (
+            <ThreadNotFound
+              checking={lookup.availability === "checking"}
+              onNewChat={() => navigate(null)}
+              onOpenSidebar={openSidebar}
+            />
+          );
+        }
         return (
           <ChatView
             client={client}

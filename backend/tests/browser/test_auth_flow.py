@@ -108,7 +108,7 @@ def test_setup_login_keys_users_and_isolation(
     # 4. An API key: shown once, works with the official SDK, refused once revoked.
     open_account_menu(page, ADMIN[1]).get_by_role("menuitem", name="API keys").click()
     page.wait_for_url("**/settings/keys")
-    page.get_by_label("Name").fill("sdk script")
+    page.get_by_label("Name", exact=True).fill("sdk script")
     page.get_by_role("button", name="Create key").click()
     key = page.get_by_test_id("new-api-key").inner_text().strip()
     page.get_by_text("You will not be able to see it again.").wait_for()

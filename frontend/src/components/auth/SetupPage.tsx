@@ -49,7 +49,7 @@ export function SetupPage({ fetch, initialToken, onDone }: Props) {
     >
       <form className="auth-form" onSubmit={(e) => void submit(e)} aria-label="Create the admin account">
         {initialToken ? (
-          <p className="auth-note ok-note">Setup link accepted. Choose the administrator&apos;s name and password.</p>
+          <p className="auth-note">Using the token from your setup link. Choose the administrator&apos;s name and password.</p>
         ) : (
           <label className="field">
             <span>Setup token</span>

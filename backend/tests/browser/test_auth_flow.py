@@ -20,6 +20,11 @@ from support.live import LiveServer
 
 pytestmark = pytest.mark.browser
 
+# The server side (users, sessions, keys, /api/auth) is issue 10's auth core; per-user
+# isolation (step 6) is its ownership part. Until the core is on this branch there is
+# nothing to sign in to.
+pytest.importorskip("pronghorn.auth.setup_token", reason="needs the auth core (/api/auth)")
+
 ADMIN = ("ada", "Ada Admin", "correct horse battery 1")
 SECOND = ("bob", "Bob Builder", "another long passphrase 2")
 
@@ -162,8 +167,11 @@ def test_setup_login_keys_users_and_isolation(
         # A user is not an admin: no Users entry in the menu.
         menu = open_account_menu(page2, SECOND[1])
         assert menu.get_by_role("menuitem", name="Users").count() == 0
+        assert menu.get_by_role("menuitem", name="API keys").count() == 1
+        shot(page2, "5-user-menu")
         page2.keyboard.press("Escape")
-        shot(page2, "5-second-user-not-found")
+        menu.wait_for(state="detached")
+        shot(page2, "6-second-user-not-found")
         assert not errors2, f"uncaught errors in the second user's page: {errors2}"
     finally:
         other.close()

@@ -63,6 +63,8 @@ def sign_in(page: Any, username: str, password: str) -> None:
     form.get_by_role("button", name="Sign in").click()
 
 
+# A server start plus five argon2id hashes and two browsers: over a minute on a loaded 2-core box.
+@pytest.mark.timeout(420)
 def test_setup_login_keys_users_and_isolation(
     auth_server: LiveServer, context: Any, browser: Any
 ) -> None:

@@ -56,6 +56,18 @@ export function UserMenu({ session, onNavigate, onSignedOut }: Props) {
   }
 
   const name = displayName(user);
+  if (session.mode !== "local") {
+    // auth.mode custom: the deployment's auth owns accounts, keys and signing out.
+    return (
+      <span className="user-chip" title="Signed in through the gateway's custom auth">
+        <span className="avatar" aria-hidden="true">{initials(name)}</span>
+        <span className="user-text">
+          <span className="user-name">{name}</span>
+          <span className="user-role">{user.role === "admin" ? "Admin" : "User"}</span>
+        </span>
+      </span>
+    );
+  }
   const pick = (page: SettingsPage) => {
     setOpen(false);
     onNavigate(page);

@@ -48,7 +48,7 @@ export function PasswordPage({ onOpenSidebar, onChanged }: Props) {
     <SettingsLayout
       title="Change password"
       onOpenSidebar={onOpenSidebar}
-      intro="Changing your password signs you out everywhere else."
+      intro="Changing your password ends all your sessions, this one included: you sign in again with the new password."
     >
       <section className="settings-card">
         <form className="auth-form narrow" onSubmit={(e) => void submit(e)} aria-label="Change password">

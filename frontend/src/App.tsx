@@ -1,52 +1,15 @@
-import { useMemo, useState } from "react";
-import { createClient } from "./api/client";
-import { ChatView } from "./components/ChatView";
-import { Sidebar } from "./components/Sidebar";
-import { StatusBanner } from "./components/StatusBanner";
-import { ThemeToggle } from "./components/ThemeToggle";
-import { useGatewayStatus } from "./hooks/useGatewayStatus";
-import { useModels } from "./hooks/useModels";
+import { AuthGate } from "./components/auth/AuthGate";
+import { Workspace } from "./components/Workspace";
 import { useRoute } from "./hooks/useRoute";
-import { useTheme } from "./hooks/useTheme";
-import { useThreads } from "./hooks/useThreads";
 
+/** The route, the auth gate (setup / login / session), and the app for the signed-in user. */
 export function App() {
-  const client = useMemo(() => createClient(), []);
-  const [threadId, navigate] = useRoute();
-  const [theme, cycleTheme] = useTheme();
-  const status = useGatewayStatus();
-  const models = useModels();
-  const threads = useThreads(client);
-  const [sidebarOpen, setSidebarOpen] = useState(false);
-
-  const open = (id: string | null) => {
-    navigate(id);
-    setSidebarOpen(false);
-  };
-
+  const [route, go] = useRoute();
   return (
-    <div className={`app${sidebarOpen ? " sidebar-open" : ""}`}>
-      <a className="skip-link" href="#composer-input">Skip to message box</a>
-      <StatusBanner status={status} />
-      <div className="app-body">
-        <Sidebar
-          threads={threads}
-          activeThreadId={threadId}
-          onOpen={open}
-          footer={<ThemeToggle preference={theme} onCycle={cycleTheme} />}
-        />
-        {sidebarOpen && (
-          <button type="button" className="scrim" aria-label="Close chat list" onClick={() => setSidebarOpen(false)} />
-        )}
-        <ChatView
-          client={client}
-          threadId={threadId}
-          navigate={navigate}
-          models={models}
-          onThreadsChanged={threads.refresh}
-          onOpenSidebar={() => setSidebarOpen(true)}
-        />
-      </div>
-    </div>
+    <AuthGate route={route} go={go}>
+      {(session, actions) => (
+        <Workspace key={session.user?.id ?? "local"} session={session} actions={actions} route={route} go={go} />
+      )}
+    </AuthGate>
   );
 }

@@ -1,4 +1,8 @@
-/** Plain-fetch helpers for the gateway's product REST API under /api. */
+/** Helpers for the gateway's product REST API under /api; each takes the session's fetch. */
+
+import { errorFrom, HttpError, type Fetch } from "./http";
+
+export { HttpError };
 
 export interface ModelInfo {
   name: string;
@@ -49,33 +53,7 @@ export interface TokenUsage {
   runs: RunUsage[];
 }
 
-export class HttpError extends Error {
-  readonly status: number;
-  constructor(status: number, message: string) {
-    super(message);
-    this.name = "HttpError";
-    this.status = status;
-  }
-}
-
-async function errorFrom(response: Response): Promise<HttpError> {
-  let detail = response.statusText || `HTTP ${response.status}`;
-  try {
-    const body: unknown = await response.json();
-    if (body && typeof body === "object") {
-      const b = body as Record<string, unknown>;
-      const d = b.detail ?? b.message ?? b.error;
-      if (typeof d === "string") detail = d;
-      else if (d !== undefined) detail = JSON.stringify(d);
-    }
-  } catch {
-    /* not JSON */
-  }
-  if (response.status === 413 && !/limit|large/i.test(detail)) detail = `Too large: ${detail}`;
-  return new HttpError(response.status, detail);
-}
-
-async function getJson<T>(url: string, signal?: AbortSignal): Promise<T> {
+async function getJson<T>(fetch: Fetch, url: string, signal?: AbortSignal): Promise<T> {
   const response = await fetch(url, { signal, headers: { Accept: "application/json" } });
   if (!response.ok) throw await errorFrom(response);
   return (await response.json()) as T;
@@ -83,21 +61,21 @@ async function getJson<T>(url: string, signal?: AbortSignal): Promise<T> {
 
 const threadBase = (threadId: string) => `/api/threads/${encodeURIComponent(threadId)}`;
 
-export function fetchModels(signal?: AbortSignal): Promise<ModelsResponse> {
-  return getJson<ModelsResponse>("/api/models", signal);
+export function fetchModels(fetch: Fetch, signal?: AbortSignal): Promise<ModelsResponse> {
+  return getJson<ModelsResponse>(fetch, "/api/models", signal);
 }
 
-export function fetchConfigStatus(signal?: AbortSignal): Promise<ConfigStatus> {
-  return getJson<ConfigStatus>("/api/config/status", signal);
+export function fetchConfigStatus(fetch: Fetch, signal?: AbortSignal): Promise<ConfigStatus> {
+  return getJson<ConfigStatus>(fetch, "/api/config/status", signal);
 }
 
 /** Resolves when /health answers 2xx; rejects otherwise (including network failure). */
-export async function checkHealth(signal?: AbortSignal): Promise<void> {
+export async function checkHealth(fetch: Fetch, signal?: AbortSignal): Promise<void> {
   const response = await fetch("/health", { signal, cache: "no-store" });
   if (!response.ok) throw await errorFrom(response);
 }
 
-export async function uploadFiles(threadId: string, files: readonly File[], signal?: AbortSignal): Promise<UploadedFile[]> {
+export async function uploadFiles(fetch: Fetch, threadId: string, files: readonly File[], signal?: AbortSignal): Promise<UploadedFile[]> {
   const form = new FormData();
   for (const f of files) form.append("files", f, f.name);
   const response = await fetch(`${threadBase(threadId)}/uploads`, { method: "POST", body: form, signal });
@@ -107,25 +85,25 @@ export async function uploadFiles(threadId: string, files: readonly File[], sign
 }
 
 /** The raw listing (files plus, if the gateway sends them, limits). */
-export async function listUploads(threadId: string, signal?: AbortSignal): Promise<{ files: UploadedFile[]; raw: unknown }> {
-  const raw = await getJson<unknown>(`${threadBase(threadId)}/uploads`, signal);
+export async function listUploads(fetch: Fetch, threadId: string, signal?: AbortSignal): Promise<{ files: UploadedFile[]; raw: unknown }> {
+  const raw = await getJson<unknown>(fetch, `${threadBase(threadId)}/uploads`, signal);
   const files = raw && typeof raw === "object" && Array.isArray((raw as { files?: unknown }).files)
     ? ((raw as { files: UploadedFile[] }).files)
     : [];
   return { files, raw };
 }
 
-export async function deleteUpload(threadId: string, name: string): Promise<void> {
+export async function deleteUpload(fetch: Fetch, threadId: string, name: string): Promise<void> {
   const response = await fetch(`${threadBase(threadId)}/uploads/${encodeURIComponent(name)}`, { method: "DELETE" });
   if (!response.ok && response.status !== 404) throw await errorFrom(response);
 }
 
-export function fetchTokenUsage(threadId: string, signal?: AbortSignal): Promise<TokenUsage> {
-  return getJson<TokenUsage>(`${threadBase(threadId)}/token-usage`, signal);
+export function fetchTokenUsage(fetch: Fetch, threadId: string, signal?: AbortSignal): Promise<TokenUsage> {
+  return getJson<TokenUsage>(fetch, `${threadBase(threadId)}/token-usage`, signal);
 }
 
 /** Text of an artifact (for previews); refuses bodies over `maxBytes`. */
-export async function fetchArtifactText(url: string, maxBytes = 1024 * 1024, signal?: AbortSignal): Promise<string> {
+export async function fetchArtifactText(fetch: Fetch, url: string, maxBytes = 1024 * 1024, signal?: AbortSignal): Promise<string> {
   const response = await fetch(url, { signal });
   if (!response.ok) throw await errorFrom(response);
   const length = Number(response.headers.get("content-length") ?? "0");

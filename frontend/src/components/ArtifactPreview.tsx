@@ -1,4 +1,5 @@
 import { useEffect, useState } from "react";
+import { useGateway } from "../api/gateway";
 import { fetchArtifactText } from "../api/rest";
 import { artifactKind, codeLanguage, fileName } from "../lib/artifacts";
 import { describeError } from "../lib/errors";
@@ -14,6 +15,7 @@ type Loaded = { url: string; text: string } | { url: string; error: string };
 
 /** Preview one artifact: markdown rendered, code/text/HTML as highlighted source, images inline, PDF as a link. */
 export function ArtifactPreview({ path, url }: Props) {
+  const { fetch } = useGateway();
   const kind = artifactKind(path);
   const needsText = kind === "markdown" || kind === "code" || kind === "text" || kind === "html";
   const [loaded, setLoaded] = useState<Loaded | null>(null);
@@ -21,13 +23,13 @@ export function ArtifactPreview({ path, url }: Props) {
   useEffect(() => {
     if (!needsText) return;
     const controller = new AbortController();
-    fetchArtifactText(url, 1024 * 1024, controller.signal)
+    fetchArtifactText(fetch, url, 1024 * 1024, controller.signal)
       .then((text) => setLoaded({ url, text }))
       .catch((e: unknown) => {
         if (!controller.signal.aborted) setLoaded({ url, error: describeError(e) });
       });
     return () => controller.abort();
-  }, [url, needsText]);
+  }, [fetch, url, needsText]);
 
   if (kind === "image") return <img className="artifact-image" src={url} alt={fileName(path)} />;
   if (kind === "pdf") {

@@ -1,4 +1,5 @@
 import { useEffect, useState } from "react";
+import type { Fetch } from "../api/http";
 import { checkHealth, fetchConfigStatus, type ConfigStatus } from "../api/rest";
 
 export interface GatewayStatus {
@@ -8,7 +9,7 @@ export interface GatewayStatus {
 }
 
 /** Polls /health and /api/config/status; faster while the gateway is down. */
-export function useGatewayStatus(intervalMs = 15000, downIntervalMs = 3000): GatewayStatus {
+export function useGatewayStatus(fetch: Fetch, intervalMs = 15000, downIntervalMs = 3000): GatewayStatus {
   const [status, setStatus] = useState<GatewayStatus>({ reachable: null, config: null });
 
   useEffect(() => {
@@ -20,9 +21,9 @@ export function useGatewayStatus(intervalMs = 15000, downIntervalMs = 3000): Gat
       let reachable = false;
       let config: ConfigStatus | null = null;
       try {
-        await checkHealth(controller.signal);
+        await checkHealth(fetch, controller.signal);
         reachable = true;
-        config = await fetchConfigStatus(controller.signal).catch(() => null);
+        config = await fetchConfigStatus(fetch, controller.signal).catch(() => null);
       } catch {
         /* unreachable: reachable stays false */
       }
@@ -42,7 +43,7 @@ export function useGatewayStatus(intervalMs = 15000, downIntervalMs = 3000): Gat
       if (timer) clearTimeout(timer);
       window.removeEventListener("online", onOnline);
     };
-  }, [intervalMs, downIntervalMs]);
+  }, [fetch, intervalMs, downIntervalMs]);
 
   return status;
 }

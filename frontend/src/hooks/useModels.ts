@@ -1,4 +1,5 @@
 import { useEffect, useState } from "react";
+import type { Fetch } from "../api/http";
 import { fetchModels, type ModelInfo } from "../api/rest";
 
 const KEY = "pronghorn.model";
@@ -11,14 +12,14 @@ export interface ModelsState {
 }
 
 /** Models from /api/models; the choice is remembered in localStorage while it still exists. */
-export function useModels(): ModelsState {
+export function useModels(fetch: Fetch): ModelsState {
   const [models, setModels] = useState<ModelInfo[]>([]);
   const [selected, setSelected] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
     const controller = new AbortController();
-    fetchModels(controller.signal)
+    fetchModels(fetch, controller.signal)
       .then((res) => {
         setModels(res.models);
         let stored: string | null = null;
@@ -36,7 +37,7 @@ export function useModels(): ModelsState {
         if (!controller.signal.aborted) setError(e instanceof Error ? e.message : String(e));
       });
     return () => controller.abort();
-  }, []);
+  }, [fetch]);
 
   const select = (name: string) => {
     setSelected(name);

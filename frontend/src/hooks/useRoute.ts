@@ -1,24 +1,28 @@
 import { useCallback, useEffect, useState } from "react";
-import { pathForThread, threadIdFromPath } from "../lib/route";
+import { parseRoute, pathForRoute, type Route } from "../lib/route";
 
-/** The thread id in the URL (`/t/<id>`), kept in sync with back/forward. */
-export function useRoute(): [string | null, (threadId: string | null, opts?: { replace?: boolean }) => void] {
-  const [threadId, setThreadId] = useState(() => threadIdFromPath(window.location.pathname));
+export type Go = (route: Route, opts?: { replace?: boolean }) => void;
+
+const current = () => parseRoute(window.location.pathname, window.location.search);
+
+/** The page in the URL, kept in sync with back/forward. */
+export function useRoute(): [Route, Go] {
+  const [route, setRoute] = useState<Route>(current);
 
   useEffect(() => {
-    const onPop = () => setThreadId(threadIdFromPath(window.location.pathname));
+    const onPop = () => setRoute(current());
     window.addEventListener("popstate", onPop);
     return () => window.removeEventListener("popstate", onPop);
   }, []);
 
-  const navigate = useCallback((next: string | null, opts?: { replace?: boolean }) => {
-    const path = pathForThread(next);
-    if (window.location.pathname !== path) {
+  const go = useCallback<Go>((next, opts) => {
+    const path = pathForRoute(next);
+    if (`${window.location.pathname}${window.location.search}` !== path) {
       if (opts?.replace) window.history.replaceState(null, "", path);
       else window.history.pushState(null, "", path);
     }
-    setThreadId(next);
+    setRoute(parseRoute(window.location.pathname, window.location.search));
   }, []);
 
-  return [threadId, navigate];
+  return [route, go];
 }

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState } from "react";
+import { useGateway } from "../api/gateway";
 import { deleteUpload, listUploads, uploadFiles, type UploadedFile } from "../api/rest";
 import { describeError } from "../lib/errors";
 import { checkUploads, DEFAULT_UPLOAD_LIMITS, limitsFromResponse, type UploadLimits } from "../lib/uploads";
@@ -18,6 +19,7 @@ export interface UploadsState {
 }
 
 export function useUploads(threadId: string | null): UploadsState {
+  const { fetch } = useGateway();
   const [pending, setPending] = useState<UploadedFile[]>([]);
   const [usedBytes, setUsedBytes] = useState(0);
   const [limits, setLimits] = useState<UploadLimits>(DEFAULT_UPLOAD_LIMITS);
@@ -36,7 +38,7 @@ export function useUploads(threadId: string | null): UploadsState {
   useEffect(() => {
     if (!threadId) return;
     const controller = new AbortController();
-    listUploads(threadId, controller.signal)
+    listUploads(fetch, threadId, controller.signal)
       .then(({ files, raw }) => {
         setUsedBytes(files.reduce((n, f) => n + (f.size || 0), 0));
         setLimits(limitsFromResponse(raw));
@@ -45,7 +47,7 @@ export function useUploads(threadId: string | null): UploadsState {
         /* the listing is advisory */
       });
     return () => controller.abort();
-  }, [threadId]);
+  }, [fetch, threadId]);
 
   const add = useCallback(
     async (files: File[], ensureThread: () => Promise<string>) => {
@@ -55,7 +57,7 @@ export function useUploads(threadId: string | null): UploadsState {
       setBusy(true);
       try {
         const id = await ensureThread();
-        const uploaded = await uploadFiles(id, accepted);
+        const uploaded = await uploadFiles(fetch, id, accepted);
         setPending((prev) => [...prev.filter((p) => !uploaded.some((u) => u.name === p.name)), ...uploaded]);
         setUsedBytes((n) => n + uploaded.reduce((s, f) => s + f.size, 0));
       } catch (e) {
@@ -64,7 +66,7 @@ export function useUploads(threadId: string | null): UploadsState {
         setBusy(false);
       }
     },
-    [limits, usedBytes],
+    [fetch, limits, usedBytes],
   );
 
   const remove = useCallback(
@@ -73,14 +75,14 @@ export function useUploads(threadId: string | null): UploadsState {
       setPending((prev) => prev.filter((p) => p.name !== name));
       if (threadId && file) {
         try {
-          await deleteUpload(threadId, name);
+          await deleteUpload(fetch, threadId, name);
           setUsedBytes((n) => Math.max(0, n - file.size));
         } catch (e) {
           setErrors((prev) => [...prev, `Could not remove ${name}: ${describeError(e)}`]);
         }
       }
     },
-    [pending, threadId],
+    [fetch, pending, threadId],
   );
 
   const take = useCallback(() => {

@@ -17,3 +17,11 @@ export function formatBytes(bytes: number): string {
 export function formatCount(n: number): string {
   return Number.isFinite(n) ? Math.round(n).toLocaleString("en-US") : "?";
 }
+
+/** A timestamp for tables ("Mar 12, 2026, 2:05 PM"); `empty` for null or junk. */
+export function formatWhen(iso: string | null | undefined, empty = "—"): string {
+  if (!iso) return empty;
+  const at = new Date(iso);
+  if (Number.isNaN(at.getTime())) return empty;
+  return at.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}

@@ -13,9 +13,12 @@ from runs.runkit import human
 def test_wait_answers_a_quick_run_with_one_sized_body_and_a_slow_one_with_heartbeats(
     start_server,
 ):
-    srv = start_server(streaming={"heartbeat_s": 0.3})
+    # 2 s: far above a warm echo run even on a loaded machine, and a short wait for the slow one
+    srv = start_server(streaming={"heartbeat_s": 2})
     with httpx.Client(base_url=srv.api, timeout=30) as http:
         tid = http.post("/threads", json={}).json()["thread_id"]
+        warm = {"assistant_id": "echo", "input": human("warm up")}
+        assert http.post(f"/threads/{tid}/runs/wait", json=warm).status_code == 200
         quick = http.post(
             f"/threads/{tid}/runs/wait", json={"assistant_id": "echo", "input": human("hi")}
         )
@@ -28,7 +31,7 @@ def test_wait_answers_a_quick_run_with_one_sized_body_and_a_slow_one_with_heartb
 
         slow = http.post(
             f"/threads/{tid}/runs/wait",
-            json={"assistant_id": "echo", "input": {**human("slow"), "sleep": 1.2}},
+            json={"assistant_id": "echo", "input": {**human("slow"), "sleep": 2.5}},
         )
         assert slow.status_code == 200
         assert slow.headers.get("transfer-encoding") == "chunked"
@@ -39,7 +42,7 @@ def test_wait_answers_a_quick_run_with_one_sized_body_and_a_slow_one_with_heartb
         # join of a run still going: the same answer shape (streamed), then the values
         run = http.post(
             f"/threads/{tid}/runs",
-            json={"assistant_id": "echo", "input": {**human("joined"), "sleep": 1.2}},
+            json={"assistant_id": "echo", "input": {**human("joined"), "sleep": 2.5}},
         ).json()
         joined = http.get(f"/threads/{tid}/runs/{run['run_id']}/join")
         assert joined.status_code == 200

@@ -8,7 +8,7 @@ import logging
 from datetime import UTC, datetime
 from typing import Any
 
-from langgraph.types import Command, Send
+from langgraph.types import Command, Send, StateSnapshot
 
 from pronghorn.graphs.registry import GraphRegistry
 from pronghorn.graphs.requests import GraphRequest
@@ -333,7 +333,7 @@ class Executor:
         await self.broker.close_run(job.run_id)
         self._after(job, final_status, started_at)
 
-    async def _final_snapshot(self, job: Job) -> Any:
+    async def _final_snapshot(self, job: Job) -> StateSnapshot | None:
         """The thread's latest checkpoint as a StateSnapshot (None if it cannot be read)."""
         try:
             state_config = {"configurable": {"thread_id": job.thread_id, "checkpoint_ns": ""}}

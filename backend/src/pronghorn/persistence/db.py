@@ -33,6 +33,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import StaticPool
 
+from pronghorn.persistence.json_codec import json_dumps, json_loads
 from pronghorn.persistence.sqlite_worker import SqliteWorker
 
 log = logging.getLogger("pronghorn.db")
@@ -115,6 +116,8 @@ class Database:
             max_overflow=self.pool_size,
             pool_pre_ping=True,
             echo=self.echo,
+            json_serializer=json_dumps,
+            json_deserializer=json_loads,
         )
 
     async def _connect_sqlite(self) -> AsyncEngine:
@@ -143,6 +146,8 @@ class Database:
             # extra rollback round trip when the connection is returned.
             pool_reset_on_return=None,
             echo=self.echo,
+            json_serializer=json_dumps,
+            json_deserializer=json_loads,
         )
         pragmas = (f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}", *SQLITE_PRAGMAS)
 

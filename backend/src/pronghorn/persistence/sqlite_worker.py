@@ -32,6 +32,8 @@ from sqlalchemy import create_engine
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import StaticPool
 
+from pronghorn.persistence.json_codec import json_dumps, json_loads
+
 log = logging.getLogger("pronghorn.db")
 
 T = TypeVar("T")
@@ -148,6 +150,8 @@ class SqliteWorker:
             poolclass=StaticPool,
             pool_reset_on_return=None,
             echo=self.echo,
+            json_serializer=json_dumps,
+            json_deserializer=json_loads,
         )
         # One SQLAlchemy connection over it for the worker's lifetime, kept inside one
         # SQLAlchemy-level transaction that is never ended: with the driver in autocommit

@@ -8,7 +8,7 @@ import logging
 from datetime import UTC, datetime
 from typing import Any
 
-from langgraph.types import Command, Send
+from langgraph.types import Command, Send, StateSnapshot
 
 from pronghorn.graphs.registry import GraphRegistry
 from pronghorn.graphs.requests import GraphRequest
@@ -17,7 +17,7 @@ from pronghorn.persistence.repos import run_units
 from pronghorn.runtime.access import graph_user
 from pronghorn.runtime.broker import EventBroker
 from pronghorn.runtime.checkpoint_ops import delete_run_checkpoints
-from pronghorn.runtime.graph_stream import stream_graph
+from pronghorn.runtime.graph_stream import StreamedState, stream_graph
 from pronghorn.runtime.job_table import JobTable
 from pronghorn.runtime.jobs import Job
 from pronghorn.runtime.log_context import run_id_var
@@ -193,8 +193,9 @@ class Executor:
             )
             return
         timeout = job.config.runs.timeout_s
+        streamed = StreamedState()
         job.stream_task = asyncio.create_task(
-            self._stream(job, usage, timeout), name=f"stream-{job.run_id}"
+            self._stream(job, usage, timeout, streamed), name=f"stream-{job.run_id}"
         )
         job.phase = "streaming"
         await asyncio.wait([job.stream_task])
@@ -213,9 +214,12 @@ class Executor:
         job.stream_task = None
         if error is not None:
             await self.emit(job, "error", error)
-        await self._settle(job, status, error, usage.as_dict(), started_at)
+        final = streamed.final_values if status == "success" else None
+        await self._settle(job, status, error, usage.as_dict(), started_at, final)
 
-    async def _stream(self, job: Job, usage: UsageCounter, limit_s: float) -> None:
+    async def _stream(
+        self, job: Job, usage: UsageCounter, limit_s: float, streamed: StreamedState
+    ) -> None:
         token = run_id_var.set(job.run_id)
         try:
             config = build_config(job, [usage])
@@ -241,6 +245,7 @@ class Executor:
                         interrupt_before=job.request.interrupt_before,
                         interrupt_after=job.request.interrupt_after,
                         durability=durability_of(job),
+                        state=streamed,
                     )
         finally:
             run_id_var.reset(token)
@@ -252,7 +257,10 @@ class Executor:
         error: dict[str, Any] | None,
         usage: dict[str, int],
         started_at: datetime | None,
+        final_values: dict[str, Any] | None = None,
     ) -> None:
+        """``final_values``: the thread's state as the run's own stream ended it (see
+        ``StreamedState``), which spares reading the checkpoint back; None to read it."""
         # Every event is stored before the run is recorded as finished, so a reader that
         # sees the final status finds all of them (a rolled-back run's go with its row).
         # Started now, it overlaps reading the final state.
@@ -268,21 +276,14 @@ class Executor:
                 await delete_run_checkpoints(self.db, self.checkpointer, job.thread_id, job.run_id)
             except Exception:
                 log.exception("rollback of checkpoints failed")
-        try:
-            state_config = {"configurable": {"thread_id": job.thread_id, "checkpoint_ns": ""}}
-            read = GraphRequest(
-                access="threads.read",
-                config=state_config,  # type: ignore[arg-type]
-                app_config=job.config,
-                config_version=job.config_version or None,
-            )
-            async with self.graphs.graph(job.assistant["graph_id"], read) as graph:
-                snapshot = await graph.aget_state(state_config)
-        except Exception:
-            log.exception("reading the final state failed")
         values: dict[str, Any] = {}
         interrupts: dict[str, Any] = {}
         pending = False
+        if final_values is not None:
+            cached = to_jsonable(final_values)
+            values = cached if isinstance(cached, dict) else {"__root__": cached}
+        else:
+            snapshot = await self._final_snapshot(job)
         if snapshot is not None:
             values, interrupts = thread_values_and_interrupts(snapshot)
             pending = bool(snapshot.next)
@@ -338,6 +339,22 @@ class Executor:
         # run_events table.
         await self.broker.close_run(job.run_id)
         self._after(job, final_status, started_at)
+
+    async def _final_snapshot(self, job: Job) -> StateSnapshot | None:
+        """The thread's latest checkpoint as a StateSnapshot (None if it cannot be read)."""
+        try:
+            state_config = {"configurable": {"thread_id": job.thread_id, "checkpoint_ns": ""}}
+            read = GraphRequest(
+                access="threads.read",
+                config=state_config,  # type: ignore[arg-type]
+                app_config=job.config,
+                config_version=job.config_version or None,
+            )
+            async with self.graphs.graph(job.assistant["graph_id"], read) as graph:
+                return await graph.aget_state(state_config)
+        except Exception:
+            log.exception("reading the final state failed")
+            return None
 
     def _others(self, conn: Any, thread_id: str, run_id: str) -> bool:
         """Whether another run of the thread is still to finish (see RunManager._inflight)."""

@@ -12,9 +12,52 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langchain_core.messages import BaseMessage, BaseMessageChunk
+from langgraph.channels.untracked_value import UntrackedValue
 from langgraph.pregel import Pregel
 
 Emit = Callable[[str, Any], Awaitable[None]]
+
+
+class StreamedState:
+    """What a run's own stream says about the thread's state when the run ends: the last
+    root ``values`` chunk and whether an interrupt showed. ``final_values`` is that state
+    when the stream can vouch for it — the graph's ``values`` chunks carry every state
+    channel (no output schema narrower than the state), no static interrupt is set, none
+    showed — and None otherwise (then read the checkpoint)."""
+
+    __slots__ = ("eligible", "interrupted", "seen", "values")
+
+    def __init__(self) -> None:
+        self.eligible = False
+        self.interrupted = False
+        self.seen = False
+        self.values: Any = None
+
+    def watch(self, graph: Pregel, interrupt_before: Any, interrupt_after: Any) -> None:
+        output = graph.output_channels
+        self.eligible = (
+            not isinstance(output, str)
+            and list(output) == list(graph.stream_channels_asis)
+            and not graph.interrupt_before_nodes
+            and not graph.interrupt_after_nodes
+            and not interrupt_before
+            and not interrupt_after
+            # an untracked channel shows in the stream but is never checkpointed
+            and not any(isinstance(c, UntrackedValue) for c in graph.channels.values())
+        )
+
+    def observe(self, mode: str, data: Any) -> None:
+        if isinstance(data, dict) and "__interrupt__" in data:
+            self.interrupted = True
+        if mode == "values":
+            self.seen = True
+            self.values = data
+
+    @property
+    def final_values(self) -> dict[str, Any] | None:
+        if not (self.eligible and self.seen) or self.interrupted:
+            return None
+        return self.values if isinstance(self.values, dict) else None
 
 
 def native_modes(modes: list[str]) -> list[str]:
@@ -76,12 +119,19 @@ async def stream_graph(
     interrupt_before: Any = None,
     interrupt_after: Any = None,
     durability: str | None = None,
+    state: StreamedState | None = None,
 ) -> None:
     requested = set(modes)
-    native = native_modes(modes)
+    native = native_modes(modes) or ["values"]
+    if state is not None and "events" not in requested:
+        state.watch(graph, interrupt_before, interrupt_after)
+        if state.eligible and "values" not in native:
+            native.append("values")  # only to know the final state; not sent
+    else:
+        state = None
     legacy = _LegacyMessages(emit) if "messages" in requested else None
     kwargs: dict[str, Any] = {
-        "stream_mode": native or ["values"],
+        "stream_mode": native,
         "subgraphs": subgraphs,
         "interrupt_before": interrupt_before,
         "interrupt_after": interrupt_after,
@@ -92,6 +142,8 @@ async def stream_graph(
         kwargs["durability"] = durability
 
     async def dispatch(ns: tuple[str, ...], mode: str, data: Any) -> None:
+        if state is not None and not ns:
+            state.observe(mode, data)
         suffix = "|" + "|".join(ns) if ns else ""
         if mode == "messages":
             message, meta = data

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator
 from typing import Any
 
 from fastapi import APIRouter, Body, Depends, Query, Request, Response
-from fastapi.responses import StreamingResponse
 from pydantic import ValidationError
 
 from pronghorn.auth.authorizer import Action
@@ -17,6 +15,7 @@ from pronghorn.gateway.errors import ApiError, invalid, not_found
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.sse import filter_modes, parse_last_event_id, sse_response
 from pronghorn.gateway.strict_json import StrictJSONRoute
+from pronghorn.gateway.wait_response import RunOutputResponse
 from pronghorn.persistence.repos import run_units
 from pronghorn.persistence.repos import runs as runs_repo
 from pronghorn.runtime.access import Access
@@ -30,7 +29,6 @@ from pronghorn.runtime.run_request import (
     check_stream_modes,
 )
 from pronghorn.runtime.runtime import Runtime
-from pronghorn.runtime.serialization import dumps
 
 router = APIRouter(prefix="/api/langgraph", tags=["runs"], route_class=StrictJSONRoute)
 
@@ -89,31 +87,20 @@ def _stream_job(runtime: Runtime, job: Job, *, stateless: bool) -> Response:
     )
 
 
-async def _await_output(
-    runtime: Runtime, job: Job, heartbeat: float, cancel_on_disconnect: bool
-) -> AsyncIterator[bytes]:
-    finished = False
-    try:
-        while not job.done.is_set():
-            try:
-                await asyncio.wait_for(asyncio.shield(job.done.wait()), heartbeat)
-            except TimeoutError:
-                yield b"\n"
-        finished = True
-        yield dumps(job.output)
-    finally:
-        if not finished and cancel_on_disconnect:
-            runtime.runs.cancel_soon(job.thread_id, job.run_id)
-
-
 def _wait_response(
     runtime: Runtime, job: Job, *, stateless: bool, cancel_on_disconnect: bool
 ) -> Response:
     base, content = _run_paths(job, stateless)
-    return StreamingResponse(
-        _await_output(runtime, job, runtime.config.streaming.heartbeat_s, cancel_on_disconnect),
-        media_type="application/json",
+
+    def on_disconnect() -> None:
+        if cancel_on_disconnect:
+            runtime.runs.cancel_soon(job.thread_id, job.run_id)
+
+    return RunOutputResponse(
+        job,
+        heartbeat_s=runtime.config.streaming.heartbeat_s,
         headers={"Location": f"{base}/join", "Content-Location": content},
+        on_disconnect=on_disconnect,
     )
 
 

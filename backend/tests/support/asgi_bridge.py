@@ -21,6 +21,7 @@ cannot stall the server.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import queue
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, MutableMapping
 from dataclasses import dataclass, field
@@ -144,7 +145,9 @@ def _disconnect(host: AppHost, exchange: Exchange) -> None:
         host.loop.call_soon_threadsafe(exchange.disconnected.set)
 
 
-def _response(request: httpx.Request, first: Delivery, stream: httpx.SyncByteStream | httpx.AsyncByteStream) -> httpx.Response:
+def _response(
+    request: httpx.Request, first: Delivery, stream: httpx.SyncByteStream | httpx.AsyncByteStream
+) -> httpx.Response:
     if isinstance(first, BaseException):
         raise first
     if first is None or first["type"] != "http.response.start":
@@ -154,7 +157,14 @@ def _response(request: httpx.Request, first: Delivery, stream: httpx.SyncByteStr
 
 
 class _AsyncBody(httpx.AsyncByteStream):
-    def __init__(self, host: AppHost, exchange: Exchange, inbox: asyncio.Queue[Delivery], timeout: float | None, request: httpx.Request) -> None:
+    def __init__(
+        self,
+        host: AppHost,
+        exchange: Exchange,
+        inbox: asyncio.Queue[Delivery],
+        timeout: float | None,
+        request: httpx.Request,
+    ) -> None:
         self._host, self._exchange, self._inbox = host, exchange, inbox
         self._timeout, self._request = timeout, request
 
@@ -188,10 +198,9 @@ class AsyncStreamingTransport(httpx.AsyncBaseTransport):
         inbox: asyncio.Queue[Delivery] = asyncio.Queue()
 
         def deliver(item: Delivery) -> None:
-            try:
+            # RuntimeError: the client's loop is closed, so nobody is listening
+            with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(inbox.put_nowait, item)
-            except RuntimeError:  # the client's loop is closed: it is not listening
-                pass
 
         exchange = _start(self._host, request, body, deliver)
         timeout = _read_timeout(request)
@@ -208,7 +217,14 @@ class AsyncStreamingTransport(httpx.AsyncBaseTransport):
 
 
 class _SyncBody(httpx.SyncByteStream):
-    def __init__(self, host: AppHost, exchange: Exchange, inbox: queue.SimpleQueue[Delivery], timeout: float | None, request: httpx.Request) -> None:
+    def __init__(
+        self,
+        host: AppHost,
+        exchange: Exchange,
+        inbox: queue.SimpleQueue[Delivery],
+        timeout: float | None,
+        request: httpx.Request,
+    ) -> None:
         self._host, self._exchange, self._inbox = host, exchange, inbox
         self._timeout, self._request = timeout, request
 
@@ -246,7 +262,9 @@ class SyncStreamingTransport(httpx.BaseTransport):
                 first = inbox.get(timeout=timeout)
             except queue.Empty:
                 raise httpx.ReadTimeout("no response from the app", request=request) from None
-            return _response(request, first, _SyncBody(self._host, exchange, inbox, timeout, request))
+            return _response(
+                request, first, _SyncBody(self._host, exchange, inbox, timeout, request)
+            )
         except BaseException:
             _disconnect(self._host, exchange)
             raise

@@ -10,7 +10,7 @@ import pytest
 from langgraph_sdk.errors import ConflictError, NotFoundError
 
 from runs.runkit import human, wait_status
-from support.live import LiveServer
+from support.inproc import InProcessServer
 
 
 async def test_cancel_interrupt_keeps_progress(client):
@@ -121,8 +121,8 @@ async def test_multitask_rollback(client):
     assert [m["content"] for m in out["messages"]] == ["b", "echo: b"]
 
 
-def test_on_disconnect_cancel(server: LiveServer):
-    with httpx.Client(timeout=30) as http:
+def test_on_disconnect_cancel(server: InProcessServer):
+    with server.http(timeout=30) as http:
         tid = http.post(f"{server.api}/threads", json={}).json()["thread_id"]
         with http.stream(
             "POST",
@@ -144,9 +144,9 @@ def test_on_disconnect_cancel(server: LiveServer):
         assert status == "interrupted"
 
 
-def test_wait_with_on_disconnect_cancel(server: LiveServer):
+def test_wait_with_on_disconnect_cancel(server: InProcessServer):
     """A /wait client that goes away cancels the run when it asked for on_disconnect=cancel."""
-    with httpx.Client(timeout=30) as http:
+    with server.http(timeout=30) as http:
         tid = http.post(f"{server.api}/threads", json={}).json()["thread_id"]
         with pytest.raises(httpx.ReadTimeout):
             http.post(

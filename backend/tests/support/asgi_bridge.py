@@ -268,3 +268,38 @@ class SyncStreamingTransport(httpx.BaseTransport):
         except BaseException:
             _disconnect(self._host, exchange)
             raise
+
+
+def raw_request(
+    host: AppHost, method: str, target: str, headers: list[tuple[bytes, bytes]], timeout: float
+) -> tuple[int, bytes]:
+    """Send a request target byte for byte (clients normalise ``..`` away) and read the
+    whole answer. The path is derived as uvicorn derives it: the raw path, percent-decoded."""
+    raw_path, _, query = target.encode("ascii").partition(b"?")
+    scope: Message = {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.3"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": unquote(raw_path.decode("ascii")),
+        "raw_path": raw_path,
+        "query_string": query,
+        "root_path": "",
+        "headers": [(b"host", b"localhost"), *headers],
+        "client": ("127.0.0.1", 50000),
+        "server": ("localhost", 80),
+        "state": host.request_state(),
+    }
+    inbox: queue.SimpleQueue[Delivery] = queue.SimpleQueue()
+    exchange = Exchange(scope, b"", inbox.put)
+    host.loop.call_soon_threadsafe(lambda: host.loop.create_task(_serve(host, exchange)))
+    status, body = 0, b""
+    while (item := inbox.get(timeout=timeout)) is not END:
+        if isinstance(item, BaseException):
+            raise item
+        if item["type"] == "http.response.start":
+            status = int(item["status"])
+        elif item["type"] == "http.response.body":
+            body += bytes(item.get("body", b""))
+    return status, body

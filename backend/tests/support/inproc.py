@@ -45,6 +45,7 @@ from support.asgi_bridge import (
     Exchange,
     Message,
     SyncStreamingTransport,
+    raw_request,
 )
 
 BASE_URL = "http://localhost"
@@ -269,6 +270,10 @@ class InProcessServer:
             headers=dict(headers or {}),
         )
         return SyncLangGraphClient(http)
+
+    def raw_get(self, target: str, timeout: float = 30.0) -> tuple[int, bytes]:
+        """GET with the request target sent byte for byte: (status, body)."""
+        return raw_request(self, "GET", target, [], timeout)
 
     # --- the AppHost protocol (used by the transports) ----------------------------------
 

@@ -190,7 +190,8 @@ class InProcessServer:
         base = {k: v for k, v in os.environ.items() if not k.startswith("PRONGHORN_")}
         return {**base, **self.env}
 
-    def start(self) -> InProcessServer:
+    def start(self, timeout: float | None = None) -> InProcessServer:
+        """Build the app and run its lifespan startup (``timeout``: ``start_timeout``)."""
         if self.running:
             raise RuntimeError("already started")
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -209,7 +210,7 @@ class InProcessServer:
         self._lifespan = Lifespan(self._app)
         try:
             with _keep_host_logging():
-                self._call(self._lifespan.startup(), self.start_timeout)
+                self._call(self._lifespan.startup(), timeout or self.start_timeout)
         except BaseException:
             self._halt()
             raise

@@ -4,12 +4,10 @@ Webhooks (delivery, retries, refused targets) are in tests/security/test_webhook
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from langgraph_sdk.errors import NotFoundError, UnprocessableEntityError
 
-from runs.runkit import human
+from runs.runkit import human, wait_status
 from support.inproc import InProcessServer
 
 
@@ -86,7 +84,7 @@ async def test_concurrency_cap_queues_fifo(start_app):
         await client.runs.create(t["thread_id"], "echo", input={**human(str(i)), "sleep": 0.6})
         for i, t in enumerate(threads)
     ]
-    await asyncio.sleep(0.3)
+    await wait_status(client, runs[0]["thread_id"], runs[0]["run_id"], {"running"})
     statuses = [(await client.runs.get(r["thread_id"], r["run_id"]))["status"] for r in runs]
     assert statuses == ["running", "pending", "pending"]
     for r in runs:

@@ -12,7 +12,7 @@ import pytest
 from langgraph_sdk.errors import ConflictError, NotFoundError
 from sqlalchemy.engine import make_url
 
-from runs.runkit import human
+from runs.runkit import human, wait_next
 from support.inproc import InProcessServer
 from support.live import base_config
 
@@ -80,7 +80,7 @@ async def test_rollback_and_errors_on_postgres(pg_server: InProcessServer):
         if (await client.runs.get(tid, run["run_id"]))["status"] == "running":
             break
         await asyncio.sleep(0.05)
-    await asyncio.sleep(0.3)
+    await wait_next(client, tid, ["respond"])  # `prepare` has checkpointed
     await client.runs.cancel(tid, run["run_id"], wait=True, action="rollback")
     with pytest.raises(NotFoundError):
         await client.runs.get(tid, run["run_id"])

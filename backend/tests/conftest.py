@@ -25,12 +25,32 @@ from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
+from support.inproc import InProcessServer  # noqa: E402
 from support.live import LiveServer, base_config  # noqa: E402
 
 
 @pytest.fixture
+def start_app(tmp_path: Path) -> Iterator[Callable[..., InProcessServer]]:
+    """Factory: `start_app(**config_overrides)` runs the gateway app in this process (its own
+    loop thread, real lifespan, streaming clients: `.sdk()`, `.http()`, `.ahttp()`)."""
+    apps: list[InProcessServer] = []
+
+    def _start(env: dict[str, str] | None = None, **overrides: Any) -> InProcessServer:
+        app = InProcessServer(tmp_path / f"app{len(apps)}", base_config(**overrides), env or {})
+        apps.append(app)
+        return app.start()
+
+    yield _start
+    for app in apps:
+        app.stop()
+
+
+@pytest.fixture
 def start_server(tmp_path: Path) -> Iterator[Callable[..., LiveServer]]:
-    """Factory: `start_server(**config_overrides)` starts `pronghorn serve` on a free port."""
+    """Factory: `start_server(**config_overrides)` starts `pronghorn serve` on a free port.
+
+    For what needs a process (signals, kill -9, the CLI, a browser or another program on a
+    port); everything else uses `start_app`."""
     servers: list[LiveServer] = []
 
     def _start(env: dict[str, str] | None = None, **overrides: Any) -> LiveServer:
@@ -44,8 +64,8 @@ def start_server(tmp_path: Path) -> Iterator[Callable[..., LiveServer]]:
 
 
 @pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """One live server shared by the whole session (default test config)."""
-    srv = LiveServer(tmp_path_factory.mktemp("live"), base_config()).start()
-    yield srv
-    srv.stop()
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessServer]:
+    """One in-process gateway shared by the whole session (default test config)."""
+    app = InProcessServer(tmp_path_factory.mktemp("app"), base_config()).start()
+    yield app
+    app.stop()

@@ -7,12 +7,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-from langgraph_sdk import get_client
 
 from fakes.openai_server import FakeOpenAIServer, Reply
-from support.live import LiveServer, base_config
+from support.inproc import InProcessServer
+from support.live import base_config
 
 OUT = "/mnt/user-data/outputs"
 
@@ -65,7 +64,9 @@ def fake() -> Iterator[FakeOpenAIServer]:
 
 
 @pytest.fixture(scope="module")
-def srv(tmp_path_factory: pytest.TempPathFactory, fake: FakeOpenAIServer) -> Iterator[LiveServer]:
+def srv(
+    tmp_path_factory: pytest.TempPathFactory, fake: FakeOpenAIServer
+) -> Iterator[InProcessServer]:
     models = [
         {"name": "s", "provider": "scripted", "rules": RULES},
         {
@@ -82,7 +83,7 @@ def srv(tmp_path_factory: pytest.TempPathFactory, fake: FakeOpenAIServer) -> Ite
         agent={"default_model": "s"},
         sandbox={"isolation": "none"},
     )
-    server = LiveServer(tmp_path_factory.mktemp("agent-e2e"), cfg).start(timeout=120)
+    server = InProcessServer(tmp_path_factory.mktemp("agent-e2e"), cfg).start(timeout=120)
     yield server
     server.stop()
 
@@ -91,7 +92,7 @@ def _human(text: str) -> dict[str, Any]:
     return {"messages": [{"role": "human", "content": text}]}
 
 
-def _data_dir(srv: LiveServer) -> Path:
+def _data_dir(srv: InProcessServer) -> Path:
     return srv.workdir / "data"
 
 
@@ -99,8 +100,8 @@ async def _run(client, tid: str, text: str, **kw: Any) -> dict[str, Any]:
     return await client.runs.wait(tid, "lead_agent", input=_human(text), **kw)
 
 
-async def test_write_bash_read_present_and_download(srv: LiveServer):
-    client = get_client(url=srv.api)
+async def test_write_bash_read_present_and_download(srv: InProcessServer):
+    client = srv.sdk()
     tid = (await client.threads.create())["thread_id"]
     parts = [
         p
@@ -131,7 +132,7 @@ async def test_write_bash_read_present_and_download(srv: LiveServer):
     words = [c["content"] for c in chunks if c["id"] == final_id and c["content"]]
     assert len(words) >= 5 and "".join(words) == msgs[-1]["content"]
     # downloadable over HTTP
-    async with httpx.AsyncClient() as http:
+    async with srv.ahttp() as http:
         r = await http.get(f"{srv.url}/api/threads/{tid}/artifacts/outputs/notes.md")
         assert r.status_code == 200 and r.text == "# Notes\nhello\n"
         usage = (await http.get(f"{srv.url}/api/threads/{tid}/token-usage")).json()
@@ -139,8 +140,8 @@ async def test_write_bash_read_present_and_download(srv: LiveServer):
     assert usage["runs"][0]["input_tokens"] > 0
 
 
-async def test_raising_tool_is_recovered(srv: LiveServer):
-    client = get_client(url=srv.api)
+async def test_raising_tool_is_recovered(srv: InProcessServer):
+    client = srv.sdk()
     tid = (await client.threads.create())["thread_id"]
     out = await _run(client, tid, "read something forbidden")
     err = next(m for m in out["messages"] if m["type"] == "tool")
@@ -148,22 +149,22 @@ async def test_raising_tool_is_recovered(srv: LiveServer):
     assert out["messages"][-1]["content"] == "That path is not allowed, so I recovered."
 
 
-async def test_big_output_is_externalized(srv: LiveServer):
-    client = get_client(url=srv.api)
+async def test_big_output_is_externalized(srv: InProcessServer):
+    client = srv.sdk()
     tid = (await client.threads.create())["thread_id"]
     out = await _run(client, tid, "make a big output")
     tool = next(m for m in out["messages"] if m["type"] == "tool")
     assert ".tool-results/" in tool["content"] and len(tool["content"]) < 5000
     name = tool["content"].split(".tool-results/")[1].split(" ")[0].rstrip(".")
-    async with httpx.AsyncClient() as http:
+    async with srv.ahttp() as http:
         r = await http.get(f"{srv.url}/api/threads/{tid}/artifacts/outputs/.tool-results/{name}")
     assert r.status_code == 200
     lines = r.text.splitlines()
     assert lines[:3] == ["1", "2", "3"] and "6000" in lines[-3:]
 
 
-async def test_loop_detection_stops_a_looping_script(srv: LiveServer):
-    client = get_client(url=srv.api)
+async def test_loop_detection_stops_a_looping_script(srv: InProcessServer):
+    client = srv.sdk()
     tid = (await client.threads.create())["thread_id"]
     out = await _run(client, tid, "loop forever please")
     last = out["messages"][-1]
@@ -173,8 +174,8 @@ async def test_loop_detection_stops_a_looping_script(srv: LiveServer):
     assert run["status"] == "success"
 
 
-async def test_demo_model_clarification_interrupt_and_resume(srv: LiveServer):
-    client = get_client(url=srv.api)
+async def test_demo_model_clarification_interrupt_and_resume(srv: InProcessServer):
+    client = srv.sdk()
     tid = (await client.threads.create())["thread_id"]
     ctx = {"model_name": "demo"}
     out = await _run(client, tid, "ask me a question", context=ctx)
@@ -191,21 +192,21 @@ async def test_demo_model_clarification_interrupt_and_resume(srv: LiveServer):
     assert (await client.threads.get(tid))["status"] == "idle"
 
 
-async def test_demo_model_whole_flow(srv: LiveServer):
-    client = get_client(url=srv.api)
+async def test_demo_model_whole_flow(srv: InProcessServer):
+    client = srv.sdk()
     tid = (await client.threads.create())["thread_id"]
     out = await _run(client, tid, "Write a report about otters", context={"model_name": "demo"})
     names = [m["name"] for m in out["messages"] if m["type"] == "tool"]
     assert names == ["write_file", "bash", "present_files"]
     assert out["artifacts"] == [f"{OUT}/otters-report.md"]
     assert out["messages"][-1]["content"].startswith("Done.")
-    async with httpx.AsyncClient() as http:
+    async with srv.ahttp() as http:
         r = await http.get(f"{srv.url}/api/threads/{tid}/artifacts/outputs/otters-report.md")
     assert r.status_code == 200 and "otters" in r.text
 
 
-async def test_openai_429_is_retried(srv: LiveServer, fake: FakeOpenAIServer):
-    client = get_client(url=srv.api)
+async def test_openai_429_is_retried(srv: InProcessServer, fake: FakeOpenAIServer):
+    client = srv.sdk()
     tid = (await client.threads.create())["thread_id"]
     before = len(fake.requests)
     fake.queue(Reply.error(429), Reply.text("hello after retry"))
@@ -216,8 +217,8 @@ async def test_openai_429_is_retried(srv: LiveServer, fake: FakeOpenAIServer):
     assert out["title"] == "A Short Title"
 
 
-async def test_openai_401_becomes_error_fallback(srv: LiveServer, fake: FakeOpenAIServer):
-    client = get_client(url=srv.api)
+async def test_openai_401_becomes_error_fallback(srv: InProcessServer, fake: FakeOpenAIServer):
+    client = srv.sdk()
     tid = (await client.threads.create())["thread_id"]
     fake.queue(Reply.error(401, "Incorrect API key provided"))
     out = await _run(client, tid, "hi", context={"model_name": "oa"})
@@ -229,10 +230,10 @@ async def test_openai_401_becomes_error_fallback(srv: LiveServer, fake: FakeOpen
     assert run["status"] == "success"
 
 
-async def test_unknown_model_is_400(srv: LiveServer):
-    client = get_client(url=srv.api)
+async def test_unknown_model_is_400(srv: InProcessServer):
+    client = srv.sdk()
     tid = (await client.threads.create())["thread_id"]
-    async with httpx.AsyncClient() as http:
+    async with srv.ahttp() as http:
         r = await http.post(
             f"{srv.api}/threads/{tid}/runs",
             json={

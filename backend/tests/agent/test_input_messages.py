@@ -14,10 +14,10 @@ from typing import Any
 
 import httpx
 import pytest
-from langgraph_sdk import get_client
 from langgraph_sdk.errors import BadRequestError
 
-from support.live import LiveServer, base_config
+from support.inproc import InProcessServer
+from support.live import base_config
 
 PLAIN_GRAPH = """
 from typing import TypedDict
@@ -64,7 +64,7 @@ GOOD: list[Any] = [
 
 
 @pytest.fixture(scope="module")
-def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessServer]:
     workdir: Path = tmp_path_factory.mktemp("input-messages")
     (workdir / "plain_graph.py").write_text(PLAIN_GRAPH, encoding="utf-8")
     cfg = base_config(
@@ -74,7 +74,7 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
         graphs={"plain": "./plain_graph.py:graph"},
         sandbox={"isolation": "none"},
     )  # fmt: skip
-    server = LiveServer(workdir, cfg).start(timeout=120)
+    server = InProcessServer(workdir, cfg).start(timeout=120)
     yield server
     server.stop()
 
@@ -98,8 +98,8 @@ def _input(*messages: Any) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(("bad", "reason"), BAD, ids=[repr(b)[:30] for b, _ in BAD])
-async def test_lead_agent_rejects_a_malformed_message(srv: LiveServer, bad: Any, reason: str):
-    client = get_client(url=srv.api)
+async def test_lead_agent_rejects_a_malformed_message(srv: InProcessServer, bad: Any, reason: str):
+    client = srv.sdk()
     tid = (await client.threads.create())["thread_id"]
     detail = await rejected(lambda: client.runs.create(tid, "lead_agent", input=_input(bad)))
     assert detail.startswith("input.messages[1]: ") and reason in detail, detail
@@ -107,8 +107,8 @@ async def test_lead_agent_rejects_a_malformed_message(srv: LiveServer, bad: Any,
     assert await client.runs.list(tid) == []
 
 
-async def test_every_endpoint_checks_and_writes_nothing(srv: LiveServer):
-    client = get_client(url=srv.api)
+async def test_every_endpoint_checks_and_writes_nothing(srv: InProcessServer):
+    client = srv.sdk()
     tid = (await client.threads.create())["thread_id"]
     threads_before = len(await client.threads.search(limit=1000))
     bad = _input({"role": "assistant"})
@@ -137,8 +137,8 @@ async def test_every_endpoint_checks_and_writes_nothing(srv: LiveServer):
     assert len(await client.threads.search(limit=1000)) == threads_before
 
 
-async def test_every_shape_langgraph_accepts_is_accepted(srv: LiveServer):
-    client = get_client(url=srv.api)
+async def test_every_shape_langgraph_accepts_is_accepted(srv: InProcessServer):
+    client = srv.sdk()
     tid = (await client.threads.create())["thread_id"]
     out = await client.runs.wait(tid, "lead_agent", input={"messages": GOOD})
     humans = [m for m in out["messages"] if m["type"] == "human"]
@@ -153,8 +153,8 @@ async def test_every_shape_langgraph_accepts_is_accepted(srv: LiveServer):
     assert [r["status"] for r in runs] == ["success", "success"]
 
 
-async def test_a_graph_whose_messages_is_not_add_messages_is_not_checked(srv: LiveServer):
-    client = get_client(url=srv.api)
+async def test_a_graph_whose_messages_is_not_add_messages_is_not_checked(srv: InProcessServer):
+    client = srv.sdk()
     tid = (await client.threads.create())["thread_id"]
     out = await client.runs.wait(tid, "plain", input={"messages": [{"role": "bogus"}, 7]})
     assert out["count"] == 2

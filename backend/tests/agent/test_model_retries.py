@@ -12,14 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from langgraph_sdk import get_client
 
 from agent.helpers import make_agent, thread_config, user
 from fakes.anthropic_server import AnthropicReply, FakeAnthropicServer
 from fakes.openai_server import FakeOpenAIServer, RecordedRequest, Reply
 from pronghorn.config.schema import AppConfig
 from pronghorn.models import ModelFactory
-from support.live import LiveServer, base_config
+from support.inproc import InProcessServer
+from support.live import base_config
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +40,9 @@ def _entry(name: str, fake: FakeOpenAIServer, retries: int) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def srv(tmp_path_factory: pytest.TempPathFactory, fake: FakeOpenAIServer) -> Iterator[LiveServer]:
+def srv(
+    tmp_path_factory: pytest.TempPathFactory, fake: FakeOpenAIServer
+) -> Iterator[InProcessServer]:
     # One entry per test: the circuit breaker (per model, 5 failures) must not interfere.
     models = [
         _entry("r3-429", fake, 3),
@@ -49,7 +51,7 @@ def srv(tmp_path_factory: pytest.TempPathFactory, fake: FakeOpenAIServer) -> Ite
         _entry("default-retries", fake, 2),
     ]
     cfg = base_config(models=models, sandbox={"isolation": "none"})
-    server = LiveServer(tmp_path_factory.mktemp("retries"), cfg).start(timeout=120)
+    server = InProcessServer(tmp_path_factory.mktemp("retries"), cfg).start(timeout=120)
     yield server
     server.stop()
 
@@ -73,10 +75,15 @@ def _agent_calls(fake: FakeOpenAIServer, model: str) -> list[RecordedRequest]:
     ],
 )
 async def test_a_failing_provider_gets_exactly_the_configured_attempts(
-    srv: LiveServer, fake: FakeOpenAIServer, model: str, status: int, attempts: int, reason: str
+    srv: InProcessServer,
+    fake: FakeOpenAIServer,
+    model: str,
+    status: int,
+    attempts: int,
+    reason: str,
 ):
     fake.default = Reply.error(status, headers={"retry-after-ms": "10"})
-    client = get_client(url=srv.api)
+    client = srv.sdk()
     tid = (await client.threads.create())["thread_id"]
     out = await client.runs.wait(
         tid,

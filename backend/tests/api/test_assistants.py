@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import uuid
 
-import httpx
 import pytest
 from langgraph_sdk.client import LangGraphClient
 from langgraph_sdk.errors import ConflictError, NotFoundError, UnprocessableEntityError
 
 from api.conftest import ECHO_ASSISTANT_ID
 from pronghorn.ids import system_assistant_id
-from support.live import LiveServer
+from support.inproc import InProcessServer
 
 
 async def test_system_assistants(client: LangGraphClient) -> None:
@@ -40,7 +39,7 @@ async def test_create_get_conflict(client: LangGraphClient) -> None:
     assert default["name"] == "Untitled" and uuid.UUID(default["assistant_id"])
 
 
-async def test_errors(client: LangGraphClient, server: LiveServer) -> None:
+async def test_errors(client: LangGraphClient, server: InProcessServer) -> None:
     with pytest.raises(NotFoundError):
         await client.assistants.get(str(uuid.uuid4()))
     with pytest.raises(NotFoundError):
@@ -51,7 +50,7 @@ async def test_errors(client: LangGraphClient, server: LiveServer) -> None:
         await client.assistants.update(str(uuid.uuid4()), name="x")
     with pytest.raises(NotFoundError):
         await client.assistants.delete(str(uuid.uuid4()))
-    async with httpx.AsyncClient(base_url=server.api) as http:
+    async with server.ahttp(base_url=server.api) as http:
         bad = await http.post("/assistants", json={"config": {}})
         assert bad.status_code == 422 and "graph_id" in bad.json()["detail"]
         bad = await http.post("/assistants/search", json={"limit": "many"})
@@ -77,7 +76,7 @@ async def test_patch_versions_latest(client: LangGraphClient) -> None:
         await client.assistants.set_latest(aid, 99)
 
 
-async def test_search_count_pagination(client: LangGraphClient, server: LiveServer) -> None:
+async def test_search_count_pagination(client: LangGraphClient, server: InProcessServer) -> None:
     tag = uuid.uuid4().hex
     for i in range(5):
         await client.assistants.create("echo", name=f"Pager {tag} {i}", metadata={"tag": tag})
@@ -95,7 +94,7 @@ async def test_search_count_pagination(client: LangGraphClient, server: LiveServ
         metadata={"tag": tag}, limit=2, offset=2, response_format="object"
     )
     assert len(page["assistants"]) == 2 and page["next"] == "4"
-    async with httpx.AsyncClient(base_url=server.api) as http:
+    async with server.ahttp(base_url=server.api) as http:
         r = await http.post("/assistants/search", json={"metadata": {"tag": tag}, "limit": 3})
         assert r.headers["X-Pagination-Total"] == "5" and r.headers["X-Pagination-Next"] == "3"
         r = await http.post(

@@ -10,23 +10,23 @@ from typing import Any
 import httpx
 import pytest
 import yaml
-from langgraph_sdk import get_client
 
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.config.loader import load_config
 from pronghorn.gateway.app import create_app
 from pronghorn.gateway.custom_app import CustomAppError
 from pronghorn.gateway.openapi import GatewayApp
-from support.live import LiveServer, base_config
+from support.inproc import InProcessServer
+from support.live import base_config
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """One live server whose `http.app` is a `./file.py:attr` next to its config file."""
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessServer]:
+    """One gateway whose `http.app` is a `./file.py:attr` next to its config file."""
     workdir = tmp_path_factory.mktemp("custom")
     (workdir / "webapp.py").write_text("from testgraphs.custom_app import app\n", encoding="utf-8")
     config = base_config(http={"app": "./webapp.py:app"})
-    srv = LiveServer(workdir, config).start()
+    srv = InProcessServer(workdir, config).start()
     try:
         yield srv
     finally:
@@ -42,8 +42,8 @@ def app_for(tmp_path: Path, **overrides: Any) -> GatewayApp:
     return app
 
 
-def test_custom_routes_are_served_by_the_custom_app(server: LiveServer) -> None:
-    with httpx.Client(base_url=server.url, timeout=30) as http:
+def test_custom_routes_are_served_by_the_custom_app(server: InProcessServer) -> None:
+    with server.http(base_url=server.url, timeout=30) as http:
         r = http.get("/custom/hello", headers={"X-Request-ID": "abc"})
         assert r.status_code == 200
         assert r.json() == {"greeting": "hello from the lifespan"}  # its lifespan state
@@ -59,8 +59,8 @@ def test_custom_routes_are_served_by_the_custom_app(server: LiveServer) -> None:
         assert "/api/langgraph/threads" in http.get("/openapi.json").json()["paths"]
 
 
-def test_custom_route_takes_precedence_and_the_rest_is_untouched(server: LiveServer) -> None:
-    with httpx.Client(base_url=server.url, timeout=30) as http:
+def test_custom_route_takes_precedence_and_the_rest_is_untouched(server: InProcessServer) -> None:
+    with server.http(base_url=server.url, timeout=30) as http:
         assert http.get("/api/langgraph/ok").json() == {"ok": True, "custom": True}
         assert http.get("/health").status_code == 200
         assert http.get("/api/langgraph/info").status_code == 200
@@ -70,8 +70,8 @@ def test_custom_route_takes_precedence_and_the_rest_is_untouched(server: LiveSer
         assert missing.status_code == 404 and missing.json()["detail"]
 
 
-async def test_the_api_still_works_beside_custom_routes(server: LiveServer) -> None:
-    client = get_client(url=server.api, api_key=None)
+async def test_the_api_still_works_beside_custom_routes(server: InProcessServer) -> None:
+    client = server.sdk()
     thread = await client.threads.create()
     out = await client.runs.wait(
         thread["thread_id"], "echo", input={"messages": [{"role": "user", "content": "hi"}]}
@@ -80,9 +80,9 @@ async def test_the_api_still_works_beside_custom_routes(server: LiveServer) -> N
 
 
 def test_openapi_lists_custom_routes_and_is_served_under_the_api_root(
-    server: LiveServer,
+    server: InProcessServer,
 ) -> None:
-    with httpx.Client(base_url=server.url, timeout=30) as http:
+    with server.http(base_url=server.url, timeout=30) as http:
         root = http.get("/openapi.json")
         under_api = http.get("/api/langgraph/openapi.json")
     assert root.status_code == 200 and under_api.status_code == 200

@@ -14,12 +14,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 from langgraph_sdk.errors import BadRequestError, NotFoundError
 
 from runs.runkit import wait_status
-from support.live import LiveServer, base_config
+from support.inproc import InProcessServer
+from support.live import base_config
 
 GRAPHS = {
     "greeter": "testgraphs.react_context:greeter",
@@ -29,8 +29,8 @@ GRAPHS = {
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    srv = LiveServer(tmp_path_factory.mktemp("contract"), base_config(graphs=GRAPHS))
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessServer]:
+    srv = InProcessServer(tmp_path_factory.mktemp("contract"), base_config(graphs=GRAPHS))
     srv.start()
     try:
         yield srv
@@ -39,8 +39,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 
 
 @pytest.fixture
-def client(server: LiveServer) -> LangGraphClient:
-    return get_client(url=server.api, api_key=None)
+def client(server: InProcessServer) -> LangGraphClient:
+    return server.sdk()
 
 
 def human(text: str) -> dict[str, Any]:

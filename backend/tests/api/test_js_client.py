@@ -31,7 +31,8 @@ def js_project() -> Path:
     return JS_DIR
 
 
-def test_js_sdk_conformance(js_project: Path, server: LiveServer) -> None:
+def test_js_sdk_conformance(js_project: Path, live_server: LiveServer) -> None:
+    server = live_server
     done = subprocess.run(
         ["node", "conformance.mjs", server.api],
         cwd=js_project,

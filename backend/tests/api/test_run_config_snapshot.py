@@ -13,11 +13,10 @@ import copy
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import pytest
-from langgraph_sdk import get_client
 
-from support.live import LiveServer, base_config
+from support.inproc import InProcessServer
+from support.live import base_config
 
 
 def scripted(answer: str) -> dict[str, Any]:
@@ -25,13 +24,13 @@ def scripted(answer: str) -> dict[str, Any]:
 
 
 @pytest.fixture
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessServer]:
     config = base_config(
         models=[scripted("answer from v1")],
         agent={"default_model": "m"},
         runs={"max_concurrency": 1},
     )
-    srv = LiveServer(tmp_path_factory.mktemp("snapshot"), config).start()
+    srv = InProcessServer(tmp_path_factory.mktemp("snapshot"), config).start()
     try:
         yield srv
     finally:
@@ -53,9 +52,9 @@ async def until(check: Any, what: str, within: float = 60.0) -> Any:
         await asyncio.sleep(0.05)
 
 
-async def test_queued_run_uses_the_config_it_was_accepted_under(server: LiveServer) -> None:
-    client = get_client(url=server.api, api_key=None)
-    http = httpx.AsyncClient(base_url=server.url, timeout=30)
+async def test_queued_run_uses_the_config_it_was_accepted_under(server: InProcessServer) -> None:
+    client = server.sdk()
+    http = server.ahttp(base_url=server.url, timeout=30)
 
     async def status_of(tid: str, rid: str) -> str:
         return (await client.runs.get(tid, rid))["status"]

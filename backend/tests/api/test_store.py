@@ -6,14 +6,13 @@ import asyncio
 import time
 import uuid
 
-import httpx
 import pytest
 from langgraph_sdk.client import LangGraphClient
 
-from support.live import LiveServer
+from support.inproc import InProcessServer
 
 
-async def test_put_get_delete(client: LangGraphClient, server: LiveServer) -> None:
+async def test_put_get_delete(client: LangGraphClient, server: InProcessServer) -> None:
     ns = ["users", uuid.uuid4().hex, "prefs"]
     await client.store.put_item(ns, "theme", {"color": "blue"})
     item = await client.store.get_item(ns, "theme")
@@ -23,7 +22,7 @@ async def test_put_get_delete(client: LangGraphClient, server: LiveServer) -> No
     assert (await client.store.get_item(ns, "theme"))["value"] == {"color": "red"}
     await client.store.delete_item(ns, "theme")
     assert await client.store.get_item(ns, "theme") is None
-    async with httpx.AsyncClient(base_url=server.api) as http:
+    async with server.ahttp(base_url=server.api) as http:
         r = await http.get("/store/items", params={"namespace": ".".join(ns), "key": "theme"})
         assert r.status_code == 200 and r.json() is None  # Q6: the spec documents no 404
         r = await http.put("/store/items", json={"namespace": ns, "key": "k", "value": {}})
@@ -32,8 +31,8 @@ async def test_put_get_delete(client: LangGraphClient, server: LiveServer) -> No
         assert r.status_code == 204
 
 
-async def test_validation(server: LiveServer) -> None:
-    async with httpx.AsyncClient(base_url=server.api) as http:
+async def test_validation(server: InProcessServer) -> None:
+    async with server.ahttp(base_url=server.api) as http:
         for bad in (["a", ""], ["a.b"], []):
             r = await http.put("/store/items", json={"namespace": bad, "key": "k", "value": {}})
             assert r.status_code == 422, bad

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import uuid
 
-import httpx
 import pytest
 from langgraph_sdk.client import LangGraphClient
 from langgraph_sdk.errors import (
@@ -15,7 +14,7 @@ from langgraph_sdk.errors import (
 )
 
 from api.conftest import set_thread_status
-from support.live import LiveServer
+from support.inproc import InProcessServer
 
 STATE_KEYS = {
     "values", "next", "tasks", "metadata", "created_at", "checkpoint", "parent_checkpoint",
@@ -66,11 +65,11 @@ async def test_update_state_applies_reducers(client: LangGraphClient) -> None:
     assert [m["content"] for m in forked["values"]["messages"]] == ["hi", "fork"]
 
 
-async def test_update_state_errors(client: LangGraphClient, server: LiveServer) -> None:
+async def test_update_state_errors(client: LangGraphClient, server: InProcessServer) -> None:
     thread = await client.threads.create(graph_id="echo")
     with pytest.raises(BadRequestError):  # LangGraph rejects it: 400, as the reference
         await client.threads.update_state(thread["thread_id"], {"turns": 1}, as_node="nope")
-    async with httpx.AsyncClient(base_url=server.api) as http:
+    async with server.ahttp(base_url=server.api) as http:
         r = await http.post(f"/threads/{thread['thread_id']}/state", json={"values": 5})
         assert r.status_code == 422
     # A busy thread (a run in flight) refuses state updates with 409.
@@ -92,7 +91,7 @@ async def test_state_at_checkpoint(client: LangGraphClient) -> None:
         await client.threads.get_state(tid, checkpoint_id=str(uuid.uuid4()))
 
 
-async def test_history_order_and_before(client: LangGraphClient, server: LiveServer) -> None:
+async def test_history_order_and_before(client: LangGraphClient, server: InProcessServer) -> None:
     tid = (await client.threads.create(graph_id="echo"))["thread_id"]
     for i in range(4):
         await client.threads.update_state(tid, {"turns": i})
@@ -103,7 +102,7 @@ async def test_history_order_and_before(client: LangGraphClient, server: LiveSer
     second = history[1]["checkpoint_id"]
     flat = await client.threads.get_history(tid, before={"checkpoint_id": second})
     assert [h["values"]["turns"] for h in flat] == [1, 0]
-    async with httpx.AsyncClient(base_url=server.api) as http:  # Q1: both `before` forms
+    async with server.ahttp(base_url=server.api) as http:  # Q1: both `before` forms
         r = await http.post(
             f"/threads/{tid}/history",
             json={"limit": 10, "before": {"configurable": {"checkpoint_id": second}}},

@@ -5,12 +5,11 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-import httpx
 import pytest
 from langgraph_sdk.client import LangGraphClient
 from langgraph_sdk.errors import ConflictError, NotFoundError, UnprocessableEntityError
 
-from support.live import LiveServer
+from support.inproc import InProcessServer
 
 
 async def test_create_get_conflict(client: LangGraphClient) -> None:
@@ -29,7 +28,7 @@ async def test_create_get_conflict(client: LangGraphClient) -> None:
     assert fresh["metadata"] == {"graph_id": "echo"} and uuid.UUID(fresh["thread_id"])
 
 
-async def test_errors(client: LangGraphClient, server: LiveServer) -> None:
+async def test_errors(client: LangGraphClient, server: InProcessServer) -> None:
     with pytest.raises(NotFoundError):
         await client.threads.get(str(uuid.uuid4()))
     with pytest.raises(NotFoundError):
@@ -43,7 +42,7 @@ async def test_errors(client: LangGraphClient, server: LiveServer) -> None:
     assert "Invalid thread ID: must be a UUID" in str(err.value)
     with pytest.raises(UnprocessableEntityError):
         await client.threads.create(thread_id="nope")
-    async with httpx.AsyncClient(base_url=server.api) as http:
+    async with server.ahttp(base_url=server.api) as http:
         r = await http.post("/threads", json={"metadata": "not an object"})
         assert r.status_code == 422 and r.json()["detail"]
         r = await http.post(
@@ -74,16 +73,16 @@ async def test_patch_and_ttl(client: LangGraphClient) -> None:
     assert (await client.threads.get(tid, include=["ttl"]))["ttl"]["strategy"] == "keep_latest"
 
 
-async def test_delete_returns_204(client: LangGraphClient, server: LiveServer) -> None:
+async def test_delete_returns_204(client: LangGraphClient, server: InProcessServer) -> None:
     made = await client.threads.create()
-    async with httpx.AsyncClient(base_url=server.api) as http:
+    async with server.ahttp(base_url=server.api) as http:
         r = await http.delete(f"/threads/{made['thread_id']}")
         assert r.status_code == 204 and r.content == b""
         r = await http.delete(f"/threads/{made['thread_id']}")
         assert r.status_code == 404 and r.json()["detail"]
 
 
-async def test_search_count_pagination(client: LangGraphClient, server: LiveServer) -> None:
+async def test_search_count_pagination(client: LangGraphClient, server: InProcessServer) -> None:
     tag = uuid.uuid4().hex
     made = [
         await client.threads.create(metadata={"tag": tag, "i": i, "nested": {"k": [i]}})
@@ -108,7 +107,7 @@ async def test_search_count_pagination(client: LangGraphClient, server: LiveServ
         metadata={"tag": tag, "i": 2}, extract={"n": "metadata.nested.k[0]", "t": "$.metadata.tag"}
     )
     assert extracted[0]["extracted"] == {"n": 2, "t": tag}
-    async with httpx.AsyncClient(base_url=server.api) as http:
+    async with server.ahttp(base_url=server.api) as http:
         r = await http.post("/threads/search", json={"metadata": {"tag": tag}, "limit": 2})
         assert r.headers["X-Pagination-Total"] == "5" and r.headers["X-Pagination-Next"] == "2"
         r = await http.post(

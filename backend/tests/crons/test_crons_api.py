@@ -7,15 +7,14 @@ import sqlite3
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from langgraph_sdk import get_client
 from langgraph_sdk.errors import NotFoundError, UnprocessableEntityError
 
-from support.live import LiveServer
+from support.inproc import InProcessServer
 
 
 @pytest.fixture
-def client(server: LiveServer):
-    return get_client(url=server.api)
+def client(server: InProcessServer):
+    return server.sdk()
 
 
 async def test_crud_search_count(client):
@@ -47,7 +46,7 @@ async def test_crud_search_count(client):
         await client.crons.create("nope", schedule="* * * * *")
 
 
-def _make_due(server: LiveServer, cron_id: str, *, end_time: datetime | None = None) -> None:
+def _make_due(server: InProcessServer, cron_id: str, *, end_time: datetime | None = None) -> None:
     """Schedules are 5-field (minute granularity): instead of waiting for the next minute,
     move the cron's next due time into the past in the server's own SQLite database (in the
     format SQLAlchemy writes), as a due time that was reached."""
@@ -71,7 +70,7 @@ async def _wait_for(check, within_s: float = 30.0):
         await asyncio.sleep(0.1)
 
 
-async def test_cron_fires_on_its_thread(client, server: LiveServer):
+async def test_cron_fires_on_its_thread(client, server: InProcessServer):
     t = await client.threads.create()
     tid = t["thread_id"]
     cron = await client.crons.create_for_thread(
@@ -90,7 +89,7 @@ async def test_cron_fires_on_its_thread(client, server: LiveServer):
     assert len(await client.runs.list(tid)) == 1
 
 
-async def test_end_time_stops_it(client, server: LiveServer):
+async def test_end_time_stops_it(client, server: InProcessServer):
     t = await client.threads.create()
     tid = t["thread_id"]
     end = datetime.now(UTC) + timedelta(hours=1)

@@ -8,7 +8,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from support.live import LiveServer, base_config
+from support.inproc import InProcessServer
+from support.live import base_config
 
 MAX_FILE = 4096
 MAX_TOTAL = 10_000
@@ -19,7 +20,7 @@ SCRIPT = [
 
 
 @pytest.fixture(scope="package")
-def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessServer]:
     """One live server for the files tests: small upload limits, a scripted model that
     reports usage, and the one-call ``usage_model`` test graph."""
     config = base_config(
@@ -28,14 +29,14 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
         agent={"default_model": "s"},
         graphs={"usage_model": "testgraphs.usage_model:make_graph"},
     )
-    server = LiveServer(tmp_path_factory.mktemp("files"), config).start()
+    server = InProcessServer(tmp_path_factory.mktemp("files"), config).start()
     yield server
     server.stop()
 
 
 @pytest.fixture
-def http(srv: LiveServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=srv.url, timeout=15) as client:
+def http(srv: InProcessServer) -> Iterator[httpx.Client]:
+    with srv.http(base_url=srv.url, timeout=15) as client:
         yield client
 
 
@@ -45,5 +46,5 @@ def new_thread(http: httpx.Client) -> str:
     return r.json()["thread_id"]
 
 
-def thread_dir(srv: LiveServer, thread_id: str) -> Path:
+def thread_dir(srv: InProcessServer, thread_id: str) -> Path:
     return srv.workdir / "data" / "users" / "local" / "threads" / thread_id

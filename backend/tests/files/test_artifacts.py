@@ -4,30 +4,17 @@ containment (``..``, encoded ``%2e%2e``, a symlink in outputs pointing at /etc/p
 from __future__ import annotations
 
 import os
-import socket
 
 import httpx
 import pytest
 
 from files.conftest import new_thread, thread_dir
-from support.live import LiveServer
-
-
-def raw_get(srv: LiveServer, target: str) -> tuple[int, bytes]:
-    """GET with the request target sent byte for byte (clients normalise ``..``)."""
-    with socket.create_connection(("127.0.0.1", srv.port), timeout=10) as sock:
-        head = f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{srv.port}\r\nConnection: close\r\n\r\n"
-        sock.sendall(head.encode())  # a served Host: others get 400 before any route
-        data = b""
-        while chunk := sock.recv(65536):
-            data += chunk
-    status = int(data.split(b" ", 2)[1])
-    return status, data.split(b"\r\n\r\n", 1)[1]
+from support.inproc import InProcessServer
 
 
 @pytest.fixture(scope="module")
-def tid(srv: LiveServer) -> str:
-    with httpx.Client(base_url=srv.url) as http:
+def tid(srv: InProcessServer) -> str:
+    with srv.http(base_url=srv.url) as http:
         thread_id = new_thread(http)
         http.post(
             f"/api/threads/{thread_id}/uploads", files=[("files", ("pic.png", b"\x89PNG...."))]
@@ -87,7 +74,7 @@ def test_active_content_is_an_attachment(http: httpx.Client, tid: str) -> None:
     assert r.headers["content-disposition"] == 'attachment; filename="report.md"'
 
 
-def test_containment(srv: LiveServer, http: httpx.Client, tid: str) -> None:
+def test_containment(srv: InProcessServer, http: httpx.Client, tid: str) -> None:
     base = f"/api/threads/{tid}/artifacts"
     for target in (
         f"{base}/outputs/../../../../../../etc/passwd",
@@ -95,7 +82,7 @@ def test_containment(srv: LiveServer, http: httpx.Client, tid: str) -> None:
         f"{base}/outputs/%2E%2E%2F%2E%2E%2F%2E%2E%2Fetc%2Fpasswd",
         f"{base}/..%2f..%2f..%2fsecret",
     ):
-        status, body = raw_get(srv, target)
+        status, body = srv.raw_get(target)  # clients would normalise `..`
         assert status == 400, (target, status)
         assert b"root:" not in body
     # a symlink placed in outputs that points outside
@@ -115,9 +102,9 @@ CSP = (
 
 
 @pytest.fixture(scope="module")
-def typed(srv: LiveServer) -> str:
+def typed(srv: InProcessServer) -> str:
     """A thread whose outputs hold one file per interesting type, a FIFO and inner links."""
-    with httpx.Client(base_url=srv.url) as http:
+    with srv.http(base_url=srv.url) as http:
         thread_id = new_thread(http)
         http.get(f"/api/threads/{thread_id}/uploads")  # creates the folders
     out = thread_dir(srv, thread_id) / "outputs"

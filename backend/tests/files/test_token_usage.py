@@ -3,17 +3,14 @@ model that reports usage (through a one-call test graph and through the lead age
 
 from __future__ import annotations
 
-import httpx
-from langgraph_sdk import get_client
-
-from support.live import LiveServer
+from support.inproc import InProcessServer
 
 
-async def test_token_usage_sums_runs(srv: LiveServer) -> None:
-    client = get_client(url=srv.api)
+async def test_token_usage_sums_runs(srv: InProcessServer) -> None:
+    client = srv.sdk()
     thread = await client.threads.create()
     tid = thread["thread_id"]
-    async with httpx.AsyncClient(base_url=srv.url) as http:
+    async with srv.ahttp(base_url=srv.url) as http:
         empty = (await http.get(f"/api/threads/{tid}/token-usage")).json()
         assert empty == {
             "input_tokens": 0,
@@ -49,13 +46,13 @@ async def test_token_usage_sums_runs(srv: LiveServer) -> None:
     assert runs[0]["total_tokens"] == 107
 
 
-async def test_token_usage_of_a_lead_agent_run(srv: LiveServer) -> None:
-    client = get_client(url=srv.api)
+async def test_token_usage_of_a_lead_agent_run(srv: InProcessServer) -> None:
+    client = srv.sdk()
     tid = (await client.threads.create())["thread_id"]
     await client.runs.wait(
         tid, "lead_agent", input={"messages": [{"role": "user", "content": "hello"}]}
     )
-    async with httpx.AsyncClient(base_url=srv.url) as http:
+    async with srv.ahttp(base_url=srv.url) as http:
         usage = (await http.get(f"/api/threads/{tid}/token-usage")).json()
     (run,) = usage["runs"]
     assert run["status"] == "success"

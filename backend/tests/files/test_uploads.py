@@ -10,15 +10,15 @@ import httpx
 import pytest
 
 from files.conftest import MAX_FILE, MAX_TOTAL, new_thread, thread_dir
-from support.live import LiveServer
+from support.inproc import InProcessServer
 
 
-def _on_disk(srv: LiveServer, thread_id: str) -> list[str]:
+def _on_disk(srv: InProcessServer, thread_id: str) -> list[str]:
     folder = thread_dir(srv, thread_id) / "uploads"
     return sorted(os.listdir(folder)) if folder.exists() else []
 
 
-def test_upload_several_with_duplicates(srv: LiveServer, http: httpx.Client) -> None:
+def test_upload_several_with_duplicates(srv: InProcessServer, http: httpx.Client) -> None:
     tid = new_thread(http)
     files = [
         ("files", ("report.pdf", b"%PDF-1", "application/pdf")),
@@ -55,7 +55,7 @@ def test_upload_several_with_duplicates(srv: LiveServer, http: httpx.Client) -> 
     assert http.get(got[2]["url"]).content == b"hello"
 
 
-def test_file_names_are_made_safe(srv: LiveServer, http: httpx.Client) -> None:
+def test_file_names_are_made_safe(srv: InProcessServer, http: httpx.Client) -> None:
     tid = new_thread(http)
     names = {
         "../../etc/passwd": "passwd",
@@ -83,7 +83,7 @@ def test_file_names_are_made_safe(srv: LiveServer, http: httpx.Client) -> None:
     assert r.json()["files"][0]["name"] == "tab.txt"
 
 
-def test_bad_name_refuses_the_whole_request(srv: LiveServer, http: httpx.Client) -> None:
+def test_bad_name_refuses_the_whole_request(srv: InProcessServer, http: httpx.Client) -> None:
     tid = new_thread(http)
     for bad in ("...", "../", "\u200b\u202e", " . ", "dir/"):
         files = [("files", ("good.txt", b"ok")), ("files", (bad, b"x"))]
@@ -93,7 +93,7 @@ def test_bad_name_refuses_the_whole_request(srv: LiveServer, http: httpx.Client)
     assert _on_disk(srv, tid) == []
 
 
-def test_per_file_limit_413_nothing_written(srv: LiveServer, http: httpx.Client) -> None:
+def test_per_file_limit_413_nothing_written(srv: InProcessServer, http: httpx.Client) -> None:
     tid = new_thread(http)
     files = [("files", ("small.txt", b"s" * 100)), ("files", ("big.bin", b"b" * (MAX_FILE + 1)))]
     r = http.post(f"/api/threads/{tid}/uploads", files=files)
@@ -105,7 +105,7 @@ def test_per_file_limit_413_nothing_written(srv: LiveServer, http: httpx.Client)
     assert exact.status_code == 200
 
 
-def test_total_limit_413_nothing_written(srv: LiveServer, http: httpx.Client) -> None:
+def test_total_limit_413_nothing_written(srv: InProcessServer, http: httpx.Client) -> None:
     tid = new_thread(http)
     first = [("files", (f"f{i}.bin", b"a" * 3000)) for i in range(3)]
     assert http.post(f"/api/threads/{tid}/uploads", files=first).status_code == 200
@@ -119,7 +119,7 @@ def test_total_limit_413_nothing_written(srv: LiveServer, http: httpx.Client) ->
     assert http.post(f"/api/threads/{tid}/uploads", files=more).status_code == 200
 
 
-def test_delete_upload(srv: LiveServer, http: httpx.Client) -> None:
+def test_delete_upload(srv: InProcessServer, http: httpx.Client) -> None:
     tid = new_thread(http)
     http.post(f"/api/threads/{tid}/uploads", files=[("files", ("a b.txt", b"x"))])
     assert http.delete(f"/api/threads/{tid}/uploads/a%20b.txt").status_code == 204
@@ -129,7 +129,7 @@ def test_delete_upload(srv: LiveServer, http: httpx.Client) -> None:
         assert r.status_code in (404, 405), (name, r.status_code)
 
 
-def test_unknown_thread_and_bad_requests(srv: LiveServer, http: httpx.Client) -> None:
+def test_unknown_thread_and_bad_requests(srv: InProcessServer, http: httpx.Client) -> None:
     missing = str(uuid.uuid4())
     for method, path in (
         ("GET", "uploads"),
@@ -158,7 +158,7 @@ def test_unknown_thread_and_bad_requests(srv: LiveServer, http: httpx.Client) ->
     assert _on_disk(srv, tid) == []
 
 
-def test_deleting_the_thread_deletes_its_files(srv: LiveServer, http: httpx.Client) -> None:
+def test_deleting_the_thread_deletes_its_files(srv: InProcessServer, http: httpx.Client) -> None:
     tid = new_thread(http)
     http.post(f"/api/threads/{tid}/uploads", files=[("files", ("a.txt", b"x"))])
     root = thread_dir(srv, tid)
@@ -170,7 +170,7 @@ def test_deleting_the_thread_deletes_its_files(srv: LiveServer, http: httpx.Clie
 
 
 def test_long_names_uploaded_twice_stay_within_255_bytes(
-    srv: LiveServer, http: httpx.Client
+    srv: InProcessServer, http: httpx.Client
 ) -> None:
     tid = new_thread(http)
     for raw in ("x" * 1000 + ".txt", "é" * 600 + ".md", "a." + "b" * 1000):
@@ -188,7 +188,7 @@ def test_long_names_uploaded_twice_stay_within_255_bytes(
 
 
 def test_uploads_folder_swapped_for_a_link_is_never_followed(
-    srv: LiveServer, http: httpx.Client, tmp_path_factory: pytest.TempPathFactory
+    srv: InProcessServer, http: httpx.Client, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     """A command replaced uploads/ by a symlink to a host folder: uploading, listing and
     deleting refuse (409) and nothing is written, listed or deleted out there."""
@@ -208,7 +208,7 @@ def test_uploads_folder_swapped_for_a_link_is_never_followed(
 
 
 def test_links_and_fifos_in_uploads_are_not_listed_or_deleted(
-    srv: LiveServer, http: httpx.Client, tmp_path_factory: pytest.TempPathFactory
+    srv: InProcessServer, http: httpx.Client, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     outside = tmp_path_factory.mktemp("outside-file")
     (outside / "host.txt").write_text("host")

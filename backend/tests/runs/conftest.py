@@ -1,13 +1,12 @@
-"""Fixtures for run-engine tests: a live server and SDK clients."""
+"""Fixtures for run-engine tests: SDK clients on the session's in-process gateway."""
 
 from __future__ import annotations
 
 import pytest
-from langgraph_sdk import get_client
 
-from support.live import LiveServer
+from support.inproc import InProcessServer
 
 
 @pytest.fixture
-def client(server: LiveServer):
-    return get_client(url=server.api, timeout=30)
+def client(server: InProcessServer):
+    return server.sdk(timeout=30)

@@ -28,6 +28,21 @@ async def wait_status(
         await asyncio.sleep(0.05)
 
 
+async def wait_next(
+    client: Any, tid: str, nodes: list[str], within: float = 60.0
+) -> dict[str, Any]:
+    """Poll a thread's state (through an SDK client) until its checkpoint's ``next`` is
+    ``nodes``: a step has been checkpointed (e.g. the echo graph's ``prepare``)."""
+    deadline = asyncio.get_running_loop().time() + within
+    while True:
+        state = await client.threads.get_state(tid)
+        if state["next"] == nodes:
+            return state
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"thread {tid} next stayed {state['next']}, wanted {nodes}")
+        await asyncio.sleep(0.05)
+
+
 @dataclass
 class Frame:
     event: str | None

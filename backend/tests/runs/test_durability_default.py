@@ -8,19 +8,17 @@ from __future__ import annotations
 import asyncio
 import time
 
-from langgraph_sdk import get_client
-
 from runs.runkit import human
-from support.live import LiveServer
+from support.inproc import InProcessServer
 
 
 def _steps(history: list[dict]) -> list[int]:
     return [h["metadata"]["step"] for h in history]
 
 
-async def test_default_history_has_a_checkpoint_per_step(server: LiveServer):
+async def test_default_history_has_a_checkpoint_per_step(server: InProcessServer):
     """echo is prepare → respond: input (-1), start (0), prepare (1), respond (2)."""
-    client = get_client(url=server.api, timeout=30)
+    client = server.sdk(timeout=30)
     tid = (await client.threads.create())["thread_id"]
     await client.runs.wait(tid, "echo", input=human("one"))
     history = await client.threads.get_history(tid)
@@ -30,8 +28,8 @@ async def test_default_history_has_a_checkpoint_per_step(server: LiveServer):
     assert run["kwargs"]["durability"] is None  # not named: the default applied
 
 
-async def test_exit_is_an_opt_in_with_less_history(server: LiveServer):
-    client = get_client(url=server.api, timeout=30)
+async def test_exit_is_an_opt_in_with_less_history(server: InProcessServer):
+    client = server.sdk(timeout=30)
     tid = (await client.threads.create())["thread_id"]
     await client.runs.wait(tid, "echo", input=human("one"), durability="exit")
     history = await client.threads.get_history(tid)
@@ -39,9 +37,9 @@ async def test_exit_is_an_opt_in_with_less_history(server: LiveServer):
     assert history[0]["values"]["last_echo"] == "one"
 
 
-async def test_config_key_changes_the_default(start_server):
-    srv = start_server(runs={"durability": "exit"})
-    client = get_client(url=srv.api, timeout=30)
+async def test_config_key_changes_the_default(start_app):
+    srv = start_app(runs={"durability": "exit"})
+    client = srv.sdk(timeout=30)
     tid = (await client.threads.create())["thread_id"]
     await client.runs.wait(tid, "echo", input=human("one"))
     assert len(await client.threads.get_history(tid)) < 4
@@ -50,11 +48,11 @@ async def test_config_key_changes_the_default(start_server):
     assert len(steps) >= 5  # the sync run wrote each of its steps
 
 
-async def test_regenerate_keeps_the_users_last_message(server: LiveServer):
+async def test_regenerate_keeps_the_users_last_message(server: InProcessServer):
     """A chat client's "Regenerate" forks from the checkpoint before the last answer (the
     parent of the latest state) — with per-step checkpoints that state still holds the
     user's last message, so nothing the user wrote is lost."""
-    client = get_client(url=server.api, timeout=30)
+    client = server.sdk(timeout=30)
     tid = (await client.threads.create())["thread_id"]
     await client.runs.wait(tid, "echo", input=human("first"))
     await client.runs.wait(tid, "echo", input=human("second"))
@@ -72,10 +70,10 @@ async def test_regenerate_keeps_the_users_last_message(server: LiveServer):
     ]
 
 
-async def test_reload_mid_run_sees_the_turn_in_progress(server: LiveServer):
+async def test_reload_mid_run_sees_the_turn_in_progress(server: InProcessServer):
     """While a run is still in its second node, the thread's state already has the new
     user message (a page reloaded mid-run shows the turn in progress)."""
-    client = get_client(url=server.api, timeout=30)
+    client = server.sdk(timeout=30)
     tid = (await client.threads.create())["thread_id"]
     run = await client.runs.create(tid, "echo", input={**human("in progress"), "sleep": 3})
     deadline = time.monotonic() + 30

@@ -9,8 +9,8 @@ import httpx
 import pytest
 from langgraph_sdk.errors import ConflictError, NotFoundError
 
-from runs.runkit import human, wait_status
-from support.live import LiveServer
+from runs.runkit import human, wait_next, wait_status
+from support.inproc import InProcessServer
 
 
 async def test_cancel_interrupt_keeps_progress(client):
@@ -19,7 +19,7 @@ async def test_cancel_interrupt_keeps_progress(client):
     await client.runs.wait(tid, "echo", input=human("first"))
     run = await client.runs.create(tid, "echo", input={**human("second"), "sleep": 5})
     await wait_status(client, tid, run["run_id"], {"running"})
-    await asyncio.sleep(0.3)  # let `prepare` checkpoint
+    await wait_next(client, tid, ["respond"])  # `prepare` has checkpointed
     await client.runs.cancel(tid, run["run_id"], wait=True)
     run = await client.runs.get(tid, run["run_id"])
     assert run["status"] == "interrupted"
@@ -41,7 +41,7 @@ async def test_cancel_rollback_restores_pre_run_state(client):
     before = await client.threads.get_state(tid)
     run = await client.runs.create(tid, "echo", input={**human("drop"), "sleep": 5})
     await wait_status(client, tid, run["run_id"], {"running"})
-    await asyncio.sleep(0.3)
+    await wait_next(client, tid, ["respond"])
     await client.runs.cancel(tid, run["run_id"], wait=True, action="rollback")
     with pytest.raises(NotFoundError):
         await client.runs.get(tid, run["run_id"])
@@ -100,7 +100,7 @@ async def test_multitask_interrupt(client):
     tid = t["thread_id"]
     r1 = await client.runs.create(tid, "echo", input={**human("a"), "sleep": 5})
     await wait_status(client, tid, r1["run_id"], {"running"})
-    await asyncio.sleep(0.3)
+    await wait_next(client, tid, ["respond"])
     r2 = await client.runs.create(tid, "echo", input=human("b"), multitask_strategy="interrupt")
     out = await client.runs.join(tid, r2["run_id"])
     assert (await client.runs.get(tid, r1["run_id"]))["status"] == "interrupted"
@@ -113,7 +113,7 @@ async def test_multitask_rollback(client):
     tid = t["thread_id"]
     r1 = await client.runs.create(tid, "echo", input={**human("a"), "sleep": 5})
     await wait_status(client, tid, r1["run_id"], {"running"})
-    await asyncio.sleep(0.3)
+    await wait_next(client, tid, ["respond"])
     r2 = await client.runs.create(tid, "echo", input=human("b"), multitask_strategy="rollback")
     out = await client.runs.join(tid, r2["run_id"])
     with pytest.raises(NotFoundError):
@@ -121,8 +121,8 @@ async def test_multitask_rollback(client):
     assert [m["content"] for m in out["messages"]] == ["b", "echo: b"]
 
 
-def test_on_disconnect_cancel(server: LiveServer):
-    with httpx.Client(timeout=30) as http:
+def test_on_disconnect_cancel(server: InProcessServer):
+    with server.http(timeout=30) as http:
         tid = http.post(f"{server.api}/threads", json={}).json()["thread_id"]
         with http.stream(
             "POST",
@@ -144,9 +144,9 @@ def test_on_disconnect_cancel(server: LiveServer):
         assert status == "interrupted"
 
 
-def test_wait_with_on_disconnect_cancel(server: LiveServer):
+def test_wait_with_on_disconnect_cancel(server: InProcessServer):
     """A /wait client that goes away cancels the run when it asked for on_disconnect=cancel."""
-    with httpx.Client(timeout=30) as http:
+    with server.http(timeout=30) as http:
         tid = http.post(f"{server.api}/threads", json={}).json()["thread_id"]
         with pytest.raises(httpx.ReadTimeout):
             http.post(

@@ -4,15 +4,11 @@ Webhooks (delivery, retries, refused targets) are in tests/security/test_webhook
 
 from __future__ import annotations
 
-import asyncio
-
-import httpx
 import pytest
-from langgraph_sdk import get_client
 from langgraph_sdk.errors import NotFoundError, UnprocessableEntityError
 
-from runs.runkit import human
-from support.live import LiveServer
+from runs.runkit import human, wait_status
+from support.inproc import InProcessServer
 
 
 async def test_failing_graph_gives_error_event_and_status(client):
@@ -40,7 +36,7 @@ async def test_failing_graph_gives_error_event_and_status(client):
     assert (await client.threads.get(tid))["status"] == "idle"
 
 
-async def test_bad_requests(client, server: LiveServer):
+async def test_bad_requests(client, server: InProcessServer):
     t = await client.threads.create()
     tid = t["thread_id"]
     with pytest.raises(NotFoundError):
@@ -49,7 +45,7 @@ async def test_bad_requests(client, server: LiveServer):
         await client.runs.create("00000000-0000-0000-0000-000000000001", "echo", input={})
     with pytest.raises(UnprocessableEntityError):
         await client.runs.create(tid, "echo", input={}, stream_mode="bogus")
-    async with httpx.AsyncClient() as http:
+    async with server.ahttp() as http:
         r = await http.post(f"{server.api}/threads/not-a-uuid/runs", json={"assistant_id": "echo"})
         assert r.status_code == 422 and r.json()["detail"] == "Invalid thread ID: must be a UUID"
         r = await http.post(f"{server.api}/threads/{tid}/runs", json={"input": {}})
@@ -64,9 +60,9 @@ async def test_bad_requests(client, server: LiveServer):
     assert out["last_echo"] == "new"
 
 
-async def test_timeout(start_server):
-    srv = start_server(runs={"timeout_s": 0.5})
-    client = get_client(url=srv.api)
+async def test_timeout(start_app):
+    srv = start_app(runs={"timeout_s": 0.5})
+    client = srv.sdk()
     t = await client.threads.create()
     parts = [
         p
@@ -80,15 +76,15 @@ async def test_timeout(start_server):
     assert (await client.threads.get(t["thread_id"]))["status"] == "error"
 
 
-async def test_concurrency_cap_queues_fifo(start_server):
-    srv = start_server(runs={"max_concurrency": 1})
-    client = get_client(url=srv.api)
+async def test_concurrency_cap_queues_fifo(start_app):
+    srv = start_app(runs={"max_concurrency": 1})
+    client = srv.sdk()
     threads = [await client.threads.create() for _ in range(3)]
     runs = [
         await client.runs.create(t["thread_id"], "echo", input={**human(str(i)), "sleep": 0.6})
         for i, t in enumerate(threads)
     ]
-    await asyncio.sleep(0.3)
+    await wait_status(client, runs[0]["thread_id"], runs[0]["run_id"], {"running"})
     statuses = [(await client.runs.get(r["thread_id"], r["run_id"]))["status"] for r in runs]
     assert statuses == ["running", "pending", "pending"]
     for r in runs:

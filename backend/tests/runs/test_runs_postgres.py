@@ -9,12 +9,12 @@ from collections.abc import Iterator
 
 import psycopg
 import pytest
-from langgraph_sdk import get_client
 from langgraph_sdk.errors import ConflictError, NotFoundError
 from sqlalchemy.engine import make_url
 
-from runs.runkit import human
-from support.live import LiveServer, base_config
+from runs.runkit import human, wait_next
+from support.inproc import InProcessServer
+from support.live import base_config
 
 PG_URL = os.environ.get("PRONGHORN_TEST_POSTGRES_URL")
 pytestmark = pytest.mark.skipif(not PG_URL, reason="PRONGHORN_TEST_POSTGRES_URL is not set")
@@ -25,13 +25,15 @@ def _libpq(url: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessServer]:
     assert PG_URL
     name = f"pronghorn_runs_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(_libpq(PG_URL), autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     url = make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
-    srv = LiveServer(tmp_path_factory.mktemp("pgruns"), base_config(database={"url": url})).start()
+    srv = InProcessServer(
+        tmp_path_factory.mktemp("pgruns"), base_config(database={"url": url})
+    ).start()
     try:
         yield srv
     finally:
@@ -40,8 +42,8 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-async def test_runs_queue_stream_and_resume_on_postgres(pg_server: LiveServer):
-    client = get_client(url=pg_server.api)
+async def test_runs_queue_stream_and_resume_on_postgres(pg_server: InProcessServer):
+    client = pg_server.sdk()
     t = await client.threads.create()
     tid = t["thread_id"]
     r1 = await client.runs.create(tid, "echo", input={**human("a"), "sleep": 0.5})
@@ -67,8 +69,8 @@ async def test_runs_queue_stream_and_resume_on_postgres(pg_server: LiveServer):
     assert (await client.threads.get(tid))["status"] == "idle"
 
 
-async def test_rollback_and_errors_on_postgres(pg_server: LiveServer):
-    client = get_client(url=pg_server.api)
+async def test_rollback_and_errors_on_postgres(pg_server: InProcessServer):
+    client = pg_server.sdk()
     t = await client.threads.create()
     tid = t["thread_id"]
     await client.runs.wait(tid, "echo", input=human("keep"))
@@ -78,7 +80,7 @@ async def test_rollback_and_errors_on_postgres(pg_server: LiveServer):
         if (await client.runs.get(tid, run["run_id"]))["status"] == "running":
             break
         await asyncio.sleep(0.05)
-    await asyncio.sleep(0.3)
+    await wait_next(client, tid, ["respond"])  # `prepare` has checkpointed
     await client.runs.cancel(tid, run["run_id"], wait=True, action="rollback")
     with pytest.raises(NotFoundError):
         await client.runs.get(tid, run["run_id"])

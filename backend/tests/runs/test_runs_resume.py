@@ -7,20 +7,20 @@ import threading
 import httpx
 
 from runs.runkit import human, read_events
-from support.live import LiveServer
+from support.inproc import InProcessServer
 
 
 def _create_stream_run(http: httpx.Client, api: str, thread_id: str, body: dict):
     return read_events(http, "POST", f"{api}/threads/{thread_id}/runs/stream", json=body)
 
 
-def test_drop_and_resume_gets_exactly_the_rest(server: LiveServer):
+def test_drop_and_resume_gets_exactly_the_rest(server: InProcessServer):
     body = {
         "assistant_id": "echo",
         "input": {**human("go"), "chunks": 40, "sleep": 0.8},
         "stream_mode": ["messages-tuple", "updates"],
     }
-    with httpx.Client(timeout=30) as http:
+    with server.http(timeout=30) as http:
         tid = http.post(f"{server.api}/threads", json={}).json()["thread_id"]
         # Drop the connection after 6 events; the run keeps going (on_disconnect=continue).
         resp, head = read_events(
@@ -76,13 +76,13 @@ async def test_join_live_and_finished(client):
     assert {p.event for p in only} == {"metadata", "updates"}
 
 
-def test_thread_stream_sees_runs_and_lifecycle(server: LiveServer):
-    with httpx.Client(timeout=30) as http:
+def test_thread_stream_sees_runs_and_lifecycle(server: InProcessServer):
+    with server.http(timeout=30) as http:
         tid = http.post(f"{server.api}/threads", json={}).json()["thread_id"]
         got: list = []
 
         def listen() -> None:
-            with httpx.Client(timeout=30) as h2:
+            with server.http(timeout=30) as h2:
                 _, frames = read_events(
                     h2,
                     "GET",
@@ -104,5 +104,6 @@ def test_thread_stream_sees_runs_and_lifecycle(server: LiveServer):
     names = [f.event for f in got]
     assert names[:3] == ["metadata", "updates", "updates"]
     assert names[3] == "metadata" and '"run_done"' in got[3].data
-    bad = httpx.get(f"{server.api}/threads/{tid}/stream", headers={"Last-Event-ID": "x-y"})
+    with server.http() as http:
+        bad = http.get(f"{server.api}/threads/{tid}/stream", headers={"Last-Event-ID": "x-y"})
     assert bad.status_code == 422

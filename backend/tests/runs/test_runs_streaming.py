@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import httpx
 import pytest
 
 from runs.runkit import Frame, human, parse_frames, read_events
-from support.live import LiveServer
+from support.inproc import InProcessServer
 
 
 async def _events(client, thread_id, **kwargs):
@@ -106,8 +105,8 @@ async def test_subgraph_namespaces(client):
     assert any(n.startswith("updates|inner:") for n in names), names
 
 
-def test_wire_format_matches_the_contract(server: LiveServer):
-    with httpx.Client(timeout=30) as http:
+def test_wire_format_matches_the_contract(server: InProcessServer):
+    with server.http(timeout=30) as http:
         t = http.post(f"{server.api}/threads", json={}).json()
         resp, frames = read_events(
             http,
@@ -126,9 +125,9 @@ def test_wire_format_matches_the_contract(server: LiveServer):
     assert frames[0].data.startswith('{"run_id":"') and " " not in frames[0].data
 
 
-def test_heartbeat_comment(start_server):
-    srv = start_server(streaming={"heartbeat_s": 0.3})
-    with httpx.Client(timeout=30) as http:
+def test_heartbeat_comment(start_app):
+    srv = start_app(streaming={"heartbeat_s": 0.3})
+    with srv.http(timeout=30) as http:
         t = http.post(f"{srv.api}/threads", json={}).json()
         raw = b""
         with http.stream(

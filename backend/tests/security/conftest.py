@@ -13,10 +13,17 @@ from contextlib import contextmanager
 
 import httpx
 
+from support.inproc import InProcessServer
+
 
 @contextmanager
-def assert_responsive(base_url: str, *, limit_s: float = 1.0) -> Iterator[list[float]]:
+def assert_responsive(
+    target: str | InProcessServer, *, limit_s: float = 1.0
+) -> Iterator[list[float]]:
     """While the block runs, ``GET /health`` must answer within ``limit_s`` every time.
+
+    ``target`` is a live server's base URL or an in-process gateway (probed through its own
+    client, from this other thread: its event loop is not the test's).
 
     Yields the list of observed latencies (seconds); raises AssertionError after the block
     if any probe was slower than ``limit_s`` or failed.
@@ -25,7 +32,10 @@ def assert_responsive(base_url: str, *, limit_s: float = 1.0) -> Iterator[list[f
     failures: list[str] = []
     stop = threading.Event()
 
-    client = httpx.Client(base_url=base_url, timeout=limit_s * 5)
+    if isinstance(target, str):
+        client = httpx.Client(base_url=target, timeout=limit_s * 5)
+    else:
+        client = target.http(timeout=limit_s * 5)
     client.get("/health").raise_for_status()  # connected and warm before the attack
 
     def probe() -> None:

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from langgraph_sdk import get_client
 
-from support.live import LiveServer, base_config
+from support.inproc import InProcessServer
+from support.live import base_config
 
 from .conftest import assert_responsive
 
@@ -44,12 +44,12 @@ RULES = [
 
 
 @pytest.fixture(scope="module")
-def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessServer]:
     cfg = base_config(
         models=[{"name": "s", "provider": "scripted", "rules": RULES}],
         agent={"default_model": "s"},
     )
-    server = LiveServer(tmp_path_factory.mktemp("cancel"), cfg).start()
+    server = InProcessServer(tmp_path_factory.mktemp("cancel"), cfg).start()
     yield server
     server.stop()
 
@@ -77,13 +77,13 @@ async def _until(predicate: Any, within_s: float, what: str) -> None:
         await asyncio.sleep(0.05)
 
 
-async def test_cancel_kills_the_running_command_and_its_children(srv: LiveServer):
-    client = get_client(url=srv.api, timeout=30)
+async def test_cancel_kills_the_running_command_and_its_children(srv: InProcessServer):
+    client = srv.sdk(timeout=30)
     tid = (await client.threads.create())["thread_id"]
     run = await client.runs.create(
         tid, "lead_agent", input={"messages": [{"role": "user", "content": "long job"}]}
     )
-    with assert_responsive(srv.url):
+    with assert_responsive(srv):
         await _until(lambda: len(_tagged_pids()) >= 2, 60, "the command to start")
         started = time.monotonic()
         await client.runs.cancel(tid, run["run_id"], wait=True)

@@ -18,7 +18,8 @@ import jsonschema
 import pytest
 
 from security.conftest import assert_responsive
-from support.live import LiveServer, base_config
+from support.inproc import InProcessServer
+from support.live import base_config
 
 DEEP = "[" * 400 + "]" * 400
 BIG_INT = "99999999999999999999"  # beyond int64 (and uint64)
@@ -26,9 +27,9 @@ BIG_INT = "99999999999999999999"  # beyond int64 (and uint64)
 
 @dataclass
 class World:
-    """A live gateway with one thread that has run once (so it has checkpoints and events)."""
+    """A gateway with one thread that has run once (so it has checkpoints and events)."""
 
-    server: LiveServer
+    server: InProcessServer
     thread_id: str
     run_id: str
     openapi: dict[str, Any] = field(default_factory=dict)
@@ -40,9 +41,9 @@ class World:
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
-    server = LiveServer(tmp_path_factory.mktemp("poison"), base_config()).start(timeout=90)
+    server = InProcessServer(tmp_path_factory.mktemp("poison"), base_config()).start(timeout=90)
     try:
-        with httpx.Client(base_url=server.api, timeout=60) as http:
+        with server.http(base_url=server.api, timeout=60) as http:
             tid = http.post("/threads", json={"metadata": {"kind": "victim"}}).json()["thread_id"]
             done = http.post(
                 f"/threads/{tid}/runs/wait",
@@ -54,7 +55,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
             assert done.status_code == 200, done.text
             run_id = http.get(f"/threads/{tid}/runs").json()[0]["run_id"]
             http.put("/store/items", json={"namespace": ["docs"], "key": "k", "value": {"n": 1}})
-        openapi = httpx.get(f"{server.url}/openapi.json", timeout=30).json()
+        with server.http() as http:
+            openapi = http.get("/openapi.json").json()
         yield World(server, tid, run_id, openapi)
     finally:
         server.stop()
@@ -433,9 +435,9 @@ def _until(predicate: Callable[[], bool], timeout: float = 30.0) -> None:
 def test_poison_is_refused_and_searches_still_work(world: World, poison: Poison) -> None:
     path = poison.path.format(tid=world.thread_id, rid=world.run_id)
     headers = {"content-type": "application/json", **poison.headers}
-    with httpx.Client(base_url=world.api, timeout=60) as http:
+    with world.server.http(base_url=world.api, timeout=60) as http:
         before = _counts(http)
-        with assert_responsive(world.server.url) as probes:
+        with assert_responsive(world.server) as probes:
             r = http.request(poison.method, path, content=poison.body, headers=headers)
             _until(lambda: len(probes) >= 2)  # /health answered while (and after) it ran
         assert r.status_code == poison.status, f"{poison.name}: {r.status_code} {r.text[:300]}"
@@ -461,7 +463,7 @@ def test_openapi_documents_the_real_422_body(world: World) -> None:
                 documented += 1
     assert documented > 20
     # FastAPI's own validation (a wrong type) and a bad JSON body, checked against it.
-    with httpx.Client(base_url=world.api, timeout=30) as http:
+    with world.server.http(base_url=world.api, timeout=30) as http:
         for r in (
             http.post("/threads/search", json={"limit": "many"}),
             http.post("/threads", content=b"{", headers={"content-type": "application/json"}),
@@ -476,7 +478,7 @@ def test_well_formed_edge_values_still_work(world: World) -> None:
     nested: Any = "leaf"
     for _ in range(60):
         nested = {"n": nested}
-    with httpx.Client(base_url=world.api, timeout=30) as http:
+    with world.server.http(base_url=world.api, timeout=30) as http:
         made = http.post(
             "/threads",
             json={
@@ -524,7 +526,7 @@ def _nest(levels: int) -> Any:
 
 def test_depth_limit_is_exact(world: World) -> None:
     """The body itself is level 1: 64 levels in all are accepted, 65 are refused."""
-    with httpx.Client(base_url=world.api, timeout=30) as http:
+    with world.server.http(base_url=world.api, timeout=30) as http:
         before = _counts(http)
         refused = http.post("/threads", json={"metadata": _nest(64)})
         assert refused.status_code == 422

@@ -13,11 +13,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-from langgraph_sdk import get_client
 
-from support.live import LiveServer, base_config
+from support.inproc import InProcessServer
+from support.live import base_config
 
 SECRET = "B's private upload 7f3a"
 
@@ -44,18 +43,18 @@ RULES = [
 
 
 @pytest.fixture(scope="module")
-def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessServer]:
     cfg = base_config(
         models=[{"name": "s", "provider": "scripted", "rules": RULES}],
         agent={"default_model": "s"},
         sandbox={"isolation": "none"},
     )
-    server = LiveServer(tmp_path_factory.mktemp("scope"), cfg).start()
+    server = InProcessServer(tmp_path_factory.mktemp("scope"), cfg).start()
     yield server
     server.stop()
 
 
-def _threads_dir(srv: LiveServer, user: str = "local") -> Path:
+def _threads_dir(srv: InProcessServer, user: str = "local") -> Path:
     return srv.workdir / "data" / "users" / user / "threads"
 
 
@@ -83,11 +82,11 @@ def _fill(value: Any, b: str) -> Any:
 
 
 @pytest.mark.parametrize("extra", BODIES)
-async def test_run_body_cannot_reach_another_thread(srv: LiveServer, extra: dict[str, Any]):
-    client = get_client(url=srv.api, timeout=30)
+async def test_run_body_cannot_reach_another_thread(srv: InProcessServer, extra: dict[str, Any]):
+    client = srv.sdk(timeout=30)
     a = (await client.threads.create())["thread_id"]
     b = (await client.threads.create())["thread_id"]
-    async with httpx.AsyncClient(base_url=srv.url, timeout=30) as http:
+    async with srv.ahttp(base_url=srv.url, timeout=30) as http:
         up = await http.post(
             f"/api/threads/{b}/uploads", files={"files": ("secret.txt", SECRET.encode())}
         )
@@ -116,10 +115,10 @@ async def test_run_body_cannot_reach_another_thread(srv: LiveServer, extra: dict
     assert (await client.threads.get_state(a))["values"]["messages"][-1]["content"] == "done"
 
 
-async def test_checkpoint_id_from_the_body_still_forks(srv: LiveServer):
+async def test_checkpoint_id_from_the_body_still_forks(srv: InProcessServer):
     """The allowed keys keep working: a run from an earlier checkpoint of its own thread
     (the body's ``thread_id`` is ignored, its ``checkpoint_id`` and ``checkpoint_ns`` kept)."""
-    client = get_client(url=srv.api, timeout=30)
+    client = srv.sdk(timeout=30)
     a = (await client.threads.create())["thread_id"]
 
     async def say(text: str, **kw: Any) -> None:

@@ -16,7 +16,7 @@ class Credentials:
     method: str
     path: str
     headers: Mapping[str, str]  # lower-case names; the first value of each
-    cookies: Mapping[str, str] = field(default_factory=dict)
+    cookies: Mapping[str, str] = field(default_factory=dict[str, str])
     client_ip: str | None = None  # after trusted-proxy resolution
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, delete, func, insert, select, update
+from sqlalchemy import ColumnElement, and_, delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from pronghorn.persistence.repos.common import contains, iso, json_filter, now
@@ -69,7 +69,7 @@ def _where(
     enabled: bool | None,
     metadata: dict[str, Any] | None,
 ) -> tuple[Any, dict[str, Any]]:
-    conds = []
+    conds: list[ColumnElement[bool]] = []
     if assistant_id:
         conds.append(crons.c.assistant_id == assistant_id)
     if thread_id:

@@ -39,7 +39,7 @@ _THREAD_BUSY_META = _THREAD_BUSY.values(
 
 def resolve_assistant(conn: Connection, id_or_graph_id: str) -> dict[str, Any] | None:
     """The assistant with this id, or — for a graph id — that graph's system assistant."""
-    candidates = []
+    candidates: list[str] = []
     with contextlib.suppress(ValueError, AttributeError, TypeError):
         candidates.append(str(uuid.UUID(id_or_graph_id)))
     candidates.append(system_assistant_id(id_or_graph_id))
@@ -180,7 +180,7 @@ def settle_run(
     if delete_run:
         conn.execute(delete(runs).where(runs.c.run_id == run_id))
     else:
-        usage = run_fields.get("usage") or {}
+        usage: dict[str, Any] = run_fields.get("usage") or {}
         conn.execute(
             _FINISH,
             {

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from pathlib import Path
+from typing import cast
 
 from pronghorn.auth.authenticator import NoAuth
 from pronghorn.auth.authorizer import AllowAll
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.graphs.lead_agent import LeadAgentFactory
+from pronghorn.graphs.lead_agent.graph import LeadAgentHost
 from pronghorn.graphs.registry import GraphRegistry
 from pronghorn.persistence.migrate import upgrade
 from pronghorn.persistence.repos.assistants import ensure_system_assistants
@@ -22,7 +24,7 @@ log = logging.getLogger("pronghorn.runtime")
 
 
 @contextlib.asynccontextmanager
-async def open_runtime(settings: ConfigHolder, *, base_dir: Path) -> AsyncIterator[Runtime]:
+async def open_runtime(settings: ConfigHolder, *, base_dir: Path) -> AsyncGenerator[Runtime, None]:
     config = settings.current
     data_dir = resolve_data_dir(config, base_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -43,7 +45,9 @@ async def open_runtime(settings: ConfigHolder, *, base_dir: Path) -> AsyncIterat
             authenticator=NoAuth(),
             authorizer=AllowAll(),
         )
-        graphs.add_builtin("lead_agent", LeadAgentFactory(runtime))
+        # The Runtime is a LeadAgentHost; pyright does not apply `Started.__get__` when it
+        # matches a descriptor against a protocol's property, hence the cast.
+        graphs.add_builtin("lead_agent", LeadAgentFactory(cast("LeadAgentHost", runtime)))
         await ensure_system_assistants(db, graphs.ids())
         for component in COMPONENTS:
             await stack.enter_async_context(component(runtime))

@@ -6,7 +6,7 @@ Each is an async context manager factory taking the Runtime; it sets its attribu
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
 from pronghorn.models.errors import UnknownModelError
@@ -26,7 +26,7 @@ from pronghorn.sandbox.local import LocalSandboxProvider
 
 
 @contextlib.asynccontextmanager
-async def models(runtime: Runtime) -> AsyncIterator[None]:
+async def models(runtime: Runtime) -> AsyncGenerator[None, None]:
     runtime.models = ModelFactory(runtime.config)
 
     def _refresh(old: Any, new: Any) -> None:
@@ -40,7 +40,8 @@ def model_name_of(req: RunCreate) -> str | None:
     """The model a run asks for: `context.model_name`, else `configurable.model_name`."""
     name = (req.context or {}).get("model_name")
     if name is None:
-        name = ((req.config or {}).get("configurable") or {}).get("model_name")
+        configurable: dict[str, Any] = (req.config or {}).get("configurable") or {}
+        name = configurable.get("model_name")
     return name
 
 
@@ -71,7 +72,7 @@ def check_webhook(runtime: Runtime) -> Callable[[RunCreate, dict[str, Any]], Non
 
 
 @contextlib.asynccontextmanager
-async def sandbox(runtime: Runtime) -> AsyncIterator[None]:
+async def sandbox(runtime: Runtime) -> AsyncGenerator[None, None]:
     # The data dir as the runtime resolved it (relative to the base dir), so the sandbox and
     # the files API always agree on where a thread's folders are.
     provider = LocalSandboxProvider(
@@ -86,7 +87,7 @@ async def sandbox(runtime: Runtime) -> AsyncIterator[None]:
 
 
 @contextlib.asynccontextmanager
-async def broker(runtime: Runtime) -> AsyncIterator[None]:
+async def broker(runtime: Runtime) -> AsyncGenerator[None, None]:
     cfg = runtime.config
     if cfg.broker.kind != "memory":
         raise RuntimeError(f"broker.kind {cfg.broker.kind!r} is not available yet")
@@ -110,7 +111,7 @@ async def broker(runtime: Runtime) -> AsyncIterator[None]:
 
 
 @contextlib.asynccontextmanager
-async def runs(runtime: Runtime) -> AsyncIterator[None]:
+async def runs(runtime: Runtime) -> AsyncGenerator[None, None]:
     cfg = runtime.config
     webhooks = WebhookSender(timeout_s=cfg.runs.webhook_timeout_s, retries=cfg.runs.webhook_retries)
 

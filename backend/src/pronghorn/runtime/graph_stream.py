@@ -9,10 +9,12 @@ legacy `messages` mode becomes `messages/metadata`, `messages/partial` and
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.messages import BaseMessage, BaseMessageChunk
-from langgraph.pregel import Pregel
+from langchain_core.runnables import RunnableConfig
+
+from pronghorn.graphs.registry import AnyGraph
 
 Emit = Callable[[str, Any], Awaitable[None]]
 
@@ -38,7 +40,9 @@ class _LegacyMessages:
         self.emit = emit
         self.partial: dict[str, BaseMessageChunk] = {}
 
-    async def on_message(self, name_suffix: str, message: BaseMessage, meta: dict) -> None:
+    async def on_message(
+        self, name_suffix: str, message: BaseMessage, meta: dict[str, Any]
+    ) -> None:
         msg_id = message.id or ""
         if isinstance(message, BaseMessageChunk):
             acc = self.partial.get(msg_id)
@@ -65,7 +69,7 @@ class _LegacyMessages:
 
 
 async def stream_graph(
-    graph: Pregel,
+    graph: AnyGraph,
     graph_input: Any,
     config: dict[str, Any],
     *,
@@ -115,15 +119,24 @@ async def stream_graph(
             mode, data = chunk
             await dispatch((), mode, data)
 
+    run_config = cast("RunnableConfig", config)  # build_config's keys are RunnableConfig's
     if "events" in requested:
-        async for event in graph.astream_events(graph_input, config, version="v2", **kwargs):
+        # langchain-core annotates `input` with a bare `Command` (no type argument).
+        events = graph.astream_events(  # pyright: ignore[reportUnknownMemberType]
+            graph_input, run_config, version="v2", **kwargs
+        )
+        async for event in events:
             if event.get("event") == "on_chain_stream" and not event.get("parent_ids"):
-                chunk = (event.get("data") or {}).get("chunk")
-                if isinstance(chunk, tuple) and len(chunk) in (2, 3):
+                chunk: object = (event.get("data") or {}).get("chunk")
+                if isinstance(chunk, tuple) and len(cast("tuple[Any, ...]", chunk)) in (2, 3):
                     await handle(chunk)
             await emit("events", event)
     else:
-        async for chunk in graph.astream(graph_input, config, **kwargs):
+        # langgraph annotates `input` with a bare `Command` (no type argument).
+        stream = graph.astream(  # pyright: ignore[reportUnknownMemberType]
+            graph_input, run_config, **kwargs
+        )
+        async for chunk in stream:
             await handle(chunk)
     if legacy is not None:
         await legacy.flush()

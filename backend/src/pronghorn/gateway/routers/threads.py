@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, Header, Query, Response
@@ -145,7 +145,7 @@ async def load_row(runtime: Runtime, thread_id: str) -> Any:
 @contextlib.asynccontextmanager
 async def thread_graph(
     runtime: Runtime, row: Any, access: AccessContext = "threads.read"
-) -> AsyncIterator[Any]:
+) -> AsyncGenerator[Any, None]:
     """The thread's graph (metadata.graph_id), or None for a thread that never ran."""
     graph_id = (row["metadata"] or {}).get("graph_id")
     if not graph_id:

@@ -69,7 +69,7 @@ class AuthMiddleware:
         try:
             principal = await authenticator.authenticate(credentials_of(scope))
         except AuthError as exc:
-            headers = {}
+            headers: dict[str, str] = {}
             if exc.retry_after_s is not None:
                 headers["Retry-After"] = str(max(1, round(exc.retry_after_s)))
             if exc.status == 401:

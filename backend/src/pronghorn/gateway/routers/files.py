@@ -20,12 +20,15 @@ import mimetypes
 import os
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Request, Response
 from python_multipart.exceptions import MultipartParseError
 from python_multipart.multipart import MultipartParser, parse_options_header
+
+if TYPE_CHECKING:
+    from python_multipart.multipart import MultipartCallbacks
 
 from pronghorn.gateway.deps import check_uuid, get_runtime
 from pronghorn.gateway.descriptor_response import serve_descriptor
@@ -167,7 +170,7 @@ class _Receiver:
     _hfield: bytearray = field(default_factory=bytearray)
     _hvalue: bytearray = field(default_factory=bytearray)
 
-    def callbacks(self) -> dict[str, Any]:
+    def callbacks(self) -> MultipartCallbacks:
         def header_end() -> None:
             self.events.append(("header", (bytes(self._hfield).lower(), bytes(self._hvalue))))
             self._hfield.clear()
@@ -317,7 +320,7 @@ async def _receive(
             raise ApiError(400, "The multipart body ended in the middle of a file.")
         if not receiver.done:
             raise ApiError(400, "No files: send them in the multipart field 'files'.")
-        files = []
+        files: list[dict[str, Any]] = []
         for part in receiver.done:
             assert part.temp is not None and part.name is not None
             name = await asyncio.to_thread(_place, folder, part.temp, part.name)

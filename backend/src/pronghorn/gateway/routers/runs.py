@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, cast
 
 from fastapi import APIRouter, Body, Depends, Query, Request, Response
 from fastapi.responses import StreamingResponse
@@ -179,7 +179,8 @@ async def wait_stateless(
 async def create_batch(body: Any = Body(...), runtime: Runtime = Depends(get_runtime)) -> Response:
     if not isinstance(body, list):
         raise ApiError(422, "Request body must be a JSON array of runs")
-    requests = [_parse(item) for item in body]  # validate all before creating any
+    # validate all before creating any
+    requests = [_parse(item) for item in cast("list[Any]", body)]
     for req in requests:
         await runtime.runs.precheck(req)
     jobs = [await runtime.runs.create(None, req) for req in requests]
@@ -195,6 +196,7 @@ async def cancel_many(
     body = body or {}
     if not isinstance(body, dict):
         raise ApiError(422, "Request body must be a JSON object")
+    body = cast("dict[str, Any]", body)
     thread_id = body.get("thread_id")
     run_ids = body.get("run_ids")
     status = body.get("status")
@@ -207,7 +209,7 @@ async def cancel_many(
     if run_ids is not None:
         if not isinstance(run_ids, list):
             raise ApiError(422, "run_ids must be a list")
-        run_ids = [check_uuid(r, "run") for r in run_ids]
+        run_ids = [check_uuid(r, "run") for r in cast("list[Any]", run_ids)]
     n = await runtime.runs.cancel_many(
         thread_id=thread_id, run_ids=run_ids, status=status, action=action
     )
@@ -371,11 +373,11 @@ async def thread_stream(
     except ValueError as exc:
         raise ApiError(422, str(exc)) from None
     modes = set(_modes_param(stream_mode, THREAD_STREAM_MODES) or []) | set(
-        _modes_param([stream_modes], THREAD_STREAM_MODES) if stream_modes else []
+        (_modes_param([stream_modes], THREAD_STREAM_MODES) or []) if stream_modes else []
     )
     events = runtime.broker.subscribe_thread(tid, after)
     if modes and "run_modes" not in modes:
-        wanted = set()
+        wanted: set[str] = set()
         if "lifecycle" in modes:
             wanted.add("metadata")
         if "state_update" in modes:

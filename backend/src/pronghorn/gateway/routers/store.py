@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 from fastapi import APIRouter, Depends, Response
 from pydantic import AfterValidator, BaseModel, Field
@@ -37,7 +37,7 @@ def _check_operators(filt: dict[str, Any]) -> dict[str, Any]:
     for key, value in filt.items():
         if not isinstance(value, dict):
             continue
-        for op in value:
+        for op in cast("dict[Any, Any]", value):
             if op not in FILTER_OPERATORS:
                 raise ValueError(
                     f"filter {key!r}: unsupported operator {op!r}; "
@@ -65,7 +65,7 @@ class StoreDelete(BaseModel):
 class StoreSearch(BaseModel):
     namespace_prefix: list[str] | None = None
     filter: StoreFilter | None = None
-    limit: int = Field(10, ge=0, le=10000)
+    limit: int = Field(default=10, ge=0, le=10000)
     offset: Offset = 0
     query: str | None = None
     refresh_ttl: bool | None = None
@@ -74,20 +74,20 @@ class StoreSearch(BaseModel):
 class StoreNamespaces(BaseModel):
     prefix: list[str] | None = None
     suffix: list[str] | None = None
-    max_depth: int | None = Field(None, ge=1, le=MAX_NAMESPACE_DEPTH)
-    limit: int = Field(100, ge=0, le=10000)
+    max_depth: int | None = Field(default=None, ge=1, le=MAX_NAMESPACE_DEPTH)
+    limit: int = Field(default=100, ge=0, le=10000)
     offset: Offset = 0
 
 
 def check_namespace(
     namespace: list[str] | tuple[str, ...], *, allow_empty: bool = False, writing: bool = False
-) -> tuple:
+) -> tuple[str, ...]:
     """422 for what the LangGraph stores refuse: empty labels, labels with dots (the GET form
     joins them with dots) or NUL characters, and (when writing) the reserved root label."""
     if not namespace and not allow_empty:
         raise ApiError(422, "Namespace cannot be empty")
     for label in namespace:
-        if not isinstance(label, str) or not label:
+        if not label:  # the models' namespaces are lists of str
             raise ApiError(422, "Namespace labels cannot be empty strings")
         if "." in label:
             raise ApiError(422, f"Namespace labels cannot contain periods ('.'): {label!r}")

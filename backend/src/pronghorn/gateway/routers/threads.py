@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import AsyncGenerator
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 from fastapi import APIRouter, Body, Depends, Header, Query, Response
 from langgraph.errors import InvalidUpdateError
@@ -99,12 +99,12 @@ class ThreadCount(BaseModel):
 
 class ThreadSearch(ThreadCount):
     ids: list[str] | None = None
-    limit: int = Field(10, ge=0, le=1000)
+    limit: int = Field(default=10, ge=0, le=1000)
     offset: Offset = 0
     sort_by: SortBy | None = None
     sort_order: Literal["asc", "desc"] | None = None
     select: list[str] | None = None
-    extract: dict[str, ExtractPath] | None = Field(None, max_length=10)
+    extract: dict[str, ExtractPath] | None = Field(default=None, max_length=10)
 
 
 class ThreadPrune(BaseModel):
@@ -126,7 +126,7 @@ class StateAtCheckpoint(BaseModel):
 
 
 class HistorySearch(BaseModel):
-    limit: int = Field(10, ge=1, le=1000)
+    limit: int = Field(default=10, ge=1, le=1000)
     before: CheckpointDict | str | None = None
     metadata: FilterDict | None = None
     checkpoint: CheckpointDict | None = None
@@ -147,7 +147,8 @@ async def thread_graph(
     runtime: Runtime, row: Any, access: AccessContext = "threads.read"
 ) -> AsyncGenerator[Any, None]:
     """The thread's graph (metadata.graph_id), or None for a thread that never ran."""
-    graph_id = (row["metadata"] or {}).get("graph_id")
+    metadata: dict[str, Any] = row["metadata"] or {}
+    graph_id: str | None = metadata.get("graph_id")
     if not graph_id:
         yield None
         return
@@ -187,7 +188,7 @@ async def create_thread(
     metadata = dict(body.metadata or {})
     if body.graph_id:
         metadata["graph_id"] = body.graph_id
-    if body.supersteps and metadata.get("graph_id") not in runtime.graphs:
+    if body.supersteps and metadata.get("graph_id", "") not in runtime.graphs:
         raise ApiError(422, "supersteps need a known graph_id (in the body or metadata)")
     ttl, expires_at = repo.ttl_fields(_ttl(body.ttl))
     async with runtime.db.tx() as conn:
@@ -219,10 +220,13 @@ def _extract(doc: dict[str, Any], path: str) -> Any:
     current: Any = doc
     for name, index in _STEP.findall(_bare(path)):
         if name:
-            current = current.get(name) if isinstance(current, dict) else None
+            current = (
+                cast("dict[str, Any]", current).get(name) if isinstance(current, dict) else None
+            )
         elif isinstance(current, list):
             i = int(index)
-            current = current[i] if -len(current) <= i < len(current) else None
+            items = cast("list[Any]", current)
+            current = items[i] if -len(items) <= i < len(items) else None
         else:
             current = None
         if current is None:
@@ -248,7 +252,7 @@ async def search_threads(
             sort_by=body.sort_by,
             sort_order=body.sort_order,
         )
-    out = []
+    out: list[dict[str, Any]] = []
     for item in items:
         shown = {k: v for k, v in item.items() if k in body.select} if body.select else dict(item)
         if body.extract:

@@ -394,7 +394,9 @@ def content_disposition(disposition: str, name: str) -> str:
     return f'{disposition}; filename="{name}"'
 
 
-@router.api_route("/artifacts/{path:path}", methods=["GET", "HEAD"])
+# One route per method, so each gets its own OpenAPI operation id.
+@router.get("/artifacts/{path:path}")
+@router.head("/artifacts/{path:path}")
 async def artifact(
     thread_id: str,
     path: str,

@@ -314,7 +314,9 @@ async def _join_stream(
     )
 
 
-@router.api_route("/threads/{thread_id}/runs/{run_id}/stream", methods=["GET", "POST"])
+# One route per method, so each gets its own OpenAPI operation id.
+@router.get("/threads/{thread_id}/runs/{run_id}/stream")
+@router.post("/threads/{thread_id}/runs/{run_id}/stream")
 async def join_stream(
     thread_id: str,
     run_id: str,

@@ -14,6 +14,7 @@ from pronghorn.models.factory import ModelFactory
 from pronghorn.runtime.errors import InvalidRun, RefusedRun
 from pronghorn.runtime.event_store import SqlEventStore
 from pronghorn.runtime.executor import Executor
+from pronghorn.runtime.job_table import JobTable
 from pronghorn.runtime.manager import RunManager
 from pronghorn.runtime.memory_broker import MemoryBroker
 from pronghorn.runtime.message_input import message_input_validator
@@ -118,6 +119,7 @@ async def runs(runtime: Runtime) -> AsyncGenerator[None, None]:
     async def delete_temporary(thread_id: str) -> None:
         await purge_thread(runtime, thread_id)
 
+    jobs = JobTable()
     executor = Executor(
         db=runtime.db,
         graphs=runtime.graphs,
@@ -125,9 +127,10 @@ async def runs(runtime: Runtime) -> AsyncGenerator[None, None]:
         checkpointer=runtime.checkpointer,
         settings=runtime.settings,
         webhooks=webhooks,
+        jobs=jobs,
         thread_deleter=delete_temporary,
     )
-    manager = RunManager(executor)
+    manager = RunManager(executor, jobs)
     runtime.settings.add_listener(manager.on_config_change)
     manager.validators.append(check_model(runtime))
     manager.validators.append(check_webhook(runtime))

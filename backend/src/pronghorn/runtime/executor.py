@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, cast
 
@@ -19,6 +18,7 @@ from pronghorn.persistence.repos import run_units
 from pronghorn.runtime.broker import EventBroker
 from pronghorn.runtime.checkpoint_ops import delete_run_checkpoints
 from pronghorn.runtime.graph_stream import stream_graph
+from pronghorn.runtime.job_table import JobTable
 from pronghorn.runtime.jobs import Job
 from pronghorn.runtime.log_context import run_id_var
 from pronghorn.runtime.serialization import dumps, to_jsonable
@@ -153,6 +153,7 @@ class Executor:
         checkpointer: Any,
         settings: Any,
         webhooks: WebhookSender,
+        jobs: JobTable,
         thread_deleter: Any = None,
     ) -> None:
         self.db = db
@@ -162,9 +163,9 @@ class Executor:
         self.settings = settings
         self.webhooks = webhooks
         self.thread_deleter = thread_deleter  # async (thread_id) -> None, for stateless runs
-        # (thread_id, run_id) -> whether another run of the thread is accepted and unfinished;
-        # the run manager owns every run of a thread, so it answers from memory.
-        self.has_queued: Callable[[str, str], bool] = lambda thread_id, run_id: False
+        # The runs of this process (the run manager adds them): on SQLite every run of a
+        # thread belongs to this process, so whether another is to come is answered here.
+        self.jobs = jobs
 
     async def emit(self, job: Job, event: str, data: Any) -> None:
         await self.broker.publish(job.run_id, event, dumps(data))
@@ -341,7 +342,7 @@ class Executor:
     def _others(self, conn: Any, thread_id: str, run_id: str) -> bool:
         """Whether another run of the thread is still to finish (see RunManager._inflight)."""
         if self.db.is_sqlite:
-            return bool(self.has_queued(thread_id, run_id))
+            return self.jobs.has_queued(thread_id, run_id)
         return any(r["run_id"] != run_id for r in run_units.inflight_rows(conn, thread_id))
 
     def _after(self, job: Job, status: str, started_at: datetime | None) -> None:

@@ -22,6 +22,7 @@ from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.persistence.repos.common import new_id
 from pronghorn.runtime.errors import Conflict, DomainError, NotFound, Unavailable
 from pronghorn.runtime.executor import Executor
+from pronghorn.runtime.job_table import JobTable
 from pronghorn.runtime.jobs import Job
 from pronghorn.runtime.limiter import FairLimiter
 from pronghorn.runtime.run_request import RunCreate
@@ -32,18 +33,17 @@ RunValidator = Callable[[RunCreate, dict[str, Any]], None]
 
 
 class RunManager:
-    def __init__(self, executor: Executor) -> None:
+    def __init__(self, executor: Executor, jobs: JobTable) -> None:
         self.ex = executor
         self.db = executor.db
         self.broker = executor.broker
         self.owner = uuid.uuid4().hex
         cfg = executor.settings.current
         self.limiter = FairLimiter(cfg.runs.max_concurrency)
-        self._jobs: dict[str, Job] = {}
+        self._jobs = jobs  # shared with the executor, which asks it about queued runs
         self._tails: dict[str, asyncio.Future[None]] = {}
         self._accepting = True
         self.validators: list[RunValidator] = []
-        executor.has_queued = self._has_queued
         self._background: set[asyncio.Task[None]] = set()
 
     # -- queries ---------------------------------------------------------------------
@@ -55,20 +55,9 @@ class RunManager:
         process and every write is serialised, so memory is authoritative; elsewhere ask
         the database (under the thread row lock taken by the caller)."""
         if self.db.is_sqlite:
-            # Called from the database thread: list() copies the dict in one step under the
-            # GIL, so the event loop's changes cannot interleave with the iteration.
-            return [j.run for j in list(self._jobs.values()) if j.thread_id == thread_id]
+            # Called from the database thread: of_thread works on a snapshot.
+            return [j.run for j in self._jobs.of_thread(thread_id)]
         return run_units.inflight_rows(conn, thread_id)
-
-    def _has_queued(self, thread_id: str, run_id: str) -> bool:
-        """Whether another run of the thread is still to come. A run that is already in its
-        final step (`finishing`) does not count: when two runs of a thread settle together
-        (say both interrupted by one cancel, their settle units in one commit group), each
-        would otherwise see the other and both would leave the thread `busy` for good."""
-        jobs = list(self._jobs.values())  # may run on the database thread: copy first
-        return any(
-            j.thread_id == thread_id and j.run_id != run_id and j.phase != "finishing" for j in jobs
-        )
 
     def overlay(self, run: dict[str, Any]) -> dict[str, Any]:
         """A run row with the live status of this process (rows may lag by one write)."""
@@ -159,7 +148,7 @@ class RunManager:
         return job
 
     async def _start(self, job: Job) -> None:
-        self._jobs[job.run_id] = job
+        self._jobs.add(job)
         # A resumed run (attempt > 1) continues the ids its first attempt stored.
         await self.broker.open_run(job.run_id, job.thread_id, resume=job.attempt > 1)
         await self.ex.emit(job, "metadata", {"run_id": job.run_id, "attempt": job.attempt})
@@ -194,7 +183,7 @@ class RunManager:
                 tail.set_result(None)
             if self._tails.get(job.thread_id) is tail:
                 del self._tails[job.thread_id]
-            self._jobs.pop(job.run_id, None)
+            self._jobs.remove(job.run_id)
             job.done.set()
 
     # -- cancel ----------------------------------------------------------------------
@@ -252,13 +241,15 @@ class RunManager:
         for row in rows:
             with contextlib.suppress(DomainError):
                 await self.cancel(row["thread_id"], row["run_id"], action="interrupt")
-        for job in [j for j in self._jobs.values() if j.assistant["assistant_id"] == assistant_id]:
+        for job in [
+            j for j in self._jobs.snapshot() if j.assistant["assistant_id"] == assistant_id
+        ]:
             await job.done.wait()
         return len(rows)
 
     async def cancel_thread(self, thread_id: str) -> None:
         """Stop everything on a thread (before it is deleted) and wait for it."""
-        jobs = [j for j in self._jobs.values() if j.thread_id == thread_id]
+        jobs = self._jobs.of_thread(thread_id)
         for job in jobs:
             await self.cancel(thread_id, job.run_id, action="interrupt")
         for job in jobs:
@@ -367,13 +358,13 @@ class RunManager:
     async def shutdown(self, drain_timeout: float) -> None:
         """Stop accepting; let in-flight runs finish within the bound; interrupt the rest."""
         self._accepting = False
-        jobs = list(self._jobs.values())
+        jobs = self._jobs.snapshot()
         if jobs:
             log.info("draining runs", extra={"count": len(jobs)})
             await asyncio.wait(
                 [asyncio.ensure_future(j.done.wait()) for j in jobs], timeout=drain_timeout
             )
-        left = list(self._jobs.values())
+        left = self._jobs.snapshot()
         for job in left:
             job.interrupt("shutdown")
         if left:
@@ -388,7 +379,7 @@ class RunManager:
         ``busy(run_id)`` if a run of the thread is in flight here; otherwise runs created
         meanwhile wait (pending) until the block exits. Check and claim happen in one step
         of the event loop, so no run can start in between."""
-        for job in list(self._jobs.values()):
+        for job in self._jobs.snapshot():
             if job.thread_id == thread_id:
                 raise busy(job.run_id)
         turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()

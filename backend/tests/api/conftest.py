@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import psycopg
 import pytest
@@ -61,5 +61,7 @@ def set_thread_status(server: LiveServer, thread_id: str, status: str) -> None:
 
 
 @pytest.fixture
-def client(server: LiveServer) -> LangGraphClient:
-    return get_client(url=server.api, api_key=None)
+async def client(server: LiveServer) -> AsyncIterator[LangGraphClient]:
+    sdk = get_client(url=server.api, api_key=None)
+    yield sdk
+    await sdk.aclose()  # its connections close on the test's own event loop

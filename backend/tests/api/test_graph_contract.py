@@ -10,7 +10,7 @@ stops its runs, and updates LangGraph rejects answer 400.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
@@ -39,8 +39,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 
 
 @pytest.fixture
-def client(server: LiveServer) -> LangGraphClient:
-    return get_client(url=server.api, api_key=None)
+async def client(server: LiveServer) -> AsyncIterator[LangGraphClient]:
+    sdk = get_client(url=server.api, api_key=None)
+    yield sdk
+    await sdk.aclose()  # its connections close on the test's own event loop
 
 
 def human(text: str) -> dict[str, Any]:

@@ -98,9 +98,10 @@ lint: install-backend ## Lint Python and TypeScript
 	@if [ -d $(FRONTEND)/node_modules ]; then cd $(FRONTEND) && npm run --silent lint; fi
 
 # basedpyright (pyright's checker; its node comes from a wheel, so nothing is downloaded):
-# strict on runtime/, persistence/, gateway/ and auth/, basic on the rest of src/.
+# strict on runtime/, persistence/, gateway/ and auth/, basic on the rest of src/. `-p` pins
+# the config to ours (pyright would prefer a stray pyrightconfig.json in a parent folder).
 typecheck: install-backend ## Type check the backend
-	cd $(BACKEND) && $(UV) run basedpyright
+	cd $(BACKEND) && $(UV) run basedpyright -p pyproject.toml
 
 fmt: install-backend ## Format Python code
 	cd $(BACKEND) && $(UV) run ruff check --fix src tests && $(UV) run ruff format src tests

@@ -278,7 +278,8 @@ async def _check_postgres(url: str) -> CheckResult:
     where = urlsplit(_asyncpg_dsn(url))
     label = f"PostgreSQL {where.hostname}:{where.port or 5432}{where.path}"
     try:
-        conn = await asyncpg.connect(_asyncpg_dsn(url), timeout=NET_TIMEOUT_S)
+        # asyncpg's `timeout` takes seconds as a float; its signature only shows `= 60`.
+        conn = await asyncpg.connect(_asyncpg_dsn(url), timeout=NET_TIMEOUT_S)  # pyright: ignore[reportArgumentType]
         try:
             version = await conn.fetchval("SHOW server_version")
         finally:
@@ -379,7 +380,7 @@ async def _read_revision(url: str) -> str | bool | None:
         return await asyncio.to_thread(_read)
     import asyncpg
 
-    conn = await asyncpg.connect(_asyncpg_dsn(url), timeout=NET_TIMEOUT_S)
+    conn = await asyncpg.connect(_asyncpg_dsn(url), timeout=NET_TIMEOUT_S)  # pyright: ignore[reportArgumentType]  # seconds, a float
     try:
         if await conn.fetchval("SELECT to_regclass('alembic_version')") is None:
             return None

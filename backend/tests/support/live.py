@@ -59,23 +59,24 @@ class LiveServer:
         self.log_path = self.workdir / "server.log"
         env = {k: v for k, v in os.environ.items() if not k.startswith("PRONGHORN_")}
         env.update({"PYTHONPATH": str(TESTS_DIR), **self.env})
-        log = open(self.log_path, "ab")  # noqa: SIM115 - closed with the process
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "pronghorn.cli",
-                "serve",
-                "--port",
-                str(self.port),
-                "--config",
-                str(self.config_path),
-            ],
-            cwd=self.workdir,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
+        # The child writes to its own copy of the descriptor; ours is closed at once.
+        with open(self.log_path, "ab") as log:
+            self.proc = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "pronghorn.cli",
+                    "serve",
+                    "--port",
+                    str(self.port),
+                    "--config",
+                    str(self.config_path),
+                ],
+                cwd=self.workdir,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

@@ -79,10 +79,12 @@ class AgentParts:
 
 def middleware_phases(
     parts: AgentParts, options: AgentOptions
-) -> list[tuple[str, list[AgentMiddleware]]]:
+) -> list[tuple[str, list[AgentMiddleware[Any, Any, Any]]]]:
     """The chain, phase by phase (flattened in this order for ``create_agent``)."""
     cfg = parts.agent_config
-    images: list[AgentMiddleware] = [ViewedImagesMiddleware()] if parts.vision else []
+    images: list[AgentMiddleware[Any, Any, Any]] = (
+        [ViewedImagesMiddleware()] if parts.vision else []
+    )
     return [
         (
             "state_prep",

@@ -18,7 +18,7 @@ class Credentials:
     method: str
     path: str
     headers: Mapping[str, str]  # lower-case names; the first value of each
-    cookies: Mapping[str, str] = field(default_factory=dict)
+    cookies: Mapping[str, str] = field(default_factory=dict[str, str])
     client_ip: str | None = None  # after trusted-proxy resolution
     query_string: str = ""  # the raw query string, without the "?"
     scope: Scope | None = None  # the ASGI scope, for backends that hand it on (custom auth)

@@ -24,7 +24,7 @@ class Principal:
     kind: PrincipalKind = "session"
     username: str | None = None
     permissions: tuple[str, ...] = ()
-    extra: Mapping[str, object] = field(default_factory=dict)
+    extra: Mapping[str, object] = field(default_factory=dict[str, object])
 
     @property
     def is_admin(self) -> bool:

@@ -64,7 +64,7 @@ class OidcConfig(BaseModel):
         description="Scopes requested; must include openid.",
     )
     redirect_url: str | None = Field(
-        None,
+        default=None,
         description=(
             "The callback URL registered at the issuer; default: "
             "<the request's origin>/api/auth/oidc/callback."
@@ -84,7 +84,9 @@ class OidcConfig(BaseModel):
             "a user must pass both."
         ),
     )
-    groups_claim: str = Field("groups", min_length=1, description="The claim listing groups.")
+    groups_claim: str = Field(
+        default="groups", min_length=1, description="The claim listing groups."
+    )
     admin_groups: list[str] = Field(
         default_factory=list, description="Members of these groups sign in as admin."
     )
@@ -92,14 +94,17 @@ class OidcConfig(BaseModel):
         default_factory=list, description="These (verified) emails sign in as admin."
     )
     require_verified_email: bool = Field(
-        True,
+        default=True,
         description=(
             "Trust an email (for allowed_domains and admin_emails) only when the issuer "
             "says email_verified: true."
         ),
     )
     label: str = Field(
-        "Sign in with SSO", min_length=1, max_length=80, description="The login button's text."
+        default="Sign in with SSO",
+        min_length=1,
+        max_length=80,
+        description="The login button's text.",
     )
 
     @field_validator("issuer")

@@ -22,18 +22,18 @@ class Section(BaseModel):
 class ServerConfig(Section):
     """HTTP server settings (startup-only)."""
 
-    host: str = Field("127.0.0.1", description="Interface to bind.")
-    port: int = Field(2026, ge=1, le=65535, description="TCP port to bind.")
-    workers: int = Field(1, ge=1, le=64, description="uvicorn worker processes.")
+    host: str = Field(default="127.0.0.1", description="Interface to bind.")
+    port: int = Field(default=2026, ge=1, le=65535, description="TCP port to bind.")
+    workers: int = Field(default=1, ge=1, le=64, description="uvicorn worker processes.")
     keep_alive_s: float = Field(
-        65.0,
+        default=65.0,
         gt=0,
         description=(
             "Idle keep-alive timeout of client connections; longer than clients' own (httpx: "
             "5 s) so a reused connection is never closed under a request."
         ),
     )
-    docs_enabled: bool = Field(True, description="Serve the OpenAPI UI at /docs.")
+    docs_enabled: bool = Field(default=True, description="Serve the OpenAPI UI at /docs.")
     cors_origins: list[str] = Field(
         default_factory=list,
         description=(
@@ -50,7 +50,7 @@ class ServerConfig(Section):
         ),
     )
     max_body_bytes: int = Field(
-        8 * 1024 * 1024,
+        default=8 * 1024 * 1024,
         ge=1024,
         description=(
             "Largest request body (JSON endpoints) in bytes; larger answers 413. Uploads "
@@ -58,13 +58,16 @@ class ServerConfig(Section):
         ),
     )
     max_header_bytes: int = Field(
-        32 * 1024,
+        default=32 * 1024,
         ge=4096,
         description="Largest request line plus headers in bytes; larger is refused.",
     )
-    max_header_count: int = Field(100, ge=10, description="Most request headers; more answers 431.")
+    max_header_count: int = Field(
+        default=100, ge=10, description="Most request headers; more answers 431."
+    )
     static_dir: str | None = Field(
-        None, description="Folder with the built web UI; default: frontend/dist in the repo."
+        default=None,
+        description="Folder with the built web UI; default: frontend/dist in the repo.",
     )
 
     @field_validator("allowed_hosts")
@@ -78,7 +81,7 @@ class HttpConfig(Section):
     (startup-only)."""
 
     app: str | None = Field(
-        None,
+        default=None,
         description=(
             "A Starlette or FastAPI app, 'package.module:attr' or './file.py:attr' (relative "
             "to the config file), whose routes are served beside the API: they take "
@@ -93,43 +96,49 @@ class DatabaseConfig(Section):
     """Where runs, threads, checkpoints and the store live (startup-only)."""
 
     url: str | None = Field(
-        None,
+        default=None,
         description=(
             "SQLAlchemy URL. Default: sqlite+aiosqlite:///<data_dir>/pronghorn.db. "
             "PostgreSQL: postgresql+asyncpg://user:pass@host:5432/db."
         ),
     )
-    pool_size: int = Field(10, ge=1, le=200, description="Connection pool size (PostgreSQL).")
-    busy_timeout_ms: int = Field(5000, ge=0, description="SQLite busy_timeout.")
-    echo: bool = Field(False, description="Log every SQL statement.")
+    pool_size: int = Field(
+        default=10, ge=1, le=200, description="Connection pool size (PostgreSQL)."
+    )
+    busy_timeout_ms: int = Field(default=5000, ge=0, description="SQLite busy_timeout.")
+    echo: bool = Field(default=False, description="Log every SQL statement.")
 
 
 class BrokerConfig(Section):
     """Where run events and cancel signals travel (startup-only)."""
 
     kind: Literal["memory", "redis"] = Field(
-        "memory",
+        default="memory",
         description=(
             "memory: the in-process broker, the only one today. redis is reserved for the "
             "scale-out work and refused at startup until it lands."
         ),
     )
-    redis_url: str = Field("redis://127.0.0.1:6379/0", description="Redis URL (kind=redis).")
+    redis_url: str = Field(
+        default="redis://127.0.0.1:6379/0", description="Redis URL (kind=redis)."
+    )
 
 
 class RunsConfig(Section):
     """Run engine behaviour."""
 
-    max_concurrency: int = Field(64, ge=1, description="Runs executing at once; more queue.")
-    timeout_s: float = Field(3600.0, gt=0, description="Wall-clock limit of one run.")
+    max_concurrency: int = Field(
+        default=64, ge=1, description="Runs executing at once; more queue."
+    )
+    timeout_s: float = Field(default=3600.0, gt=0, description="Wall-clock limit of one run.")
     recover: Literal["error", "resume"] = Field(
-        "error", description="What to do with runs left in flight by a dead process."
+        default="error", description="What to do with runs left in flight by a dead process."
     )
     drain_timeout_s: float = Field(
-        10.0, ge=0, description="How long shutdown waits for in-flight runs."
+        default=10.0, ge=0, description="How long shutdown waits for in-flight runs."
     )
     durability: Literal["sync", "async", "exit"] = Field(
-        "async",
+        default="async",
         description=(
             "Default checkpoint durability, LangGraph's own default: async (a checkpoint after "
             "each step, written in the background). Opt-ins: sync (each step, before the "
@@ -138,10 +147,10 @@ class RunsConfig(Section):
             "regenerate/fork and a page reloaded mid-run see less). See docs/performance.md."
         ),
     )
-    webhook_timeout_s: float = Field(10.0, gt=0, description="Timeout of one webhook call.")
-    webhook_retries: int = Field(3, ge=0, le=10, description="Webhook retries on failure.")
+    webhook_timeout_s: float = Field(default=10.0, gt=0, description="Timeout of one webhook call.")
+    webhook_retries: int = Field(default=3, ge=0, le=10, description="Webhook retries on failure.")
     webhook_allow_private_addresses: bool = Field(
-        False,
+        default=False,
         description=(
             "Let run webhooks reach loopback/private hosts (cloud metadata stays refused). "
             "Off: a webhook is an address the client picks, so it must not reach the "
@@ -153,22 +162,28 @@ class RunsConfig(Section):
 class StreamingConfig(Section):
     """SSE and the per-run event log."""
 
-    heartbeat_s: float = Field(5.0, gt=0, description="Seconds between `: heartbeat` comments.")
+    heartbeat_s: float = Field(
+        default=5.0, gt=0, description="Seconds between `: heartbeat` comments."
+    )
     run_retention_bytes: int = Field(
-        64 * 1024 * 1024,
+        default=64 * 1024 * 1024,
         ge=1024,
         description="Event bytes cached in memory per run (every event is kept in the "
         "database; readers past the cache read it from there).",
     )
     total_retention_bytes: int = Field(
-        128 * 1024 * 1024, ge=1024, description="Event bytes cached in memory across all runs."
+        default=128 * 1024 * 1024,
+        ge=1024,
+        description="Event bytes cached in memory across all runs.",
     )
 
 
 class StoreTTLConfig(Section):
-    default_ttl_minutes: float | None = Field(None, description="TTL of items put without one.")
-    refresh_on_read: bool = Field(True, description="Reading an item refreshes its TTL.")
-    sweep_interval_minutes: int = Field(5, ge=1, description="Expired-item sweep period.")
+    default_ttl_minutes: float | None = Field(
+        default=None, description="TTL of items put without one."
+    )
+    refresh_on_read: bool = Field(default=True, description="Reading an item refreshes its TTL.")
+    sweep_interval_minutes: int = Field(default=5, ge=1, description="Expired-item sweep period.")
 
 
 class StoreConfig(Section):
@@ -176,30 +191,36 @@ class StoreConfig(Section):
 
 
 class LoggingConfig(Section):
-    level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", description="Log level.")
-    format: Literal["json", "text"] = Field("text", description="One JSON object or text a line.")
+    level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
+        default="INFO", description="Log level."
+    )
+    format: Literal["json", "text"] = Field(
+        default="text", description="One JSON object or text a line."
+    )
 
 
 class ModelConfig(Section):
     """One chat model the agent may use."""
 
     name: str = Field(description="Id used by runs (context.model_name).")
-    display_name: str | None = Field(None, description="Label shown in the UI.")
+    display_name: str | None = Field(default=None, description="Label shown in the UI.")
     provider: str = Field(
-        "openai",
+        default="openai",
         description="openai (any OpenAI-compatible API), anthropic, scripted, or module:Class.",
     )
-    model: str = Field("", description="Provider's model name.")
-    api_key: SecretStr | None = Field(None, description="API key; use ${VAR}.")
-    base_url: str | None = Field(None, description="Endpoint base URL.")
-    max_tokens: int | None = Field(None, ge=1)
-    temperature: float | None = Field(None, ge=0, le=2)
-    timeout_s: float = Field(120.0, gt=0, description="Request timeout.")
+    model: str = Field(default="", description="Provider's model name.")
+    api_key: SecretStr | None = Field(default=None, description="API key; use ${VAR}.")
+    base_url: str | None = Field(default=None, description="Endpoint base URL.")
+    max_tokens: int | None = Field(default=None, ge=1)
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    timeout_s: float = Field(default=120.0, gt=0, description="Request timeout.")
     stream_chunk_timeout_s: float = Field(
-        240.0, gt=0, description="Max gap between streamed chunks (thinking models pause long)."
+        default=240.0,
+        gt=0,
+        description="Max gap between streamed chunks (thinking models pause long).",
     )
     max_retries: int = Field(
-        2,
+        default=2,
         ge=0,
         le=10,
         description="Retries of one model call on 429/5xx/timeouts, by the agent's retry "
@@ -207,15 +228,17 @@ class ModelConfig(Section):
     )
     supports_vision: bool = False
     supports_thinking: bool = False
-    thinking_budget_tokens: int | None = Field(None, ge=1, description="Anthropic thinking.")
+    thinking_budget_tokens: int | None = Field(
+        default=None, ge=1, description="Anthropic thinking."
+    )
     reasoning_effort: Literal["low", "medium", "high"] | None = Field(
-        None, description="OpenAI reasoning effort."
+        default=None, description="OpenAI reasoning effort."
     )
     script: list[dict[str, Any]] | None = Field(
-        None, description="Steps for provider=scripted (see docs/models.md)."
+        default=None, description="Steps for provider=scripted (see docs/models.md)."
     )
     rules: list[dict[str, Any]] | None = Field(
-        None, description="Rules for provider=scripted: match the last user message."
+        default=None, description="Rules for provider=scripted: match the last user message."
     )
     options: dict[str, Any] = Field(
         default_factory=dict, description="Extra keyword arguments for the model class."
@@ -230,7 +253,7 @@ class SandboxLimitsConfig(Section):
     sandbox provider reads them when the gateway starts."""
 
     processes: int = Field(
-        256,
+        default=256,
         ge=0,
         description=(
             "Most processes/threads a command may have at once (cgroup pids.max, else "
@@ -238,7 +261,7 @@ class SandboxLimitsConfig(Section):
         ),
     )
     memory_bytes: int = Field(
-        2 * GIB,
+        default=2 * GIB,
         ge=0,
         description=(
             "Memory of a command: cgroup memory.max (all its processes together), else "
@@ -246,16 +269,18 @@ class SandboxLimitsConfig(Section):
         ),
     )
     cpu_seconds: int = Field(
-        600, ge=0, description="CPU time of each process (RLIMIT_CPU: SIGXCPU, then SIGKILL)."
+        default=600,
+        ge=0,
+        description="CPU time of each process (RLIMIT_CPU: SIGXCPU, then SIGKILL).",
     )
     cpu_cores: float = Field(
-        1.0, ge=0, description="CPU bandwidth of a command in cores (cgroup cpu.max only)."
+        default=1.0, ge=0, description="CPU bandwidth of a command in cores (cgroup cpu.max only)."
     )
     file_size_bytes: int = Field(
-        1 * GIB, ge=0, description="Largest file a command may write (RLIMIT_FSIZE)."
+        default=1 * GIB, ge=0, description="Largest file a command may write (RLIMIT_FSIZE)."
     )
     workspace_quota_bytes: int = Field(
-        5 * GIB,
+        default=5 * GIB,
         ge=0,
         description=(
             "Disk the thread's folders (workspace, uploads, outputs) may use; checked before "
@@ -263,41 +288,41 @@ class SandboxLimitsConfig(Section):
         ),
     )
     tmp_bytes: int = Field(
-        512 * 1024 * 1024, ge=1024 * 1024, description="Size of the sandbox's private /tmp."
+        default=512 * 1024 * 1024, ge=1024 * 1024, description="Size of the sandbox's private /tmp."
     )
     cgroup: Literal["auto", "off"] = Field(
-        "auto",
+        default="auto",
         description=(
             "auto: a per-command cgroup when /sys/fs/cgroup is writable here (startup-only); "
             "off: rlimits only."
         ),
     )
     seccomp: bool = Field(
-        True, description="Run commands under the seccomp filter (bwrap isolation only)."
+        default=True, description="Run commands under the seccomp filter (bwrap isolation only)."
     )
 
 
 class SandboxConfig(Section):
-    kind: Literal["local"] = Field("local", description="Sandbox provider (startup-only).")
+    kind: Literal["local"] = Field(default="local", description="Sandbox provider (startup-only).")
     isolation: Literal["bwrap", "none"] = Field(
-        "bwrap", description="bwrap when installed; falls back to none with a warning."
+        default="bwrap", description="bwrap when installed; falls back to none with a warning."
     )
-    network: bool = Field(False, description="Allow network inside bwrap.")
-    command_timeout_s: float = Field(120.0, gt=0)
-    max_output_chars: int = Field(30000, ge=1000)
+    network: bool = Field(default=False, description="Allow network inside bwrap.")
+    command_timeout_s: float = Field(default=120.0, gt=0)
+    max_output_chars: int = Field(default=30000, ge=1000)
     limits: SandboxLimitsConfig = Field(default_factory=SandboxLimitsConfig)
 
 
 class UploadsConfig(Section):
-    max_file_bytes: int = Field(50 * 1024 * 1024, ge=1)
-    max_total_bytes: int = Field(200 * 1024 * 1024, ge=1)
+    max_file_bytes: int = Field(default=50 * 1024 * 1024, ge=1)
+    max_total_bytes: int = Field(default=200 * 1024 * 1024, ge=1)
 
 
 class WebToolsConfig(Section):
-    fetch_timeout_s: float = Field(15.0, gt=0)
-    fetch_max_bytes: int = Field(2 * 1024 * 1024, ge=1024)
+    fetch_timeout_s: float = Field(default=15.0, gt=0)
+    fetch_max_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
     allow_private_addresses: bool = Field(
-        False, description="Let web_fetch reach private/loopback hosts (tests only)."
+        default=False, description="Let web_fetch reach private/loopback hosts (tests only)."
     )
     search_provider: Literal["tavily", "searxng"] | None = None
     search_api_key: SecretStr | None = None
@@ -305,20 +330,20 @@ class WebToolsConfig(Section):
 
 
 class AgentConfig(Section):
-    default_model: str | None = Field(None, description="Model used when a run names none.")
-    title_max_chars: int = Field(60, ge=10)
-    summarization_trigger_tokens: int = Field(60000, ge=1000)
-    loop_warn_repeats: int = Field(3, ge=2)
-    loop_stop_repeats: int = Field(5, ge=2)
-    tool_output_soft_chars: int = Field(12000, ge=1000)
-    tool_output_hard_chars: int = Field(30000, ge=1000)
+    default_model: str | None = Field(default=None, description="Model used when a run names none.")
+    title_max_chars: int = Field(default=60, ge=10)
+    summarization_trigger_tokens: int = Field(default=60000, ge=1000)
+    loop_warn_repeats: int = Field(default=3, ge=2)
+    loop_stop_repeats: int = Field(default=5, ge=2)
+    tool_output_soft_chars: int = Field(default=12000, ge=1000)
+    tool_output_hard_chars: int = Field(default=30000, ge=1000)
 
 
 class AuthConfig(Section):
     """Who may use the gateway (startup-only)."""
 
     mode: Literal["local", "none", "custom"] = Field(
-        "local",
+        default="local",
         description=(
             "'local': users and API keys in the database; 'none': everyone is one local "
             "user (refused unless the server binds only to loopback); 'custom': a "
@@ -326,7 +351,7 @@ class AuthConfig(Section):
         ),
     )
     custom: str | None = Field(
-        None, description="'./auth.py:auth' or 'package.module:auth' for auth.mode: custom."
+        default=None, description="'./auth.py:auth' or 'package.module:auth' for auth.mode: custom."
     )
     trusted_proxies: list[str] = Field(
         default_factory=list,
@@ -337,20 +362,20 @@ class AuthConfig(Section):
         ),
     )
     session_ttl_hours: float = Field(
-        336.0,
+        default=336.0,
         gt=0,
         description="Idle lifetime of a login session (sliding; default 14 days).",
     )
     max_failures_per_ip: int = Field(
-        20,
+        default=20,
         ge=1,
         description="Failed logins / API-key attempts per client IP in failure_window_s.",
     )
     max_failures_per_account: int = Field(
-        5, ge=1, description="Failed logins per account in failure_window_s before 429."
+        default=5, ge=1, description="Failed logins per account in failure_window_s before 429."
     )
     failure_window_s: float = Field(
-        300.0, gt=0, description="Window of the failure limits (seconds)."
+        default=300.0, gt=0, description="Window of the failure limits (seconds)."
     )
 
     @field_validator("trusted_proxies")
@@ -364,7 +389,7 @@ class AuthConfig(Section):
         return [entry.strip() for entry in entries]
 
     oidc: OidcConfig | None = Field(
-        None,
+        default=None,
         description=(
             "Single sign-on with an OpenID Connect issuer (auth.mode: local); null: off. "
             "See docs/security.md."
@@ -395,7 +420,9 @@ class AuthConfig(Section):
 class AppConfig(Section):
     """The whole of config.yaml."""
 
-    data_dir: str = Field(".pronghorn/data", description="Database, thread files (startup-only).")
+    data_dir: str = Field(
+        default=".pronghorn/data", description="Database, thread files (startup-only)."
+    )
     server: ServerConfig = Field(default_factory=ServerConfig)
     auth: AuthConfig = Field(default_factory=AuthConfig)
     http: HttpConfig = Field(default_factory=HttpConfig)

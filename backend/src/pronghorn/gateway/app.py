@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +41,7 @@ def create_app(settings: ConfigHolder, *, base_dir: Path | None = None) -> FastA
     custom = load_custom_app(config.http.app, config_dir) if config.http.app else None
 
     @contextlib.asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[Mapping[str, Any] | None]:
+    async def lifespan(app: FastAPI) -> AsyncGenerator[Mapping[str, Any] | None, None]:
         configure_logging(config.logging.level, config.logging.format)
         stop = asyncio.Event()
         async with contextlib.AsyncExitStack() as stack:

@@ -11,7 +11,7 @@ exception handlers and dependencies still apply. Its lifespan runs inside ours.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -87,7 +87,7 @@ def add_custom_app(app: GatewayApp, custom: Starlette) -> None:
 
 
 @contextlib.asynccontextmanager
-async def custom_lifespan(custom: Starlette) -> AsyncIterator[Mapping[str, Any] | None]:
+async def custom_lifespan(custom: Starlette) -> AsyncGenerator[Mapping[str, Any] | None, None]:
     """The custom app's lifespan (its startup/shutdown handlers, or its `lifespan`)."""
     async with custom.router.lifespan_context(custom) as state:
         yield state

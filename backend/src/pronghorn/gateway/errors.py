@@ -8,7 +8,7 @@ import logging
 import math
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -118,7 +118,7 @@ def is_disk_full(exc: BaseException) -> bool:
 
 def describe_errors(errors: Sequence[Mapping[str, Any]]) -> str:
     """One line for pydantic's errors: `field.path: message; ...` (no `body.` prefix)."""
-    parts = []
+    parts: list[str] = []
     for err in errors:
         loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
         msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
@@ -204,7 +204,8 @@ def use_error_response(schema: dict[str, Any]) -> dict[str, Any]:
         for operation in operations.values():
             if not isinstance(operation, dict):
                 continue
-            answer = operation.get("responses", {}).get("422")
+            responses: dict[str, Any] = cast("dict[str, Any]", operation).get("responses", {})
+            answer = responses.get("422")
             if answer is not None:
                 answer["content"] = {"application/json": {"schema": dict(ref)}}
     for name in ("HTTPValidationError", "ValidationError"):

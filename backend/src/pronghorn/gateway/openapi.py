@@ -53,15 +53,19 @@ def custom_openapi(app: Starlette) -> dict[str, Any]:
 def merge_openapi(base: dict[str, Any], extra: dict[str, Any]) -> None:
     """Merge ``extra`` into ``base``: its operations win, its components only add."""
     paths = base.setdefault("paths", {})
-    for path, item in (extra.get("paths") or {}).items():
+    extra_paths: dict[str, dict[str, Any]] = extra.get("paths") or {}
+    for path, item in extra_paths.items():
         paths[path] = {**paths.get(path, {}), **item}
     components = base.setdefault("components", {})
-    for section, entries in (extra.get("components") or {}).items():
+    extra_components: dict[str, dict[str, Any]] = extra.get("components") or {}
+    for section, entries in extra_components.items():
         target = components.setdefault(section, {})
         for name, value in entries.items():
             target.setdefault(name, value)
-    known = {t.get("name") for t in base.get("tags") or []}
-    for tag in extra.get("tags") or []:
+    base_tags: list[dict[str, Any]] = base.get("tags") or []
+    extra_tags: list[dict[str, Any]] = extra.get("tags") or []
+    known = {t.get("name") for t in base_tags}
+    for tag in extra_tags:
         if tag.get("name") not in known:
             base.setdefault("tags", []).append(tag)
 

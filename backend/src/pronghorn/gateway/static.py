@@ -16,7 +16,7 @@ API_PREFIXES = ("/api/", "/health", "/ready", "/metrics", "/docs", "/openapi.jso
 
 
 def find_ui_dir(config: AppConfig, base_dir: Path) -> Path | None:
-    candidates = []
+    candidates: list[Path] = []
     if config.server.static_dir:
         candidates.append((base_dir / config.server.static_dir).resolve())
     here = Path(__file__).resolve()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from fastapi import HTTPException, Request, Response
@@ -38,9 +38,9 @@ def _check_tree(doc: Any) -> None:
     while stack:
         value, depth = stack.pop()
         if isinstance(value, dict):
-            children: Any = value.values()
+            children: Any = cast("dict[Any, Any]", value).values()
         elif isinstance(value, list):
-            children = value
+            children = cast("list[Any]", value)
         else:
             if isinstance(value, int) and not INT64_MIN <= value <= INT64_MAX:
                 raise InvalidJSON(f"integer {value} is outside the signed 64-bit range")

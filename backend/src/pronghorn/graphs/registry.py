@@ -23,6 +23,9 @@ from pronghorn.graphs.factory_call import Arg, FactoryError, Param, call_factory
 from pronghorn.graphs.loading import LoadError, load_object
 from pronghorn.graphs.requests import GraphRequest
 
+# A served graph: any state, context, input and output types.
+AnyGraph = Pregel[Any, Any, Any, Any]
+
 BuiltinFactory = Callable[[GraphRequest], Any]
 
 
@@ -102,11 +105,11 @@ class GraphRegistry:
         except KeyError:
             raise KeyError(graph_id) from None
 
-    def _bind(self, graph: Pregel) -> Pregel:
+    def _bind(self, graph: Pregel) -> AnyGraph:
         return graph.copy(update={"checkpointer": self.checkpointer, "store": self.store})
 
     @contextlib.asynccontextmanager
-    async def graph(self, graph_id: str, request: GraphRequest) -> AsyncIterator[Pregel]:
+    async def graph(self, graph_id: str, request: GraphRequest) -> AsyncIterator[AnyGraph]:
         """The runnable graph for one access. A compiled graph is bound once and reused; a
         factory is called every time, with what its parameters ask for."""
         entry = self.entry(graph_id)

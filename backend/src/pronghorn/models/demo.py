@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
@@ -95,7 +95,9 @@ def _calls_after(messages: list[BaseMessage]) -> list[tuple[dict[str, Any], str 
     out: list[tuple[dict[str, Any], str | None]] = []
     for m in messages:
         if isinstance(m, AIMessage):
-            out += [(tc, results.get(tc.get("id") or "")) for tc in m.tool_calls]
+            out += [
+                (cast("dict[str, Any]", tc), results.get(tc.get("id") or "")) for tc in m.tool_calls
+            ]
     return out
 
 

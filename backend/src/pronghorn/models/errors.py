@@ -56,17 +56,19 @@ def build_error(kind: str, message: str | None = None) -> Exception:
     and ``body`` filled in), so retry and fallback code written against real providers sees
     the same thing. Any other kind raises :class:`ScriptedModelError`.
     """
+    # openai annotates its errors with `httpx2` (its fork of httpx) while it accepts and
+    # reads httpx objects the same way; hence the ignores below.
     request = httpx.Request("POST", _FAKE_URL)
     if kind in _STATUS_ERRORS:
         status, cls, default, code = _STATUS_ERRORS[kind]
         text = message or default
         body = {"message": text, "type": kind, "code": code}
         response = httpx.Response(status, request=request, json={"error": body})
-        return cls(f"Error code: {status} - {text}", response=response, body=body)
+        return cls(f"Error code: {status} - {text}", response=response, body=body)  # pyright: ignore[reportArgumentType]
     if kind == "timeout":
-        return openai.APITimeoutError(request=request)
+        return openai.APITimeoutError(request=request)  # pyright: ignore[reportArgumentType]
     if kind == "connection":
-        return openai.APIConnectionError(message=message or "Connection error.", request=request)
+        return openai.APIConnectionError(message=message or "Connection error.", request=request)  # pyright: ignore[reportArgumentType]
     return ScriptedModelError(message or kind)
 
 

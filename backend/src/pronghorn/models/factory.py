@@ -115,11 +115,14 @@ class ModelFactory:
                 reasoning_effort=reasoning_effort,
             )
         if provider == "scripted":
-            return ScriptedChatModel(
-                model=entry.model or entry.name,
-                script=entry.script,
-                rules=entry.rules,
-                **entry.options,
+            # Validated from the config's plain dicts (what the constructor does too).
+            return ScriptedChatModel.model_validate(
+                {
+                    "model": entry.model or entry.name,
+                    "script": entry.script,
+                    "rules": entry.rules,
+                    **entry.options,
+                }
             )
         if provider == "demo":
             return make_demo_model(name=entry.name, **entry.options)
@@ -149,7 +152,9 @@ class ModelFactory:
 
     def _check(self, entry: ModelConfig) -> None:
         if entry.provider == "scripted":
-            ScriptedChatModel(script=entry.script, rules=entry.rules, **entry.options)
+            ScriptedChatModel.model_validate(
+                {"script": entry.script, "rules": entry.rules, **entry.options}
+            )
         elif ":" in entry.provider:
             import_object(entry.provider)
         elif entry.provider not in BUILTIN_PROVIDERS:

@@ -36,6 +36,7 @@ from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackMana
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.messages.ai import UsageMetadata
+from langchain_core.messages.tool import ToolCallChunk
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.runnables.config import ensure_config
@@ -288,10 +289,10 @@ class ScriptedChatModel(BaseChatModel):
             chunks.append(AIMessageChunk(content="", additional_kwargs={"reasoning_content": word}))
         chunks += [AIMessageChunk(content=word) for word in split_words(step.text)]
         for i, call in enumerate(calls):
-            head = {"name": call["name"], "args": "", "id": call["id"], "index": i}
+            head: ToolCallChunk = {"name": call["name"], "args": "", "id": call["id"], "index": i}
             chunks.append(AIMessageChunk(content="", tool_call_chunks=[head]))
             for piece in split_fixed(json.dumps(call["args"]), _ARGS_PIECE):
-                tcc = {"name": None, "args": piece, "id": None, "index": i}
+                tcc: ToolCallChunk = {"name": None, "args": piece, "id": None, "index": i}
                 chunks.append(AIMessageChunk(content="", tool_call_chunks=[tcc]))
         chunks.append(
             AIMessageChunk(

@@ -23,7 +23,7 @@ import contextlib
 import logging
 import random
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -169,7 +169,7 @@ class Database:
             self._worker = None
 
     @contextlib.asynccontextmanager
-    async def _locked(self, *, write: bool) -> AsyncIterator[None]:
+    async def _locked(self, *, write: bool) -> AsyncGenerator[None, None]:
         if self.write_lock is None or self._engine_lock is None:
             yield
         elif write:
@@ -180,13 +180,13 @@ class Database:
                 yield
 
     @contextlib.asynccontextmanager
-    async def tx(self) -> AsyncIterator[AsyncConnection]:
+    async def tx(self) -> AsyncGenerator[AsyncConnection, None]:
         """One transaction: commit on success, roll back on error."""
         async with self._locked(write=True), self.engine.begin() as conn:
             yield conn
 
     @contextlib.asynccontextmanager
-    async def read(self) -> AsyncIterator[AsyncConnection]:
+    async def read(self) -> AsyncGenerator[AsyncConnection, None]:
         """A read-only unit of work (on SQLite it does not wait for writers)."""
         async with self._locked(write=False), self.engine.connect() as conn:
             try:

@@ -28,7 +28,11 @@ _MISSING = object()
 
 def _conditions(value: object) -> list[tuple[str, object]] | None:
     """[(operator, operand)] of one key's condition; None for an unknown operator."""
-    if isinstance(value, Mapping) and value and all(isinstance(k, str) for k in value):
+    if (
+        isinstance(value, Mapping)
+        and value
+        and all(isinstance(k, str) for k in cast(Mapping[object, object], value))
+    ):
         ops = cast(Mapping[str, object], value)
         if any(k.startswith("$") for k in ops):
             if any(k not in OPERATORS for k in ops):

@@ -12,6 +12,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import cast
 
+from langgraph_sdk.auth.types import BaseUser
+
 from pronghorn.auth.principal import Principal, PrincipalKind, Role
 
 
@@ -52,6 +54,7 @@ def principal_record(principal: Principal) -> dict[str, object]:
 
 
 _KINDS: tuple[PrincipalKind, ...] = ("session", "api_key", "custom", "anonymous", "system")
+_KIND_BY_NAME: dict[str, PrincipalKind] = {k: k for k in _KINDS}
 
 
 def principal_from_record(record: object, owner_id: str | None) -> Principal:
@@ -62,7 +65,7 @@ def principal_from_record(record: object, owner_id: str | None) -> Principal:
         return Principal(identity=identity, display_name=identity, kind="system")
     rec = cast(Mapping[str, object], record)
     role: Role = "admin" if rec.get("role") == "admin" else "user"
-    kind: PrincipalKind = next((k for k in _KINDS if k == rec.get("kind")), "system")
+    kind = _KIND_BY_NAME.get(str(rec.get("kind")), "system")
     perms = rec.get("permissions")
     extra = rec.get("extra")
     username = rec.get("username")
@@ -72,7 +75,9 @@ def principal_from_record(record: object, owner_id: str | None) -> Principal:
         role=role,
         kind=kind,
         username=username if isinstance(username, str) else None,
-        permissions=tuple(str(p) for p in perms) if isinstance(perms, list) else (),
+        permissions=tuple(str(p) for p in cast(list[object], perms))
+        if isinstance(perms, list)
+        else (),
         extra=dict(cast(Mapping[str, object], extra)) if isinstance(extra, Mapping) else {},
     )
 
@@ -112,7 +117,11 @@ class GraphUser(Mapping[str, object]):
         return len(self._fields)
 
 
-def graph_user(principal: Principal) -> GraphUser | None:
+def graph_user(principal: Principal) -> BaseUser | None:
     """The user a graph factory's `ServerRuntime` gets: None for the anonymous local user
     of `auth.mode: none` (as the reference server without auth), else the principal."""
-    return None if principal.kind == "anonymous" else GraphUser(principal)
+    if principal.kind == "anonymous":
+        return None
+    # GraphUser has every member of the BaseUser protocol; the protocol's untyped
+    # `__getitem__(self, key)` and Mapping's positional-only one do not unify for pyright.
+    return cast(BaseUser, GraphUser(principal))

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from pathlib import Path
+from typing import cast
 
 from pronghorn.auth.authenticator import Authenticator
 from pronghorn.auth.authorizer import AllowAll, Authorizer
@@ -15,6 +16,7 @@ from pronghorn.auth.services import AuthServices
 from pronghorn.auth.startup import check_mode, prepare_setup
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.graphs.lead_agent import LeadAgentFactory
+from pronghorn.graphs.lead_agent.graph import LeadAgentHost
 from pronghorn.graphs.registry import GraphRegistry
 from pronghorn.persistence.migrate import upgrade
 from pronghorn.persistence.repos.assistants import ensure_system_assistants
@@ -27,7 +29,7 @@ log = logging.getLogger("pronghorn.runtime")
 
 
 @contextlib.asynccontextmanager
-async def open_runtime(settings: ConfigHolder, *, base_dir: Path) -> AsyncIterator[Runtime]:
+async def open_runtime(settings: ConfigHolder, *, base_dir: Path) -> AsyncGenerator[Runtime, None]:
     config = settings.current
     check_mode(config)
     data_dir = resolve_data_dir(config, base_dir)
@@ -61,7 +63,9 @@ async def open_runtime(settings: ConfigHolder, *, base_dir: Path) -> AsyncIterat
             auth=auth,
             oidc=oidc,
         )
-        graphs.add_builtin("lead_agent", LeadAgentFactory(runtime))
+        # The Runtime is a LeadAgentHost; pyright does not apply `Started.__get__` when it
+        # matches a descriptor against a protocol's property, hence the cast.
+        graphs.add_builtin("lead_agent", LeadAgentFactory(cast("LeadAgentHost", runtime)))
         await ensure_system_assistants(db, graphs.ids())
         await prepare_setup(db, config, data_dir)
         for component in COMPONENTS:

@@ -34,9 +34,11 @@ class EventStore(Protocol):
 
     async def read(self, run_id: str, after: int, limit: int) -> list[Event]:
         """Up to `limit` stored events of the run with id > after, in order."""
+        ...
 
     async def last_id(self, run_id: str) -> int:
         """The highest stored event id of the run (0 if none)."""
+        ...
 
 
 class EventBroker(Protocol):
@@ -46,6 +48,7 @@ class EventBroker(Protocol):
 
     async def publish(self, run_id: str, event: str, data: bytes) -> int:
         """Append to the run's log (and its thread's log); return the event id."""
+        ...
 
     async def flush(self, run_id: str) -> None:
         """Return once every event published for the run so far is stored."""
@@ -55,13 +58,16 @@ class EventBroker(Protocol):
 
     async def publish_thread(self, thread_id: str, event: str, data: bytes) -> int:
         """Append to the thread's log only (e.g. lifecycle events)."""
+        ...
 
     def subscribe(self, run_id: str, after: int | None) -> AsyncIterator[Event]:
         """The run's events with id > after, then live ones until the run's log is closed.
         `after=None`: only events published from now on (nothing, for a finished run)."""
+        ...
 
     def subscribe_thread(self, thread_id: str, after: int | None) -> AsyncIterator[Event]:
         """The thread's events after `after` (None: only new ones). Never ends by itself."""
+        ...
 
     async def drop_thread(self, thread_id: str) -> None:
         """Forget a thread's log (the thread is being deleted)."""

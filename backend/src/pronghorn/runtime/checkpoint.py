@@ -9,7 +9,7 @@ on one psycopg pool.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +22,7 @@ from pronghorn.persistence.db import Database
 
 @dataclass
 class Persistence:
-    checkpointer: BaseCheckpointSaver
+    checkpointer: BaseCheckpointSaver[str]
     store: BaseStore
 
 
@@ -37,7 +37,9 @@ def _ttl_config(cfg: StoreConfig) -> dict[str, Any]:
 
 
 @contextlib.asynccontextmanager
-async def open_persistence(db: Database, store_cfg: StoreConfig) -> AsyncIterator[Persistence]:
+async def open_persistence(
+    db: Database, store_cfg: StoreConfig
+) -> AsyncGenerator[Persistence, None]:
     ttl = _ttl_config(store_cfg)
     if db.is_sqlite:
         from pronghorn.runtime.sqlite_checkpoint import WorkerSqliteSaver, WorkerSqliteStore

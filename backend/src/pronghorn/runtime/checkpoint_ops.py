@@ -19,18 +19,20 @@ from pronghorn.persistence.db import Database
 from pronghorn.persistence.repos import checkpoints as repo
 
 
-async def list_oldest_first(saver: BaseCheckpointSaver, thread_id: str) -> list[CheckpointTuple]:
+async def list_oldest_first(
+    saver: BaseCheckpointSaver[str], thread_id: str
+) -> list[CheckpointTuple]:
     """Every checkpoint of a thread (all namespaces), oldest first."""
     items = [t async for t in saver.alist({"configurable": {"thread_id": thread_id}})]
     items.reverse()
     return items
 
 
-def _implements(saver: BaseCheckpointSaver, method: str) -> bool:
+def _implements(saver: BaseCheckpointSaver[str], method: str) -> bool:
     return getattr(type(saver), method) is not getattr(BaseCheckpointSaver, method)
 
 
-def _tables_of(saver: BaseCheckpointSaver) -> repo.Saver:
+def _tables_of(saver: BaseCheckpointSaver[str]) -> repo.Saver:
     """Which saver's tables these are (the savers `open_persistence` builds, or a subclass of
     LangGraph's: the SQLite worker's saver is LangGraph's `SqliteSaver`)."""
     modules = [cls.__module__ for cls in type(saver).__mro__]
@@ -42,7 +44,7 @@ def _tables_of(saver: BaseCheckpointSaver) -> repo.Saver:
 
 
 async def delete_run_checkpoints(
-    db: Database, saver: BaseCheckpointSaver, thread_id: str, run_id: str
+    db: Database, saver: BaseCheckpointSaver[str], thread_id: str, run_id: str
 ) -> None:
     """Drop the checkpoints (and their writes) one run wrote; keep the rest (rollback)."""
     if _implements(saver, "adelete_for_runs"):
@@ -52,7 +54,9 @@ async def delete_run_checkpoints(
     await db.retry(lambda: db.run(lambda c: repo.delete_for_run(c, kind, thread_id, run_id)))
 
 
-async def keep_latest_checkpoint(db: Database, saver: BaseCheckpointSaver, thread_id: str) -> None:
+async def keep_latest_checkpoint(
+    db: Database, saver: BaseCheckpointSaver[str], thread_id: str
+) -> None:
     """Prune a thread to its latest checkpoint per namespace (the `keep_latest` strategy)."""
     if _implements(saver, "aprune"):
         await saver.aprune([thread_id], strategy="keep_latest")
@@ -63,7 +67,7 @@ async def keep_latest_checkpoint(db: Database, saver: BaseCheckpointSaver, threa
 
 async def copy_thread(
     db: Database,
-    saver: BaseCheckpointSaver,
+    saver: BaseCheckpointSaver[str],
     src: str,
     dst: str,
     *,

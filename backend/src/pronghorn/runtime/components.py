@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
 from pronghorn.models.errors import UnknownModelError
@@ -29,7 +29,7 @@ from pronghorn.sandbox.paths import adopt_legacy_folder
 
 
 @contextlib.asynccontextmanager
-async def models(runtime: Runtime) -> AsyncIterator[None]:
+async def models(runtime: Runtime) -> AsyncGenerator[None, None]:
     runtime.models = ModelFactory(runtime.config)
 
     def _refresh(old: Any, new: Any) -> None:
@@ -43,7 +43,8 @@ def model_name_of(req: RunCreate) -> str | None:
     """The model a run asks for: `context.model_name`, else `configurable.model_name`."""
     name = (req.context or {}).get("model_name")
     if name is None:
-        name = ((req.config or {}).get("configurable") or {}).get("model_name")
+        configurable: dict[str, Any] = (req.config or {}).get("configurable") or {}
+        name = configurable.get("model_name")
     return name
 
 
@@ -74,7 +75,7 @@ def check_webhook(runtime: Runtime) -> Callable[[RunCreate, dict[str, Any]], Non
 
 
 @contextlib.asynccontextmanager
-async def sandbox(runtime: Runtime) -> AsyncIterator[None]:
+async def sandbox(runtime: Runtime) -> AsyncGenerator[None, None]:
     # The data dir as the runtime resolved it (relative to the base dir), so the sandbox and
     # the files API always agree on where a thread's folders are.
     # Thread folders from before owners (users/default) belong to the "local" user now.
@@ -91,7 +92,7 @@ async def sandbox(runtime: Runtime) -> AsyncIterator[None]:
 
 
 @contextlib.asynccontextmanager
-async def broker(runtime: Runtime) -> AsyncIterator[None]:
+async def broker(runtime: Runtime) -> AsyncGenerator[None, None]:
     cfg = runtime.config
     if cfg.broker.kind != "memory":
         raise RuntimeError(f"broker.kind {cfg.broker.kind!r} is not available yet")
@@ -115,7 +116,7 @@ async def broker(runtime: Runtime) -> AsyncIterator[None]:
 
 
 @contextlib.asynccontextmanager
-async def runs(runtime: Runtime) -> AsyncIterator[None]:
+async def runs(runtime: Runtime) -> AsyncGenerator[None, None]:
     cfg = runtime.config
     webhooks = WebhookSender(timeout_s=cfg.runs.webhook_timeout_s, retries=cfg.runs.webhook_retries)
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command, Send, StateSnapshot
 
 from pronghorn.graphs.registry import GraphRegistry
@@ -32,9 +33,10 @@ log = logging.getLogger("pronghorn.runs")
 
 def _goto(value: Any) -> Any:
     if isinstance(value, list):
-        return [_goto(v) for v in value]
-    if isinstance(value, dict) and "node" in value:
-        return Send(value["node"], value.get("input"))
+        return [_goto(v) for v in cast("list[Any]", value)]
+    if isinstance(value, dict):
+        send = cast("dict[str, Any]", value)
+        return Send(send["node"], send.get("input")) if "node" in send else send
     return value
 
 
@@ -50,7 +52,10 @@ def build_input(job: Job) -> Any:
         if cmd.update is not None:
             update = cmd.update
             if isinstance(update, list):
-                update = [tuple(u) if isinstance(u, list) else u for u in update]
+                update = [
+                    tuple(cast("list[Any]", u)) if isinstance(u, list) else u
+                    for u in cast("list[Any]", update)
+                ]
             kwargs["update"] = update
         if cmd.goto is not None:
             kwargs["goto"] = _goto(cmd.goto)
@@ -64,18 +69,24 @@ CHECKPOINT_KEYS = ("checkpoint_id", "checkpoint_ns", "checkpoint_map")
 
 def _client_configurable(cfg: dict[str, Any]) -> dict[str, Any]:
     """A client's ``configurable`` without LangGraph's internal (``__``-prefixed) keys."""
-    raw = cfg.get("configurable") or {}
+    raw: object = cfg.get("configurable") or {}
     if not isinstance(raw, dict):
         return {}
-    return {k: v for k, v in raw.items() if not (isinstance(k, str) and k.startswith("__"))}
+    items = cast("dict[Any, Any]", raw).items()
+    return {k: v for k, v in items if not (isinstance(k, str) and k.startswith("__"))}
+
+
+def _tags(cfg: dict[str, Any]) -> list[Any]:
+    return cfg.get("tags") or []
 
 
 def build_config(job: Job, callbacks: list[Any]) -> dict[str, Any]:
     req = job.request
-    a_cfg = job.assistant.get("config") or {}
+    a_cfg: dict[str, Any] = job.assistant.get("config") or {}
     r_cfg = req.config or {}
     configurable = {**_client_configurable(a_cfg), **_client_configurable(r_cfg)}
-    context = {**(job.assistant.get("context") or {}), **(req.context or {})}
+    a_context: dict[str, Any] = job.assistant.get("context") or {}
+    context = {**a_context, **(req.context or {})}
     if req.checkpoint:
         configurable.update(
             {k: req.checkpoint[k] for k in CHECKPOINT_KEYS if req.checkpoint.get(k) is not None}
@@ -99,7 +110,7 @@ def build_config(job: Job, callbacks: list[Any]) -> dict[str, Any]:
         langgraph_auth_user_id=job.principal.identity,
         langgraph_auth_permissions=list(job.principal.permissions),
     )
-    metadata = {
+    metadata: dict[str, Any] = {
         **(job.thread_metadata or {}),
         **(a_cfg.get("metadata") or {}),
         **(r_cfg.get("metadata") or {}),
@@ -114,15 +125,19 @@ def build_config(job: Job, callbacks: list[Any]) -> dict[str, Any]:
     config: dict[str, Any] = {
         "configurable": configurable,
         "metadata": metadata,
-        "tags": list(dict.fromkeys([*(a_cfg.get("tags") or []), *(r_cfg.get("tags") or [])])),
+        "tags": list(dict.fromkeys([*_tags(a_cfg), *_tags(r_cfg)])),
         "callbacks": callbacks,
     }
-    limit = r_cfg.get("recursion_limit") or a_cfg.get("recursion_limit")
+    limit: Any = r_cfg.get("recursion_limit") or a_cfg.get("recursion_limit")
     if limit:
         config["recursion_limit"] = int(limit)
     # Always a dict, `{}` without one: LangGraph then fills a context_schema's defaults.
     config["__context__"] = context
     return config
+
+
+def _cancelled_status(job: Job) -> str:
+    return "rollback" if job.cancel_action == "rollback" else "interrupted"
 
 
 def durability_of(job: Job) -> str:
@@ -182,16 +197,6 @@ class Executor:
         job.status = "running"
         started_at = datetime.now(UTC)
         usage = UsageCounter()
-        if job.cancel_action is not None:  # cancelled while we marked it running
-            job.phase = "finishing"
-            await self._settle(
-                job,
-                "rollback" if job.cancel_action == "rollback" else "interrupted",
-                None,
-                usage.as_dict(),
-                started_at,
-            )
-            return
         timeout = job.config.runs.timeout_s
         streamed = StreamedState()
         job.stream_task = asyncio.create_task(
@@ -202,7 +207,7 @@ class Executor:
         job.phase = "finishing"
         status, error = "success", None
         if job.stream_task.cancelled():
-            status = "rollback" if job.cancel_action == "rollback" else "interrupted"
+            status = _cancelled_status(job)  # cancel() set the action while we awaited
         elif (exc := job.stream_task.exception()) is not None:
             if isinstance(exc, TimeoutError):
                 status = "timeout"
@@ -281,7 +286,9 @@ class Executor:
         pending = False
         if final_values is not None:
             cached = to_jsonable(final_values)
-            values = cached if isinstance(cached, dict) else {"__root__": cached}
+            values = (
+                cast(dict[str, Any], cached) if isinstance(cached, dict) else {"__root__": cached}
+            )
         else:
             snapshot = await self._final_snapshot(job)
         if snapshot is not None:
@@ -343,7 +350,9 @@ class Executor:
     async def _final_snapshot(self, job: Job) -> StateSnapshot | None:
         """The thread's latest checkpoint as a StateSnapshot (None if it cannot be read)."""
         try:
-            state_config = {"configurable": {"thread_id": job.thread_id, "checkpoint_ns": ""}}
+            state_config: RunnableConfig = {
+                "configurable": {"thread_id": job.thread_id, "checkpoint_ns": ""}
+            }
             read = GraphRequest(
                 access="threads.read",
                 config=state_config,  # type: ignore[arg-type]

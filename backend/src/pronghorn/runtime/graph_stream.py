@@ -9,11 +9,16 @@ legacy `messages` mode becomes `messages/metadata`, `messages/partial` and
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.messages import BaseMessage, BaseMessageChunk
-from langgraph.channels.untracked_value import UntrackedValue
-from langgraph.pregel import Pregel
+from langchain_core.runnables import RunnableConfig
+from langgraph.channels.untracked_value import (  # pyright: ignore[reportMissingTypeStubs]
+    UntrackedValue,
+)
+from langgraph.pregel import Pregel  # pyright: ignore[reportMissingTypeStubs]
+
+from pronghorn.graphs.registry import AnyGraph
 
 Emit = Callable[[str, Any], Awaitable[None]]
 
@@ -33,7 +38,9 @@ class StreamedState:
         self.seen = False
         self.values: Any = None
 
-    def watch(self, graph: Pregel, interrupt_before: Any, interrupt_after: Any) -> None:
+    def watch(
+        self, graph: Pregel[Any, Any, Any, Any], interrupt_before: Any, interrupt_after: Any
+    ) -> None:
         output = graph.output_channels
         self.eligible = (
             not isinstance(output, str)
@@ -43,7 +50,10 @@ class StreamedState:
             and not interrupt_before
             and not interrupt_after
             # an untracked channel shows in the stream but is never checkpointed
-            and not any(isinstance(c, UntrackedValue) for c in graph.channels.values())
+            and not any(
+                isinstance(c, UntrackedValue)
+                for c in cast(dict[str, object], graph.channels).values()
+            )
         )
 
     def observe(self, mode: str, data: Any) -> None:
@@ -57,7 +67,7 @@ class StreamedState:
     def final_values(self) -> dict[str, Any] | None:
         if not (self.eligible and self.seen) or self.interrupted:
             return None
-        return self.values if isinstance(self.values, dict) else None
+        return cast(dict[str, Any], self.values) if isinstance(self.values, dict) else None
 
 
 def native_modes(modes: list[str]) -> list[str]:
@@ -81,7 +91,9 @@ class _LegacyMessages:
         self.emit = emit
         self.partial: dict[str, BaseMessageChunk] = {}
 
-    async def on_message(self, name_suffix: str, message: BaseMessage, meta: dict) -> None:
+    async def on_message(
+        self, name_suffix: str, message: BaseMessage, meta: dict[str, Any]
+    ) -> None:
         msg_id = message.id or ""
         if isinstance(message, BaseMessageChunk):
             acc = self.partial.get(msg_id)
@@ -108,7 +120,7 @@ class _LegacyMessages:
 
 
 async def stream_graph(
-    graph: Pregel,
+    graph: AnyGraph,
     graph_input: Any,
     config: dict[str, Any],
     *,
@@ -167,15 +179,24 @@ async def stream_graph(
             mode, data = chunk
             await dispatch((), mode, data)
 
+    run_config = cast("RunnableConfig", config)  # build_config's keys are RunnableConfig's
     if "events" in requested:
-        async for event in graph.astream_events(graph_input, config, version="v2", **kwargs):
+        # langchain-core annotates `input` with a bare `Command` (no type argument).
+        events = graph.astream_events(  # pyright: ignore[reportUnknownMemberType]
+            graph_input, run_config, version="v2", **kwargs
+        )
+        async for event in events:
             if event.get("event") == "on_chain_stream" and not event.get("parent_ids"):
-                chunk = (event.get("data") or {}).get("chunk")
-                if isinstance(chunk, tuple) and len(chunk) in (2, 3):
+                chunk: object = (event.get("data") or {}).get("chunk")
+                if isinstance(chunk, tuple) and len(cast("tuple[Any, ...]", chunk)) in (2, 3):
                     await handle(chunk)
             await emit("events", event)
     else:
-        async for chunk in graph.astream(graph_input, config, **kwargs):
+        # langgraph annotates `input` with a bare `Command` (no type argument).
+        stream = graph.astream(  # pyright: ignore[reportUnknownMemberType]
+            graph_input, run_config, **kwargs
+        )
+        async for chunk in stream:
             await handle(chunk)
     if legacy is not None:
         await legacy.flush()

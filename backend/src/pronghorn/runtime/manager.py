@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import Any
 
 from pronghorn.auth.authorizer import AllowAll, Authorizer
@@ -313,9 +313,8 @@ class RunManager:
         if run["status"] in ("error", "timeout") and run.get("error"):
             return {"__error__": run["error"]}
         values = dict((thread or {}).get("values") or {})
-        interrupts = [
-            i for items in ((thread or {}).get("interrupts") or {}).values() for i in items
-        ]
+        by_task: dict[str, list[Any]] = (thread or {}).get("interrupts") or {}
+        interrupts = [i for items in by_task.values() for i in items]
         if interrupts:
             values["__interrupt__"] = interrupts
         return values
@@ -399,7 +398,10 @@ class RunManager:
         latest = await self.ex.checkpointer.aget_tuple(
             {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
         )
-        return latest is not None and (latest.metadata or {}).get("run_id") == run_id
+        if latest is None:
+            return False
+        metadata: Mapping[str, Any] = latest.metadata or {}
+        return metadata.get("run_id") == run_id
 
     async def shutdown(self, drain_timeout: float) -> None:
         """Stop accepting; let in-flight runs finish within the bound; interrupt the rest."""
@@ -420,7 +422,7 @@ class RunManager:
     @contextlib.asynccontextmanager
     async def thread_turn(
         self, thread_id: str, *, busy: Callable[[str], Exception]
-    ) -> AsyncIterator[None]:
+    ) -> AsyncGenerator[None, None]:
         """Hold the thread's place in its run order for the block (a state update): raise
         ``busy(run_id)`` if a run of the thread is in flight here; otherwise runs created
         meanwhile wait (pending) until the block exits. Check and claim happen in one step

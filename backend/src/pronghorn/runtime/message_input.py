@@ -13,11 +13,11 @@ which cannot be inspected without building them) are not checked here.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.messages import convert_to_messages
-from langgraph.channels.binop import BinaryOperatorAggregate
-from langgraph.graph.message import add_messages
+from langgraph.channels.binop import BinaryOperatorAggregate  # pyright: ignore[reportMissingTypeStubs]  # a langgraph subpackage without py.typed
+from langgraph.graph.message import add_messages  # pyright: ignore[reportMissingTypeStubs]  # a langgraph subpackage without py.typed
 from pydantic import ValidationError
 
 from pronghorn.graphs.registry import GraphRegistry, builtin_spec
@@ -35,7 +35,7 @@ def _reason(exc: Exception) -> str:
     if isinstance(exc, KeyError):
         return f"missing {exc.args[0]!r}" if exc.args else "a required key is missing"
     if isinstance(exc, ValidationError):
-        parts = []
+        parts: list[str] = []
         for err in exc.errors()[:2]:
             loc = ".".join(str(p) for p in err.get("loc", ()))
             parts.append(f"{loc}: {err.get('msg')}" if loc else str(err.get("msg")))
@@ -55,9 +55,12 @@ def message_problem(item: Any) -> str | None:
 
 def check_input_messages(value: Any) -> None:
     """Raise :class:`InvalidRunInput` naming ``input.messages[i]`` for the first bad item."""
-    if not isinstance(value, dict) or "messages" not in value:
+    if not isinstance(value, dict):
         return
-    messages = value["messages"]
+    fields = cast("dict[str, Any]", value)
+    if "messages" not in fields:
+        return
+    messages = fields["messages"]
     if messages is None:
         raise InvalidRunInput("input.messages: expected a message or a list of messages, not null")
     if not isinstance(messages, list):
@@ -65,7 +68,7 @@ def check_input_messages(value: Any) -> None:
         if problem is not None:
             raise InvalidRunInput(f"input.messages: not a valid message: {problem}")
         return
-    for i, item in enumerate(messages):
+    for i, item in enumerate(cast("list[Any]", messages)):
         problem = message_problem(item)
         if problem is not None:
             raise InvalidRunInput(f"input.messages[{i}]: not a valid message: {problem}")
@@ -80,7 +83,9 @@ def takes_messages(graphs: GraphRegistry, graph_id: str) -> bool:
     if entry.is_factory:
         return entry.spec in MESSAGE_GRAPH_SPECS
     channel = entry.target.channels.get("messages")
-    return isinstance(channel, BinaryOperatorAggregate) and channel.operator is add_messages
+    if not isinstance(channel, BinaryOperatorAggregate):
+        return False
+    return cast("BinaryOperatorAggregate[Any]", channel).operator is add_messages
 
 
 def message_input_validator(

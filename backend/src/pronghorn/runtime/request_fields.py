@@ -8,7 +8,7 @@ overflowing deep inside a query after part of the work is done.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 from pydantic import AfterValidator, Field
 
@@ -27,7 +27,8 @@ TTLMinutes = Annotated[float, Field(gt=0, le=MAX_TTL_MINUTES)]
 
 def _check_checkpoint(value: dict[str, Any]) -> dict[str, Any]:
     inner = value.get("configurable")
-    for source in (value, inner) if isinstance(inner, dict) else (value,):
+    sources = (value, cast("dict[str, Any]", inner)) if isinstance(inner, dict) else (value,)
+    for source in sources:
         for key in ("checkpoint_id", "checkpoint_ns"):
             if source.get(key) is not None and not isinstance(source[key], str):
                 raise ValueError(f"{key} must be a string")

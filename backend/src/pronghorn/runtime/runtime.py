@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, Literal, TypeVar, overload
 
@@ -103,7 +103,7 @@ class Runtime:
         settings: ConfigHolder,
         data_dir: Path,
         db: Database,
-        checkpointer: BaseCheckpointSaver,
+        checkpointer: BaseCheckpointSaver[str],
         store: BaseStore,
         graphs: GraphRegistry,
         authenticator: Authenticator,
@@ -152,7 +152,7 @@ def database_url(config: AppConfig, data_dir: Path) -> str:
 
 
 @contextlib.asynccontextmanager
-async def open_database(config: AppConfig, data_dir: Path) -> AsyncIterator[Database]:
+async def open_database(config: AppConfig, data_dir: Path) -> AsyncGenerator[Database, None]:
     db = Database(
         database_url(config, data_dir),
         busy_timeout_ms=config.database.busy_timeout_ms,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
@@ -86,7 +86,8 @@ class Scheduler:
         for row in due:
             due_at = row["next_run_date"]
             end = as_utc(row["end_time"])
-            expired = end is not None and as_utc(due_at) >= end
+            due_utc = as_utc(due_at)
+            expired = end is not None and due_utc is not None and due_utc >= end
             nxt = None
             if not expired:
                 try:
@@ -122,7 +123,7 @@ class Scheduler:
 
 
 @contextlib.asynccontextmanager
-async def scheduler(runtime: Runtime) -> AsyncIterator[None]:
+async def scheduler(runtime: Runtime) -> AsyncGenerator[None, None]:
     sched = Scheduler(runtime)
     runtime.scheduler = sched
     task = asyncio.create_task(sched.run_forever(), name="cron-scheduler")

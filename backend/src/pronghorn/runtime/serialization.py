@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
+from collections.abc import Callable, Iterable
 from datetime import date, datetime
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from pydantic import BaseModel
@@ -22,11 +23,12 @@ def _default(obj: Any) -> Any:
     if isinstance(obj, uuid.UUID):
         return str(obj)
     if isinstance(obj, (set, frozenset, tuple)):
-        return list(obj)
+        return list(cast("Iterable[Any]", obj))
     if isinstance(obj, bytes):
         return obj.decode("utf-8", "replace")
-    if hasattr(obj, "_asdict"):
-        return obj._asdict()
+    as_dict: Callable[[], Any] | None = getattr(obj, "_asdict", None)  # a namedtuple's
+    if as_dict is not None:
+        return as_dict()
     if hasattr(obj, "__dict__"):
         return {k: v for k, v in vars(obj).items() if not k.startswith("_")}
     return repr(obj)

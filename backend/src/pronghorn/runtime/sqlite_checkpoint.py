@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import logging
 import sqlite3
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Generator, Iterable, Mapping, Sequence
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -32,7 +32,7 @@ from langgraph.checkpoint.base import (
 )
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.store.base import Op, Result, TTLConfig
-from langgraph.store.sqlite import SqliteStore
+from langgraph.store.sqlite import SqliteStore  # pyright: ignore[reportMissingTypeStubs]  # a langgraph subpackage without py.typed
 
 from pronghorn.persistence.sqlite_worker import SqliteWorker
 
@@ -50,7 +50,7 @@ class WorkerSqliteSaver(SqliteSaver):
         await self.worker.call(self.setup, exclusive=True)
 
     @contextlib.contextmanager
-    def cursor(self, transaction: bool = True) -> Iterator[sqlite3.Cursor]:
+    def cursor(self, transaction: bool = True) -> Generator[sqlite3.Cursor, None, None]:
         # Runs on the worker thread only. A write is a unit of a worker group: the group
         # commits it (with its neighbours), so the cursor must not commit on its own.
         cur = self.conn.cursor()

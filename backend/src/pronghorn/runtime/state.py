@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import Interrupt, PregelTask, StateSnapshot
@@ -39,7 +39,7 @@ def _task_json(task: PregelTask) -> dict[str, Any]:
     return {
         "id": task.id,
         "name": task.name,
-        "path": to_jsonable(list(task.path)),
+        "path": to_jsonable(list(cast("tuple[Any, ...]", task.path))),
         "error": repr(task.error) if task.error is not None else None,
         "interrupts": [interrupt_json(i) for i in task.interrupts],
         "checkpoint": checkpoint,
@@ -86,9 +86,10 @@ def thread_values_and_interrupts(
     snapshot: StateSnapshot,
 ) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
     """``(values, {task_id: [{id, value}]})`` for the thread row's cached state."""
-    values = to_jsonable(snapshot.values) if snapshot.values is not None else {}
-    if not isinstance(values, dict):
-        values = {"__root__": values}
+    jsonable: object = to_jsonable(snapshot.values) if snapshot.values is not None else {}
+    values: dict[str, Any] = (
+        cast("dict[str, Any]", jsonable) if isinstance(jsonable, dict) else {"__root__": jsonable}
+    )
     interrupts: dict[str, list[dict[str, Any]]] = {}
     for task in snapshot.tasks:
         if task.interrupts:
@@ -105,9 +106,10 @@ def select_fields(state: dict[str, Any], select: list[str] | None) -> dict[str, 
     top = [f for f in select if not f.startswith("values.")]
     out = {k: v for k, v in state.items() if k in top} if top else dict(state)
     if value_keys:
-        values = state.get("values") or {}
+        values: object = state.get("values") or {}
         if isinstance(values, dict):
-            out["values"] = {k: values[k] for k in value_keys if k in values}
+            kept = cast("dict[str, Any]", values)
+            out["values"] = {k: kept[k] for k in value_keys if k in kept}
     return out
 
 
@@ -122,7 +124,7 @@ def state_config(thread_id: str, checkpoint: dict[str, Any] | str | None = None)
         configurable["checkpoint_id"] = checkpoint
     elif isinstance(checkpoint, dict):
         inner = checkpoint.get("configurable")
-        source = inner if isinstance(inner, dict) else checkpoint
+        source = cast("dict[str, Any]", inner) if isinstance(inner, dict) else checkpoint
         for key in ("checkpoint_id", "checkpoint_ns", "checkpoint_map"):
             if source.get(key) is not None:
                 configurable[key] = source[key]
@@ -183,14 +185,15 @@ async def apply_supersteps(graph: Any, thread_id: str, supersteps: list[dict[str
     """Apply ``[{"updates": [{values, command, as_node}]}]`` in order, one superstep each."""
     from langgraph.types import StateUpdate
 
-    steps = []
+    steps: list[list[StateUpdate]] = []
     for step in supersteps:
-        updates = []
-        for update in step.get("updates") or []:
+        updates: list[StateUpdate] = []
+        step_updates: list[dict[str, Any]] = step.get("updates") or []
+        for update in step_updates:
             values = update.get("values")
-            command = update.get("command") or {}
-            if values is None and isinstance(command, dict) and command.get("update") is not None:
-                values = command["update"]
+            command: object = update.get("command") or {}
+            if values is None and isinstance(command, dict):
+                values = cast("dict[str, Any]", command).get("update")
             updates.append(StateUpdate(values, update.get("as_node")))
         steps.append(updates)
     if steps:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING
 
 from pronghorn.persistence.repos import threads as threads_repo
@@ -57,7 +57,7 @@ async def sweep_once(runtime: Runtime) -> int:
 @contextlib.asynccontextmanager
 async def thread_sweeper(
     runtime: Runtime, *, interval: float = SWEEP_INTERVAL_S
-) -> AsyncIterator[None]:
+) -> AsyncGenerator[None, None]:
     """Background task deleting (or pruning) threads whose TTL has passed, every ``interval``."""
 
     async def loop() -> None:

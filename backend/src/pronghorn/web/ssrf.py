@@ -19,6 +19,7 @@ import ipaddress
 import re
 import socket
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import httpx
 
@@ -176,7 +177,9 @@ async def vet_url(
     return candidates[0]
 
 
-def pinned_request(url: httpx.URL, ip: IPAddress) -> tuple[httpx.URL, dict[str, str], dict]:
+def pinned_request(
+    url: httpx.URL, ip: IPAddress
+) -> tuple[httpx.URL, dict[str, str], dict[str, Any]]:
     """The URL to send (host replaced by the vetted IP), the Host header and extensions.
 
     For https the original name stays the SNI name, which is also the name the server's

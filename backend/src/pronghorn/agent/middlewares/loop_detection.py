@@ -84,7 +84,7 @@ class LoopDetectionMiddleware(RequestProjection):
         if not messages or not isinstance(messages[-1], AIMessage):
             return None
         n, latest = repeats(messages, self.window)
-        if latest is not messages[-1] or n < self.stop_repeats:
+        if latest is None or latest is not messages[-1] or n < self.stop_repeats:
             return None
         names = ", ".join(sorted({c["name"] for c in latest.tool_calls}))
         note = (

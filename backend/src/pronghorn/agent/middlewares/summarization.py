@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from langchain.agents.middleware import ModelRequest
@@ -47,7 +48,7 @@ PROMPT = (
 )
 
 
-def estimate_tokens(messages: list[BaseMessage]) -> int:
+def estimate_tokens(messages: Sequence[BaseMessage]) -> int:
     total = 0
     for m in messages:
         total += 4 + len(text_of(m)) // 4
@@ -98,7 +99,7 @@ def choose_cut(messages: list[AnyMessage], keep_tokens: int) -> int:
     return max(cut, 0)
 
 
-def local_digest(previous: str | None, messages: list[BaseMessage], max_chars: int) -> str:
+def local_digest(previous: str | None, messages: Sequence[BaseMessage], max_chars: int) -> str:
     lines = [previous] if previous else []
     for m in messages:
         text = " ".join(text_of(m).split())
@@ -125,7 +126,7 @@ class SummarizationMiddleware(RequestProjection):
         self.model = model
         self.keep_tokens = max(1, int(trigger_tokens * keep_fraction))
 
-    async def _summarize(self, previous: str | None, messages: list[BaseMessage]) -> str:
+    async def _summarize(self, previous: str | None, messages: Sequence[BaseMessage]) -> str:
         if self.model is None:
             return local_digest(previous, messages, self.trigger_tokens)
         trimmed = [

@@ -15,6 +15,7 @@ Only added to the chain of models with ``supports_vision``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from langchain.agents.middleware import ModelRequest
@@ -29,7 +30,7 @@ MAX_IMAGES = 4
 MAX_BYTES = 16 * 1024 * 1024
 
 
-def latest_tool_call_ids(messages: list[BaseMessage]) -> set[str]:
+def latest_tool_call_ids(messages: Sequence[BaseMessage]) -> set[str]:
     """Ids of the tool results after the last AI message: what this request answers."""
     ids: set[str] = set()
     for message in reversed(messages):

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import warnings
-from typing import Any, Literal
+from collections.abc import AsyncIterator
+from typing import Any, Literal, cast
 
 from fastapi import APIRouter, Body, Depends, Query, Response
 from pydantic import BaseModel, Field
@@ -55,7 +56,7 @@ class AssistantCount(BaseModel):
 
 
 class AssistantSearch(AssistantCount):
-    limit: int = Field(10, ge=0, le=1000)
+    limit: int = Field(default=10, ge=0, le=1000)
     offset: Offset = 0
     sort_by: SortBy | None = None
     sort_order: Literal["asc", "desc"] | None = None
@@ -64,12 +65,12 @@ class AssistantSearch(AssistantCount):
 
 class VersionsSearch(BaseModel):
     metadata: dict[str, Any] | None = None
-    limit: int = Field(10, ge=0, le=1000)
+    limit: int = Field(default=10, ge=0, le=1000)
     offset: Offset = 0
 
 
 class SetLatest(BaseModel):
-    version: int | None = Field(None, ge=1, le=INT64_MAX)
+    version: int | None = Field(default=None, ge=1, le=INT64_MAX)
 
 
 def _select(items: list[dict[str, Any]], select: list[str] | None) -> list[dict[str, Any]]:
@@ -300,7 +301,12 @@ async def _subgraphs(
 ) -> JSONResponse:
     async with _graph_for(runtime, access, assistant_id) as (_, graph):
         out: dict[str, Any] = {}
-        async for ns, sub in graph.aget_subgraphs(namespace=namespace, recurse=recurse):
+        # langgraph types the subgraphs as a bare `PregelProtocol` (no type arguments).
+        subgraphs = cast(
+            "AsyncIterator[tuple[str, Any]]",
+            graph.aget_subgraphs(namespace=namespace, recurse=recurse),  # pyright: ignore[reportUnknownMemberType]
+        )
+        async for ns, sub in subgraphs:
             out[ns] = await asyncio.to_thread(graph_schemas, sub)
         return JSONResponse(out)
 

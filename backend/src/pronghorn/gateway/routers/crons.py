@@ -71,7 +71,7 @@ class CronSearch(BaseModel):
     thread_id: str | None = None
     enabled: bool | None = None
     metadata: dict[str, Any] | None = None
-    limit: int = Field(10, ge=1, le=1000)
+    limit: int = Field(default=10, ge=1, le=1000)
     offset: Offset = 0
     sort_by: str = "created_at"
     sort_order: Literal["asc", "desc"] = "desc"

@@ -20,12 +20,15 @@ import mimetypes
 import os
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Request, Response
 from python_multipart.exceptions import MultipartParseError
 from python_multipart.multipart import MultipartParser, parse_options_header
+
+if TYPE_CHECKING:
+    from python_multipart.multipart import MultipartCallbacks
 
 from pronghorn.auth.authorizer import Action
 from pronghorn.gateway.deps import check_uuid, get_access, get_runtime
@@ -168,7 +171,7 @@ class _Receiver:
     _hfield: bytearray = field(default_factory=bytearray)
     _hvalue: bytearray = field(default_factory=bytearray)
 
-    def callbacks(self) -> dict[str, Any]:
+    def callbacks(self) -> MultipartCallbacks:
         def header_end() -> None:
             self.events.append(("header", (bytes(self._hfield).lower(), bytes(self._hvalue))))
             self._hfield.clear()
@@ -323,7 +326,7 @@ async def _receive(
             raise ApiError(400, "The multipart body ended in the middle of a file.")
         if not receiver.done:
             raise ApiError(400, "No files: send them in the multipart field 'files'.")
-        files = []
+        files: list[dict[str, Any]] = []
         for part in receiver.done:
             assert part.temp is not None and part.name is not None
             name = await asyncio.to_thread(_place, folder, part.temp, part.name)
@@ -402,7 +405,9 @@ def content_disposition(disposition: str, name: str) -> str:
     return f'{disposition}; filename="{name}"'
 
 
-@router.api_route("/artifacts/{path:path}", methods=["GET", "HEAD"])
+# One route per method, so each gets its own OpenAPI operation id.
+@router.get("/artifacts/{path:path}")
+@router.head("/artifacts/{path:path}")
 async def artifact(
     thread_id: str,
     path: str,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, cast
 
 from fastapi import APIRouter, Body, Depends, Query, Request, Response
 from pydantic import ValidationError
@@ -187,7 +187,8 @@ async def create_batch(
 ) -> Response:
     if not isinstance(body, list):
         raise ApiError(422, "Request body must be a JSON array of runs")
-    requests = [_parse(item) for item in body]  # validate all before creating any
+    # validate all before creating any
+    requests = [_parse(item) for item in cast("list[Any]", body)]
     for req in requests:
         await runtime.runs.precheck(req, access)
     jobs = [await runtime.runs.create(None, req, access) for req in requests]
@@ -204,6 +205,7 @@ async def cancel_many(
     body = body or {}
     if not isinstance(body, dict):
         raise ApiError(422, "Request body must be a JSON object")
+    body = cast("dict[str, Any]", body)
     thread_id = body.get("thread_id")
     run_ids = body.get("run_ids")
     status = body.get("status")
@@ -217,7 +219,7 @@ async def cancel_many(
     if run_ids is not None:
         if not isinstance(run_ids, list):
             raise ApiError(422, "run_ids must be a list")
-        run_ids = [check_uuid(r, "run") for r in run_ids]
+        run_ids = [check_uuid(r, "run") for r in cast("list[Any]", run_ids)]
     n = await runtime.runs.cancel_many(
         thread_id=thread_id,
         run_ids=run_ids,
@@ -353,7 +355,9 @@ async def _join_stream(
     )
 
 
-@router.api_route("/threads/{thread_id}/runs/{run_id}/stream", methods=["GET", "POST"])
+# One route per method, so each gets its own OpenAPI operation id.
+@router.get("/threads/{thread_id}/runs/{run_id}/stream")
+@router.post("/threads/{thread_id}/runs/{run_id}/stream")
 async def join_stream(
     thread_id: str,
     run_id: str,
@@ -416,11 +420,11 @@ async def thread_stream(
     except ValueError as exc:
         raise ApiError(422, str(exc)) from None
     modes = set(_modes_param(stream_mode, THREAD_STREAM_MODES) or []) | set(
-        _modes_param([stream_modes], THREAD_STREAM_MODES) if stream_modes else []
+        (_modes_param([stream_modes], THREAD_STREAM_MODES) or []) if stream_modes else []
     )
     events = runtime.broker.subscribe_thread(tid, after)
     if modes and "run_modes" not in modes:
-        wanted = set()
+        wanted: set[str] = set()
         if "lifecycle" in modes:
             wanted.add("metadata")
         if "state_update" in modes:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal, cast
 
 from fastapi import APIRouter, Depends, Response
 from pydantic import AfterValidator, BaseModel, Field
@@ -41,7 +42,7 @@ def _check_operators(filt: dict[str, Any]) -> dict[str, Any]:
     for key, value in filt.items():
         if not isinstance(value, dict):
             continue
-        for op in value:
+        for op in cast("dict[Any, Any]", value):
             if op not in FILTER_OPERATORS:
                 raise ValueError(
                     f"filter {key!r}: unsupported operator {op!r}; "
@@ -69,7 +70,7 @@ class StoreDelete(BaseModel):
 class StoreSearch(BaseModel):
     namespace_prefix: list[str] | None = None
     filter: StoreFilter | None = None
-    limit: int = Field(10, ge=0, le=10000)
+    limit: int = Field(default=10, ge=0, le=10000)
     offset: Offset = 0
     query: str | None = None
     refresh_ttl: bool | None = None
@@ -78,20 +79,20 @@ class StoreSearch(BaseModel):
 class StoreNamespaces(BaseModel):
     prefix: list[str] | None = None
     suffix: list[str] | None = None
-    max_depth: int | None = Field(None, ge=1, le=MAX_NAMESPACE_DEPTH)
-    limit: int = Field(100, ge=0, le=10000)
+    max_depth: int | None = Field(default=None, ge=1, le=MAX_NAMESPACE_DEPTH)
+    limit: int = Field(default=100, ge=0, le=10000)
     offset: Offset = 0
 
 
 def check_namespace(
     namespace: list[str] | tuple[str, ...], *, allow_empty: bool = False, writing: bool = False
-) -> tuple:
+) -> tuple[str, ...]:
     """422 for what the LangGraph stores refuse: empty labels, labels with dots (the GET form
     joins them with dots) or NUL characters, and (when writing) the reserved root label."""
     if not namespace and not allow_empty:
         raise ApiError(422, "Namespace cannot be empty")
     for label in namespace:
-        if not isinstance(label, str) or not label:
+        if not label:  # the models' namespaces are lists of str
             raise ApiError(422, "Namespace labels cannot be empty strings")
         if "." in label:
             raise ApiError(422, f"Namespace labels cannot contain periods ('.'): {label!r}")
@@ -127,8 +128,10 @@ async def _authorized(
     value: dict[str, object] = {"namespace": namespace, **fields}
     await authorize(runtime, access, "store", action, value)
     edited = value.get("namespace")
-    if isinstance(edited, (list, tuple)) and all(isinstance(x, str) for x in edited):
-        namespace = tuple(str(x) for x in edited)
+    if isinstance(edited, (list, tuple)):
+        parts = cast(Sequence[object], edited)
+        if all(isinstance(x, str) for x in parts):
+            namespace = tuple(str(x) for x in parts)
     return scope.stored(access, namespace)
 
 

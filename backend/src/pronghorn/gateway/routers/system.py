@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter, Depends
 
 from pronghorn import __version__
@@ -13,7 +15,7 @@ router = APIRouter()
 
 
 @router.get("/health")
-async def health() -> dict:
+async def health() -> dict[str, Any]:
     return {"status": "ok"}
 
 
@@ -29,12 +31,12 @@ async def ready(runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
 
 
 @router.get("/api/langgraph/ok")
-async def ok() -> dict:
+async def ok() -> dict[str, Any]:
     return {"ok": True}
 
 
 @router.get("/api/langgraph/info")
-async def info(runtime: Runtime = Depends(get_runtime)) -> dict:
+async def info(runtime: Runtime = Depends(get_runtime)) -> dict[str, Any]:
     return {
         "version": __version__,
         "server": "pronghorn",
@@ -44,5 +46,5 @@ async def info(runtime: Runtime = Depends(get_runtime)) -> dict:
 
 
 @router.get("/api/config/status")
-async def config_status(runtime: Runtime = Depends(get_runtime)) -> dict:
+async def config_status(runtime: Runtime = Depends(get_runtime)) -> dict[str, Any]:
     return runtime.settings.status()

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import AsyncIterator
-from typing import Annotated, Any, Literal
+from collections.abc import AsyncGenerator, Mapping
+from typing import Annotated, Any, Literal, cast
 
 from fastapi import APIRouter, Body, Depends, Header, Query, Response
 from langgraph.errors import InvalidUpdateError
@@ -104,12 +104,12 @@ class ThreadCount(BaseModel):
 
 class ThreadSearch(ThreadCount):
     ids: list[str] | None = None
-    limit: int = Field(10, ge=0, le=1000)
+    limit: int = Field(default=10, ge=0, le=1000)
     offset: Offset = 0
     sort_by: SortBy | None = None
     sort_order: Literal["asc", "desc"] | None = None
     select: list[str] | None = None
-    extract: dict[str, ExtractPath] | None = Field(None, max_length=10)
+    extract: dict[str, ExtractPath] | None = Field(default=None, max_length=10)
 
 
 class ThreadPrune(BaseModel):
@@ -131,7 +131,7 @@ class StateAtCheckpoint(BaseModel):
 
 
 class HistorySearch(BaseModel):
-    limit: int = Field(10, ge=1, le=1000)
+    limit: int = Field(default=10, ge=1, le=1000)
     before: CheckpointDict | str | None = None
     metadata: FilterDict | None = None
     checkpoint: CheckpointDict | None = None
@@ -156,9 +156,10 @@ async def thread_graph(
     row: Any,
     access: AccessContext = "threads.read",
     principal: Principal | None = None,
-) -> AsyncIterator[Any]:
+) -> AsyncGenerator[Any, None]:
     """The thread's graph (metadata.graph_id), or None for a thread that never ran."""
-    graph_id = (row["metadata"] or {}).get("graph_id")
+    metadata: dict[str, Any] = row["metadata"] or {}
+    graph_id: str | None = metadata.get("graph_id")
     if not graph_id:
         yield None
         return
@@ -211,8 +212,8 @@ async def create_thread(
     }
     filt = await authorize(runtime, access, "threads", "create", value)
     if isinstance(value.get("metadata"), dict):  # the authorizer may stamp metadata
-        metadata = dict(value["metadata"])  # type: ignore[arg-type]
-    if body.supersteps and metadata.get("graph_id") not in runtime.graphs:
+        metadata = dict(cast(Mapping[str, Any], value["metadata"]))
+    if body.supersteps and str(metadata.get("graph_id") or "") not in runtime.graphs:
         raise ApiError(422, "supersteps need a known graph_id (in the body or metadata)")
     ttl, expires_at = repo.ttl_fields(_ttl(body.ttl))
     async with runtime.db.tx() as conn:
@@ -250,10 +251,13 @@ def _extract(doc: dict[str, Any], path: str) -> Any:
     current: Any = doc
     for name, index in _STEP.findall(_bare(path)):
         if name:
-            current = current.get(name) if isinstance(current, dict) else None
+            current = (
+                cast("dict[str, Any]", current).get(name) if isinstance(current, dict) else None
+            )
         elif isinstance(current, list):
             i = int(index)
-            current = current[i] if -len(current) <= i < len(current) else None
+            items = cast("list[Any]", current)
+            current = items[i] if -len(items) <= i < len(items) else None
         else:
             current = None
         if current is None:
@@ -289,7 +293,7 @@ async def search_threads(
             sort_order=body.sort_order,
             scope=scope,
         )
-    out = []
+    out: list[dict[str, Any]] = []
     for item in items:
         shown = {k: v for k, v in item.items() if k in body.select} if body.select else dict(item)
         if body.extract:

@@ -253,7 +253,7 @@ async def update_assistant(
         )
     ).scalar_one()
     ts = now()
-    fields = {
+    fields: dict[str, Any] = {
         "graph_id": graph_id if graph_id is not None else row["graph_id"],
         "config": config if config is not None else row["config"],
         "context": context if context is not None else row["context"],

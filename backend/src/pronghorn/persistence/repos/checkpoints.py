@@ -168,6 +168,8 @@ def keep_latest(conn: Connection, saver: Saver, thread_id: str) -> int:
     gone = {(ns, cid) for ns, cid in graph if latest[ns] != cid}
     if not gone:
         return 0
-    parent_of = {(ns, cid): None for ns, cid in latest.items() if graph[(ns, cid)][0] is not None}
+    parent_of: dict[tuple[str, str], str | None] = {
+        (ns, cid): None for ns, cid in latest.items() if graph[(ns, cid)][0] is not None
+    }
     _remove(conn, saver, thread_id, gone, parent_of)
     return len(gone)

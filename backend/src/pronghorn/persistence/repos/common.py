@@ -6,7 +6,7 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import ColumnElement, Table, and_, true
 from sqlalchemy.engine import RowMapping
@@ -92,11 +92,15 @@ def contains(container: Any, subset: Any) -> bool:
     if isinstance(subset, dict):
         if not isinstance(container, dict):
             return False
-        return all(k in container and contains(container[k], v) for k, v in subset.items())
+        sub_map = cast("dict[Any, Any]", subset)
+        in_map = cast("dict[Any, Any]", container)
+        return all(k in in_map and contains(in_map[k], v) for k, v in sub_map.items())
     if isinstance(subset, list):
         if not isinstance(container, list):
             return False
-        return all(any(contains(c, s) for c in container) for s in subset)
+        sub_list = cast("list[Any]", subset)
+        in_list = cast("list[Any]", container)
+        return all(any(contains(c, s) for c in in_list) for s in sub_list)
     return container == subset
 
 

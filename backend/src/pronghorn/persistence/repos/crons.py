@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, delete, func, insert, select, update
+from sqlalchemy import ColumnElement, and_, delete, func, insert, select, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -85,7 +85,7 @@ def _where(
     dialect: str,
 ) -> tuple[Any, dict[str, Any], dict[str, object]]:
     auth_cond, auth_rest = sql_condition(crons.c.metadata, scope.filter, dialect)
-    conds = [auth_cond]
+    conds: list[ColumnElement[bool]] = [auth_cond]
     if scope.owner_id is not None:
         conds.append(crons.c.owner_id == scope.owner_id)
     if assistant_id:

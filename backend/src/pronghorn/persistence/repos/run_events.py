@@ -7,8 +7,9 @@ PostgreSQL). Rows go in batches: one INSERT with many parameter sets per flush.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import BindParameter, bindparam, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
@@ -18,7 +19,7 @@ from pronghorn.persistence.tables import run_events, runs
 # (run_id, seq, event name, data)
 EventRow = tuple[str, int, str, bytes]
 
-_VALUES = {
+_VALUES: dict[str, BindParameter[Any]] = {
     "run_id": bindparam("b_run_id"),
     "seq": bindparam("b_seq"),
     "event": bindparam("b_event"),

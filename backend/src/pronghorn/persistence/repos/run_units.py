@@ -44,7 +44,7 @@ def resolve_assistant(
 ) -> dict[str, Any] | None:
     """The assistant with this id, or — for a graph id — that graph's system assistant;
     only one whose owner id (None: a system assistant) `may_use` accepts."""
-    candidates = []
+    candidates: list[str] = []
     with contextlib.suppress(ValueError, AttributeError, TypeError):
         candidates.append(str(uuid.UUID(id_or_graph_id)))
     candidates.append(system_assistant_id(id_or_graph_id))
@@ -211,7 +211,7 @@ def settle_run(
     if delete_run:
         conn.execute(delete(runs).where(runs.c.run_id == run_id))
     else:
-        usage = run_fields.get("usage") or {}
+        usage: dict[str, Any] = run_fields.get("usage") or {}
         conn.execute(
             _FINISH,
             {

@@ -200,9 +200,10 @@ async def token_usage_by_run(conn: AsyncConnection, thread_id: str) -> list[dict
     )
     out: list[dict[str, Any]] = []
     for row in (await conn.execute(stmt)).mappings():
-        kwargs = row["kwargs"] or {}
-        context = kwargs.get("context") or {}
-        configurable = (kwargs.get("config") or {}).get("configurable") or {}
+        kwargs: dict[str, Any] = row["kwargs"] or {}
+        context: dict[str, Any] = kwargs.get("context") or {}
+        config: dict[str, Any] = kwargs.get("config") or {}
+        configurable: dict[str, Any] = config.get("configurable") or {}
         model = context.get("model_name") or configurable.get("model_name")
         out.append(
             {

@@ -25,7 +25,7 @@ UNSET: Any = object()
 
 def to_api(row: Any, *, include_ttl: bool = False) -> dict[str, Any]:
     """The Thread JSON; ``ttl`` (``{strategy, ttl_minutes, expires_at}``) only when asked."""
-    out = {
+    out: dict[str, Any] = {
         "thread_id": row["thread_id"],
         "created_at": iso(row["created_at"]),
         "updated_at": iso(row["updated_at"]),
@@ -278,7 +278,11 @@ async def expired(conn: AsyncConnection, *, limit: int = 100) -> list[tuple[str,
             .limit(limit)
         )
     ).all()
-    return [(r[0], (r[1] or {}).get("strategy") or "delete") for r in rows]
+    return [(r[0], _ttl_strategy(r[1])) for r in rows]
+
+
+def _ttl_strategy(ttl: dict[str, Any] | None) -> str:
+    return (ttl or {}).get("strategy") or "delete"
 
 
 async def renew_ttl(conn: AsyncConnection, thread_id: str) -> None:

@@ -11,6 +11,7 @@ made by the one local user of `auth.mode: none`: they get owner "local". System 
 
 import json
 from collections.abc import Sequence
+from typing import cast
 
 import sqlalchemy as sa
 from alembic import op
@@ -42,7 +43,10 @@ def upgrade() -> None:
     bind = op.get_bind()
     rows = bind.execute(sa.text("SELECT assistant_id, metadata FROM assistants")).all()
     for assistant_id, metadata in rows:
-        meta = json.loads(metadata or "{}") if isinstance(metadata, str) else metadata or {}
+        meta = cast(
+            dict[str, object],
+            json.loads(metadata or "{}") if isinstance(metadata, str) else metadata or {},
+        )
         if meta.get("created_by") != "system":
             bind.execute(
                 sa.text("UPDATE assistants SET owner_id = :owner WHERE assistant_id = :id"),

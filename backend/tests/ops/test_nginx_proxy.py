@@ -135,6 +135,8 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        if proc.stderr is not None:
+            proc.stderr.close()
         upstream.shutdown()
         upstream.server_close()
 

@@ -1,5 +1,7 @@
 // Drives a running Pronghorn gateway with the official JS Client and checks every answer.
-// Usage: node conformance.mjs http://127.0.0.1:2026/api/langgraph   (exit code 0 = all good)
+// Usage: node conformance.mjs http://127.0.0.1:2026/api/langgraph [API_KEY]   (exit 0 = all good)
+// With a key (or PRONGHORN_API_KEY) the client sends it as x-api-key, and a keyless client
+// must be refused with 401.
 import { randomUUID } from "node:crypto";
 import { Client } from "@langchain/langgraph-sdk";
 
@@ -9,7 +11,8 @@ if (!apiUrl) {
   process.exit(2);
 }
 
-const client = new Client({ apiUrl, apiKey: null, callerOptions: { maxRetries: 0 } });
+const apiKey = process.argv[3] ?? process.env.PRONGHORN_API_KEY ?? null;
+const client = new Client({ apiUrl, apiKey, callerOptions: { maxRetries: 0 } });
 const failures = [];
 
 function check(name, condition, detail) {
@@ -40,6 +43,18 @@ async function expectStatus(name, status, fn) {
 }
 
 const tag = randomUUID();
+
+if (apiKey) {
+  const stranger = new Client({ apiUrl, apiKey: null, callerOptions: { maxRetries: 0 } });
+  await expectStatus("a client without the API key gets 401", 401, () =>
+    stranger.threads.search({ limit: 1 }),
+  );
+  await expectStatus("a wrong API key gets 401", 401, () =>
+    new Client({ apiUrl, apiKey: "phk_not-a-key", callerOptions: { maxRetries: 0 } }).threads.search(
+      { limit: 1 },
+    ),
+  );
+}
 
 await step("threads", async () => {
   const made = [];

@@ -10,6 +10,8 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -20,7 +22,7 @@ from langgraph_sdk.client import LangGraphClient
 from sqlalchemy.engine import make_url
 
 from support.inproc import InProcessServer
-from support.live import LiveServer, base_config
+from support.live import TESTS_DIR, LiveServer, base_config
 
 ECHO_ASSISTANT_ID = "046b5dc7-2108-582c-9c6c-31d556d138f0"
 
@@ -61,13 +63,37 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessServer
 
 @pytest.fixture(scope="module")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """A real `pronghorn serve` process, for clients that are other programs (the JS SDK)."""
+    """A real `pronghorn serve` process, for clients that are other programs (the JS SDK),
+    with auth on (`auth.mode: local`, the default): `api_key(server)` makes a key."""
     with api_database() as overrides:
-        srv = LiveServer(tmp_path_factory.mktemp("api-live"), base_config(**overrides)).start()
+        config = base_config(auth={"mode": "local"}, **overrides)
+        srv = LiveServer(tmp_path_factory.mktemp("api-live"), config).start()
         try:
             yield srv
         finally:
             srv.stop()
+
+
+def cli(server: LiveServer, *args: str, stdin: str | None = None) -> str:
+    """`pronghorn ARGS --config <the server's>` in a subprocess; its stdout."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pronghorn.cli", *args, "--config", str(server.config_path)],
+        cwd=server.workdir,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(TESTS_DIR), "HOME": str(server.workdir)},
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def api_key(server: LiveServer, username: str = "js") -> str:
+    """A new user of the live server and an API key of theirs, made with the CLI (the key is
+    alone on the last stdout line)."""
+    cli(server, "users", "create", username, "--password-stdin", stdin="js-password-123\n")
+    return cli(server, "keys", "create", username, "--name", "js sdk").strip().splitlines()[-1]
 
 
 def set_thread_status(server: InProcessServer, thread_id: str, status: str) -> None:

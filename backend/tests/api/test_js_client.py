@@ -1,4 +1,6 @@
-"""The official JS SDK (`@langchain/langgraph-sdk`, pinned in tests/js) against a live server."""
+"""The official JS SDK (`@langchain/langgraph-sdk`, pinned in tests/js) against a live server
+with auth on, authenticating with an API key made by the CLI (`apiKey`, the x-api-key
+header); the script also checks that a client without the key is refused."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from api.conftest import api_key
 from support.live import LiveServer
 
 JS_DIR = Path(__file__).resolve().parents[3] / "tests" / "js"
@@ -33,8 +36,9 @@ def js_project() -> Path:
 
 def test_js_sdk_conformance(js_project: Path, live_server: LiveServer) -> None:
     server = live_server
+    key = api_key(server)
     done = subprocess.run(
-        ["node", "conformance.mjs", server.api],
+        ["node", "conformance.mjs", server.api, key],
         cwd=js_project,
         capture_output=True,
         text=True,

@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from fakes.oidc_issuer import FakeOidcIssuer, IssuerUser, s256
+from support.inproc import InProcessServer
 from support.live import LiveServer, base_config
 
 ADMIN_EMAIL = "boss@example.com"
@@ -208,7 +209,8 @@ def test_open_redirects_are_refused(gateway: LiveServer, target: str) -> None:
     assert answer.status_code == 400 and "next" in answer.json()["detail"]
 
 
-def test_sso_off_is_a_404(server: LiveServer) -> None:
-    answer = httpx.get(f"{server.url}/api/auth/oidc/login")
-    assert answer.status_code == 404 and "not configured" in answer.json()["detail"]
-    assert httpx.get(f"{server.url}/api/auth/config").json()["oidc"] is None
+def test_sso_off_is_a_404(server: InProcessServer) -> None:
+    with server.http() as http:  # the session server (in process, no auth.oidc)
+        answer = http.get("/api/auth/oidc/login")
+        assert answer.status_code == 404 and "not configured" in answer.json()["detail"]
+        assert http.get("/api/auth/config").json()["oidc"] is None

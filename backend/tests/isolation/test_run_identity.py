@@ -4,6 +4,7 @@ cron's runs execute as the cron's owner (kept on the run row for a restart)."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -64,7 +65,7 @@ async def test_a_crons_runs_execute_as_its_owner(app: App) -> None:
         owner_id, principal = conn.execute(
             "SELECT owner_id, principal FROM runs WHERE run_id = ?", (run["run_id"],)
         ).fetchone()
-    assert owner_id == "alice" and '"identity": "alice"' in principal
+    assert owner_id == "alice" and json.loads(principal)["identity"] == "alice"
 
 
 def test_principal_records_round_trip() -> None:

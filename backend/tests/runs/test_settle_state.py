@@ -12,10 +12,12 @@ from typing import Any
 import pytest
 import yaml
 
+from pronghorn.auth.principal import LOCAL_PRINCIPAL
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.config.loader import load_config
 from pronghorn.graphs.requests import GraphRequest
 from pronghorn.persistence.repos import threads as threads_repo
+from pronghorn.runtime.access import Access
 from pronghorn.runtime.assemble import open_runtime
 from pronghorn.runtime.run_request import RunCreate
 from pronghorn.runtime.runtime import Runtime
@@ -49,7 +51,7 @@ class ReadCounter:
 
 async def run(runtime: Runtime, tid: str, body: dict[str, Any]) -> dict[str, Any]:
     req = RunCreate.model_validate({"if_not_exists": "create", **body})
-    job = await runtime.runs.create(tid, req)
+    job = await runtime.runs.create(tid, req, Access(LOCAL_PRINCIPAL))
     await job.done.wait()
     async with runtime.db.read() as conn:
         thread = await threads_repo.get(conn, tid)

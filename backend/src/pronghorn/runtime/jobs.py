@@ -32,6 +32,10 @@ class Job:
     mark_task: asyncio.Task[bool] | None = None
     resume: bool = False  # continue from the last checkpoint (recovery)
     task: asyncio.Task[None] | None = None
+    # The run task has begun: from then on cancelling it lands where it waits. A task
+    # cancelled before its first step never runs a line of its body (no `finally`), so
+    # an earlier cancel only records cancel_action, which the task checks first.
+    waiting: bool = False
     cancel_action: str | None = None  # "interrupt" | "rollback" | "shutdown"
     started: bool = False
     done: asyncio.Event = field(default_factory=asyncio.Event)
@@ -43,7 +47,7 @@ class Job:
         """Ask the run to stop; the first action asked for wins."""
         if self.cancel_action is None:
             self.cancel_action = action
-        if self.phase == "waiting" and self.task is not None:
+        if self.phase == "waiting" and self.task is not None and self.waiting:
             self.task.cancel()
         elif self.phase == "streaming" and self.stream_task is not None:
             self.stream_task.cancel()

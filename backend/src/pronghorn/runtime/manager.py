@@ -202,6 +202,9 @@ class RunManager:
         acquired = False
         try:
             try:
+                job.waiting = True  # a cancel may now interrupt the waits below
+                if job.cancel_action is not None:  # cancelled before this task began
+                    raise asyncio.CancelledError
                 if job.request.after_seconds:
                     await asyncio.sleep(job.request.after_seconds)
                 if prev is not None and not prev.done():

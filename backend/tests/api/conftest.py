@@ -10,8 +10,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -22,7 +20,7 @@ from langgraph_sdk.client import LangGraphClient
 from sqlalchemy.engine import make_url
 
 from support.inproc import InProcessServer
-from support.live import TESTS_DIR, LiveServer, base_config
+from support.live import LiveServer, base_config
 
 ECHO_ASSISTANT_ID = "046b5dc7-2108-582c-9c6c-31d556d138f0"
 
@@ -75,16 +73,8 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
 
 
 def cli(server: LiveServer, *args: str, stdin: str | None = None) -> str:
-    """`pronghorn ARGS --config <the server's>` in a subprocess; its stdout."""
-    done = subprocess.run(
-        [sys.executable, "-m", "pronghorn.cli", *args, "--config", str(server.config_path)],
-        cwd=server.workdir,
-        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(TESTS_DIR), "HOME": str(server.workdir)},
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
+    """`pronghorn ARGS` on the live server's database; its stdout (it must succeed)."""
+    done = server.cli(*args, stdin=stdin)
     assert done.returncode == 0, done.stderr
     return done.stdout
 

@@ -4,31 +4,16 @@ which then accepts what the CLI made."""
 from __future__ import annotations
 
 import subprocess
-import sys
 
 from langgraph_sdk import get_sync_client
 
 from auth.authkit import AuthedServer
-from support.live import TESTS_DIR
 
 
 def cli(
     authed: AuthedServer, *args: str, stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    env = {
-        "PATH": "/usr/bin:/bin",
-        "PYTHONPATH": str(TESTS_DIR),
-        "HOME": str(authed.server.workdir),
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "pronghorn.cli", *args, "--config", str(authed.server.config_path)],
-        cwd=authed.server.workdir,
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
+    return authed.server.cli(*args, stdin=stdin)
 
 
 def test_users_create_and_list(authed: AuthedServer) -> None:

@@ -51,6 +51,19 @@ class LiveServer:
             self.config = config
         self.config_path.write_text(yaml.safe_dump(self.config), encoding="utf-8")
 
+    def cli(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        """`pronghorn ARGS --config <this server's>` in a subprocess (same database)."""
+        env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(TESTS_DIR), "HOME": str(self.workdir)}
+        return subprocess.run(
+            [sys.executable, "-m", "pronghorn.cli", *args, "--config", str(self.config_path)],
+            cwd=self.workdir,
+            env=env,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+
     def start(self, timeout: float = 120.0) -> LiveServer:
         self.workdir.mkdir(parents=True, exist_ok=True)
         if not self.port:

@@ -19,6 +19,8 @@ FORBIDDEN: dict[str, set[str]] = {
     "persistence": {"gateway", "runtime", "graphs", "agent", "models", "sandbox", "web", "cli"},
     "graphs": {"gateway", "runtime", "persistence", "cli"},
     "agent": {"gateway", "runtime", "persistence", "graphs", "cli"},
+    # the task tool and its runner: beside the agent, below graphs and the runtime
+    "subagents": {"gateway", "runtime", "persistence", "graphs", "cli"},
     "models": {"gateway", "runtime", "persistence", "graphs", "agent", "sandbox", "web", "cli"},
     "sandbox": {"gateway", "runtime", "persistence", "graphs", "agent", "models", "web", "cli"},
     "web": {"gateway", "runtime", "persistence", "graphs", "agent", "models", "sandbox", "cli"},

@@ -44,6 +44,7 @@ from pronghorn.agent.state import ThreadState
 from pronghorn.config.schema import AgentConfig, AppConfig
 from pronghorn.models.factory import ModelFactory
 from pronghorn.sandbox.base import SandboxProvider
+from pronghorn.subagents import SubagentPool, subagent_extension
 
 log = logging.getLogger("pronghorn.agent")
 
@@ -75,6 +76,7 @@ class AgentParts:
     retry_base_delay_s: float = 0.5
     max_attempts: int = 3  # provider calls per model call: the entry's max_retries + 1
     vision: bool = False  # the model accepts images: view_image results are shown to it
+    guards: Sequence[AgentMiddleware[Any, Any, Any]] = ()  # extra response guards (sub-agents)
 
 
 def middleware_phases(
@@ -123,6 +125,7 @@ def middleware_phases(
                     warn_repeats=cfg.loop_warn_repeats, stop_repeats=cfg.loop_stop_repeats
                 ),
                 SafetyFinishReasonMiddleware(),
+                *parts.guards,
             ],
         ),
         ("tool_gates", [ClarificationMiddleware()]),
@@ -175,6 +178,7 @@ class AgentDeps:
     sandboxes: SandboxProvider
     data_dir: Path
     breakers: CircuitBreakers = field(default_factory=CircuitBreakers)
+    subagents: SubagentPool | None = None  # the app's sub-agent limit; None: no task tool
 
 
 def default_tools(
@@ -215,6 +219,18 @@ def build_lead_agent(
         internal = models.create(entry.name, thinking_enabled=False)
     if tools is None:
         tools = default_tools(deps, options, vision=entry.supports_vision, config=config)
+    guards: list[AgentMiddleware[Any, Any, Any]] = []
+    if options.subagent_enabled and deps.subagents is not None:
+        task, guard = subagent_extension(
+            config=config,
+            models=models,
+            parent_model=entry.name,
+            tools=tools,
+            pool=deps.subagents,
+            data_dir=deps.data_dir,
+            breakers=deps.breakers,
+        )
+        tools, guards = [*tools, task], [guard]
     parts = AgentParts(
         model=model,
         model_name=entry.name,
@@ -226,5 +242,6 @@ def build_lead_agent(
         internal_model=internal,
         max_attempts=entry.max_retries + 1,
         vision=entry.supports_vision,
+        guards=guards,
     )
     return build_agent(parts, options, today=today)

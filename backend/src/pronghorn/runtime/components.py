@@ -13,6 +13,7 @@ from typing import Any
 from pronghorn.models.errors import UnknownModelError
 from pronghorn.models.factory import ModelFactory
 from pronghorn.runtime.errors import InvalidRun, RefusedRun
+from pronghorn.runtime.agent_directory import AssistantAgentDirectory
 from pronghorn.runtime.event_store import SqlEventStore
 from pronghorn.runtime.executor import Executor
 from pronghorn.runtime.job_table import JobTable
@@ -26,6 +27,7 @@ from pronghorn.runtime.thread_sweeper import purge_thread, thread_sweeper
 from pronghorn.runtime.webhook import WebhookRefusedError, WebhookSender, check_webhook_url
 from pronghorn.sandbox.local import LocalSandboxProvider
 from pronghorn.sandbox.paths import adopt_legacy_folder
+from pronghorn.subagents import SubagentPool
 
 
 @contextlib.asynccontextmanager
@@ -148,9 +150,24 @@ async def runs(runtime: Runtime) -> AsyncGenerator[None, None]:
         await webhooks.aclose()
 
 
+@contextlib.asynccontextmanager
+async def subagents(runtime: Runtime) -> AsyncGenerator[None, None]:
+    pool = SubagentPool(
+        runtime.config.subagents.max_concurrent, directory=AssistantAgentDirectory(runtime.db)
+    )
+
+    def _resize(old: Any, new: Any) -> None:
+        pool.resize(new.subagents.max_concurrent)
+
+    runtime.settings.add_listener(_resize)
+    runtime.subagents = pool
+    yield
+
+
 COMPONENTS: list[Callable[[Runtime], contextlib.AbstractAsyncContextManager[None]]] = [
     models,
     sandbox,
+    subagents,
     broker,
     runs,
     thread_sweeper,

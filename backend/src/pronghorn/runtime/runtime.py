@@ -28,12 +28,13 @@ if TYPE_CHECKING:
     from pronghorn.runtime.manager import RunManager
     from pronghorn.runtime.scheduler import Scheduler
     from pronghorn.sandbox.base import SandboxProvider
+    from pronghorn.subagents import SubagentPool
 
 log = logging.getLogger("pronghorn.runtime")
 
 T = TypeVar("T")
 
-Component = Literal["models", "sandbox", "broker", "runs", "scheduler"]
+Component = Literal["models", "sandbox", "broker", "runs", "scheduler", "subagents"]
 
 
 class NotStarted(RuntimeError):
@@ -96,6 +97,7 @@ class Runtime:
     broker: Started[EventBroker] = Started()
     runs: Started[RunManager] = Started()
     scheduler: Started[Scheduler] = Started()
+    subagents: Started[SubagentPool] = Started()
 
     def __init__(
         self,

@@ -25,6 +25,7 @@ from pronghorn.config.holder import ConfigHolder
 from pronghorn.graphs.requests import GraphRequest
 from pronghorn.models.factory import ModelFactory
 from pronghorn.sandbox.base import SandboxProvider
+from pronghorn.subagents import SubagentPool
 
 MAX_CACHED = 32
 
@@ -69,6 +70,8 @@ class LeadAgentHost(Protocol):
     def models(self) -> ModelFactory: ...
     @property
     def sandbox(self) -> SandboxProvider: ...
+    @property
+    def subagents(self) -> SubagentPool: ...
 
 
 class LeadAgentFactory:
@@ -84,8 +87,18 @@ class LeadAgentFactory:
 
     def deps(self) -> AgentDeps:
         if self._deps is None:
-            self._deps = AgentDeps(sandboxes=self.host.sandbox, data_dir=self.host.data_dir)
+            self._deps = AgentDeps(
+                sandboxes=self.host.sandbox,
+                data_dir=self.host.data_dir,
+                subagents=self._subagents(),
+            )
         return self._deps
+
+    def _subagents(self) -> SubagentPool | None:
+        try:
+            return self.host.subagents
+        except RuntimeError:  # a host without the component (NotStarted): no task tool
+            return None
 
     async def __call__(self, request: GraphRequest) -> Any:
         settings = self.host.settings

@@ -1,0 +1,45 @@
+"""Adds sub-agents to a lead agent build: the ``task`` tool and its response guard."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from langchain.agents.middleware import AgentMiddleware
+from langchain_core.tools import BaseTool
+
+from pronghorn.agent.middlewares import CircuitBreakers
+from pronghorn.config.schema import AppConfig
+from pronghorn.models.factory import ModelFactory
+from pronghorn.subagents.limits import SubagentLimitMiddleware
+from pronghorn.subagents.pool import SubagentPool
+from pronghorn.subagents.runner import SubagentRunner
+from pronghorn.subagents.tool import task_tool
+
+
+def subagent_extension(
+    *,
+    config: AppConfig,
+    models: ModelFactory,
+    parent_model: str,
+    tools: Sequence[BaseTool],
+    pool: SubagentPool,
+    data_dir: Path,
+    breakers: CircuitBreakers,
+) -> tuple[BaseTool, AgentMiddleware[Any, Any, Any]]:
+    """The ``task`` tool (its sub-agents pick from ``tools``) and the limit guard."""
+    runner = SubagentRunner(
+        config=config,
+        models=models,
+        parent_model=parent_model,
+        tools=[t for t in tools if t.name != "task"],
+        pool=pool,
+        data_dir=data_dir,
+        breakers=breakers,
+    )
+    cfg = config.subagents
+    guard = SubagentLimitMiddleware(
+        max_per_response=cfg.max_per_response, max_per_run=cfg.max_per_run
+    )
+    return task_tool(runner), guard

@@ -38,10 +38,22 @@ as soon as they are done. Update the list whenever the plan changes.
 """
 
 
+_SUBAGENTS = """
+<subagents>
+You can delegate with the task tool: each call starts a sub-agent that works on its own \
+and returns a summary. Split a job into independent parts and call task for each in the \
+same response to run them in parallel; wait for their results, then combine them. Do not \
+delegate parts that depend on each other or edit the same files, nor trivial steps.
+</subagents>
+"""
+
+
 def build_system_prompt(options: AgentOptions, *, today: dt.date | None = None) -> str:
     """The system prompt for one option set (``today`` defaults to the local date)."""
     day = today or dt.date.today()
     text = _BASE.format(date=day.strftime("%A, %d %B %Y"))
     if options.is_plan_mode:
         text += _PLAN
+    if options.subagent_enabled:
+        text += _SUBAGENTS
     return text

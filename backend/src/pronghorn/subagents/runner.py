@@ -113,6 +113,13 @@ class Outcome:
                 data["result"] = self.result
         return data
 
+    def note(self, index: int, step: dict[str, Any]) -> None:
+        """Record step ``index`` (1-based) of the trail, or replace it when rewritten."""
+        if index <= len(self.steps):
+            self.steps[index - 1] = step
+        elif index <= MAX_STEPS:
+            self.steps.append(step)
+
     def tool_text(self) -> str:
         head = f"Task {self.status}"
         if self.stop_reason:
@@ -263,33 +270,37 @@ class SubagentRunner:
                 "subagent_type": spec.name,
             },
         }
-        seen: set[str] = set()
-        index = 0
+        # A message keeps its index; a guard may rewrite it in a later step (same id, new
+        # content: e.g. the turn limit drops its tool calls), and then it is sent again
+        # with the same ``message_index`` for the client to replace.
+        sent: dict[str, tuple[int, dict[str, Any]]] = {}
         last: BaseMessage | None = None
-        stream = graph.astream({"messages": [HumanMessage(content=prompt)]}, child, stream_mode="values")
+        stream = graph.astream(
+            {"messages": [HumanMessage(content=prompt)]}, child, stream_mode="values"
+        )
         async for values in stream:
             messages: list[BaseMessage] = list(values.get("messages") or [])
             for m in messages:
-                key = m.id or str(id(m))
-                if key in seen:
-                    continue
-                seen.add(key)
                 if isinstance(m, HumanMessage):
                     continue
-                if isinstance(m, AIMessage):
-                    outcome.usage.add(m)
+                key = m.id or str(id(m))
                 step = step_of(m)
-                if step is not None:
-                    index += 1
-                    outcome.note(step)
-                    write(
-                        {
-                            "type": "task_running",
-                            "task_id": outcome.task_id,
-                            "message": step,
-                            "message_index": index,
-                        }
-                    )
+                known = sent.get(key)
+                if step is None or (known is not None and known[1] == step):
+                    continue
+                if known is None and isinstance(m, AIMessage):
+                    outcome.usage.add(m)
+                index = known[0] if known is not None else len(sent) + 1
+                sent[key] = (index, step)
+                outcome.note(index, step)
+                write(
+                    {
+                        "type": "task_running",
+                        "task_id": outcome.task_id,
+                        "message": step,
+                        "message_index": index,
+                    }
+                )
             if messages:
                 last = messages[-1]
         _settle(outcome, last)

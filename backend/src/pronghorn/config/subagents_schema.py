@@ -43,8 +43,8 @@ class SubagentTypeConfig(BaseModel):
 
 
 class SubagentsConfig(BaseModel):
-    """Sub-agents the lead agent can delegate to with the ``task`` tool (when a run sets
-    ``context.subagent_enabled``, or its assistant does)."""
+    """Sub-agents the lead agent can delegate to with the `task` tool (when a run sets
+    `context.subagent_enabled`, or its assistant does; see docs/agent.md)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

@@ -12,8 +12,8 @@ from typing import Any
 
 from pronghorn.models.errors import UnknownModelError
 from pronghorn.models.factory import ModelFactory
-from pronghorn.runtime.errors import InvalidRun, RefusedRun
 from pronghorn.runtime.agent_directory import AssistantAgentDirectory
+from pronghorn.runtime.errors import InvalidRun, RefusedRun
 from pronghorn.runtime.event_store import SqlEventStore
 from pronghorn.runtime.executor import Executor
 from pronghorn.runtime.job_table import JobTable

@@ -42,7 +42,9 @@ def with_note(message: AIMessage, note: str, kept: list[Any]) -> AIMessage:
     raw = extra.get("tool_calls")
     if isinstance(raw, list):  # the provider's raw copy must agree with tool_calls
         extra["tool_calls"] = [c for c in raw if isinstance(c, dict) and c.get("id") in kept_ids]
-    return message.model_copy(update={"content": content, "tool_calls": kept, "additional_kwargs": extra})
+    return message.model_copy(
+        update={"content": content, "tool_calls": kept, "additional_kwargs": extra}
+    )
 
 
 class SubagentLimitMiddleware(AgentMiddleware[ThreadState]):

@@ -1,6 +1,7 @@
 import type { AssistantPart } from "../lib/messages";
 import { Markdown } from "./Markdown";
 import { Reasoning } from "./Reasoning";
+import { SubagentCard } from "./SubagentCard";
 import { ToolCallCard } from "./ToolCallCard";
 
 interface Props {
@@ -25,9 +26,9 @@ export function AssistantMessage({ parts, streaming }: Props) {
           ) : (
             part.text && <Markdown text={part.text} />
           )}
-          {part.toolCalls.map((call) => (
-            <ToolCallCard key={call.id} call={call} />
-          ))}
+          {part.toolCalls.map((call) =>
+            call.name === "task" ? <SubagentCard key={call.id} call={call} /> : <ToolCallCard key={call.id} call={call} />,
+          )}
           {part.stopped && (
             <p className="stopped-note" data-testid="stopped-note">
               Stopped — this answer was cut off and is not kept in the chat.

@@ -10,6 +10,7 @@ import { extractClarification } from "../lib/clarification";
 import { describeError, isAbortError } from "../lib/errors";
 import { groupMessages } from "../lib/messages";
 import { UNTITLED } from "../lib/threads";
+import { applyTaskEvent, type TaskMap } from "../lib/subagents";
 import { normalizeTodos } from "../lib/todos";
 import type { RunContext } from "../lib/types";
 import { ArtifactsPanel } from "./ArtifactsPanel";
@@ -21,6 +22,7 @@ import { ErrorNotice } from "./ErrorNotice";
 import { MessageList } from "./MessageList";
 import { ModelPicker } from "./ModelPicker";
 import { RunOptions } from "./RunOptions";
+import { SubagentTasksContext } from "./subagentTasks";
 import { TodoList } from "./TodoList";
 
 interface Props {
@@ -37,6 +39,8 @@ export function ChatView({ client, threadId, navigate, models, onThreadsChanged,
   const [usageVersion, setUsageVersion] = useState(0);
   const [draft, setDraft] = useState("");
   const [planMode, setPlanMode] = useState(false);
+  const [ultra, setUltra] = useState(false);
+  const [tasks, setTasks] = useState<{ threadId: string | null; tasks: TaskMap }>({ threadId, tasks: {} });
   const [thinking, setThinking] = useState(true);
   const [artifactsOpen, setArtifactsOpen] = useState(false);
   const [dismissedError, setDismissedError] = useState<unknown>(null);
@@ -55,7 +59,13 @@ export function ChatView({ client, threadId, navigate, models, onThreadsChanged,
       setUsageVersion((v) => v + 1);
       onThreadsChanged();
     }, [onThreadsChanged]),
+    onCustomEvent: useCallback(
+      (data: unknown) => setTasks((prev) => ({ ...prev, tasks: applyTaskEvent(prev.tasks, data) })),
+      [],
+    ),
   });
+  // Live tasks belong to the thread they streamed in (a new thread id adopts the draft's).
+  if (tasks.threadId !== threadId) setTasks({ threadId, tasks: tasks.threadId === null ? tasks.tasks : {} });
   const uploads = useUploads(threadId);
   const usage = useTokenUsage(threadId, usageVersion);
 
@@ -64,6 +74,7 @@ export function ChatView({ client, threadId, navigate, models, onThreadsChanged,
     model_name: models.selected ?? undefined,
     thinking_enabled: Boolean(model?.supports_thinking) && thinking,
     is_plan_mode: planMode,
+    subagent_enabled: ultra,
     ...(model?.supports_thinking && thinking ? { reasoning_effort: "medium" as const } : {}),
   };
 
@@ -154,7 +165,9 @@ export function ChatView({ client, threadId, navigate, models, onThreadsChanged,
         {items.length === 0 && !isLoading && !stream.isThreadLoading ? (
           <EmptyState onPick={setDraft} />
         ) : (
-          <MessageList items={items} isLoading={isLoading} />
+          <SubagentTasksContext.Provider value={tasks.tasks}>
+            <MessageList items={items} isLoading={isLoading} />
+          </SubagentTasksContext.Provider>
         )}
         <div className="chat-bottom">
           <div className="chat-bottom-column">
@@ -181,6 +194,8 @@ export function ChatView({ client, threadId, navigate, models, onThreadsChanged,
               <RunOptions
                 planMode={planMode}
                 onPlanMode={setPlanMode}
+                ultra={ultra}
+                onUltra={setUltra}
                 thinking={thinking}
                 onThinking={setThinking}
                 supportsThinking={Boolean(model?.supports_thinking)}

@@ -10,6 +10,8 @@ interface Options {
   threadId: string | null;
   onThreadId: (threadId: string) => void;
   onRunFinished: () => void;
+  /** Each `custom` stream event (sub-agent progress, safety stops…), live or replayed. */
+  onCustomEvent?: (data: unknown) => void;
 }
 
 /**
@@ -18,7 +20,7 @@ interface Options {
  * only the latest state fetched (no branching UI). On Stop, the text already shown
  * stays (the saved state lacks the step that was cut off), marked as stopped.
  */
-export function useChatStream({ client, threadId, onThreadId, onRunFinished }: Options) {
+export function useChatStream({ client, threadId, onThreadId, onRunFinished, onCustomEvent }: Options) {
   const shown = useRef<Message[]>([]);
   const stream = useStream<AgentState>({
     client,
@@ -30,6 +32,7 @@ export function useChatStream({ client, threadId, onThreadId, onRunFinished }: O
     messagesKey: "messages",
     throttle: 50,
     onFinish: () => onRunFinished(),
+    onCustomEvent: (data) => onCustomEvent?.(data),
     onStop: ({ mutate }) => {
       const seen = shown.current;
       mutate((prev) => ({ messages: keepStoppedMessages(prev.messages ?? [], seen) }));
@@ -45,4 +48,4 @@ export function useChatStream({ client, threadId, onThreadId, onRunFinished }: O
 export type ChatStream = ReturnType<typeof useChatStream>;
 
 /** Stream modes every run of ours asks for. */
-export const STREAM_MODES = ["values", "messages-tuple"] as const;
+export const STREAM_MODES = ["values", "messages-tuple", "custom"] as const;

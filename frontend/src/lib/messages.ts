@@ -12,6 +12,8 @@ export interface ToolCallView {
   args: Record<string, unknown>;
   status: ToolStatus;
   result?: string;
+  /** The tool result's `artifact` (the `task` tool saves its sub-agent's outcome there). */
+  artifact?: unknown;
 }
 
 /** One AI message's visible parts. */
@@ -105,6 +107,7 @@ export function groupMessages(messages: readonly Message[], isRunning: boolean, 
           args: (call.args ?? {}) as Record<string, unknown>,
           status: toolStatus(result, isRunning, isWaiting),
           result: result ? toolResultText(result.content) : undefined,
+          ...(result && "artifact" in result && result.artifact != null ? { artifact: result.artifact } : {}),
         };
       });
       const part: AssistantPart = {

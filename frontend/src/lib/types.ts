@@ -28,6 +28,8 @@ export interface RunContext extends Record<string, unknown> {
   model_name?: string;
   thinking_enabled: boolean;
   is_plan_mode: boolean;
+  /** "Ultra" mode: the agent may delegate to sub-agents (the `task` tool). */
+  subagent_enabled: boolean;
   reasoning_effort?: "low" | "medium" | "high";
 }
 

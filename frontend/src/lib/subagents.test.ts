@@ -1,8 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { ToolCallView } from "./messages";
-import { applyTaskEvent, formatDuration, taskView, type TaskMap } from "./subagents";
+import { applyTaskEvent, formatDuration, taskView, type SubagentTask, type TaskMap } from "./subagents";
 
 const fold = (events: unknown[]): TaskMap => events.reduce<TaskMap>((acc, e) => applyTaskEvent(acc, e), {});
+
+function only(tasks: TaskMap, id = "t1"): SubagentTask {
+  const task = tasks[id];
+  if (!task) throw new Error(`no task ${id}`);
+  return task;
+}
 
 const call = (over: Partial<ToolCallView> = {}): ToolCallView => ({
   id: "t1",
@@ -20,11 +26,11 @@ describe("applyTaskEvent", () => {
       { type: "task_running", task_id: "t1", message_index: 2, message: { type: "tool", name: "ls", status: "success", content: "a.txt" } },
       { type: "task_completed", task_id: "t1", result: "done!", duration_s: 2.5, usage: { total_tokens: 42, llm_calls: 2 } },
     ]);
-    const t = tasks.t1;
+    const t = only(tasks);
     expect(t.status).toBe("completed");
     expect(t.description).toBe("alpha");
     expect(t.steps.map((s) => s.type)).toEqual(["ai", "tool"]);
-    expect(t.steps[0].toolCalls).toEqual([{ name: "ls", args: "{}" }]);
+    expect(t.steps[0]?.toolCalls).toEqual([{ name: "ls", args: "{}" }]);
     expect(t.result).toBe("done!");
     expect(t.usage).toEqual({ input_tokens: 0, output_tokens: 0, total_tokens: 42, llm_calls: 2 });
     expect(t.durationS).toBe(2.5);
@@ -35,15 +41,15 @@ describe("applyTaskEvent", () => {
       { type: "task_started", task_id: "t1" },
       { type: "task_running", task_id: "t1", message: { type: "status", content: "Waiting for a free sub-agent slot." } },
     ]);
-    expect(tasks.t1.status).toBe("waiting");
+    expect(only(tasks).status).toBe("waiting");
     const later = fold([
       { type: "task_running", task_id: "t1", message_index: 1, message: { type: "ai", content: "x", tool_calls: [{ name: "ls", args: "" }] } },
       { type: "task_running", task_id: "t1", message_index: 1, message: { type: "ai", content: "stopped", tool_calls: [] } },
       { type: "task_timed_out", task_id: "t1", error: "too slow", stop_reason: "timeout" },
     ]);
-    expect(later.t1.steps).toEqual([{ type: "ai", content: "stopped", toolCalls: [] }]);
-    expect(later.t1.status).toBe("timed_out");
-    expect(later.t1.stopReason).toBe("timeout");
+    expect(only(later).steps).toEqual([{ type: "ai", content: "stopped", toolCalls: [] }]);
+    expect(only(later).status).toBe("timed_out");
+    expect(only(later).stopReason).toBe("timeout");
   });
 
   it("ignores other custom events and junk", () => {

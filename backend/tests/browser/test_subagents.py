@@ -57,7 +57,12 @@ def sub_server(ui_built: None, tmp_path_factory: pytest.TempPathFactory) -> Iter
     cfg = base_config(
         models=[
             {"name": "demo", "display_name": "Offline demo model", "provider": "demo"},
-            {"name": "sub", "display_name": "Delegating model", "provider": "scripted", "rules": RULES},
+            {
+                "name": "sub",
+                "display_name": "Delegating model",
+                "provider": "scripted",
+                "rules": RULES,
+            },
         ],
         agent={"default_model": "demo"},
         sandbox={"isolation": "none"},
@@ -133,7 +138,9 @@ def test_ultra_mode_shows_parallel_sub_agents_live_and_after_reload(
     assert first.get_by_role("button").get_attribute("aria-expanded") == "true"
     wait_idle(ui, 30_000)
     _check_finished_cards(ui)
-    assert "Combined report ready." in ui.locator("[data-testid=message-assistant]").last.inner_text()
+    assert (
+        "Combined report ready." in ui.locator("[data-testid=message-assistant]").last.inner_text()
+    )
     # a reload rebuilds the cards from the thread's state (the task results)
     ui.reload()
     _check_finished_cards(ui)

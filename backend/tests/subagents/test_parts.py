@@ -217,3 +217,28 @@ async def test_pool_cancelled_waiter_gives_its_place_back():
     hold.set()
     await h
     assert pool.running == 0
+
+
+class _Settings:
+    def __init__(self) -> None:
+        self.listeners: list[Any] = []
+
+    def add_listener(self, fn: Any) -> None:
+        self.listeners.append(fn)
+
+
+async def test_component_puts_the_pool_on_the_runtime_and_resizes_on_reload():
+    from types import SimpleNamespace
+
+    from pronghorn.runtime.components import subagents
+
+    settings = _Settings()
+    old = AppConfig(subagents={"max_concurrent": 2})
+    runtime = SimpleNamespace(config=old, settings=settings, db=None)
+    async with subagents(runtime):  # type: ignore[arg-type]
+        pool = runtime.subagents
+        assert isinstance(pool, SubagentPool) and pool.limit == 2
+        assert pool.directory is not None
+        for fn in settings.listeners:
+            fn(old, AppConfig(subagents={"max_concurrent": 5}))
+        assert pool.limit == 5

@@ -36,7 +36,7 @@ from pronghorn.agent.middlewares import (
 from pronghorn.agent.state import ThreadState
 from pronghorn.config.schema import AppConfig
 from pronghorn.models.factory import ModelFactory
-from pronghorn.subagents.events import FINAL_EVENT, Status, message_text, step_of
+from pronghorn.subagents.events import FINAL_EVENT, Status, clip, message_text, step_of
 from pronghorn.subagents.pool import SubagentPool
 from pronghorn.subagents.specs import SubagentSpec, tools_for
 from pronghorn.subagents.turns import STOP_KEY, TurnLimitMiddleware
@@ -46,6 +46,7 @@ log = logging.getLogger("pronghorn.subagents")
 Writer = Callable[[Any], None]
 
 MAX_STEPS = 100  # steps of the trail kept in the tool result (the live events have all)
+MAX_SAVED_TEXT = 500  # characters of a step's text kept there
 
 _WORKDIR = """
 
@@ -114,7 +115,9 @@ class Outcome:
         return data
 
     def note(self, index: int, step: dict[str, Any]) -> None:
-        """Record step ``index`` (1-based) of the trail, or replace it when rewritten."""
+        """Record step ``index`` (1-based) of the trail, or replace it when rewritten (kept
+        shorter than the live event: the trail lives in the thread's state)."""
+        step = {**step, "content": clip(str(step.get("content") or ""), MAX_SAVED_TEXT)}
         if index <= len(self.steps):
             self.steps[index - 1] = step
         elif index <= MAX_STEPS:

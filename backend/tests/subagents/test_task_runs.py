@@ -379,3 +379,26 @@ async def test_global_cap_queues_sub_agents(capped: InProcessServer):
         for i, (k, t) in enumerate(kinds[:first_end])
     )
     assert [k for k, _ in kinds].count("task_completed") == 2
+
+
+async def test_demo_model_delegates_in_ultra_mode_only(srv: InProcessServer):
+    client = srv.sdk()
+    tid = (await client.threads.create())["thread_id"]
+    ask = "research otters in parallel"
+    parts = await stream(client, tid, ask, context={**ULTRA, "model_name": "demo"})
+    events = custom(parts)
+    done = [e for e in events if e["type"] == "task_completed"]
+    assert len(done) == 3 and all(e["result"].startswith("Notes on ") for e in done)
+    kinds = [e["type"] for e in events]
+    assert kinds.index("task_completed") > max(
+        i for i, k in enumerate(kinds) if k == "task_started"
+    )
+    # each sub-agent looked at the workspace first (a tool step in its trail)
+    tools = [e for e in events if e["type"] == "task_running" and e["message"]["type"] == "tool"]
+    assert len(tools) == 3 and {t["message"]["name"] for t in tools} == {"ls"}
+    final = final_messages(parts)[-1]["content"]
+    assert final.startswith("Here is what the sub-agents found:") and final.count("Notes on") == 3
+    # without ultra mode the demo model answers itself
+    tid = (await client.threads.create())["thread_id"]
+    parts = await stream(client, tid, ask, context={"model_name": "demo"})
+    assert custom(parts) == [] and "task" not in str(final_messages(parts)[-1]["tool_calls"])

@@ -10,6 +10,10 @@ step (so a multi-step flow survives restarts and concurrent threads):
 * "ask me" / "clarify"             → ``ask_clarification`` with options; the answer (a tool
   result or the next human message) is used in the final message
 * "plan" / "todo"                  → ``write_todos``, then a summary of the plan
+* "research" / "compare" / "in parallel", when the ``task`` tool is bound (ultra mode)
+                                    → three ``task`` calls at once, then a summary of what
+  the sub-agents returned; as a sub-agent it looks at the workspace with ``ls`` and
+  answers with short notes
 * anything else                     → an echo-style streamed answer
 
 A tool the model was not given (not bound) is skipped or explained in text.
@@ -21,7 +25,7 @@ import re
 import shlex
 from typing import Any, cast
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from pronghorn.models.scripted import ScriptedChatModel, ScriptedRequest
 from pronghorn.models.steps import last_human_index, message_text
@@ -39,6 +43,9 @@ _WRITE = re.compile(
     r"\b(write|create|make|generate|save|draft)\b.*\b(file|report|document|note|notes|summary|"
     r"markdown|essay|readme)\b|\breport\b"
 )
+_DELEGATE = re.compile(r"\b(research|investigate|compare|in parallel|sub-?agents?)\b")
+_SUBAGENT = re.compile(r"^You are a (command-line )?sub-agent")  # subagents/specs.py prompts
+_ASPECTS = ("background and history", "key facts today", "open questions")
 _FILENAME = re.compile(r"\b([\w-]+\.(?:md|txt|csv|json|html|py|yaml))\b")
 _STOP_WORDS = (
     "a an the me please write create make generate save draft file report document note "
@@ -146,9 +153,58 @@ def _write_flow(req: ScriptedRequest, calls: list[tuple[dict[str, Any], str | No
     )
 
 
+def _is_subagent(req: ScriptedRequest) -> bool:
+    first = req.messages[0] if req.messages else None
+    return isinstance(first, SystemMessage) and bool(_SUBAGENT.search(message_text(first)))
+
+
+def _delegate(text: str) -> dict[str, Any]:
+    topic = " ".join(_topic(_DELEGATE.sub("", text.lower()))) or "the topic"
+    calls = [
+        {
+            "name": "task",
+            "args": {
+                "description": f"{aspect.capitalize()} of {topic}",
+                "prompt": f"Look into the {aspect} of {topic} and reply with short notes.",
+                "subagent_type": "general-purpose",
+            },
+        }
+        for aspect in _ASPECTS
+    ]
+    return {
+        "text": "I will split this into three parts and run them in parallel.",
+        "tool_calls": calls,
+    }
+
+
+def _delegated(calls: list[tuple[dict[str, Any], str | None]]) -> dict[str, Any]:
+    lines = []
+    for tc, result in calls:
+        answer = (result or "").split("Result:\n", 1)[-1].strip().splitlines()
+        lines.append(
+            f"- **{tc['args'].get('description', 'task')}**: {answer[0] if answer else '—'}"
+        )
+    return _say("Here is what the sub-agents found:\n\n" + "\n".join(lines))
+
+
+def _subagent_step(req: ScriptedRequest, text: str, calls: list[Any]) -> dict[str, Any]:
+    if not calls and "ls" in req.tool_names:
+        return _call(
+            "ls", description="Look at the shared workspace", path="/mnt/user-data/workspace"
+        )
+    subject = text.strip().removeprefix("Look into the ").split(" and reply")[0]
+    return _say(
+        f"Notes on {subject}: the offline demo model has no knowledge, so this is a placeholder "
+        "a real model would fill in.",
+        latency_s=1.5,
+    )
+
+
 def _first_step(req: ScriptedRequest, text: str) -> dict[str, Any]:
     low = text.lower()
     tools = set(req.tool_names)
+    if "task" in tools and _DELEGATE.search(low):
+        return _delegate(text)
     if _ASK.search(low):
         if "ask_clarification" not in tools:
             return _say("I would ask you a clarifying question, but that tool is not enabled.")
@@ -201,6 +257,8 @@ def demo_responder(req: ScriptedRequest) -> dict[str, Any]:
     text = message_text(messages[h])
     after = messages[h + 1 :]
     calls = _calls_after(after)
+    if _is_subagent(req):
+        return _subagent_step(req, text, calls)
     if calls:
         first = calls[0][0]["name"]
         if first == "ask_clarification":
@@ -208,6 +266,8 @@ def demo_responder(req: ScriptedRequest) -> dict[str, Any]:
             return _answered(answer) if answer else _say("Waiting for your answer.")
         if first == "write_file":
             return _write_flow(req, calls)
+        if first == "task":
+            return _delegated([c for c in calls if c[0]["name"] == "task"])
         if first == "write_todos":
             todos = calls[0][0]["args"].get("todos", [])
             lines = "\n".join(f"{i}. {t.get('content', '')}" for i, t in enumerate(todos, 1))

@@ -58,6 +58,7 @@ _TRY = (
     '- "Write a report about otters" (writes a file, checks it with bash, presents it)\n'
     '- "Ask me a question" (asks you to pick an option)\n'
     '- "Make a plan for a picnic" (writes a todo list)\n'
+    '- with Ultra on, "Research otters in parallel" (three sub-agents at once)\n'
     "- anything else, which I will echo back."
 )
 

@@ -42,6 +42,8 @@ from pronghorn.agent.options import AgentOptions
 from pronghorn.agent.prompt import build_system_prompt
 from pronghorn.agent.state import ThreadState
 from pronghorn.config.schema import AgentConfig, AppConfig
+from pronghorn.mcp.manager import McpManager
+from pronghorn.mcp.middleware import McpToolsMiddleware
 from pronghorn.models.factory import ModelFactory
 from pronghorn.sandbox.base import SandboxProvider
 
@@ -75,6 +77,7 @@ class AgentParts:
     retry_base_delay_s: float = 0.5
     max_attempts: int = 3  # provider calls per model call: the entry's max_retries + 1
     vision: bool = False  # the model accepts images: view_image results are shown to it
+    mcp: AgentMiddleware[Any, Any, Any] | None = None  # MCP tools (pronghorn.mcp.middleware)
 
 
 def middleware_phases(
@@ -85,6 +88,7 @@ def middleware_phases(
     images: list[AgentMiddleware[Any, Any, Any]] = (
         [ViewedImagesMiddleware()] if parts.vision else []
     )
+    mcp: list[AgentMiddleware[Any, Any, Any]] = [parts.mcp] if parts.mcp is not None else []
     return [
         (
             "state_prep",
@@ -103,6 +107,7 @@ def middleware_phases(
                 TodoReminderMiddleware(),
                 DanglingToolCallMiddleware(),
                 *images,
+                *mcp,
             ],
         ),
         (
@@ -175,6 +180,7 @@ class AgentDeps:
     sandboxes: SandboxProvider
     data_dir: Path
     breakers: CircuitBreakers = field(default_factory=CircuitBreakers)
+    mcp: McpManager | None = None  # the app's MCP servers (None: no MCP tools)
 
 
 def default_tools(
@@ -226,5 +232,6 @@ def build_lead_agent(
         internal_model=internal,
         max_attempts=entry.max_retries + 1,
         vision=entry.supports_vision,
+        mcp=McpToolsMiddleware(deps.mcp, options.mcp_servers) if deps.mcp is not None else None,
     )
     return build_agent(parts, options, today=today)

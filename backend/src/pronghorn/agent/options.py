@@ -21,6 +21,13 @@ def _as_bool(value: Any) -> bool:
     return bool(value)
 
 
+def _as_names(value: Any) -> tuple[str, ...] | None:
+    """A list of names as a tuple (hashable); anything but a list or tuple means "all"."""
+    if isinstance(value, list | tuple):
+        return tuple(str(v) for v in value)  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+    return None
+
+
 @dataclass(frozen=True)
 class AgentOptions:
     """What a run may choose about the lead agent."""
@@ -29,6 +36,7 @@ class AgentOptions:
     thinking_enabled: bool = False
     reasoning_effort: str | None = None
     is_plan_mode: bool = False
+    mcp_servers: tuple[str, ...] | None = None  # a custom agent's MCP allow-list; None: all
 
     @classmethod
     def from_run(
@@ -44,6 +52,7 @@ class AgentOptions:
             return configurable.get(key)
 
         model_name = pick("model_name")
+        mcp_servers = pick("mcp_servers")
         effort = pick("reasoning_effort")
         effort = str(effort).strip().lower() if effort else None
         return cls(
@@ -51,8 +60,15 @@ class AgentOptions:
             thinking_enabled=_as_bool(pick("thinking_enabled")),
             reasoning_effort=effort if effort in _EFFORTS else None,
             is_plan_mode=_as_bool(pick("is_plan_mode")),
+            mcp_servers=_as_names(mcp_servers),
         )
 
     def key(self) -> tuple[Any, ...]:
         """A hashable key for graph caches."""
-        return (self.model_name, self.thinking_enabled, self.reasoning_effort, self.is_plan_mode)
+        return (
+            self.model_name,
+            self.thinking_enabled,
+            self.reasoning_effort,
+            self.is_plan_mode,
+            self.mcp_servers,
+        )

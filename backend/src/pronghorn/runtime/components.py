@@ -18,6 +18,7 @@ from pronghorn.runtime.executor import Executor
 from pronghorn.runtime.job_table import JobTable
 from pronghorn.runtime.manager import RunManager
 from pronghorn.runtime.memory_broker import MemoryBroker
+from pronghorn.runtime.mcp_component import mcp_servers
 from pronghorn.runtime.message_input import message_input_validator
 from pronghorn.runtime.run_request import RunCreate
 from pronghorn.runtime.runtime import Runtime
@@ -151,6 +152,7 @@ async def runs(runtime: Runtime) -> AsyncGenerator[None, None]:
 COMPONENTS: list[Callable[[Runtime], contextlib.AbstractAsyncContextManager[None]]] = [
     models,
     sandbox,
+    mcp_servers,
     broker,
     runs,
     thread_sweeper,

@@ -48,6 +48,7 @@ def build(extra: int = 0) -> FastMCP:
         os._exit(3)
 
     for n in range(extra):  # many tools, for the tool_search threshold
+
         def make(n: int) -> Callable[[str], str]:
             def tool(city: str) -> str:
                 return f"weather {n} in {city}: sunny"

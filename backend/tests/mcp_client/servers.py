@@ -39,7 +39,10 @@ class Served:
         self._sock.bind(("127.0.0.1", 0))
         self.port = self._sock.getsockname()[1]
         config = uvicorn.Config(
-            self.app, log_level="critical", access_log=False, lifespan=self.lifespan  # type: ignore[arg-type]
+            self.app,
+            log_level="critical",
+            access_log=False,
+            lifespan=self.lifespan,  # type: ignore[arg-type]
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(
@@ -89,7 +92,10 @@ class TokenEndpoint:
         self.requests.append(form)
         grant = form.get("grant_type")
         if grant == "client_credentials":
-            if form.get("client_id") != self.client_id or form.get("client_secret") != self.client_secret:
+            if (
+                form.get("client_id") != self.client_id
+                or form.get("client_secret") != self.client_secret
+            ):
                 return JSONResponse({"error": "invalid_client"}, status_code=401)
         elif grant == "refresh_token":
             if form.get("refresh_token") != self.refresh_token:

@@ -66,7 +66,8 @@ class McpServerConfig(_Section):
         default_factory=dict,
         description=(
             "stdio: extra environment variables (use ${VAR}); the process gets only these "
-            "plus PATH, HOME, LANG and TMPDIR, never the gateway's environment."
+            "plus PATH, HOME (its working directory), LANG, TMPDIR and the mcp SDK's safe "
+            "list (SHELL, TERM, USER, LOGNAME), never the rest of the gateway's environment."
         ),
     )
     url: str | None = Field(default=None, description="http/sse: the server's endpoint URL.")

@@ -220,7 +220,7 @@ class McpManager:
             return f"no answer within {server.startup_timeout_s:g} s (startup_timeout_s)"
         except asyncio.CancelledError:
             raise
-        except BaseException as exc:  # noqa: BLE001 - any failure makes the server unavailable
+        except BaseException as exc:
             return describe(exc)
         finally:
             if stderr is not None:
@@ -253,9 +253,9 @@ class McpManager:
         for name, state in self._servers.items():
             if allow is not None and name not in allow:
                 continue
-            if state.status == "error" and now - state.checked_mono > RETRY_S:
-                if state.discovery is None or state.discovery.done():
-                    self._discover(state)
+            idle = state.discovery is None or state.discovery.done()
+            if state.status == "error" and now - state.checked_mono > RETRY_S and idle:
+                self._discover(state)
             for tool in state.tools:
                 if tool.name not in seen:
                     seen.add(tool.name)
@@ -313,7 +313,9 @@ class McpManager:
                 raise McpToolError(self._closed_during(name, tool)) from None
             if exc.error.code == 408:
                 raise McpToolError(self._timed_out(name, tool, limit)) from None
-            raise McpToolError(f"MCP server {name!r} refused {tool!r}: {exc.error.message}") from None
+            raise McpToolError(
+                f"MCP server {name!r} refused {tool!r}: {exc.error.message}"
+            ) from None
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
             await self.pool.discard(name, key, session)
             raise McpToolError(self._closed_during(name, tool)) from None

@@ -103,12 +103,16 @@ class McpToolsMiddleware(AgentMiddleware[McpState]):
         return request, None
 
     @staticmethod
-    def _tag(result: ToolMessage | Command[Any], tool: BaseTool | None) -> ToolMessage | Command[Any]:
+    def _tag(
+        result: ToolMessage | Command[Any], tool: BaseTool | None
+    ) -> ToolMessage | Command[Any]:
         if tool is None or not isinstance(result, ToolMessage):
             return result
         meta = tool.metadata or {}
         extra = {"mcp_server": meta.get("mcp_server"), "mcp_tool": meta.get("mcp_tool")}
-        return result.model_copy(update={"additional_kwargs": {**result.additional_kwargs, **extra}})
+        return result.model_copy(
+            update={"additional_kwargs": {**result.additional_kwargs, **extra}}
+        )
 
     def wrap_tool_call(
         self,

@@ -103,7 +103,8 @@ class TokenSource:
             self._refresh_token = rotated
         self._token = token
         self._token_type = (
-            "Bearer" if not isinstance(token_type, str) or token_type.lower() == "bearer"
+            "Bearer"
+            if not isinstance(token_type, str) or token_type.lower() == "bearer"
             else token_type
         )
         self._expires_at = started + max(0.0, lifetime - cfg.refresh_skew_s)

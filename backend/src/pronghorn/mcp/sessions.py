@@ -112,9 +112,10 @@ async def open_client_session(
             yield session
         return
     async with (
-        sse_client(
-            server.url, headers, HTTP_TIMEOUT_S, SSE_READ_TIMEOUT_S, auth=auth
-        ) as (read, write),
+        sse_client(server.url, headers, HTTP_TIMEOUT_S, SSE_READ_TIMEOUT_S, auth=auth) as (
+            read,
+            write,
+        ),
         ClientSession(read, write) as session,
     ):
         await session.initialize()
@@ -182,7 +183,7 @@ class Session:
                 await self._stop.wait()
         except asyncio.CancelledError:
             raise
-        except BaseException as exc:  # noqa: BLE001 - any transport failure ends the session
+        except BaseException as exc:
             reason = describe(exc)
             tail = await asyncio.to_thread(
                 _tail, self.placement.stderr_path if self.placement else None
@@ -232,7 +233,9 @@ class SessionPool:
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def count(self, name: str | None = None) -> int:
-        return sum(1 for (n, _), s in self._items.items() if (name is None or n == name) and s.alive)
+        return sum(
+            1 for (n, _), s in self._items.items() if (name is None or n == name) and s.alive
+        )
 
     async def get(
         self,

@@ -110,6 +110,12 @@ class McpToolsMiddleware(AgentMiddleware[McpState]):
             return result
         meta = tool.metadata or {}
         extra = {"mcp_server": meta.get("mcp_server"), "mcp_tool": meta.get("mcp_tool")}
+        content = result.content
+        if isinstance(content, list) and all(
+            isinstance(b, dict) and b.get("type") == "text" for b in content
+        ):  # text only: one string, as the built-in tools answer
+            texts = [str(b.get("text", "")) for b in content if isinstance(b, dict)]
+            result = result.model_copy(update={"content": "\n".join(texts)})
         return result.model_copy(
             update={"additional_kwargs": {**result.additional_kwargs, **extra}}
         )

@@ -25,7 +25,7 @@ from typing import Any, Literal
 import anyio
 import mcp.types as mt
 from langchain_core.tools import BaseTool
-from langchain_mcp_adapters.interceptors import MCPToolCallRequest, MCPToolCallResult
+from langchain_mcp_adapters.interceptors import MCPToolCallRequest
 from langchain_mcp_adapters.tools import convert_mcp_tool_to_langchain_tool
 from langgraph.config import get_config
 from mcp.shared.exceptions import McpError as ProtocolError
@@ -106,7 +106,7 @@ class _Route:
         self.manager = manager
         self.server = server
 
-    async def __call__(self, request: MCPToolCallRequest, handler: Any) -> MCPToolCallResult:
+    async def __call__(self, request: MCPToolCallRequest, handler: Any) -> mt.CallToolResult:
         return await self.manager.call_tool(
             self.server, request.name, dict(request.args), RunScope.current()
         )

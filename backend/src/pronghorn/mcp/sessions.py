@@ -24,7 +24,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import TextIO
 
 import httpx
 from mcp import ClientSession, StdioServerParameters
@@ -73,7 +73,7 @@ async def open_client_session(
     *,
     placement: Placement | None,
     tokens: TokenSource | None,
-    stderr: IO[str] | None,
+    stderr: TextIO | None,
 ) -> AsyncIterator[ClientSession]:
     """An initialized ``ClientSession`` to ``server`` over its transport (the mcp SDK's)."""
     if server.type == "stdio":
@@ -169,7 +169,7 @@ class Session:
         )
 
     async def _own(self) -> None:
-        stderr: IO[str] | None = None
+        stderr: TextIO | None = None
         try:
             if self.placement is not None:
                 path = self.placement.stderr_path

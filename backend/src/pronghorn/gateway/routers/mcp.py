@@ -10,7 +10,7 @@ keeping comments elsewhere (config/file_edit.py) and applies it at once.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, cast
 
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
@@ -67,13 +67,13 @@ class McpTestBody(BaseModel):
 
 
 def _section(doc: CommentedMap) -> dict[str, Any]:
-    mcp = doc.get("mcp")
-    return mcp if isinstance(mcp, dict) else {}  # pyright: ignore[reportUnknownVariableType]
+    mcp: object = doc.get("mcp")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    return cast("dict[str, Any]", mcp) if isinstance(mcp, dict) else {}
 
 
 def _stored_servers(doc: CommentedMap) -> dict[str, Any]:
-    servers = _section(doc).get("servers")
-    return servers if isinstance(servers, dict) else {}  # pyright: ignore[reportUnknownVariableType]
+    servers: object = _section(doc).get("servers")
+    return cast("dict[str, Any]", servers) if isinstance(servers, dict) else {}
 
 
 async def _document(runtime: Runtime) -> CommentedMap:
@@ -106,7 +106,7 @@ def _view(runtime: Runtime, doc: CommentedMap) -> dict[str, Any]:
 
 
 def _set_mcp(doc: CommentedMap, servers: dict[str, Any], options: dict[str, Any]) -> None:
-    mcp = doc.get("mcp")
+    mcp: object = doc.get("mcp")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
     if not isinstance(mcp, CommentedMap):
         mcp = CommentedMap()
         doc["mcp"] = mcp

@@ -12,6 +12,15 @@ export interface ToolCallView {
   args: Record<string, unknown>;
   status: ToolStatus;
   result?: string;
+  /** The MCP server the tool belongs to (from its result's `additional_kwargs.mcp_server`). */
+  server?: string;
+}
+
+/** The MCP server named on a tool result, if it came from one. */
+export function mcpServerOf(result: Message | undefined): string | undefined {
+  const extra = (result as { additional_kwargs?: Record<string, unknown> } | undefined)?.additional_kwargs;
+  const server = extra?.mcp_server;
+  return typeof server === "string" && server ? server : undefined;
 }
 
 /** One AI message's visible parts. */
@@ -105,6 +114,7 @@ export function groupMessages(messages: readonly Message[], isRunning: boolean, 
           args: (call.args ?? {}) as Record<string, unknown>,
           status: toolStatus(result, isRunning, isWaiting),
           result: result ? toolResultText(result.content) : undefined,
+          ...(mcpServerOf(result) ? { server: mcpServerOf(result) } : {}),
         };
       });
       const part: AssistantPart = {
@@ -138,6 +148,7 @@ export function groupMessages(messages: readonly Message[], isRunning: boolean, 
             args: {},
             status: m.status === "error" ? "error" : "done",
             result: toolResultText(m.content),
+            ...(mcpServerOf(m) ? { server: mcpServerOf(m) } : {}),
           },
         ],
       });

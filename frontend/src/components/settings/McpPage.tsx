@@ -200,7 +200,8 @@ export function McpPage({ onOpenSidebar }: Props) {
   const toggle = async (name: string, enabled: boolean) => {
     if (!config) return;
     const servers = { ...config.mcp_servers, [name]: { ...config.mcp_servers[name], enabled } };
-    await store(servers);
+    setConfig({ ...config, mcp_servers: servers }); // at once; put back if the save fails
+    if (!(await store(servers))) setConfig(config);
   };
 
   const remove = async (name: string) => {

@@ -118,7 +118,9 @@ def test_mcp_page_lists_adds_edits_tests_and_removes(
     assert "web_echo" in web.get_by_test_id("mcp-tools").inner_text()
     assert _stored(mcp_server)["web"]["headers"] == {"X-Api-Key": "abc123"}
     web.get_by_role("button", name="Edit").click()
-    assert page.get_by_label("Headers (Name: value, one per line)").input_value() == "X-Api-Key: ***"
+    assert (
+        page.get_by_label("Headers (Name: value, one per line)").input_value() == "X-Api-Key: ***"
+    )
     page.get_by_role("button", name="Cancel").click()
 
     # disable, then remove

@@ -4,6 +4,7 @@ API round-trips masked secrets into config.yaml; hot reload adds and removes ser
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -152,6 +153,15 @@ async def test_config_api_masks_secrets_and_round_trips_them(
         assert r.status_code == 400 and "needs command" in r.json()["detail"]
         r = await http.put("/api/mcp/config", json={"mcp_servers": {"x": {"url": "${NOPE_X}"}}})
         assert r.status_code == 400 and "NOPE_X" in r.json()["detail"]
+        # stdio programs set through the API are limited (default: npx, uvx)
+        evil = {"command": "/bin/sh", "args": ["-c", "id"]}
+        r = await http.put("/api/mcp/config", json={"mcp_servers": {"evil": evil}})
+        assert r.status_code == 400 and "not allowed through the API" in r.json()["detail"]
+        r = await http.post("/api/mcp/test", json={"name": "evil", "server": evil})
+        assert r.status_code == 400
+        preload = {"command": "npx", "env": {"LD_PRELOAD": "/tmp/x.so"}}
+        r = await http.put("/api/mcp/config", json={"mcp_servers": {"p": preload}})
+        assert r.status_code == 400 and "LD_PRELOAD" in r.json()["detail"]
         assert srv.config_path.read_text() == before
         # the DeerFlow-style toggle
         r = await http.patch("/api/mcp/config", json={"server_name": "web", "enabled": False})
@@ -163,7 +173,7 @@ async def test_config_api_masks_secrets_and_round_trips_them(
 
 
 async def test_hot_reload_adds_and_removes_a_server_between_runs(start_app):
-    srv = _start(start_app)
+    srv = _start(start_app, api_stdio_commands=[sys.executable])
     client = srv.sdk()
     tid = (await client.threads.create())["thread_id"]
     out = await client.runs.wait(tid, "lead_agent", input=_human("add please"))
@@ -183,7 +193,7 @@ async def test_hot_reload_adds_and_removes_a_server_between_runs(start_app):
 
 
 async def test_test_connection_probes_without_saving(start_app, http_mcp: Served):
-    srv = _start(start_app)
+    srv = _start(start_app, api_stdio_commands=["*"])
     before = srv.config_path.read_text()
     async with srv.ahttp() as http:
         ok = await http.post(

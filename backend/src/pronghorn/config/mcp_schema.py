@@ -130,6 +130,16 @@ class McpConfig(_Section):
         ),
     )
 
+    api_stdio_commands: list[str] = Field(
+        default_factory=lambda: ["npx", "uvx"],
+        description=(
+            "Programs a stdio server added or changed through the API (PUT /api/mcp/config, "
+            "POST /api/mcp/test) may run, by name or full path as written; '*' allows any. "
+            "Servers written in the file by hand are not limited, and unchanged ones are kept "
+            "as they are."
+        ),
+    )
+
     @field_validator("servers")
     @classmethod
     def _names(cls, servers: dict[str, McpServerConfig]) -> dict[str, McpServerConfig]:

@@ -72,3 +72,34 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
     return value
+
+
+_LOADER_ENV = ("LD_", "DYLD_")
+
+
+def check_api_stdio(
+    name: str, new: Mapping[str, Any], stored: Mapping[str, Any] | None, allowed: list[str]
+) -> None:
+    """Refuse a stdio server set through the API whose program is not in `allowed` (by
+    bare name; '*' allows any) or whose env preloads code (LD_*, DYLD_*), unless its
+    command, args and env are exactly what the file already has."""
+    if new.get("type", "stdio") != "stdio":
+        return
+    old = _plain(stored or {})
+    if old.get("type", "stdio") == "stdio" and all(
+        _plain(new.get(k)) == old.get(k) for k in ("command", "args", "env")
+    ):
+        return
+    command = new.get("command")
+    if not isinstance(command, str) or not command:
+        return  # the schema reports the missing command
+    if "*" not in allowed and command not in allowed:
+        raise McpConfigError(
+            f"mcp_servers.{name}.command: {command!r} is not allowed through the API "
+            f"(mcp.api_stdio_commands: {', '.join(allowed) or 'none'}); edit config.yaml instead"
+        )
+    env = new.get("env")
+    if isinstance(env, Mapping):
+        for key in env:
+            if str(key).upper().startswith(_LOADER_ENV):
+                raise McpConfigError(f"mcp_servers.{name}.env.{key}: not allowed through the API")

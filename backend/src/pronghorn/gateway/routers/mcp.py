@@ -23,7 +23,7 @@ from pronghorn.config.mcp_schema import McpServerConfig
 from pronghorn.gateway.deps import get_principal, get_runtime
 from pronghorn.gateway.errors import ApiError
 from pronghorn.mcp.errors import McpConfigError
-from pronghorn.mcp.masking import mask_server, unmask_server
+from pronghorn.mcp.masking import check_api_stdio, mask_server, unmask_server
 from pronghorn.runtime.runtime import Runtime
 
 router = APIRouter(tags=["mcp"])
@@ -147,6 +147,9 @@ async def put_mcp_config(
             name: unmask_server(name, raw, stored.get(name))
             for name, raw in body.mcp_servers.items()
         }
+        allowed = runtime.config.mcp.api_stdio_commands
+        for name, raw in servers.items():
+            check_api_stdio(name, raw, stored.get(name), allowed)
     except McpConfigError as exc:
         raise ApiError(400, str(exc)) from None
     options = {k: getattr(body, k) for k in _OPTIONS if getattr(body, k) is not None}
@@ -194,6 +197,8 @@ async def test_mcp_server(
         stored = _stored_servers(await _document(runtime))
         try:
             raw = unmask_server(body.name, body.server, stored.get(body.name))
+            allowed = runtime.config.mcp.api_stdio_commands
+            check_api_stdio(body.name, raw, stored.get(body.name), allowed)
         except McpConfigError as exc:
             raise ApiError(400, str(exc)) from None
         others = {str(k): v for k, v in stored.items() if k != body.name}

@@ -86,12 +86,16 @@ async def test_a_run_calls_an_mcp_tool_and_streams_its_result(start_app):
     assert hung["status"] == "error" and "timed out after 2 s" in hung["content"]
     assert out["messages"][-1]["content"] == "It hung, I moved on."
     assert (await client.runs.list(tid))[0]["status"] == "success"
+    runtime = _runtime(srv)
+    assert runtime.mcp.pool.count("fx") == 1  # this thread's own process
     # a custom agent's `mcp_servers` allow-list: without "fx" its tools are not there
     out = await client.runs.wait(
         tid, "lead_agent", input=_human("add please"), context={"mcp_servers": ["other"]}
     )
     refused = [m for m in out["messages"] if m["type"] == "tool"][-1]
     assert refused["status"] == "error" and "fx_add" in refused["content"]
+    await client.threads.delete(tid)  # deleting the thread stops its stdio server
+    assert runtime.mcp.pool.count("fx") == 0
 
 
 async def test_many_tools_are_deferred_behind_tool_search(start_app):

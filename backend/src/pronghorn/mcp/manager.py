@@ -145,6 +145,10 @@ class McpManager:
             if name not in self._servers:
                 self._add(name, server)
 
+    async def close_thread(self, thread_id: str) -> int:
+        """Stop the stdio servers of a thread being deleted (their working directory goes)."""
+        return await self.pool.close_thread(thread_id.lower())
+
     async def aclose(self) -> None:
         self._closed = True
         for name in list(self._servers):

@@ -289,10 +289,13 @@ class SessionPool:
             gone = [self._items.pop(k) for k in list(self._items) if k[0] == name]
         await asyncio.gather(*(s.close() for s in gone))
 
-    async def close_scope(self, scope_prefix: str) -> None:
+    async def close_thread(self, thread_id: str) -> int:
+        """Stop every stdio session of one thread (scopes ``<user>/<thread>``)."""
+        suffix = f"/{thread_id}"
         async with self._lock:
-            gone = [self._items.pop(k) for k in list(self._items) if k[1].startswith(scope_prefix)]
+            gone = [self._items.pop(k) for k in list(self._items) if k[1].endswith(suffix)]
         await asyncio.gather(*(s.close() for s in gone))
+        return len(gone)
 
     async def aclose(self) -> None:
         async with self._lock:

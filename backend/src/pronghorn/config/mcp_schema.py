@@ -8,6 +8,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
+from pronghorn.config.oidc_schema import check_endpoint_url
+
 SERVER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 
@@ -38,10 +40,7 @@ class McpOAuthConfig(_Section):
     @field_validator("token_url")
     @classmethod
     def _url(cls, value: str) -> str:
-        parts = urlsplit(value)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"{value!r} is not an http(s) URL")
-        return value
+        return check_endpoint_url(value)  # the client secret travels: https off loopback
 
     @model_validator(mode="after")
     def _grant(self) -> McpOAuthConfig:

@@ -173,10 +173,14 @@ class McpManager:
         await self.pool.close_server(name)
 
     def _discover(self, state: ServerState) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # a synchronous caller (graph.invoke): retried by the next async one
+            return
         if self._closed:
             return
         state.status = "connecting" if state.status != "connected" else state.status
-        state.discovery = asyncio.get_running_loop().create_task(
+        state.discovery = loop.create_task(
             self._run_discovery(state), name=f"mcp-discover:{state.name}"
         )
 

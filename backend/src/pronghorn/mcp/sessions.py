@@ -159,6 +159,11 @@ class Session:
     _task: asyncio.Task[None] | None = None
 
     @property
+    def settled(self) -> bool:
+        """It has started, or failed to."""
+        return self._ready.is_set()
+
+    @property
     def alive(self) -> bool:
         return self.session is not None and self._task is not None and not self._task.done()
 
@@ -253,7 +258,7 @@ class SessionPool:
             if found is not None and found.server != server:
                 evicted.append(found)
                 found = None
-            if found is not None and found._ready.is_set() and not found.alive:
+            if found is not None and found.settled and not found.alive:
                 evicted.append(found)  # dead (crashed or failed): start again
                 found = None
             if found is None:

@@ -27,6 +27,7 @@ def _call(name: str, **args: Any) -> dict[str, Any]:
 RULES = [
     {"match": "add please", "steps": [_call("fx_add", a=20, b=22), {"text": "It is 42."}]},
     {"match": "hang please", "steps": [_call("fx_hang"), {"text": "It hung, I moved on."}]},
+    {"match": "crash please", "steps": [_call("fx_crash"), {"text": "It crashed, I moved on."}]},
     {
         "match": "search please",
         "steps": [
@@ -85,6 +86,13 @@ async def test_a_run_calls_an_mcp_tool_and_streams_its_result(start_app):
     hung = [m for m in out["messages"] if m["type"] == "tool"][-1]
     assert hung["status"] == "error" and "timed out after 2 s" in hung["content"]
     assert out["messages"][-1]["content"] == "It hung, I moved on."
+    assert (await client.runs.list(tid))[0]["status"] == "success"
+    # the server dies mid-call: an error for that call, a new process for the next one
+    out = await client.runs.wait(tid, "lead_agent", input=_human("crash please"))
+    crashed = [m for m in out["messages"] if m["type"] == "tool"][-1]
+    assert crashed["status"] == "error" and "closed the connection" in crashed["content"]
+    out = await client.runs.wait(tid, "lead_agent", input=_human("add please"))
+    assert [m for m in out["messages"] if m["type"] == "tool"][-1]["content"] == "42"
     assert (await client.runs.list(tid))[0]["status"] == "success"
     runtime = _runtime(srv)
     assert runtime.mcp.pool.count("fx") == 1  # this thread's own process

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from mcp_client.conftest import stdio_server
+from mcp_client.fixture_server import build
 from mcp_client.servers import Served, TokenEndpoint
 from pronghorn.config.mcp_schema import McpConfig, McpOAuthConfig
 from pronghorn.mcp.errors import McpAuthError, McpToolError
@@ -54,6 +55,19 @@ async def test_stdio_and_http_tools_are_discovered_and_called(tmp_path: Path, ht
     finally:
         await manager.aclose()
     assert manager.pool.count() == 0
+
+
+async def test_sse_transport(tmp_path: Path):
+    with Served(build().sse_app()) as sse:
+        manager = _manager(tmp_path, {"old": {"type": "sse", "url": f"{sse.url}/sse"}})
+        try:
+            manager.start()
+            await manager.wait_discovered()
+            assert manager.status()["servers"][0]["connected"]
+            result = await manager.call_tool("old", "echo", {"text": "sse"}, _scope())
+            assert _text(result) == "SSE"
+        finally:
+            await manager.aclose()
 
 
 async def test_stdio_runs_per_thread_in_its_workspace_with_a_scrubbed_env(

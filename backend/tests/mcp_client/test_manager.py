@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -123,6 +124,11 @@ async def test_a_broken_server_is_reported_and_never_blocks(tmp_path: Path):
             "missing": {"command": str(tmp_path / "no-such-program")},
             "down": {"type": "http", "url": "http://127.0.0.1:9/mcp", "startup_timeout_s": 20},
             "off": {**stdio_server(), "enabled": False},
+            "mute": {  # starts, never answers `initialize`
+                "command": sys.executable,
+                "args": ["-c", "import sys; sys.stdin.read()"],
+                "startup_timeout_s": 1,
+            },
         },
     )
     try:
@@ -135,9 +141,12 @@ async def test_a_broken_server_is_reported_and_never_blocks(tmp_path: Path):
         assert "no-such-program" in status["missing"]["last_error"]
         assert status["down"]["status"] == "error" and status["down"]["last_error"]
         assert status["off"]["status"] == "disabled"
+        assert status["mute"]["last_error"] == "no answer within 1 s (startup_timeout_s)"
         assert manager.tools() == []
         with pytest.raises(McpToolError, match="failed to start"):
             await manager.call_tool("missing", "add", {}, _scope())
+        with pytest.raises(McpToolError, match="did not start within 1 s"):
+            await manager.call_tool("mute", "add", {}, _scope())
         with pytest.raises(McpToolError, match="not configured"):
             await manager.call_tool("off", "add", {}, _scope())
     finally:

@@ -216,17 +216,18 @@ class Session:
         return self.session
 
     async def close(self) -> None:
+        """Wind the session down (stdio: stdin closed, then SIGTERM/SIGKILL by the SDK); one
+        still starting is cancelled at once."""
         self._stop.set()
         task = self._task
         if task is None or task.done():
             return
-        try:
-            async with asyncio.timeout(CLOSE_TIMEOUT_S):
-                await asyncio.shield(task)
-        except TimeoutError:
+        if not self.settled:
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        _, pending = await asyncio.wait({task}, timeout=CLOSE_TIMEOUT_S)
+        if pending:
+            task.cancel()
+            await asyncio.wait({task}, timeout=CLOSE_TIMEOUT_S)
 
 
 @dataclass

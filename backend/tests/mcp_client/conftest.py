@@ -31,5 +31,5 @@ def oauth_mcp() -> Iterator[tuple[Served, TokenEndpoint, BearerCheck]]:
     endpoint = TokenEndpoint()
     check = BearerCheck(http_app(), endpoint.valid)
     with Served(endpoint.app(), lifespan="off") as tokens, Served(check) as mcp:
-        endpoint.url = tokens.url  # type: ignore[attr-defined]
+        endpoint.url = tokens.url
         yield mcp, endpoint, check

@@ -81,6 +81,7 @@ class TokenEndpoint:
     refresh_token: str = "r-1"
     expires_in: int = 3600
     rotate: bool = False
+    url: str = ""  # set once it is served
     issued: list[str] = field(default_factory=list)
     requests: list[dict[str, Any]] = field(default_factory=list)
 

@@ -26,7 +26,7 @@ def _call(name: str, **args: Any) -> dict[str, Any]:
 
 RULES = [
     {"match": "add please", "steps": [_call("fx_add", a=20, b=22), {"text": "It is 42."}]},
-    {"match": "hang please", "steps": [_call("fx_hang"), {"text": "It hung, I moved on."}]},
+    {"match": "hang please", "steps": [_call("slow_hang"), {"text": "It hung, I moved on."}]},
     {"match": "crash please", "steps": [_call("fx_crash"), {"text": "It crashed, I moved on."}]},
     {
         "match": "search please",
@@ -64,7 +64,9 @@ def _human(text: str) -> dict[str, Any]:
 
 
 async def test_a_run_calls_an_mcp_tool_and_streams_its_result(start_app):
-    srv = _start(start_app, servers={"fx": stdio_server(tool_call_timeout_s=2)})
+    srv = _start(
+        start_app, servers={"fx": stdio_server(), "slow": stdio_server(tool_call_timeout_s=2)}
+    )
     client = srv.sdk()
     tid = (await client.threads.create())["thread_id"]
     parts = [

@@ -24,6 +24,7 @@ FORBIDDEN: dict[str, set[str]] = {
     "models": {"gateway", "runtime", "persistence", "graphs", "agent", "sandbox", "web", "cli"},
     "sandbox": {"gateway", "runtime", "persistence", "graphs", "agent", "models", "web", "cli"},
     "web": {"gateway", "runtime", "persistence", "graphs", "agent", "models", "sandbox", "cli"},
+    "mcp": {"gateway", "runtime", "persistence", "graphs", "agent", "models", "cli"},
     "auth": {"gateway", "runtime", "graphs", "agent", "models", "sandbox", "web", "cli"},
     # `pronghorn users|keys` and the doctor's auth checks: beside cli.py / doctor.py, below
     # the gateway (they open the database themselves).

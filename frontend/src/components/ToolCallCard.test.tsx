@@ -27,4 +27,14 @@ describe("ToolCallCard", () => {
     render(<ToolCallCard call={{ id: "c", name: "web_search", args: { query: "x" }, status: "running" }} />);
     expect(screen.getByText("running")).toBeInTheDocument();
   });
+
+  it("names the MCP server of an MCP tool", () => {
+    render(<ToolCallCard call={{ id: "c", name: "github_create_issue", args: {}, status: "done", result: "ok", server: "github" }} />);
+    expect(screen.getByTestId("tool-server")).toHaveTextContent("MCP · github");
+  });
+
+  it("shows no server badge for built-in tools", () => {
+    render(<ToolCallCard call={{ id: "c", name: "bash", args: {}, status: "done", result: "ok" }} />);
+    expect(screen.queryByTestId("tool-server")).toBeNull();
+  });
 });

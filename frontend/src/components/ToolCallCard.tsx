@@ -36,6 +36,11 @@ export function ToolCallCard({ call }: Props) {
       >
         <span className="chevron" aria-hidden="true">{open ? "▾" : "▸"}</span>
         <span className="tool-name">{call.name}</span>
+        {call.server && (
+          <span className="tool-server" data-testid="tool-server" title={`From the MCP server ${call.server}`}>
+            MCP · {call.server}
+          </span>
+        )}
         {summary && <span className="tool-summary">{summary}</span>}
         <span className={`tool-status status-${call.status}`}>
           {call.status === "running" && <span className="spinner" aria-hidden="true" />}

@@ -11,6 +11,7 @@ import type { Session } from "../lib/session";
 import type { SessionActions } from "./auth/AuthGate";
 import { ChatView } from "./ChatView";
 import { KeysPage } from "./settings/KeysPage";
+import { McpPage } from "./settings/McpPage";
 import { PasswordPage } from "./settings/PasswordPage";
 import { SettingsLayout } from "./settings/SettingsLayout";
 import { UsersPage } from "./settings/UsersPage";
@@ -52,6 +53,8 @@ export function Workspace({ session, actions, route, go }: Props) {
     setSidebarOpen(false);
   };
   const openSidebar = () => setSidebarOpen(true);
+  // auth.mode none: the local user is the admin.
+  const isAdmin = !session.user || session.user.role === "admin";
 
   const main = (() => {
     if (!session.user && (route.page === "keys" || route.page === "users" || route.page === "password")) {
@@ -71,6 +74,8 @@ export function Workspace({ session, actions, route, go }: Props) {
         return <UsersPage me={session.user} onOpenSidebar={openSidebar} />;
       case "password":
         return <PasswordPage onOpenSidebar={openSidebar} onChanged={actions.reload} />;
+      case "mcp":
+        return <McpPage onOpenSidebar={openSidebar} />;
       default:
         if (lookup.availability === "checking" || lookup.availability === "missing") {
           return (
@@ -113,6 +118,18 @@ export function Workspace({ session, actions, route, go }: Props) {
                 }}
                 onSignedOut={actions.signedOut}
               />
+              {isAdmin && (
+                <button
+                  type="button"
+                  className="chip-button"
+                  onClick={() => {
+                    go({ page: "mcp" });
+                    setSidebarOpen(false);
+                  }}
+                >
+                  MCP servers
+                </button>
+              )}
               <ThemeToggle preference={theme} onCycle={cycleTheme} />
             </>
           }

@@ -32,6 +32,22 @@ describe("groupMessages", () => {
     expect(block.parts[1]?.text).toBe("Two files.");
   });
 
+  it("names the MCP server of a tool result that carries one", () => {
+    const result = {
+      ...tool("t1", "c1", "42"),
+      name: "fx_add",
+      additional_kwargs: { mcp_server: "fx", mcp_tool: "add" },
+    } as Message;
+    const items = groupMessages(
+      [human("h", "add"), ai("a", "", { tool_calls: [{ id: "c1", name: "fx_add", args: {} }] }), result],
+      false,
+    );
+    const block = items[1];
+    expect(block?.kind === "assistant" && block.parts[0]?.toolCalls[0]?.server).toBe("fx");
+    const plain = groupMessages([human("h", "x"), ai("a", "", { tool_calls: [{ id: "c", name: "bash", args: {} }] }), tool("t", "c", "ok")], false)[1];
+    expect(plain?.kind === "assistant" && "server" in (plain.parts[0]?.toolCalls[0] ?? {})).toBe(false);
+  });
+
   it("marks a call without result as running during a run and cancelled after it", () => {
     const msgs = [human("h", "go"), ai("a", "", { tool_calls: [{ id: "c", name: "sleep", args: {} }] })];
     const running = groupMessages(msgs, true)[1];

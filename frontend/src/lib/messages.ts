@@ -14,6 +14,15 @@ export interface ToolCallView {
   result?: string;
   /** The tool result's `artifact` (the `task` tool saves its sub-agent's outcome there). */
   artifact?: unknown;
+  /** The MCP server the tool belongs to (from its result's `additional_kwargs.mcp_server`). */
+  server?: string;
+}
+
+/** The MCP server named on a tool result, if it came from one. */
+export function mcpServerOf(result: Message | undefined): string | undefined {
+  const extra = (result as { additional_kwargs?: Record<string, unknown> } | undefined)?.additional_kwargs;
+  const server = extra?.mcp_server;
+  return typeof server === "string" && server ? server : undefined;
 }
 
 /** One AI message's visible parts. */
@@ -108,6 +117,7 @@ export function groupMessages(messages: readonly Message[], isRunning: boolean, 
           status: toolStatus(result, isRunning, isWaiting),
           result: result ? toolResultText(result.content) : undefined,
           ...(result && "artifact" in result && result.artifact != null ? { artifact: result.artifact } : {}),
+          ...(mcpServerOf(result) ? { server: mcpServerOf(result) } : {}),
         };
       });
       const part: AssistantPart = {
@@ -141,6 +151,7 @@ export function groupMessages(messages: readonly Message[], isRunning: boolean, 
             args: {},
             status: m.status === "error" ? "error" : "done",
             result: toolResultText(m.content),
+            ...(mcpServerOf(m) ? { server: mcpServerOf(m) } : {}),
           },
         ],
       });

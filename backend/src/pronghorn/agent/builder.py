@@ -42,6 +42,8 @@ from pronghorn.agent.options import AgentOptions
 from pronghorn.agent.prompt import build_system_prompt
 from pronghorn.agent.state import ThreadState
 from pronghorn.config.schema import AgentConfig, AppConfig
+from pronghorn.mcp.manager import McpManager
+from pronghorn.mcp.middleware import McpToolsMiddleware
 from pronghorn.models.factory import ModelFactory
 from pronghorn.sandbox.base import SandboxProvider
 from pronghorn.subagents import SubagentPool, subagent_extension
@@ -77,6 +79,7 @@ class AgentParts:
     max_attempts: int = 3  # provider calls per model call: the entry's max_retries + 1
     vision: bool = False  # the model accepts images: view_image results are shown to it
     guards: Sequence[AgentMiddleware[Any, Any, Any]] = ()  # extra response guards (sub-agents)
+    mcp: AgentMiddleware[Any, Any, Any] | None = None  # MCP tools (pronghorn.mcp.middleware)
 
 
 def middleware_phases(
@@ -87,6 +90,7 @@ def middleware_phases(
     images: list[AgentMiddleware[Any, Any, Any]] = (
         [ViewedImagesMiddleware()] if parts.vision else []
     )
+    mcp: list[AgentMiddleware[Any, Any, Any]] = [parts.mcp] if parts.mcp is not None else []
     return [
         (
             "state_prep",
@@ -105,6 +109,7 @@ def middleware_phases(
                 TodoReminderMiddleware(),
                 DanglingToolCallMiddleware(),
                 *images,
+                *mcp,
             ],
         ),
         (
@@ -179,6 +184,7 @@ class AgentDeps:
     data_dir: Path
     breakers: CircuitBreakers = field(default_factory=CircuitBreakers)
     subagents: SubagentPool | None = None  # the app's sub-agent limit; None: no task tool
+    mcp: McpManager | None = None  # the app's MCP servers (None: no MCP tools)
 
 
 def default_tools(
@@ -243,5 +249,6 @@ def build_lead_agent(
         max_attempts=entry.max_retries + 1,
         vision=entry.supports_vision,
         guards=guards,
+        mcp=McpToolsMiddleware(deps.mcp, options.mcp_servers) if deps.mcp is not None else None,
     )
     return build_agent(parts, options, today=today)

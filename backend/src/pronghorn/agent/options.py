@@ -21,6 +21,13 @@ def _as_bool(value: Any) -> bool:
     return bool(value)
 
 
+def _as_names(value: Any) -> tuple[str, ...] | None:
+    """A list of names as a tuple (hashable); anything but a list or tuple means "all"."""
+    if isinstance(value, list | tuple):
+        return tuple(str(v) for v in value)  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+    return None
+
+
 @dataclass(frozen=True)
 class AgentOptions:
     """What a run may choose about the lead agent."""
@@ -30,6 +37,7 @@ class AgentOptions:
     reasoning_effort: str | None = None
     is_plan_mode: bool = False
     subagent_enabled: bool = False  # the UI's "ultra" mode: the task tool (sub-agents)
+    mcp_servers: tuple[str, ...] | None = None  # a custom agent's MCP allow-list; None: all
 
     @classmethod
     def from_run(
@@ -45,6 +53,7 @@ class AgentOptions:
             return configurable.get(key)
 
         model_name = pick("model_name")
+        mcp_servers = pick("mcp_servers")
         effort = pick("reasoning_effort")
         effort = str(effort).strip().lower() if effort else None
         return cls(
@@ -53,6 +62,7 @@ class AgentOptions:
             reasoning_effort=effort if effort in _EFFORTS else None,
             is_plan_mode=_as_bool(pick("is_plan_mode")),
             subagent_enabled=_as_bool(pick("subagent_enabled")),
+            mcp_servers=_as_names(mcp_servers),
         )
 
     def key(self) -> tuple[Any, ...]:
@@ -63,4 +73,5 @@ class AgentOptions:
             self.reasoning_effort,
             self.is_plan_mode,
             self.subagent_enabled,
+            self.mcp_servers,
         )

@@ -100,6 +100,16 @@ def model_of(annotation: Any) -> type[BaseModel] | None:
     return None
 
 
+def mapped_model_of(annotation: Any) -> type[BaseModel] | None:
+    """The section model of a ``dict[str, X]`` field (e.g. ``mcp.servers``), else None."""
+    inner, _ = _strip_none(annotation)
+    if typing.get_origin(inner) is dict:
+        value = typing.get_args(inner)[1]
+        if isinstance(value, type) and issubclass(value, BaseModel):
+            return value
+    return None
+
+
 def type_name(annotation: Any) -> str:
     inner, nullable = _strip_none(annotation)
     origin = typing.get_origin(inner)
@@ -194,6 +204,11 @@ def sections(model: type[BaseModel] = AppConfig, prefix: str = "") -> list[Secti
         if sub is not None:
             nested += [Section(f"{path}[]", f"One entry of `{path}`.", [])]
             nested += sections(sub, f"{path}[].")
+        if (mapped := mapped_model_of(field.annotation)) is not None:
+            entry = f"{path}.<name>"
+            about = " ".join((mapped.__doc__ or "").split()) or f"One `{path}` entry."
+            nested += [Section(entry, about, [])]
+            nested += sections(mapped, f"{entry}.")
     head = Section(prefix.rstrip("."), "", rows) if rows else None
     out = [head] if head else []
     # merge the header-only Section entries with their rows

@@ -63,6 +63,7 @@ class ConfigHolder:
         self._restart_required: list[str] = []
         self._listeners: list[Listener] = []
         self._lock = asyncio.Lock()
+        self.edit_lock = asyncio.Lock()  # one API edit of the file at a time (file_edit.py)
 
     @property
     def current(self) -> AppConfig:
@@ -86,6 +87,11 @@ class ConfigHolder:
             "last_error": self._last_error,
             "restart_required": list(self._restart_required),
         }
+
+    def check_file(self, path: Path) -> AppConfig:
+        """Load `path` as a reload would (same environment and `.env`); raise `ConfigError`
+        if it is invalid. Blocking: call it in a worker thread."""
+        return load_config(path, self._environ, self._dotenv).config
 
     def add_listener(self, callback: Listener) -> Callable[[], None]:
         """Call ``callback(old, new)`` after each applied change; returns an unsubscribe."""

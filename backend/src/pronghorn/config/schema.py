@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
 from pronghorn.config.hosts import check_host_pattern
+from pronghorn.config.mcp_schema import McpConfig
 from pronghorn.config.oidc_schema import OidcConfig
 from pronghorn.config.subagents_schema import SubagentsConfig
 
@@ -443,3 +444,4 @@ class AppConfig(Section):
     uploads: UploadsConfig = Field(default_factory=UploadsConfig)
     web: WebToolsConfig = Field(default_factory=WebToolsConfig)
     subagents: SubagentsConfig = Field(default_factory=SubagentsConfig)
+    mcp: McpConfig = Field(default_factory=McpConfig)

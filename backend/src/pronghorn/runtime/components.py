@@ -18,6 +18,7 @@ from pronghorn.runtime.event_store import SqlEventStore
 from pronghorn.runtime.executor import Executor
 from pronghorn.runtime.job_table import JobTable
 from pronghorn.runtime.manager import RunManager
+from pronghorn.runtime.mcp_component import mcp_servers
 from pronghorn.runtime.memory_broker import MemoryBroker
 from pronghorn.runtime.message_input import message_input_validator
 from pronghorn.runtime.run_request import RunCreate
@@ -168,6 +169,7 @@ COMPONENTS: list[Callable[[Runtime], contextlib.AbstractAsyncContextManager[None
     models,
     sandbox,
     subagents,
+    mcp_servers,
     broker,
     runs,
     thread_sweeper,

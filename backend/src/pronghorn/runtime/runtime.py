@@ -23,6 +23,7 @@ from pronghorn.persistence.db import Database, default_sqlite_url
 
 if TYPE_CHECKING:
     from pronghorn.config.holder import ConfigHolder
+    from pronghorn.mcp.manager import McpManager
     from pronghorn.models.factory import ModelFactory
     from pronghorn.runtime.broker import EventBroker
     from pronghorn.runtime.manager import RunManager
@@ -34,7 +35,7 @@ log = logging.getLogger("pronghorn.runtime")
 
 T = TypeVar("T")
 
-Component = Literal["models", "sandbox", "broker", "runs", "scheduler", "subagents"]
+Component = Literal["models", "sandbox", "mcp", "broker", "runs", "scheduler", "subagents"]
 
 
 class NotStarted(RuntimeError):
@@ -90,10 +91,11 @@ class StoreSweeper:
 class Runtime:
     """The core (config, data dir, database, checkpointer, store, graphs) is given at
     construction; the components are set once each as the lifespan starts them, in order:
-    models, sandbox, broker, runs, scheduler."""
+    models, sandbox, mcp, broker, runs, scheduler."""
 
     models: Started[ModelFactory] = Started()
     sandbox: Started[SandboxProvider] = Started()
+    mcp: Started[McpManager] = Started()
     broker: Started[EventBroker] = Started()
     runs: Started[RunManager] = Started()
     scheduler: Started[Scheduler] = Started()

@@ -32,6 +32,8 @@ async def purge_thread(runtime: Runtime, thread_id: str) -> bool:
     user_id = user_folder(row["owner_id"] if row is not None else None)
     # Outside the transaction: on SQLite the checkpointer shares the connection lock.
     await runtime.checkpointer.adelete_thread(thread_id)
+    if runtime.is_started("mcp"):  # its stdio MCP servers run in the folder going away
+        await runtime.mcp.close_thread(thread_id)
     with contextlib.suppress(ValueError):  # a non-UUID id has no folder
         await delete_thread_dirs(runtime.data_dir, user_id, thread_id)
     return existed

@@ -23,6 +23,7 @@ from pronghorn.agent.builder import AgentDeps, build_lead_agent
 from pronghorn.agent.options import AgentOptions
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.graphs.requests import GraphRequest
+from pronghorn.mcp.manager import McpManager
 from pronghorn.models.factory import ModelFactory
 from pronghorn.sandbox.base import SandboxProvider
 from pronghorn.subagents import SubagentPool
@@ -72,6 +73,7 @@ class LeadAgentHost(Protocol):
     def sandbox(self) -> SandboxProvider: ...
     @property
     def subagents(self) -> SubagentPool: ...
+    def mcp(self) -> McpManager: ...
 
 
 class LeadAgentFactory:
@@ -91,6 +93,7 @@ class LeadAgentFactory:
                 sandboxes=self.host.sandbox,
                 data_dir=self.host.data_dir,
                 subagents=self._subagents(),
+                mcp=self.host.mcp,
             )
         return self._deps
 

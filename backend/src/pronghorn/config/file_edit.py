@@ -1,0 +1,126 @@
+"""Edit `config.yaml` from the API: a comment-preserving round trip (ruamel.yaml), validated
+exactly as a reload would read it, then swapped in atomically.
+
+The edited document is written to a temporary file beside the config (so relative paths and
+the `.env` resolve the same), loaded with the live holder's environment, and only if it is
+valid renamed over the config file; the holder then reloads it at once (the watcher's own
+reload finds it unchanged). Comments, key order and quoting elsewhere in the file are kept;
+values written by the API are plain YAML.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap
+from ruamel.yaml.error import YAMLError
+
+from pronghorn.config.errors import ConfigError
+from pronghorn.config.holder import ConfigHolder
+from pronghorn.config.schema import AppConfig
+
+Edit = Callable[[CommentedMap], None]
+
+
+class NoConfigFile(ConfigError):
+    """The server runs without a config file: there is nothing to edit."""
+
+
+def _yaml() -> YAML:
+    yaml = YAML(typ="rt")
+    yaml.preserve_quotes = True
+    yaml.width = 4096
+    return yaml
+
+
+def read_document(path: Path) -> CommentedMap:
+    """The config file as a round-trip document (blocking)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc}") from None
+    try:
+        doc: Any = _yaml().load(text) if text.strip() else None
+    except YAMLError as exc:
+        raise ConfigError(f"{path} is not valid YAML: {exc}") from None
+    if doc is None:
+        return CommentedMap()
+    if not isinstance(doc, CommentedMap):
+        raise ConfigError(f"{path}: the top level must be a mapping")
+    return doc
+
+
+def _write_candidate(path: Path, doc: CommentedMap) -> Path:
+    buffer = io.StringIO()
+    _yaml().dump(doc, buffer)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(buffer.getvalue())
+            f.flush()
+            os.fsync(f.fileno())
+        with contextlib.suppress(OSError):
+            os.chmod(name, path.stat().st_mode & 0o777)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+        raise
+    return Path(name)
+
+
+def _source(holder: ConfigHolder) -> Path:
+    if holder.source_path is None:
+        raise NoConfigFile("the server runs without a config file (start it with --config)")
+    return holder.source_path
+
+
+async def validate_edit(holder: ConfigHolder, edit: Edit) -> AppConfig:
+    """The config the edited file would load as (nothing is written); `ConfigError` if it
+    is invalid."""
+    path = _source(holder)
+
+    def run() -> AppConfig:
+        doc = read_document(path)
+        edit(doc)
+        candidate = _write_candidate(path, doc)
+        try:
+            return holder.check_file(candidate)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(candidate)
+
+    return await asyncio.to_thread(run)
+
+
+async def apply_edit(holder: ConfigHolder, edit: Edit) -> AppConfig:
+    """Edit, validate and atomically replace the config file, then reload it. An invalid
+    result raises `ConfigError` and leaves the file untouched."""
+    path = _source(holder)
+
+    def run() -> AppConfig:
+        doc = read_document(path)
+        edit(doc)
+        candidate = _write_candidate(path, doc)
+        try:
+            config = holder.check_file(candidate)
+            os.replace(candidate, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(candidate)
+            raise
+        return config
+
+    async with holder.edit_lock:
+        config = await asyncio.to_thread(run)
+        await holder.reload()
+    return config

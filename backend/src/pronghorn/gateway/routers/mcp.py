@@ -1,0 +1,226 @@
+"""`/api/mcp/*`: the MCP servers' config (read and written in config.yaml), their status
+and a connection test. Admins only (with `auth.mode: none` the local user is one).
+
+`GET /api/mcp/config` shows `mcp.servers` as written in the file: `${VAR}` references as
+they are, literal secrets as `***` (mcp/masking.py). `PUT` replaces the servers (a `***`
+keeps the stored secret), validates the whole file as a reload would, writes it atomically
+keeping comments elsewhere (config/file_edit.py) and applies it at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, cast
+
+from fastapi import APIRouter, Depends
+from pydantic import BaseModel, ConfigDict, Field
+from ruamel.yaml.comments import CommentedMap
+
+from pronghorn.auth.principal import Principal
+from pronghorn.config.errors import ConfigError
+from pronghorn.config.file_edit import NoConfigFile, apply_edit, read_document, validate_edit
+from pronghorn.config.mcp_schema import McpServerConfig
+from pronghorn.gateway.deps import get_principal, get_runtime
+from pronghorn.gateway.errors import ApiError
+from pronghorn.mcp.errors import McpConfigError
+from pronghorn.mcp.masking import check_api_stdio, mask_server, unmask_server
+from pronghorn.runtime.runtime import Runtime
+
+router = APIRouter(tags=["mcp"])
+
+_OPTIONS = ("tool_name_prefix", "tool_search_threshold", "max_stdio_sessions")
+
+
+async def admin(principal: Principal = Depends(get_principal)) -> Principal:
+    if not principal.is_admin:
+        raise ApiError(403, "Admins only")
+    return principal
+
+
+class McpConfigBody(BaseModel):
+    """The `mcp:` section to store (DeerFlow's `mcp_servers` shape, plus our options)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    mcp_servers: dict[str, dict[str, Any]] = Field(
+        description="Servers by name; a value `***` keeps the stored secret."
+    )
+    tool_name_prefix: bool | None = Field(default=None)
+    tool_search_threshold: int | None = Field(default=None)
+    max_stdio_sessions: int | None = Field(default=None)
+
+
+class McpEnabledBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    server_name: str = Field(description="The server to switch.")
+    enabled: bool = Field(description="Whether its tools are offered.")
+
+
+class McpTestBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(description="The server's name (its stored secrets fill in `***`).")
+    server: dict[str, Any] | None = Field(
+        default=None, description="The settings to try; omitted: the stored ones."
+    )
+
+
+def _section(doc: CommentedMap) -> dict[str, Any]:
+    mcp: object = doc.get("mcp")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    return cast("dict[str, Any]", mcp) if isinstance(mcp, dict) else {}
+
+
+def _stored_servers(doc: CommentedMap) -> dict[str, Any]:
+    servers: object = _section(doc).get("servers")
+    return cast("dict[str, Any]", servers) if isinstance(servers, dict) else {}
+
+
+async def _document(runtime: Runtime) -> CommentedMap:
+    path = runtime.settings.source_path
+    if path is None:
+        return CommentedMap()
+    try:
+        return await asyncio.to_thread(read_document, path)
+    except ConfigError as exc:
+        raise ApiError(409, str(exc)) from None
+
+
+def _view(runtime: Runtime, doc: CommentedMap) -> dict[str, Any]:
+    live = runtime.config.mcp
+    if runtime.settings.source_path is not None:
+        servers = {str(k): mask_server(v) for k, v in _stored_servers(doc).items()}
+    else:  # no file: the live (default) config, secrets masked
+        servers = {
+            name: mask_server(s.model_dump(mode="json", exclude_defaults=True))
+            for name, s in live.servers.items()
+        }
+    return {
+        "mcp_servers": servers,
+        "tool_name_prefix": live.tool_name_prefix,
+        "tool_search_threshold": live.tool_search_threshold,
+        "max_stdio_sessions": live.max_stdio_sessions,
+        "source_path": str(runtime.settings.source_path) if runtime.settings.source_path else None,
+        "writable": runtime.settings.source_path is not None,
+    }
+
+
+def _set_mcp(doc: CommentedMap, servers: dict[str, Any], options: dict[str, Any]) -> None:
+    mcp: object = doc.get("mcp")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    if not isinstance(mcp, CommentedMap):
+        mcp = CommentedMap()
+        doc["mcp"] = mcp
+    mcp["servers"] = servers
+    for key, value in options.items():
+        mcp[key] = value
+
+
+async def _edit(runtime: Runtime, servers: dict[str, Any], options: dict[str, Any]) -> None:
+    try:
+        await apply_edit(runtime.settings, lambda doc: _set_mcp(doc, servers, options))
+    except NoConfigFile as exc:
+        raise ApiError(409, str(exc)) from None
+    except ConfigError as exc:
+        raise ApiError(400, str(exc)) from None
+    except OSError as exc:
+        raise ApiError(409, f"cannot write the config file: {exc}") from None
+
+
+@router.get("/api/mcp/config")
+async def get_mcp_config(
+    runtime: Runtime = Depends(get_runtime), _admin: Principal = Depends(admin)
+) -> dict[str, Any]:
+    """The MCP servers as configured (secrets masked)."""
+    return _view(runtime, await _document(runtime))
+
+
+@router.put("/api/mcp/config")
+async def put_mcp_config(
+    body: McpConfigBody,
+    runtime: Runtime = Depends(get_runtime),
+    _admin: Principal = Depends(admin),
+) -> dict[str, Any]:
+    """Replace the MCP servers (validated; written to config.yaml; applied at once)."""
+    stored = _stored_servers(await _document(runtime))
+    try:
+        servers = {
+            name: unmask_server(name, raw, stored.get(name))
+            for name, raw in body.mcp_servers.items()
+        }
+        allowed = runtime.config.mcp.api_stdio_commands
+        for name, raw in servers.items():
+            check_api_stdio(name, raw, stored.get(name), allowed)
+    except McpConfigError as exc:
+        raise ApiError(400, str(exc)) from None
+    options = {k: getattr(body, k) for k in _OPTIONS if getattr(body, k) is not None}
+    await _edit(runtime, servers, options)
+    return _view(runtime, await _document(runtime))
+
+
+@router.patch("/api/mcp/config")
+async def patch_mcp_config(
+    body: McpEnabledBody,
+    runtime: Runtime = Depends(get_runtime),
+    _admin: Principal = Depends(admin),
+) -> dict[str, Any]:
+    """Enable or disable one server."""
+    stored = _stored_servers(await _document(runtime))
+    if body.server_name not in stored:
+        raise ApiError(404, f"MCP server {body.server_name!r} not found in the config file")
+    servers = {str(k): dict(v) for k, v in stored.items()}  # pyright: ignore[reportUnknownArgumentType]
+    servers[body.server_name]["enabled"] = body.enabled
+    await _edit(runtime, servers, {})
+    return _view(runtime, await _document(runtime))
+
+
+@router.get("/api/mcp/status")
+async def get_mcp_status(
+    runtime: Runtime = Depends(get_runtime), _admin: Principal = Depends(admin)
+) -> dict[str, Any]:
+    """Per server: status (connected, connecting, error, disabled), tools, last error."""
+    return runtime.mcp.status()
+
+
+@router.post("/api/mcp/test")
+async def test_mcp_server(
+    body: McpTestBody,
+    runtime: Runtime = Depends(get_runtime),
+    _admin: Principal = Depends(admin),
+) -> dict[str, Any]:
+    """Connect to a server (stored, or as given) and list its tools; nothing is saved."""
+    if body.server is None:
+        found = runtime.config.mcp.servers.get(body.name)
+        if found is None:
+            raise ApiError(404, f"MCP server {body.name!r} not found")
+        server = found
+    else:
+        stored = _stored_servers(await _document(runtime))
+        try:
+            raw = unmask_server(body.name, body.server, stored.get(body.name))
+            allowed = runtime.config.mcp.api_stdio_commands
+            check_api_stdio(body.name, raw, stored.get(body.name), allowed)
+        except McpConfigError as exc:
+            raise ApiError(400, str(exc)) from None
+        others = {str(k): v for k, v in stored.items() if k != body.name}
+
+        def edit(doc: CommentedMap) -> None:
+            _set_mcp(doc, {**others, body.name: {**raw, "enabled": True}}, {})
+
+        try:
+            config = await validate_edit(runtime.settings, edit)
+        except NoConfigFile:
+            try:
+                server = McpServerConfig.model_validate(raw)
+            except ValueError as exc:
+                raise ApiError(400, str(exc)) from None
+        except ConfigError as exc:
+            raise ApiError(400, str(exc)) from None
+        else:
+            server = config.mcp.servers[body.name]
+    result = await runtime.mcp.probe(body.name, server)
+    return {
+        "ok": result.ok,
+        "tools": result.tools,
+        "error": result.error,
+        "elapsed_ms": result.elapsed_ms,
+    }

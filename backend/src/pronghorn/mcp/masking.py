@@ -1,0 +1,105 @@
+"""Secrets of the `mcp:` section as the API shows and takes them.
+
+Secret values are every `env` and `headers` value and `oauth.client_secret` /
+`oauth.refresh_token`. Shown, a literal secret is `***`; a value that references the
+environment (`${VAR}`) is shown as written, since it holds no secret itself. Taken back,
+`***` means "keep the stored value" (whatever it was, literal or reference).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pronghorn.mcp.errors import McpConfigError
+
+MASK = "***"
+_MAPS = ("env", "headers")
+_OAUTH = ("client_secret", "refresh_token")
+
+
+def _shown(value: Any) -> Any:
+    if isinstance(value, str) and "${" in value:
+        return value
+    return MASK if value is not None else None
+
+
+def mask_server(raw: Mapping[str, Any]) -> dict[str, Any]:
+    out = _plain(raw)
+    for key in _MAPS:
+        if isinstance(out.get(key), dict):
+            out[key] = {k: _shown(v) for k, v in out[key].items()}
+    oauth = out.get("oauth")
+    if isinstance(oauth, dict):
+        for key in _OAUTH:
+            if key in oauth:
+                oauth[key] = _shown(oauth[key])
+    return out
+
+
+def unmask_server(
+    name: str, new: Mapping[str, Any], stored: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """`new` with every `***` replaced by the stored value at the same place."""
+    out = _plain(new)
+    old = _plain(stored or {})
+
+    def keep(where: str, container: dict[str, Any], before: Any, key: str) -> None:
+        if container.get(key) != MASK:
+            return
+        if not isinstance(before, dict) or key not in before:
+            raise McpConfigError(
+                f"mcp_servers.{name}.{where}{key}: '***' but no stored value to keep"
+            )
+        container[key] = before[key]
+
+    for section in _MAPS:
+        values = out.get(section)
+        if isinstance(values, dict):
+            for key in list(values):
+                keep(f"{section}.", values, old.get(section), key)
+    oauth = out.get("oauth")
+    if isinstance(oauth, dict):
+        for key in _OAUTH:
+            keep("oauth.", oauth, old.get("oauth"), key)
+    return out
+
+
+def _plain(value: Any) -> Any:
+    """Plain dicts and lists (from ruamel's commented containers), copied."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+_LOADER_ENV = ("LD_", "DYLD_")
+
+
+def check_api_stdio(
+    name: str, new: Mapping[str, Any], stored: Mapping[str, Any] | None, allowed: list[str]
+) -> None:
+    """Refuse a stdio server set through the API whose program is not in `allowed` (by
+    bare name; '*' allows any) or whose env preloads code (LD_*, DYLD_*), unless its
+    command, args and env are exactly what the file already has."""
+    if new.get("type", "stdio") != "stdio":
+        return
+    old = _plain(stored or {})
+    if old.get("type", "stdio") == "stdio" and all(
+        _plain(new.get(k)) == old.get(k) for k in ("command", "args", "env")
+    ):
+        return
+    command = new.get("command")
+    if not isinstance(command, str) or not command:
+        return  # the schema reports the missing command
+    if "*" not in allowed and command not in allowed:
+        raise McpConfigError(
+            f"mcp_servers.{name}.command: {command!r} is not allowed through the API "
+            f"(mcp.api_stdio_commands: {', '.join(allowed) or 'none'}); edit config.yaml instead"
+        )
+    env = new.get("env")
+    if isinstance(env, Mapping):
+        for key in env:
+            if str(key).upper().startswith(_LOADER_ENV):
+                raise McpConfigError(f"mcp_servers.{name}.env.{key}: not allowed through the API")

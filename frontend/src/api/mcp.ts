@@ -1,0 +1,110 @@
+/** `/api/mcp/*`: MCP servers (config with masked secrets), their status, a connection test. */
+import { errorFrom, type Fetch } from "./http";
+
+export type McpType = "stdio" | "http" | "sse";
+
+/** One server as stored in config.yaml (secrets `***`, `${VAR}` references as written). */
+export interface McpServer {
+  type?: McpType;
+  enabled?: boolean;
+  description?: string;
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  url?: string;
+  headers?: Record<string, string>;
+  oauth?: Record<string, unknown>;
+  tool_call_timeout_s?: number;
+  startup_timeout_s?: number;
+}
+
+export interface McpConfig {
+  mcp_servers: Record<string, McpServer>;
+  tool_name_prefix: boolean;
+  tool_search_threshold: number;
+  max_stdio_sessions: number;
+  source_path: string | null;
+  writable: boolean;
+}
+
+export interface McpToolInfo {
+  name: string;
+  tool: string;
+  description: string;
+}
+
+export interface McpServerStatus {
+  name: string;
+  type: McpType;
+  enabled: boolean;
+  description: string;
+  status: "disabled" | "connecting" | "connected" | "error";
+  connected: boolean;
+  tools: McpToolInfo[];
+  last_error: string | null;
+  checked_at: string | null;
+  sessions: number;
+}
+
+export interface McpStatus {
+  servers: McpServerStatus[];
+  tool_count: number;
+  tool_search_threshold: number;
+  deferred: boolean;
+}
+
+export interface McpTestResult {
+  ok: boolean;
+  tools: { name: string; description: string }[];
+  error: string | null;
+  elapsed_ms: number;
+}
+
+export const MASK = "***";
+
+async function call<T>(fetch: Fetch, method: string, url: string, body?: unknown): Promise<T> {
+  const init: RequestInit = { method, headers: { Accept: "application/json" } };
+  if (body !== undefined) {
+    init.headers = { Accept: "application/json", "Content-Type": "application/json" };
+    init.body = JSON.stringify(body);
+  }
+  const response = await fetch(url, init);
+  if (!response.ok) throw await errorFrom(response);
+  return (await response.json()) as T;
+}
+
+export function fetchMcpConfig(fetch: Fetch): Promise<McpConfig> {
+  return call<McpConfig>(fetch, "GET", "/api/mcp/config");
+}
+
+export function saveMcpServers(fetch: Fetch, servers: Record<string, McpServer>): Promise<McpConfig> {
+  return call<McpConfig>(fetch, "PUT", "/api/mcp/config", { mcp_servers: servers });
+}
+
+export function fetchMcpStatus(fetch: Fetch): Promise<McpStatus> {
+  return call<McpStatus>(fetch, "GET", "/api/mcp/status");
+}
+
+export function testMcpServer(fetch: Fetch, name: string, server: McpServer): Promise<McpTestResult> {
+  return call<McpTestResult>(fetch, "POST", "/api/mcp/test", { name, server });
+}
+
+/** `KEY=value` lines ↔ a mapping (for env); `Key: value` lines for headers. */
+export function parsePairs(text: string, separator: "=" | ":"): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const raw of text.split("\n")) {
+    const line = raw.trim();
+    if (!line) continue;
+    const at = line.indexOf(separator);
+    if (at <= 0) throw new Error(`"${line}" is not ${separator === "=" ? "KEY=value" : "Name: value"}`);
+    out[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+  }
+  return out;
+}
+
+export function formatPairs(pairs: Record<string, string> | undefined, separator: "=" | ":"): string {
+  const glue = separator === "=" ? "=" : ": ";
+  return Object.entries(pairs ?? {})
+    .map(([k, v]) => `${k}${glue}${v}`)
+    .join("\n");
+}

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 
 from pronghorn.agent.options import AgentOptions
+from pronghorn.agent.prompt_extensions import persona_section, skills_section
+from pronghorn.skills.model import RunSkill
 
 _BASE = """\
 You are Pronghorn, a capable general-purpose agent. Today is {date}.
@@ -38,10 +41,15 @@ as soon as they are done. Update the list whenever the plan changes.
 """
 
 
-def build_system_prompt(options: AgentOptions, *, today: dt.date | None = None) -> str:
-    """The system prompt for one option set (``today`` defaults to the local date)."""
+def build_system_prompt(
+    options: AgentOptions, *, today: dt.date | None = None, skills: Sequence[RunSkill] = ()
+) -> str:
+    """The system prompt for one option set (``today`` defaults to the local date) and the
+    run's enabled skills."""
     day = today or dt.date.today()
     text = _BASE.format(date=day.strftime("%A, %d %B %Y"))
     if options.is_plan_mode:
         text += _PLAN
+    text += skills_section(skills)
+    text += persona_section(options)
     return text

@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
+from pronghorn.config.extensions_schema import SkillsConfig, ToolsConfig
 from pronghorn.config.hosts import check_host_pattern
 from pronghorn.config.oidc_schema import OidcConfig
 
@@ -441,3 +442,5 @@ class AppConfig(Section):
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     uploads: UploadsConfig = Field(default_factory=UploadsConfig)
     web: WebToolsConfig = Field(default_factory=WebToolsConfig)
+    skills: SkillsConfig = Field(default_factory=SkillsConfig)
+    tools: ToolsConfig = Field(default_factory=ToolsConfig)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 
 from pronghorn.gateway.routers import (
+    agents,
     assistants,
     auth,
     auth_admin,
@@ -14,9 +15,11 @@ from pronghorn.gateway.routers import (
     models,
     oidc,
     runs,
+    skills,
     store,
     system,
     threads,
+    tools,
     usage,
 )
 
@@ -36,5 +39,8 @@ def register_routers(app: FastAPI) -> None:
         models,
         files,
         usage,
+        skills,
+        tools,
+        agents,
     ):
         app.include_router(module.router)

@@ -29,7 +29,11 @@ def bash(command: str) -> str:
 
 
 def _skill(tmp_path: Path, name: str, allowed: tuple[str, ...] | None = None) -> RunSkill:
-    folder = write_skill(tmp_path / "skills", name, skill_md(name, f"Helps with {name} work.") + "Use the SECRET-RECIPE.\n")
+    folder = write_skill(
+        tmp_path / "skills",
+        name,
+        skill_md(name, f"Helps with {name} work.") + "Use the SECRET-RECIPE.\n",
+    )
     return RunSkill(
         name=name,
         description=f"Helps with {name} work.",
@@ -39,7 +43,9 @@ def _skill(tmp_path: Path, name: str, allowed: tuple[str, ...] | None = None) ->
     )
 
 
-def _agent(tmp_path: Path, model: Any, skills: list[RunSkill], options: AgentOptions | None = None) -> Any:
+def _agent(
+    tmp_path: Path, model: Any, skills: list[RunSkill], options: AgentOptions | None = None
+) -> Any:
     parts = AgentParts(
         model=model,
         model_name="scripted",
@@ -147,5 +153,17 @@ def test_options_read_the_custom_agent_fields():
     assert opts.agent_name == "x" and opts.system_prompt == "Be brief."
     assert opts.tool_groups == ("file", "web") and opts.skills == ("a",)
     assert opts.mcp_servers == () and opts.subagent_enabled is True
-    assert hash(opts.key()) == hash(AgentOptions.from_run(None, {"agent_name": "x", "system_prompt": "Be brief.", "tool_groups": ["file", "web"], "skills": ["a"], "mcp_servers": [], "subagent_enabled": True}).key())
+    assert hash(opts.key()) == hash(
+        AgentOptions.from_run(
+            None,
+            {
+                "agent_name": "x",
+                "system_prompt": "Be brief.",
+                "tool_groups": ["file", "web"],
+                "skills": ["a"],
+                "mcp_servers": [],
+                "subagent_enabled": True,
+            },
+        ).key()
+    )
     assert AgentOptions.from_run(None, {}).tool_groups is None

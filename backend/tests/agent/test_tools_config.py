@@ -20,12 +20,21 @@ from pronghorn.sandbox.local import LocalSandboxProvider
 def _names(tmp_path: Path, options: AgentOptions | None = None, **tools_cfg) -> list[str]:
     config = AppConfig(data_dir=str(tmp_path), tools=ToolsConfig(**tools_cfg))
     deps = AgentDeps(sandboxes=LocalSandboxProvider(config), data_dir=tmp_path)
-    return [t.name for t in default_tools(deps, options or AgentOptions(), vision=False, config=config)]
+    return [
+        t.name for t in default_tools(deps, options or AgentOptions(), vision=False, config=config)
+    ]
 
 
 def test_all_builtins_by_default(tmp_path):
     names = _names(tmp_path)
-    assert {"read_file", "write_file", "bash", "web_fetch", "ask_clarification", "present_files"} <= set(names)
+    assert {
+        "read_file",
+        "write_file",
+        "bash",
+        "web_fetch",
+        "ask_clarification",
+        "present_files",
+    } <= set(names)
 
 
 def test_disable_by_name_and_group(tmp_path):
@@ -35,7 +44,16 @@ def test_disable_by_name_and_group(tmp_path):
 
 def test_allow_list_of_groups_and_names(tmp_path):
     names = _names(tmp_path, enabled=["file", "ask_clarification"])
-    assert set(names) == {"read_file", "write_file", "str_replace", "ls", "glob", "grep", "view_image", "ask_clarification"}
+    assert set(names) == {
+        "read_file",
+        "write_file",
+        "str_replace",
+        "ls",
+        "glob",
+        "grep",
+        "view_image",
+        "ask_clarification",
+    }
 
 
 def test_custom_agent_tool_groups(tmp_path):
@@ -86,5 +104,9 @@ async def test_per_tool_timeout_stops_a_slow_tool(tmp_path):
 def test_bash_timeout_comes_from_tools_timeouts(tmp_path):
     config = AppConfig(data_dir=str(tmp_path), tools=ToolsConfig(timeouts={"bash": 7}))
     deps = AgentDeps(sandboxes=LocalSandboxProvider(config), data_dir=tmp_path)
-    bash = next(t for t in default_tools(deps, AgentOptions(), vision=False, config=config) if t.name == "bash")
+    bash = next(
+        t
+        for t in default_tools(deps, AgentOptions(), vision=False, config=config)
+        if t.name == "bash"
+    )
     assert "killed after 7s" in bash.description

@@ -12,7 +12,9 @@ def skill_md(name: str, description: str = "Does a useful thing.", extra: str = 
     return f"---\nname: {name}\ndescription: {description}\n{extra}---\n\n# {name}\n\nStep one.\n"
 
 
-def write_skill(root: Path, name: str, text: str | None = None, files: dict[str, str] | None = None) -> Path:
+def write_skill(
+    root: Path, name: str, text: str | None = None, files: dict[str, str] | None = None
+) -> Path:
     folder = root / name
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "SKILL.md").write_text(text if text is not None else skill_md(name))

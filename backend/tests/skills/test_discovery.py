@@ -63,7 +63,12 @@ def test_discovery_skips_bad_skills_and_reports_them(tmp_path):
     write_skill(custom, "mine")
     (custom / "linked").symlink_to(public / "good-one")
     found = discover(
-        [Root(public, "public"), Root(extra, "public"), Root(custom, "custom"), Root(tmp_path / "missing", "public")]
+        [
+            Root(public, "public"),
+            Root(extra, "public"),
+            Root(custom, "custom"),
+            Root(tmp_path / "missing", "public"),
+        ]
     )
     assert [(s.name, s.category) for s in found.skills] == [
         ("good-one", "public"),

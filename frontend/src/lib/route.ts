@@ -18,15 +18,21 @@ export type Route =
   | { page: "keys" }
   | { page: "users" }
   | { page: "password" }
+  | { page: "skills" }
+  | { page: "tools" }
+  | { page: "agents" }
   | { page: "login"; next: string; error: string | null }
   | { page: "setup"; token: string };
 
-export type SettingsPage = "keys" | "users" | "password";
+export type SettingsPage = "keys" | "users" | "password" | "skills" | "tools" | "agents";
 
 const SETTINGS: Record<SettingsPage, string> = {
   keys: "/settings/keys",
   users: "/settings/users",
   password: "/settings/password",
+  skills: "/settings/skills",
+  tools: "/settings/tools",
+  agents: "/settings/agents",
 };
 
 /**

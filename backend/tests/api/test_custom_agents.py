@@ -153,3 +153,23 @@ async def test_agents_api_rejects_bad_input(srv: InProcessServer, body: dict[str
         assert (await http.get("/api/agents/check", params={"name": "No"})).status_code == 422
         names = [a["name"] for a in (await http.get("/api/agents")).json()["agents"]]
         assert "ok" not in names  # nothing partially written
+
+
+async def test_slash_activation_through_a_real_run(srv: InProcessServer):
+    client = srv.sdk()
+
+    async def system_for(assistant: str, text: str, **kw: Any) -> str:
+        tid = (await client.threads.create())["thread_id"]
+        out = await client.runs.wait(tid, assistant, input=_human(text), **kw)
+        return json.loads(out["messages"][-1]["content"])["system"]
+
+    system = await system_for("lead_agent", "/beta do the thing", context={"model_name": "echo"})
+    assert '<active_skill name="beta" location="/mnt/skills/public/beta/SKILL.md">' in system
+    assert "\nB\n</active_skill>" in system  # the body
+    # An agent whose allow-list leaves beta out cannot activate it.
+    agent = await client.assistants.create(
+        graph_id="lead_agent",
+        context={"agent_name": "only-alpha", "skills": ["alpha"], "model_name": "echo"},
+    )
+    system = await system_for(agent["assistant_id"], "/beta do the thing")
+    assert "<active_skill" not in system and "<name>beta</name>" not in system

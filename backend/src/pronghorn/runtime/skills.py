@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +55,7 @@ class SkillCatalog:
         self.config_dir = config_dir
         self._cache: OrderedDict[str, tuple[tuple[object, ...], Discovery]] = OrderedDict()
         self._reported: set[tuple[str, str]] = set()
+        self._lock = threading.Lock()  # the cache is used from worker threads
 
     # -- discovery -----------------------------------------------------------------------------
 
@@ -72,19 +74,22 @@ class SkillCatalog:
 
     async def discover(self, identity: str, config: AppConfig | None = None) -> Discovery:
         """The skills ``identity`` can see (rescanned only when a SKILL.md changed)."""
-        roots = self.roots(identity, config)
-        key = repr([(str(r.path), r.category) for r in roots])
+        cfg = config or self.settings.current
 
-        def scan() -> Discovery:
+        def scan() -> Discovery:  # in a worker thread: resolving and scanning touch the disk
+            roots = self.roots(identity, cfg)
+            key = repr([(str(r.path), r.category) for r in roots])
             sig = signature(roots)
-            cached = self._cache.get(key)
+            with self._lock:
+                cached = self._cache.get(key)
             if cached is not None and cached[0] == sig:
                 return cached[1]
             found = discover(roots)
-            self._cache[key] = (sig, found)
-            self._cache.move_to_end(key)
-            while len(self._cache) > MAX_CACHED_USERS:
-                self._cache.popitem(last=False)
+            with self._lock:
+                self._cache[key] = (sig, found)
+                self._cache.move_to_end(key)
+                while len(self._cache) > MAX_CACHED_USERS:
+                    self._cache.popitem(last=False)
             return found
 
         found = await asyncio.to_thread(scan)

@@ -126,6 +126,10 @@ async def test_agents_api_crud(srv: InProcessServer):
         assert updated["skills"] == ["alpha"] and updated["version"] == 2
         got = (await http.get("/api/agents/researcher")).json()
         assert got == updated
+        same = await http.put("/api/agents/researcher", json={"name": "researcher"})
+        assert same.status_code == 200 and same.json()["version"] == 3
+        renamed = await http.put("/api/agents/researcher", json={"name": "other"})
+        assert renamed.status_code == 422 and "renamed" in renamed.json()["detail"]
         # Delete, then it is gone.
         assert (await http.delete("/api/agents/researcher")).status_code == 204
         assert (await http.get("/api/agents/researcher")).status_code == 404

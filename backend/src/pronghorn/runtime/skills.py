@@ -117,7 +117,7 @@ class SkillCatalog:
             for s in found.skills
         ]
 
-    async def list(self, access: Access) -> list[SkillView]:
+    async def views(self, access: Access) -> list[SkillView]:
         return await self._views(access.identity)
 
     async def get(self, access: Access, name: str) -> SkillView:

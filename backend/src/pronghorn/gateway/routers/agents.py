@@ -8,6 +8,7 @@ from fastapi import APIRouter, Depends, Query, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from pronghorn.gateway.deps import get_access, get_runtime
+from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.runtime import agents as service
@@ -53,6 +54,10 @@ class AgentCreate(AgentFields):
     name: str
 
 
+class AgentUpdate(AgentFields):
+    name: str | None = Field(default=None, description="If given, the agent's own name.")
+
+
 @router.get("")
 async def list_agents(
     runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
@@ -91,11 +96,14 @@ async def create_agent(
 @router.put("/{name}")
 async def update_agent(
     name: str,
-    body: AgentFields,
+    body: AgentUpdate,
     runtime: Runtime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
-    """A new version of the agent: given fields replace, omitted ones are kept, null resets."""
+    """A new version of the agent: given fields replace, omitted ones are kept, null resets.
+    The name cannot change (it is the agent's address)."""
+    if body.name is not None and body.name != name:
+        raise ApiError(422, "An agent cannot be renamed; create a new one instead")
     return JSONResponse(await service.update_agent(runtime, access, name, body.spec()))
 
 

@@ -43,7 +43,7 @@ async def list_skills(
     runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> JSONResponse:
     """Every skill the caller can see, and the folders skipped as invalid (``problems``)."""
-    views = await runtime.skills.list(access)
+    views = await runtime.skills.views(access)
     problems = await runtime.skills.problems(access)
     return JSONResponse(
         {

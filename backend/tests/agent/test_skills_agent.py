@@ -167,3 +167,12 @@ def test_options_read_the_custom_agent_fields():
         ).key()
     )
     assert AgentOptions.from_run(None, {}).tool_groups is None
+
+
+async def test_a_skill_removed_mid_conversation_does_not_fail_the_run(tmp_path):
+    skill = _skill(tmp_path, "gone")
+    skill.skill_file.unlink()
+    model = scripted([{"text": "still fine"}])
+    out = await _agent(tmp_path, model, [skill]).ainvoke(user("/gone now"), thread_config())
+    assert out["messages"][-1].content == "still fine"
+    assert "cannot be read right now: FileNotFoundError" in _system(model.requests[0])

@@ -46,7 +46,12 @@ def _tool_name(tool: Any) -> str | None:
 
 
 def _read_body(skill: RunSkill) -> str:
-    text = skill.skill_file.read_text("utf-8")
+    """The skill's instructions; a skill removed or unreadable since the run started gets a
+    note instead (never a failed run)."""
+    try:
+        text = skill.skill_file.read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return f"(The skill's SKILL.md cannot be read right now: {type(exc).__name__}.)"
     try:
         return split(text)[1].strip()
     except SkillInvalid:

@@ -218,3 +218,28 @@ def test_enabled_state_reaches_the_next_run(kit):
     assert "<name>mine</name>" not in system and "<name>charts</name>" not in system
     put(admin, "/api/skills/charts", {"enabled": True})
     assert alice.delete("/api/skills/custom/mine").status_code == 204
+
+
+def test_install_from_a_thread_file(kit):
+    _, _, alice, bob = kit
+    tid = alice.post("/api/langgraph/threads", json={}).json()["thread_id"]
+    data = archive({"made/SKILL.md": skill_md("made", "Made by the agent.")})
+    up = alice.post(f"/api/threads/{tid}/uploads", files={"files": ("made.skill", data)})
+    assert up.status_code in (200, 201), up.text
+    path = "/mnt/user-data/uploads/made.skill"
+    assert bob.post("/api/skills/install", json={"thread_id": tid, "path": path}).status_code == 404
+    missing = alice.post(
+        "/api/skills/install", json={"thread_id": tid, "path": "/mnt/user-data/uploads/no.skill"}
+    )
+    assert missing.status_code == 404
+    outside = alice.post("/api/skills/install", json={"thread_id": tid, "path": "/etc/passwd"})
+    assert outside.status_code == 422 and "denied" in outside.json()["detail"].lower()
+    assert (
+        alice.post("/api/skills/install", json={"thread_id": "nope", "path": path}).status_code
+        == 422
+    )
+    assert alice.post("/api/skills/install", json={"thread": tid}).status_code == 422
+    r = alice.post("/api/skills/install", json={"thread_id": tid, "path": path})
+    assert r.status_code == 201, r.text
+    assert r.json()["skill_name"] == "made" and "made" not in _names(bob)
+    assert alice.delete("/api/skills/custom/made").status_code == 204

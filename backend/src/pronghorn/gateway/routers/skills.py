@@ -5,16 +5,23 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Depends, File, Request, Response, UploadFile
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pronghorn.gateway.deps import get_access, get_runtime
 from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.skill_from_thread import install_from_thread
 from pronghorn.runtime.skills import SkillView, skill_body
 
 router = APIRouter(prefix="/api/skills", tags=["skills"])
+
+
+class InstallFromThread(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    thread_id: str
+    path: str = Field(max_length=4096)
 
 
 class SkillToggle(BaseModel):
@@ -61,13 +68,22 @@ async def install_skill(
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     """Install a ``.skill`` zip as one of the caller's custom skills: multipart (field
-    ``file``) or the raw archive as the body (``application/zip``)."""
+    ``file``), the raw archive as the body (``application/zip``), or DeerFlow's JSON
+    ``{thread_id, path}`` naming an archive in one of the caller's threads."""
     limit = runtime.config.skills.max_install_bytes
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if file is None and kind == "application/json":
+        try:
+            body = InstallFromThread.model_validate_json(await request.body())
+        except ValidationError as exc:
+            raise ApiError(422, f"Expected {{thread_id, path}}: {exc.errors()[0]['msg']}") from None
+        view = await install_from_thread(runtime, access, body.thread_id, body.path)
+        payload = {"success": True, "skill_name": view.skill.name, "skill": to_api(view)}
+        return JSONResponse(payload, status_code=201)
     if file is not None:
         data = await file.read(limit + 1)
         await file.close()
     else:
-        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if kind not in ("application/zip", "application/octet-stream", "application/x-zip"):
             raise ApiError(
                 415, "Send the .skill archive as multipart field 'file' or as application/zip"

@@ -132,6 +132,12 @@ def test_custom_skills_are_per_user(kit):
     assert r.status_code == 201, r.text
     assert r.json()["skill"]["category"] == "custom" and r.json()["skill"]["editable"] is True
     assert "notes" in _names(alice) and "notes" not in _names(bob)
+    custom = alice.get("/api/skills/custom").json()["skills"]
+    assert [s["name"] for s in custom] == ["notes"] and bob.get("/api/skills/custom").json() == {
+        "skills": []
+    }
+    assert alice.post("/api/skills/reload").json()["success"] is True
+    assert "notes" in _names(alice)
     assert bob.get("/api/skills/notes").status_code == 404
     assert put(bob, "/api/skills/notes", {"enabled": False}).status_code == 404
     assert bob.delete("/api/skills/custom/notes").status_code == 404

@@ -99,6 +99,11 @@ class SkillCatalog:
                 log.warning("skill skipped: %s: %s", problem.path, problem.error)
         return found
 
+    def forget_scans(self) -> None:
+        with self._lock:
+            self._cache.clear()
+        self._reported.clear()
+
     async def problems(self, access: Access) -> tuple[SkillProblem, ...]:
         return (await self.discover(access.identity)).problems
 

@@ -102,6 +102,25 @@ async def install_skill(
     )
 
 
+@router.get("/custom")
+async def list_custom_skills(
+    runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+) -> JSONResponse:
+    """The caller's own custom skills."""
+    views = await runtime.skills.views(access)
+    return JSONResponse({"skills": [to_api(v) for v in views if v.skill.category == "custom"]})
+
+
+@router.post("/reload")
+async def reload_skills(runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
+    """DeerFlow's cache reset. Folders are rescanned whenever a SKILL.md changes anyway;
+    this forgets every cached scan of this process."""
+    runtime.skills.forget_scans()
+    return JSONResponse(
+        {"success": True, "scope": "process", "message": "Skills will be rescanned"}
+    )
+
+
 @router.get("/{name}")
 async def get_skill(
     name: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)

@@ -30,6 +30,7 @@ FORBIDDEN: dict[str, set[str]] = {
     # the gateway (they open the database themselves).
     "cli_accounts": {"gateway", "cli"},
     "doctor_auth": {"gateway", "runtime", "cli"},
+    "skills": {"gateway", "runtime", "persistence", "graphs", "agent", "cli"},
     "config": {"gateway", "runtime", "persistence", "graphs", "agent", "sandbox", "web", "cli"},
     "ids": {
         "gateway",

@@ -71,11 +71,12 @@ def test_docs_reference_is_fresh() -> None:
 
 
 def _uncommented_examples(text: str) -> dict[str, Any]:
-    """The commented-out example blocks (``# graphs:``, ``# models:``) as YAML."""
+    """The commented-out example blocks (``# graphs:``, ``# models:``, ``# tools.extra:``) as
+    YAML."""
     blocks: dict[str, Any] = {}
     lines = text.splitlines()
     for i, line in enumerate(lines):
-        match = re.fullmatch(r"# ([a-z_]+):", line)
+        match = re.fullmatch(r"# ([a-z_.]+):", line)
         if not match:
             continue
         body = [line[2:]]
@@ -172,8 +173,15 @@ def test_commented_examples_are_valid(no_dotenv: Path, tmp_path: Path) -> None:
     examples = _uncommented_examples(text)
     assert examples["graphs"] and len(examples["models"]) >= 3
     assert {m["provider"] for m in examples["models"]} >= {"openai", "anthropic", "scripted"}
+    nested: dict[str, Any] = {}
+    for key, value in examples.items():  # `tools.extra` -> {"tools": {"extra": ...}}
+        head, _, rest = key.partition(".")
+        if rest:
+            nested.setdefault(head, {})[rest] = value
+        else:
+            nested[key] = value
     candidate = tmp_path / "candidate.yaml"
-    candidate.write_text(yaml.safe_dump(examples), encoding="utf-8")
+    candidate.write_text(yaml.safe_dump(nested), encoding="utf-8")
     # file-based graph specs must name a file that exists (relative to the config file)
     local_graph = tmp_path / "graphs" / "local.py"
     local_graph.parent.mkdir()

@@ -1,5 +1,6 @@
 import type { Client, Message } from "@langchain/langgraph-sdk";
 import { useCallback, useEffect, useMemo, useState } from "react";
+import type { AgentsState } from "../hooks/useAgents";
 import type { ModelsState } from "../hooks/useModels";
 import { STREAM_MODES, useChatStream } from "../hooks/useChatStream";
 import { useTokenUsage } from "../hooks/useTokenUsage";
@@ -13,6 +14,7 @@ import { UNTITLED } from "../lib/threads";
 import { applyTaskEvent, type TaskMap } from "../lib/subagents";
 import { normalizeTodos } from "../lib/todos";
 import type { RunContext } from "../lib/types";
+import { AgentPicker } from "./AgentPicker";
 import { ArtifactsPanel } from "./ArtifactsPanel";
 import { ChatHeader } from "./ChatHeader";
 import { ClarificationPrompt } from "./ClarificationPrompt";
@@ -30,12 +32,13 @@ interface Props {
   threadId: string | null;
   navigate: (threadId: string | null, opts?: { replace?: boolean }) => void;
   models: ModelsState;
+  agents: AgentsState;
   onThreadsChanged: () => void;
   onOpenSidebar: () => void;
 }
 
 /** One conversation: messages, plan, clarification, composer, artifacts. */
-export function ChatView({ client, threadId, navigate, models, onThreadsChanged, onOpenSidebar }: Props) {
+export function ChatView({ client, threadId, navigate, models, agents, onThreadsChanged, onOpenSidebar }: Props) {
   const [usageVersion, setUsageVersion] = useState(0);
   const [draft, setDraft] = useState("");
   const [planMode, setPlanMode] = useState(false);
@@ -45,9 +48,11 @@ export function ChatView({ client, threadId, navigate, models, onThreadsChanged,
   const [artifactsOpen, setArtifactsOpen] = useState(false);
   const [dismissedError, setDismissedError] = useState<unknown>(null);
 
+  const agent = agents.selected;
   const stream = useChatStream({
     client,
     threadId,
+    assistantId: agent?.assistant_id,
     onThreadId: useCallback(
       (id: string) => {
         navigate(id);
@@ -69,9 +74,12 @@ export function ChatView({ client, threadId, navigate, models, onThreadsChanged,
   const uploads = useUploads(threadId);
   const usage = useTokenUsage(threadId, usageVersion);
 
-  const model = models.models.find((m) => m.name === models.selected);
+  // A custom agent with its own model answers with it (the run's context would override it).
+  const agentModel = agent?.model ?? null;
+  const modelName = agentModel ?? models.selected;
+  const model = models.models.find((m) => m.name === modelName);
   const runContext: RunContext = {
-    model_name: models.selected ?? undefined,
+    model_name: agentModel ? undefined : (models.selected ?? undefined),
     thinking_enabled: Boolean(model?.supports_thinking) && thinking,
     is_plan_mode: planMode,
     subagent_enabled: ultra,
@@ -190,7 +198,13 @@ export function ChatView({ client, threadId, navigate, models, onThreadsChanged,
               isRunning={isLoading}
               uploading={uploads.busy}
             >
-              <ModelPicker models={models.models} selected={models.selected} onSelect={models.select} disabled={isLoading} />
+              <AgentPicker agents={agents} disabled={isLoading} />
+              <ModelPicker
+                models={models.models}
+                selected={modelName}
+                onSelect={models.select}
+                disabled={isLoading || agentModel !== null}
+              />
               <RunOptions
                 planMode={planMode}
                 onPlanMode={setPlanMode}

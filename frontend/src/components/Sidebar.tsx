@@ -8,10 +8,11 @@ interface Props {
   activeThreadId: string | null;
   onOpen: (threadId: string | null) => void;
   footer?: ReactNode;
+  nav?: ReactNode;
 }
 
 /** New chat, search, and the thread list (newest first). */
-export function Sidebar({ threads, activeThreadId, onOpen, footer }: Props) {
+export function Sidebar({ threads, activeThreadId, onOpen, footer, nav }: Props) {
   const [query, setQuery] = useState("");
   const visible = filterThreads(threads.threads, query);
   return (
@@ -55,6 +56,7 @@ export function Sidebar({ threads, activeThreadId, onOpen, footer }: Props) {
           />
         ))}
       </ul>
+      {nav}
       {footer && <div className="sidebar-footer">{footer}</div>}
     </nav>
   );

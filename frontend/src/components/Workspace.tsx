@@ -1,6 +1,7 @@
 import { useCallback, useState } from "react";
 import { useGateway } from "../api/gateway";
 import { useGatewayStatus } from "../hooks/useGatewayStatus";
+import { useAgents } from "../hooks/useAgents";
 import { useModels } from "../hooks/useModels";
 import type { Go } from "../hooks/useRoute";
 import { useTheme } from "../hooks/useTheme";
@@ -10,10 +11,14 @@ import type { Route } from "../lib/route";
 import type { Session } from "../lib/session";
 import type { SessionActions } from "./auth/AuthGate";
 import { ChatView } from "./ChatView";
+import { ExtensionsNav } from "./ExtensionsNav";
+import { AgentsPage } from "./settings/AgentsPage";
 import { KeysPage } from "./settings/KeysPage";
 import { McpPage } from "./settings/McpPage";
 import { PasswordPage } from "./settings/PasswordPage";
 import { SettingsLayout } from "./settings/SettingsLayout";
+import { SkillsPage } from "./settings/SkillsPage";
+import { ToolsPage } from "./settings/ToolsPage";
 import { UsersPage } from "./settings/UsersPage";
 import { Sidebar } from "./Sidebar";
 import { StatusBanner } from "./StatusBanner";
@@ -34,6 +39,7 @@ export function Workspace({ session, actions, route, go }: Props) {
   const [theme, cycleTheme] = useTheme();
   const status = useGatewayStatus(fetch);
   const models = useModels(fetch);
+  const agents = useAgents(fetch);
   const threads = useThreads(client);
   const [sidebarOpen, setSidebarOpen] = useState(false);
 
@@ -76,6 +82,22 @@ export function Workspace({ session, actions, route, go }: Props) {
         return <PasswordPage onOpenSidebar={openSidebar} onChanged={actions.reload} />;
       case "mcp":
         return <McpPage onOpenSidebar={openSidebar} />;
+      case "skills":
+        return <SkillsPage onOpenSidebar={openSidebar} />;
+      case "tools":
+        return <ToolsPage onOpenSidebar={openSidebar} />;
+      case "agents":
+        return (
+          <AgentsPage
+            agents={agents}
+            models={models.models}
+            onOpenSidebar={openSidebar}
+            onChat={(name) => {
+              agents.select(name);
+              navigate(null);
+            }}
+          />
+        );
       default:
         if (lookup.availability === "checking" || lookup.availability === "missing") {
           return (
@@ -92,6 +114,7 @@ export function Workspace({ session, actions, route, go }: Props) {
             threadId={threadId}
             navigate={navigate}
             models={models}
+            agents={agents}
             onThreadsChanged={threads.refresh}
             onOpenSidebar={openSidebar}
           />
@@ -108,6 +131,15 @@ export function Workspace({ session, actions, route, go }: Props) {
           threads={threads}
           activeThreadId={threadId}
           onOpen={open}
+          nav={
+            <ExtensionsNav
+              current={route.page}
+              onNavigate={(page) => {
+                go({ page });
+                setSidebarOpen(false);
+              }}
+            />
+          }
           footer={
             <>
               <UserMenu

@@ -8,6 +8,8 @@ import type { AgentState } from "../lib/types";
 interface Options {
   client: Client;
   threadId: string | null;
+  /** The assistant that answers (a custom agent's id); default: the lead agent. */
+  assistantId?: string;
   onThreadId: (threadId: string) => void;
   onRunFinished: () => void;
   /** Each `custom` stream event (sub-agent progress, safety stops…), live or replayed. */
@@ -20,11 +22,11 @@ interface Options {
  * only the latest state fetched (no branching UI). On Stop, the text already shown
  * stays (the saved state lacks the step that was cut off), marked as stopped.
  */
-export function useChatStream({ client, threadId, onThreadId, onRunFinished, onCustomEvent }: Options) {
+export function useChatStream({ client, threadId, assistantId, onThreadId, onRunFinished, onCustomEvent }: Options) {
   const shown = useRef<Message[]>([]);
   const stream = useStream<AgentState>({
     client,
-    assistantId: ASSISTANT_ID,
+    assistantId: assistantId ?? ASSISTANT_ID,
     threadId,
     onThreadId,
     reconnectOnMount: true,

@@ -19,16 +19,22 @@ export type Route =
   | { page: "users" }
   | { page: "password" }
   | { page: "mcp" }
+  | { page: "skills" }
+  | { page: "tools" }
+  | { page: "agents" }
   | { page: "login"; next: string; error: string | null }
   | { page: "setup"; token: string };
 
-export type SettingsPage = "keys" | "users" | "password" | "mcp";
+export type SettingsPage = "keys" | "users" | "password" | "mcp" | "skills" | "tools" | "agents";
 
 const SETTINGS: Record<SettingsPage, string> = {
   keys: "/settings/keys",
   users: "/settings/users",
   password: "/settings/password",
   mcp: "/settings/mcp",
+  skills: "/settings/skills",
+  tools: "/settings/tools",
+  agents: "/settings/agents",
 };
 
 /**

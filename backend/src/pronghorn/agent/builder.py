@@ -38,6 +38,8 @@ from pronghorn.agent.middlewares import (
     UploadsMiddleware,
     ViewedImagesMiddleware,
 )
+from pronghorn.agent.middlewares.skills import SkillActivationMiddleware
+from pronghorn.agent.middlewares.tool_timeouts import ToolTimeoutMiddleware
 from pronghorn.agent.options import AgentOptions
 from pronghorn.agent.prompt import build_system_prompt
 from pronghorn.agent.state import ThreadState
@@ -46,6 +48,7 @@ from pronghorn.mcp.manager import McpManager
 from pronghorn.mcp.middleware import McpToolsMiddleware
 from pronghorn.models.factory import ModelFactory
 from pronghorn.sandbox.base import SandboxProvider
+from pronghorn.skills.model import RunSkill
 from pronghorn.subagents import SubagentPool, subagent_extension
 
 log = logging.getLogger("pronghorn.agent")
@@ -80,6 +83,8 @@ class AgentParts:
     vision: bool = False  # the model accepts images: view_image results are shown to it
     guards: Sequence[AgentMiddleware[Any, Any, Any]] = ()  # extra response guards (sub-agents)
     mcp: AgentMiddleware[Any, Any, Any] | None = None  # MCP tools (pronghorn.mcp.middleware)
+    skills: Sequence[RunSkill] = ()  # the run's enabled skills (prompt + slash activation)
+    tool_timeouts: dict[str, float] = field(default_factory=dict[str, float])
 
 
 def middleware_phases(
@@ -107,6 +112,7 @@ def middleware_phases(
                     trigger_tokens=cfg.summarization_trigger_tokens, model=parts.internal_model
                 ),
                 TodoReminderMiddleware(),
+                SkillActivationMiddleware(parts.skills),
                 DanglingToolCallMiddleware(),
                 *images,
                 *mcp,
@@ -143,6 +149,7 @@ def middleware_phases(
                     hard_chars=cfg.tool_output_hard_chars,
                 ),
                 ToolErrorMiddleware(),
+                ToolTimeoutMiddleware(parts.tool_timeouts),
             ],
         ),
         (
@@ -168,7 +175,7 @@ def build_agent(
     return create_agent(
         model=parts.model,
         tools=list(parts.tools),
-        system_prompt=build_system_prompt(options, today=today),
+        system_prompt=build_system_prompt(options, today=today, skills=parts.skills),
         state_schema=ThreadState,
         middleware=chain,
         name="lead_agent",
@@ -190,8 +197,10 @@ class AgentDeps:
 def default_tools(
     deps: AgentDeps, options: AgentOptions, *, vision: bool, config: AppConfig
 ) -> list[BaseTool]:
-    """The tools engineer's ``build_tools`` with the app's dependencies."""
+    """The tools engineer's ``build_tools`` with the app's dependencies, plus ``tools.extra``,
+    filtered by the ``tools:`` config and a custom agent's tool groups."""
     from pronghorn.agent.tools import ToolDeps, build_tools
+    from pronghorn.agent.tools.selection import extra_tools, select_tools
     from pronghorn.web.search import search_provider_from_config
 
     tool_deps = ToolDeps(
@@ -201,7 +210,9 @@ def default_tools(
         search=search_provider_from_config(config.web),
         vision=vision,
     )
-    return build_tools(tool_deps, options=options)
+    extras, _ = extra_tools(config.tools)
+    tools = [*build_tools(tool_deps, options=options), *extras]
+    return select_tools(tools, config.tools, options.tool_groups)
 
 
 def build_lead_agent(
@@ -212,9 +223,10 @@ def build_lead_agent(
     models: ModelFactory,
     tools: Sequence[BaseTool] | None = None,
     today: dt.date | None = None,
+    skills: Sequence[RunSkill] = (),
 ) -> Any:
     """The lead agent for one (config snapshot, options): ``config``/``models`` are the
-    run's snapshot and its model factory."""
+    run's snapshot and its model factory; ``skills`` the run's enabled skills."""
     entry = models.resolve(options.model_name)
     thinking = options.thinking_enabled and entry.supports_thinking
     model = models.create(
@@ -250,5 +262,7 @@ def build_lead_agent(
         vision=entry.supports_vision,
         guards=guards,
         mcp=McpToolsMiddleware(deps.mcp, options.mcp_servers) if deps.mcp is not None else None,
+        skills=tuple(skills),
+        tool_timeouts=dict(config.tools.timeouts),
     )
     return build_agent(parts, options, today=today)

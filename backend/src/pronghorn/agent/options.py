@@ -8,24 +8,33 @@ A run picks them in its ``context`` (LangGraph 0.6+ run context) or, for older c
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from typing import Any
 
 _TRUE = {"1", "true", "yes", "on"}
 _EFFORTS = {"minimal", "low", "medium", "high"}
 
 
+def _as_names(value: Any) -> tuple[str, ...] | None:
+    """A list of names as a tuple (hashable); None stays None (= no restriction)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, (list, tuple)):
+        return None
+    items: list[Any] = list(value)  # pyright: ignore[reportUnknownArgumentType]
+    return tuple(dict.fromkeys(str(v).strip() for v in items if str(v).strip()))
+
+
+def _as_text(value: Any) -> str | None:
+    return str(value) if value not in (None, "") else None
+
+
 def _as_bool(value: Any) -> bool:
     if isinstance(value, str):
         return value.strip().lower() in _TRUE
     return bool(value)
-
-
-def _as_names(value: Any) -> tuple[str, ...] | None:
-    """A list of names as a tuple (hashable); anything but a list or tuple means "all"."""
-    if isinstance(value, list | tuple):
-        return tuple(str(v) for v in value)  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
-    return None
 
 
 @dataclass(frozen=True)
@@ -36,8 +45,14 @@ class AgentOptions:
     thinking_enabled: bool = False
     reasoning_effort: str | None = None
     is_plan_mode: bool = False
-    subagent_enabled: bool = False  # the UI's "ultra" mode: the task tool (sub-agents)
-    mcp_servers: tuple[str, ...] | None = None  # a custom agent's MCP allow-list; None: all
+    # A custom agent (an assistant of lead_agent whose context carries these; see docs/agent.md)
+    agent_name: str | None = None
+    description: str | None = None
+    system_prompt: str | None = None  # the persona, appended to the lead agent's prompt
+    tool_groups: tuple[str, ...] | None = None  # None: every group
+    skills: tuple[str, ...] | None = None  # allow-list; None: every enabled skill
+    mcp_servers: tuple[str, ...] | None = None  # allow-list; None: every enabled server
+    subagent_enabled: bool = False
 
     @classmethod
     def from_run(
@@ -53,7 +68,6 @@ class AgentOptions:
             return configurable.get(key)
 
         model_name = pick("model_name")
-        mcp_servers = pick("mcp_servers")
         effort = pick("reasoning_effort")
         effort = str(effort).strip().lower() if effort else None
         return cls(
@@ -61,17 +75,15 @@ class AgentOptions:
             thinking_enabled=_as_bool(pick("thinking_enabled")),
             reasoning_effort=effort if effort in _EFFORTS else None,
             is_plan_mode=_as_bool(pick("is_plan_mode")),
+            agent_name=_as_text(pick("agent_name")),
+            description=_as_text(pick("description")),
+            system_prompt=_as_text(pick("system_prompt")),
+            tool_groups=_as_names(pick("tool_groups")),
+            skills=_as_names(pick("skills")),
+            mcp_servers=_as_names(pick("mcp_servers")),
             subagent_enabled=_as_bool(pick("subagent_enabled")),
-            mcp_servers=_as_names(mcp_servers),
         )
 
     def key(self) -> tuple[Any, ...]:
         """A hashable key for graph caches."""
-        return (
-            self.model_name,
-            self.thinking_enabled,
-            self.reasoning_effort,
-            self.is_plan_mode,
-            self.subagent_enabled,
-            self.mcp_servers,
-        )
+        return astuple(self)

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 
 from pronghorn.agent.options import AgentOptions
+from pronghorn.agent.prompt_extensions import persona_section, skills_section
+from pronghorn.skills.model import RunSkill
 
 _BASE = """\
 You are Pronghorn, a capable general-purpose agent. Today is {date}.
@@ -48,12 +51,17 @@ delegate parts that depend on each other or edit the same files, nor trivial ste
 """
 
 
-def build_system_prompt(options: AgentOptions, *, today: dt.date | None = None) -> str:
-    """The system prompt for one option set (``today`` defaults to the local date)."""
+def build_system_prompt(
+    options: AgentOptions, *, today: dt.date | None = None, skills: Sequence[RunSkill] = ()
+) -> str:
+    """The system prompt for one option set (``today`` defaults to the local date) and the
+    run's enabled skills."""
     day = today or dt.date.today()
     text = _BASE.format(date=day.strftime("%A, %d %B %Y"))
     if options.is_plan_mode:
         text += _PLAN
     if options.subagent_enabled:
         text += _SUBAGENTS
+    text += skills_section(skills)
+    text += persona_section(options)
     return text

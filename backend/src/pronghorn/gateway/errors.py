@@ -23,6 +23,7 @@ from pronghorn.runtime.errors import (
     Conflict,
     DomainError,
     Forbidden,
+    InvalidInput,
     InvalidRun,
     NotFound,
     RefusedRun,
@@ -55,6 +56,7 @@ def bad_request(detail: str) -> ApiError:
 
 DOMAIN_STATUS: Mapping[type[DomainError], int] = {
     InvalidRun: 400,
+    InvalidInput: 422,
     Forbidden: 403,
     NotFound: 404,
     Conflict: 409,

@@ -223,3 +223,14 @@ audit_log = Table(
     Column("client_ip", String(64), nullable=True),
     Column("detail", Json, nullable=False),
 )
+
+# Whether a skill is enabled. `owner_id` is "" for a public skill (one switch for everyone,
+# changed by admins) and the owner's identity for their custom skill. No row: enabled.
+skill_states = Table(
+    "skill_states",
+    metadata,
+    Column("owner_id", String(255), primary_key=True),
+    Column("name", String(64), primary_key=True),
+    Column("enabled", Boolean, nullable=False),
+    Column("updated_at", Ts, nullable=False),
+)

@@ -62,6 +62,7 @@ async def open_runtime(settings: ConfigHolder, *, base_dir: Path) -> AsyncGenera
             authorizer=authorizer,
             auth=auth,
             oidc=oidc,
+            config_dir=config_dir,
         )
         # The Runtime is a LeadAgentHost; pyright does not apply `Started.__get__` when it
         # matches a descriptor against a protocol's property, hence the cast.

@@ -84,7 +84,8 @@ async def sandbox(runtime: Runtime) -> AsyncGenerator[None, None]:
     # Thread folders from before owners (users/default) belong to the "local" user now.
     await asyncio.to_thread(adopt_legacy_folder, runtime.data_dir)
     provider = LocalSandboxProvider(
-        runtime.config.model_copy(update={"data_dir": str(runtime.data_dir)})
+        runtime.config.model_copy(update={"data_dir": str(runtime.data_dir)}),
+        mounts=runtime.skills,  # skills, read-only at /mnt/skills/...
     )
     await provider.start()
     runtime.sandbox = provider

@@ -42,3 +42,7 @@ class RefusedRun(DomainError):
 
 class Unavailable(DomainError):
     """The runtime cannot take the request right now (it is shutting down); retry later."""
+
+
+class InvalidInput(DomainError):
+    """Input that breaks the rules of what it describes (a bad skill archive, agent name)."""

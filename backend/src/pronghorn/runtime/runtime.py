@@ -20,6 +20,7 @@ from pronghorn.auth.services import AuthServices
 from pronghorn.config.schema import AppConfig
 from pronghorn.graphs.registry import GraphRegistry
 from pronghorn.persistence.db import Database, default_sqlite_url
+from pronghorn.runtime.skills import SkillCatalog
 
 if TYPE_CHECKING:
     from pronghorn.config.holder import ConfigHolder
@@ -114,6 +115,7 @@ class Runtime:
         authorizer: Authorizer,
         auth: AuthServices | None = None,
         oidc: OidcClient | None = None,
+        config_dir: Path | None = None,
     ) -> None:
         self.settings = settings
         self.data_dir = data_dir
@@ -134,6 +136,8 @@ class Runtime:
         # Single sign-on with auth.oidc's issuer (None when not configured)
         self.oidc = oidc
         self.store_sweeper = StoreSweeper(store)
+        # Skills: discovered from files, enabled state in the database (runtime/skills.py)
+        self.skills = SkillCatalog(settings, data_dir, db, config_dir or data_dir)
 
     @property
     def config(self) -> AppConfig:

@@ -14,11 +14,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import posixpath
 import shutil
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from pronghorn.sandbox.limits import CommandLimits
+from pronghorn.sandbox.mounts import ReadOnlyMount
 from pronghorn.sandbox.paths import FOLDERS, VIRTUAL_ROOT, VIRTUAL_WORKSPACE, ThreadPaths
 from pronghorn.sandbox.seccomp import filter_fd
 
@@ -95,12 +98,14 @@ def build_argv(
     limits: CommandLimits | None = None,
     seccomp_fd: int | None = None,
     tmp_bytes: int | None = None,
+    ro_mounts: Sequence[ReadOnlyMount] = (),
 ) -> list[str]:
     """argv that runs ``/bin/bash -c command`` inside bubblewrap for this thread.
 
     ``limits``: rlimits set inside the sandbox before the command runs; ``seccomp_fd``: a
     descriptor holding the compiled filter (passed to the child with ``pass_fds``);
-    ``tmp_bytes``: the size of the private /tmp.
+    ``tmp_bytes``: the size of the private /tmp; ``ro_mounts``: host folders bound read-only
+    (skills at /mnt/skills/...).
     """
     args = [bwrap, "--unshare-all"]
     if network:
@@ -133,6 +138,17 @@ def build_argv(
     ]
     for folder in FOLDERS:
         args += ["--bind", str(getattr(paths, folder)), f"{VIRTUAL_ROOT}/{folder}"]
+    made: set[str] = {"/mnt", VIRTUAL_ROOT}
+    for mount in ro_mounts:
+        parents: list[str] = []
+        parent = posixpath.dirname(mount.virtual)
+        while parent not in made and parent != "/":
+            parents.insert(0, parent)
+            parent = posixpath.dirname(parent)
+        for folder in parents:
+            args += ["--dir", folder]
+            made.add(folder)
+        args += ["--ro-bind", str(mount.host), mount.virtual]
     for key, value in sorted(env.items()):
         args += ["--setenv", key, value]
     if seccomp_fd is not None:

@@ -20,6 +20,7 @@ from typing import Literal
 from pronghorn.config.schema import AppConfig, SandboxConfig
 from pronghorn.sandbox import bwrap as bw
 from pronghorn.sandbox import cgroups, files, quota, seccomp
+from pronghorn.sandbox import mounts as mnt
 from pronghorn.sandbox.base import CommandResult, Sandbox
 from pronghorn.sandbox.errors import SandboxError
 from pronghorn.sandbox.limits import (
@@ -29,6 +30,7 @@ from pronghorn.sandbox.limits import (
     limit_notes,
     plan_limits,
 )
+from pronghorn.sandbox.mounts import MountSource, ReadOnlyMount
 from pronghorn.sandbox.paths import VIRTUAL_ROOT, VIRTUAL_WORKSPACE, ThreadPaths
 from pronghorn.sandbox.process import Watchdog, run_process
 
@@ -79,6 +81,7 @@ class LocalSandbox:
         isolation: Isolation,
         bwrap_path: str | None,
         enforcement: Enforcement | None = None,
+        mounts: tuple[ReadOnlyMount, ...] = (),
     ) -> None:
         if isolation == "bwrap" and not bwrap_path:
             raise ValueError("isolation=bwrap needs the bwrap executable")
@@ -87,6 +90,11 @@ class LocalSandbox:
         self._isolation: Isolation = isolation
         self._bwrap = bwrap_path
         self._enforcement = enforcement or Enforcement.none()
+        self._mounts = mounts
+
+    @property
+    def mounts(self) -> tuple[ReadOnlyMount, ...]:
+        return self._mounts
 
     @property
     def thread_paths(self) -> ThreadPaths:
@@ -232,6 +240,7 @@ class LocalSandbox:
                     limits=limits,
                     seccomp_fd=fd,
                     tmp_bytes=self._config.limits.tmp_bytes,
+                    ro_mounts=self._mounts,
                 )
                 if cgroup is not None:
                     argv = cgroup.join_argv(argv)
@@ -252,6 +261,8 @@ class LocalSandbox:
         # rewritten so commands written for /mnt/user-data keep working.
         root = str(self._paths.root)
         host_command = _VIRTUAL_ROOT_RE.sub(lambda _: root, command)
+        for mount in self._mounts:  # read-only only by convention here (see mounts.py)
+            host_command = host_command.replace(mount.virtual, str(mount.host))
         env = sandbox_env(str(self._paths.workspace), tempfile.gettempdir())
         argv = limits.wrap(host_command)
         if cgroup is not None:
@@ -265,10 +276,15 @@ class LocalSandbox:
             watchdog=watchdog,
             watch_interval_s=QUOTA_CHECK_S,
         )
+        stdout = result.stdout.replace(root, VIRTUAL_ROOT)
+        stderr = result.stderr.replace(root, VIRTUAL_ROOT)
+        for mount in self._mounts:
+            stdout = stdout.replace(str(mount.host), mount.virtual)
+            stderr = stderr.replace(str(mount.host), mount.virtual)
         return CommandResult(
             exit_code=result.exit_code,
-            stdout=result.stdout.replace(root, VIRTUAL_ROOT),
-            stderr=result.stderr.replace(root, VIRTUAL_ROOT),
+            stdout=stdout,
+            stderr=stderr,
             timed_out=result.timed_out,
             truncated=result.truncated,
         )
@@ -278,25 +294,40 @@ class LocalSandbox:
     async def read_file(
         self, path: str, start_line: int | None = None, end_line: int | None = None
     ) -> str:
+        cap = self._config.max_output_chars
+        hit = mnt.find(self._mounts, path)
+        if hit is not None:
+            mount, rest = hit
+            shown = mnt.shown(path)
+            return await asyncio.to_thread(
+                mnt.read_lines, mount, rest, shown, start_line, end_line, cap
+            )
         return await asyncio.to_thread(
-            files.read_file,
-            self._paths,
-            path,
-            start_line,
-            end_line,
-            self._config.max_output_chars,
+            files.read_file, self._paths, path, start_line, end_line, cap
         )
 
     async def write_file(self, path: str, content: str, append: bool = False) -> None:
+        if mnt.find(self._mounts, path) is not None:
+            raise mnt.read_only_error(path)
         await asyncio.to_thread(files.write_file, self._paths, path, content, append)
 
     async def str_replace(self, path: str, old: str, new: str, replace_all: bool = False) -> int:
+        if mnt.find(self._mounts, path) is not None:
+            raise mnt.read_only_error(path)
         return await asyncio.to_thread(files.str_replace, self._paths, path, old, new, replace_all)
 
     async def list_dir(self, path: str, max_depth: int = 2) -> list[str]:
+        hit = mnt.find(self._mounts, path)
+        if hit is not None:
+            shown = mnt.shown(path)
+            return await asyncio.to_thread(mnt.list_dir, *hit, shown, max_depth)
         return await asyncio.to_thread(files.list_dir, self._paths, path, max_depth)
 
     async def glob(self, pattern: str, path: str | None = None) -> list[str]:
+        hit = mnt.find(self._mounts, path)
+        if hit is not None:
+            shown = mnt.shown(path or "")
+            return await asyncio.to_thread(mnt.glob, *hit, shown, pattern)
         return await asyncio.to_thread(files.glob, self._paths, pattern, path)
 
     async def grep(
@@ -306,6 +337,10 @@ class LocalSandbox:
         glob: str | None = None,
         max_matches: int = 200,
     ) -> list[str]:
+        hit = mnt.find(self._mounts, path)
+        if hit is not None:
+            shown = mnt.shown(path or "")
+            return await asyncio.to_thread(mnt.grep, *hit, shown, pattern, glob, max_matches)
         return await asyncio.to_thread(files.grep, self._paths, pattern, path, glob, max_matches)
 
 
@@ -313,8 +348,16 @@ class LocalSandboxProvider:
     """Hands out :class:`LocalSandbox` objects. ``isolation_in_effect`` is known after
     :meth:`start` (called automatically by the first :meth:`acquire`)."""
 
-    def __init__(self, config: AppConfig, *, delegate_cgroups: bool = True) -> None:
-        """``delegate_cgroups=False`` (``pronghorn doctor``) never rearranges cgroups."""
+    def __init__(
+        self,
+        config: AppConfig,
+        *,
+        delegate_cgroups: bool = True,
+        mounts: MountSource | None = None,
+    ) -> None:
+        """``delegate_cgroups=False`` (``pronghorn doctor``) never rearranges cgroups;
+        ``mounts`` says which read-only folders (skills) a user's sandboxes show."""
+        self._mounts = mounts
         self._config = config.sandbox
         self._delegate_cgroups = delegate_cgroups
         self._data_dir = Path(config.data_dir).expanduser().resolve()
@@ -409,7 +452,10 @@ class LocalSandboxProvider:
         isolation = await self.start()
         paths = self.paths_for(user_id, thread_id)
         await asyncio.to_thread(paths.ensure)
-        return LocalSandbox(paths, self._config, isolation, self._bwrap, self._enforcement)
+        ro = await self._mounts.mounts_for(user_id) if self._mounts is not None else ()
+        return LocalSandbox(
+            paths, self._config, isolation, self._bwrap, self._enforcement, mounts=ro
+        )
 
     async def release(self, sandbox: Sandbox) -> None:
         return None

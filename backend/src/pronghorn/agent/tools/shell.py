@@ -28,7 +28,7 @@ def format_result(result: CommandResult, timeout_s: float) -> str:
 
 
 def shell_tools(deps: ToolDeps) -> list[BaseTool]:
-    timeout_s = deps.config.sandbox.command_timeout_s
+    timeout_s = deps.config.tools.timeouts.get("bash", deps.config.sandbox.command_timeout_s)
 
     @tool("bash", parse_docstring=True)
     async def bash(description: str, command: str, runtime: ToolRuntime) -> object:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 
 from pronghorn.gateway.routers import (
+    agents,
     assistants,
     auth,
     auth_admin,
@@ -15,9 +16,11 @@ from pronghorn.gateway.routers import (
     models,
     oidc,
     runs,
+    skills,
     store,
     system,
     threads,
+    tools,
     usage,
 )
 
@@ -38,5 +41,8 @@ def register_routers(app: FastAPI) -> None:
         files,
         usage,
         mcp,
+        skills,
+        tools,
+        agents,
     ):
         app.include_router(module.router)

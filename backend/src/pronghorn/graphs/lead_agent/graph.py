@@ -26,6 +26,7 @@ from pronghorn.graphs.requests import GraphRequest
 from pronghorn.mcp.manager import McpManager
 from pronghorn.models.factory import ModelFactory
 from pronghorn.sandbox.base import SandboxProvider
+from pronghorn.skills.model import RunSkill, RunSkillSource
 from pronghorn.subagents import SubagentPool
 
 MAX_CACHED = 32
@@ -75,6 +76,17 @@ class LeadAgentHost(Protocol):
     def subagents(self) -> SubagentPool: ...
     @property
     def mcp(self) -> McpManager: ...
+    @property
+    def skills(self) -> RunSkillSource: ...
+
+
+def run_identity(request: GraphRequest) -> str | None:
+    """Who a run executes as (the executor sets it), None for other accesses."""
+    if not request.executes:
+        return None
+    configurable: dict[str, Any] = dict(request.config.get("configurable") or {})
+    identity = configurable.get("langgraph_auth_user_id")
+    return str(identity) if identity else None
 
 
 class LeadAgentFactory:
@@ -112,7 +124,11 @@ class LeadAgentFactory:
             config, version = settings.current, settings.version
         options = AgentOptions.from_run(request.config, request.context)
         today = dt.date.today()
-        key = (version, options.key(), today.isoformat())
+        identity = run_identity(request)
+        skills: tuple[RunSkill, ...] = ()
+        if identity is not None:  # the run's enabled skills are part of its prompt
+            skills = await self.host.skills.for_run(identity, options.skills, config)
+        key = (version, options.key(), today.isoformat(), skills)
         found = self.cache.get(key)
         if found is not None:
             return found
@@ -121,6 +137,8 @@ class LeadAgentFactory:
         deps = self.deps()
 
         def build() -> Any:
-            return build_lead_agent(deps, options, today=today, config=config, models=models)
+            return build_lead_agent(
+                deps, options, today=today, config=config, models=models, skills=skills
+            )
 
         return await asyncio.to_thread(self.cache.get_or_build, key, build)

@@ -1,0 +1,19 @@
+"""``GET /api/tools``: the agent's tools, their groups and whether the config offers them."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends
+
+from pronghorn.gateway.deps import get_runtime
+from pronghorn.gateway.responses import JSONResponse
+from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.tool_catalog import tool_catalog
+
+router = APIRouter(prefix="/api/tools", tags=["tools"])
+
+
+@router.get("")
+async def list_tools(runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
+    """Built-in and configured tools (``tools:`` in config.yaml decides which are offered);
+    ``errors`` lists ``tools.extra`` entries that failed to import."""
+    return JSONResponse(await tool_catalog(runtime))

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, m
 
 from pronghorn.config.hosts import check_host_pattern
 from pronghorn.config.oidc_schema import OidcConfig
+from pronghorn.config.protocols_schema import ProtocolsConfig
 
 
 class Section(BaseModel):
@@ -441,3 +442,4 @@ class AppConfig(Section):
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     uploads: UploadsConfig = Field(default_factory=UploadsConfig)
     web: WebToolsConfig = Field(default_factory=WebToolsConfig)
+    protocols: ProtocolsConfig = Field(default_factory=ProtocolsConfig)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
+from pronghorn.gateway.protocols import openai_chat
+
 from pronghorn.gateway.routers import (
     assistants,
     auth,
@@ -36,5 +38,6 @@ def register_routers(app: FastAPI) -> None:
         models,
         files,
         usage,
+        openai_chat,
     ):
         app.include_router(module.router)

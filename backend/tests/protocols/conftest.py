@@ -46,7 +46,10 @@ MODELS: list[dict[str, Any]] = [
 def protocol_config(**overrides: Any) -> dict[str, Any]:
     return base_config(
         graphs={"counter": "testgraphs.counter:graph", "agentish": "testgraphs.agentish:graph"},
-        models=MODELS, agent={"default_model": "s"}, sandbox={"isolation": "none"}, **overrides
+        models=MODELS,
+        agent={"default_model": "s"},
+        sandbox={"isolation": "none"},
+        **overrides,
     )
 
 

@@ -16,9 +16,9 @@ is not streamed (its text is not the answer). Errors are OpenAI-shaped.
 from __future__ import annotations
 
 import time
-from datetime import datetime
 import uuid
 from collections.abc import AsyncIterator
+from datetime import datetime
 from typing import Any, Literal
 
 import orjson
@@ -154,9 +154,7 @@ def _answer(job: Job) -> str:
     return text
 
 
-async def _start(
-    request: Request, runtime: Runtime, access: Access
-) -> tuple[ChatRequest, Job]:
+async def _start(request: Request, runtime: Runtime, access: Access) -> tuple[ChatRequest, Job]:
     _enabled(runtime)
     body = await _parse(request)
     modes = ("messages-tuple",) if body.stream else ("values",)
@@ -168,7 +166,10 @@ async def _start(
         )
         if model_name is not None and model_name not in {m.name for m in runtime.config.models}:
             raise OpenAIError(
-                404, f"Model {model_name!r} is not configured", code="model_not_found", param="model"
+                404,
+                f"Model {model_name!r} is not configured",
+                code="model_not_found",
+                param="model",
             )
         continuing = False
         if thread_id is not None:
@@ -311,9 +312,7 @@ def _model_entry(model_id: str, created: int) -> dict[str, Any]:
 
 
 async def _models(runtime: Runtime, access: Access) -> list[dict[str, Any]]:
-    callees = await calls.list_callees(
-        runtime, access, runtime.config.protocols.openai.assistants
-    )
+    callees = await calls.list_callees(runtime, access, runtime.config.protocols.openai.assistants)
     out: list[dict[str, Any]] = []
     names = [m.name for m in runtime.config.models]
     for callee in callees:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from fastapi import FastAPI
 
 from pronghorn.gateway.protocols import openai_chat
-
 from pronghorn.gateway.routers import (
     assistants,
     auth,

@@ -2,7 +2,7 @@
 
 - ``fail …``: raises; ``hang …``: waits until cancelled (it never answers by itself);
 - ``ask …``: interrupts with a question, then answers ``got: <resume value>``;
-- ``report …``: answers and also sets ``report`` (structured) and ``artifacts`` (a file);
+- ``report …``: answers and also sets ``structured_response`` and ``artifacts`` (a file);
 - anything else: answers ``heard: <text>``, streamed as a few message chunks.
 """
 
@@ -21,7 +21,7 @@ from typing_extensions import TypedDict
 
 class AgentishState(TypedDict, total=False):
     messages: Annotated[list, add_messages]
-    report: dict[str, Any]
+    structured_response: dict[str, Any]
     artifacts: list[str]
 
 
@@ -38,7 +38,7 @@ async def answer(state: AgentishState) -> dict[str, Any]:
     if text.startswith("report"):
         return {
             "messages": [AIMessage(content="report ready")],
-            "report": {"rows": 3, "ok": True},
+            "structured_response": {"rows": 3, "ok": True},
             "artifacts": ["/mnt/user-data/outputs/report.md"],
         }
     model = GenericFakeChatModel(messages=iter([AIMessage(content=f"heard: {text}")]))

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import orjson
 
+from pronghorn.auth.authorizer import Action
 from pronghorn.graphs.requests import GraphRequest
 from pronghorn.ids import system_assistant_id
 from pronghorn.persistence.repos import assistants as assistants_repo
@@ -286,9 +287,12 @@ async def usage_of(runtime: Runtime, job: Job) -> dict[str, int]:
     return {k: int(v or 0) for k, v in cast(dict[str, Any], usage).items()}
 
 
-async def owned_run(runtime: Runtime, access: Access, run_id: str) -> dict[str, Any]:
-    """A run `access` may read (its live status overlaid); `NotFound` otherwise."""
-    filt = await authorize(runtime, access, "threads", "read", {"run_id": run_id})
+async def owned_run(
+    runtime: Runtime, access: Access, run_id: str, action: Action = "read"
+) -> dict[str, Any]:
+    """A run whose thread `access` may `action` (its live status overlaid); `NotFound`
+    otherwise (unknown, or another user's)."""
+    filt = await authorize(runtime, access, "threads", action, {"run_id": run_id})
     found = await runtime.db.run(lambda conn: run_units.get_owned_run(conn, run_id, None))
     if found is None or not visible(access, found.owner_id, found.thread_metadata, filt):
         raise NotFound.of("Run", run_id)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
-from pronghorn.gateway.protocols import openai_chat
+from pronghorn.gateway.protocols import a2a_server, openai_chat
 from pronghorn.gateway.routers import (
     assistants,
     auth,
@@ -38,5 +38,6 @@ def register_routers(app: FastAPI) -> None:
         files,
         usage,
         openai_chat,
+        a2a_server,
     ):
         app.include_router(module.router)

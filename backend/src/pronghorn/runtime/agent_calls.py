@@ -243,8 +243,11 @@ def last_answer(values: Any) -> str:
     if not isinstance(messages, list):
         return ""
     for message in reversed(cast(list[Any], messages)):
-        msg = cast(dict[str, Any], to_jsonable(message))
-        if isinstance(msg, dict) and msg.get("type") in ("ai", "AIMessageChunk"):
+        raw = to_jsonable(message)
+        if not isinstance(raw, dict):
+            continue
+        msg = cast(dict[str, Any], raw)
+        if msg.get("type") in ("ai", "AIMessageChunk"):
             return text_of(msg.get("content"))
     return ""
 
@@ -283,8 +286,8 @@ async def stored_run(runtime: Runtime, run_id: str) -> dict[str, Any] | None:
 async def usage_of(runtime: Runtime, job: Job) -> dict[str, int]:
     """The token usage recorded for a finished run."""
     run = await stored_run(runtime, job.run_id)
-    usage = (run or {}).get("usage") or {}
-    return {k: int(v or 0) for k, v in cast(dict[str, Any], usage).items()}
+    usage = cast(dict[str, Any], (run or {}).get("usage") or {})
+    return {k: int(v or 0) for k, v in usage.items()}
 
 
 async def owned_run(

@@ -252,7 +252,9 @@ class _Call:
         runs = await calls.thread_runs(self.runtime, str(first["thread_id"]))
         return tasks.newest_run(runs, task_id) or first
 
-    async def _task(self, task_id: str, run: dict[str, Any], history: int | None = None) -> Any:
+    async def _task(
+        self, task_id: str, run: dict[str, Any], history: int | None = None
+    ) -> a2a.Task:
         return await tasks.build_task(
             self.runtime, task_id, run, base_url=self.base_url, history_length=history
         )
@@ -363,7 +365,7 @@ class _Call:
                 a2a.TaskStatusUpdateEvent(
                     task_id=task_id,
                     context_id=context_id,
-                    status=a2a.TaskStatus(state=state, message=message, timestamp=tasks._now()),
+                    status=a2a.TaskStatus(state=state, message=message, timestamp=tasks.now_iso()),
                     final=final,
                 )
             )

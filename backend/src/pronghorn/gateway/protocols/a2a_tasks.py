@@ -124,7 +124,7 @@ def answer_artifact(run_id: str, parts: list[a2a.Part]) -> a2a.Artifact:
     return a2a.Artifact(artifact_id=f"{run_id}-answer", name="answer", parts=parts)
 
 
-def _now() -> str:
+def now_iso() -> str:
     return datetime.now(UTC).isoformat()
 
 
@@ -166,7 +166,7 @@ async def build_task(
     return a2a.Task(
         id=task_id,
         context_id=thread_id,
-        status=a2a.TaskStatus(state=state, message=message, timestamp=_now()),
+        status=a2a.TaskStatus(state=state, message=message, timestamp=now_iso()),
         artifacts=artifacts,
         history=history,
         metadata={"run_id": run["run_id"], "assistant_id": run["assistant_id"]},

@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import re
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any, cast
 
 import orjson
@@ -30,6 +30,7 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.requests import Request
+from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from pronghorn import __version__
@@ -86,7 +87,8 @@ class _Failed(Exception):
 def _principal_of(request: Any) -> Principal:
     if not isinstance(request, Request):
         raise _Failed("no HTTP request behind this MCP call")
-    principal = getattr(request.state, "principal", None)
+    state = cast(dict[str, Any], request.scope.get("state") or {})
+    principal = state.get("principal")
     if not isinstance(principal, Principal):
         raise _Failed("unauthenticated")
     return principal
@@ -171,7 +173,7 @@ class McpService:
             steps,
             None,
             f"run {job.run_id} started on thread {job.thread_id}",
-            related_request_id=ctx.request_id,
+            related_request_id=str(ctx.request_id),
         )
         async for event in calls.events(self.runtime, job):
             if not event.event.startswith("updates"):
@@ -180,12 +182,12 @@ class McpService:
             nodes = ", ".join(cast(dict[str, Any], data)) if isinstance(data, dict) else "a step"
             steps += 1
             await ctx.session.send_progress_notification(
-                token, steps, None, f"{nodes} done", related_request_id=ctx.request_id
+                token, steps, None, f"{nodes} done", related_request_id=str(ctx.request_id)
             )
         await job.done.wait()
 
     @contextlib.asynccontextmanager
-    async def running(self) -> AsyncIterator[McpService]:
+    async def running(self) -> AsyncGenerator[McpService, None]:
         async with self.manager.run():
             yield self
 
@@ -257,6 +259,6 @@ class McpEndpoint:
 def add_mcp_routes(app: FastAPI) -> None:
     endpoint = McpEndpoint()
     for path in (PATH, f"{PATH}/"):
-        app.router.add_route(
-            path, endpoint, methods=["GET", "POST", "DELETE"], include_in_schema=False
+        app.router.routes.append(
+            Route(path, endpoint, methods=["GET", "POST", "DELETE"], include_in_schema=False)
         )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import uuid
 
 import openai
@@ -203,3 +205,43 @@ def test_api_key_is_required_and_scopes_the_threads(authed: Authed):
         assert http.get(f"/api/langgraph/threads/{thread_id}").status_code == 200
     with server.http(headers={"x-api-key": authed.bob_key}) as http:
         assert http.get(f"/api/langgraph/threads/{thread_id}").status_code == 404
+
+
+def test_leaving_a_stream_cancels_the_run(srv: InProcessServer):
+    thread_id = str(uuid.uuid4())
+    body = {
+        "model": "agentish",
+        "messages": [{"role": "user", "content": "hang in there"}],
+        "stream": True,
+    }
+    with srv.http() as http:
+        headers = {"X-Pronghorn-Thread-Id": thread_id}
+        with http.stream("POST", "/v1/chat/completions", json=body, headers=headers) as resp:
+            run_id = resp.headers["x-pronghorn-run-id"]
+            first = next(resp.iter_lines())
+            assert first.startswith("data: ")  # the run is under way; now hang up
+    sdk = srv.sync_sdk()
+    sdk.runs.join(thread_id, run_id)
+    assert sdk.runs.get(thread_id, run_id)["status"] == "interrupted"
+
+
+async def test_leaving_a_blocking_request_cancels_the_run(srv: InProcessServer):
+    sdk = srv.sdk()
+    thread_id = (await sdk.threads.create())["thread_id"]
+    body = {"model": "agentish", "messages": [{"role": "user", "content": "hang on"}]}
+    async with srv.ahttp() as http:
+        request = asyncio.ensure_future(
+            http.post(
+                "/v1/chat/completions", json=body, headers={"X-Pronghorn-Thread-Id": thread_id}
+            )
+        )
+        # the thread's stream shows the run's first event once it is accepted
+        async for part in await sdk.threads.join_stream(thread_id, last_event_id="-1"):
+            if part.event == "metadata":
+                run_id = part.data["run_id"]
+                break
+        request.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await request
+    await sdk.runs.join(thread_id, run_id)
+    assert (await sdk.runs.get(thread_id, run_id))["status"] == "interrupted"

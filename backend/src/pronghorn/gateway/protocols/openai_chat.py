@@ -15,6 +15,7 @@ is not streamed (its text is not the answer). Errors are OpenAI-shaped.
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -213,11 +214,9 @@ async def chat_completions(
             media_type="text/event-stream",
             headers={**_headers(job), "Cache-Control": "no-store"},
         )
-    try:
-        await job.done.wait()
-    except BaseException:  # the client went away: the answer is not wanted any more
-        calls.cancel_soon(runtime, job)
-        raise
+    if not await _answered_before_gone(request, job):
+        calls.cancel_soon(runtime, job)  # the client went away: nobody wants the answer
+        return Response(status_code=499)
     try:
         text = _answer(job)
     except OpenAIError as exc:
@@ -241,6 +240,24 @@ async def chat_completions(
         },
         headers=_headers(job),
     )
+
+
+async def _answered_before_gone(request: Request, job: Job) -> bool:
+    """Wait for the run; False if the client disconnected first."""
+
+    async def gone() -> None:
+        while (await request.receive())["type"] != "http.disconnect":
+            pass
+
+    done = asyncio.ensure_future(job.done.wait())
+    left = asyncio.ensure_future(gone())
+    try:
+        await asyncio.wait((done, left), return_when=asyncio.FIRST_COMPLETED)
+        return done.done()
+    finally:
+        for task in (done, left):
+            task.cancel()
+        await asyncio.gather(done, left, return_exceptions=True)
 
 
 def _sse(obj: dict[str, Any]) -> bytes:

@@ -1,5 +1,6 @@
-"""A2A at /api/langgraph/a2a/{assistant_id}, driven by the a2a-sdk client (1.x, which
-speaks the 0.3 JSON-RPC methods to an agent whose card says protocolVersion 0.3.0)."""
+"""A2A at /api/langgraph/a2a/{assistant_id}, driven by the a2a-sdk client (1.x). Each
+client test runs twice: as the card offers it (the 1.0 methods, `SendMessage`…) and with
+only the card's 0.3 interface (the client's compat transport: `message/send`…)."""
 
 from __future__ import annotations
 
@@ -29,16 +30,25 @@ def base(assistant: str) -> str:
     return f"http://localhost/api/langgraph/a2a/{assistant}"
 
 
+@pytest.fixture(params=["1.0", "0.3"])
+def dialect(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
 @asynccontextmanager
 async def a2a_client(
     server: InProcessServer,
     assistant: str,
+    version: str = "1.0",
     *,
     streaming: bool = False,
     headers: dict[str, str] | None = None,
 ) -> AsyncIterator[Client]:
     async with server.ahttp(headers=headers or {}, timeout=60) as http:
         card = await A2ACardResolver(http, base(assistant)).get_agent_card()
+        keep = [i for i in card.supported_interfaces if i.protocol_version == version]
+        del card.supported_interfaces[:]
+        card.supported_interfaces.extend(keep)
         client = ClientFactory(ClientConfig(httpx_client=http, streaming=streaming)).create(card)
         try:
             yield client
@@ -76,9 +86,11 @@ async def test_agent_card_describes_the_assistant(srv: InProcessServer):
     async with srv.ahttp() as http:
         card = await A2ACardResolver(http, base(ECHO)).get_agent_card()
         assert card.name == "echo" and card.capabilities.streaming
-        iface = card.supported_interfaces[0]
-        assert iface.protocol_version == "0.3.0" and iface.protocol_binding == "JSONRPC"
-        assert iface.url.startswith("http://localhost/api/langgraph/a2a/")
+        versions = {i.protocol_version for i in card.supported_interfaces}
+        assert versions == {"1.0", "0.3"}
+        for iface in card.supported_interfaces:
+            assert iface.protocol_binding == "JSONRPC"
+            assert iface.url.startswith("http://localhost/api/langgraph/a2a/")
         by_query = await http.get(
             "/api/langgraph/.well-known/agent-card.json", params={"assistant_id": ECHO}
         )
@@ -89,8 +101,8 @@ async def test_agent_card_describes_the_assistant(srv: InProcessServer):
         assert counter.status_code == 404  # no messages in its input: not an agent
 
 
-async def test_send_completes_and_context_is_the_thread(srv: InProcessServer):
-    async with a2a_client(srv, ECHO) as client:
+async def test_send_completes_and_context_is_the_thread(srv: InProcessServer, dialect: str):
+    async with a2a_client(srv, ECHO, dialect) as client:
         task = await send(client, user_message("hello"))
         assert task.status.state == pb.TASK_STATE_COMPLETED
         assert texts(task) == ["echo: hello"]
@@ -110,8 +122,8 @@ async def test_send_completes_and_context_is_the_thread(srv: InProcessServer):
     assert run["status"] == "success" and run["metadata"]["protocol"] == "a2a"
 
 
-async def test_stream_streams_tokens_and_ends_final(srv: InProcessServer):
-    async with a2a_client(srv, "agentish", streaming=True) as client:
+async def test_stream_streams_tokens_and_ends_final(srv: InProcessServer, dialect: str):
+    async with a2a_client(srv, "agentish", dialect, streaming=True) as client:
         request = pb.SendMessageRequest(message=user_message("stream this please"))
         events = [e async for e in client.send_message(request)]
     assert events[0].HasField("task")
@@ -127,8 +139,8 @@ async def test_stream_streams_tokens_and_ends_final(srv: InProcessServer):
     assert last.status.state == pb.TASK_STATE_COMPLETED
 
 
-async def test_input_required_then_resume_continues_the_thread(srv: InProcessServer):
-    async with a2a_client(srv, "agentish") as client:
+async def test_input_required_then_resume_continues_the_thread(srv: InProcessServer, dialect: str):
+    async with a2a_client(srv, "agentish", dialect) as client:
         asked = await send(client, user_message("ask me something"))
         assert asked.status.state == pb.TASK_STATE_INPUT_REQUIRED
         question = [p.text for p in asked.status.message.parts if p.text]
@@ -143,8 +155,8 @@ async def test_input_required_then_resume_continues_the_thread(srv: InProcessSer
         assert "terminal" in str(err.value)
 
 
-async def test_data_files_and_failures(srv: InProcessServer):
-    async with a2a_client(srv, "agentish") as client:
+async def test_data_files_and_failures(srv: InProcessServer, dialect: str):
+    async with a2a_client(srv, "agentish", dialect) as client:
         report = await send(client, user_message("report now"))
         assert report.status.state == pb.TASK_STATE_COMPLETED
         parts = [p for a in report.artifacts for p in a.parts]
@@ -162,15 +174,15 @@ async def test_data_files_and_failures(srv: InProcessServer):
         assert "asked to fail" in failed.status.message.parts[0].text
 
 
-async def test_data_parts_are_graph_input(srv: InProcessServer):
-    async with a2a_client(srv, ECHO) as client:
+async def test_data_parts_are_graph_input(srv: InProcessServer, dialect: str):
+    async with a2a_client(srv, ECHO, dialect) as client:
         task = await send(client, user_message("typed", data={"turns": 41}))
     values = (await srv.sdk().threads.get_state(task.context_id))["values"]
     assert values["turns"] == 42 and values["last_echo"] == "typed"
 
 
-async def test_cancel_really_cancels_the_run(srv: InProcessServer):
-    async with a2a_client(srv, "agentish") as client:
+async def test_cancel_really_cancels_the_run(srv: InProcessServer, dialect: str):
+    async with a2a_client(srv, "agentish", dialect) as client:
         submitted = await send(client, user_message("hang around"), return_immediately=True)
         assert submitted.status.state in (pb.TASK_STATE_SUBMITTED, pb.TASK_STATE_WORKING)
         canceled = await client.cancel_task(pb.CancelTaskRequest(id=submitted.id))
@@ -184,8 +196,8 @@ async def test_cancel_really_cancels_the_run(srv: InProcessServer):
     assert run["status"] == "interrupted"
 
 
-async def test_protocol_errors_are_json_rpc_errors(srv: InProcessServer):
-    async with a2a_client(srv, ECHO) as client:
+async def test_protocol_errors_are_json_rpc_errors(srv: InProcessServer, dialect: str):
+    async with a2a_client(srv, ECHO, dialect) as client:
         with pytest.raises(TaskNotFoundError):
             await client.get_task(pb.GetTaskRequest(id=str(uuid.uuid4())))
     async with srv.ahttp() as http:
@@ -214,17 +226,30 @@ async def test_protocol_errors_are_json_rpc_errors(srv: InProcessServer):
             {"jsonrpc": "2.0", "id": 4, "method": "tasks/cancel", "params": {"id": "x"}}
         )
         assert missing["error"]["code"] == -32001
+        # the same methods by their 1.0 names, with 1.0 shapes
+        message = {"role": "ROLE_USER", "messageId": "m2", "parts": [{"text": "v1"}]}
+        sent = await rpc(
+            {"jsonrpc": "2.0", "id": 5, "method": "SendMessage", "params": {"message": message}}
+        )
+        assert sent["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+        task_id = sent["result"]["task"]["id"]
+        got = await rpc({"jsonrpc": "2.0", "id": 6, "method": "GetTask", "params": {"id": task_id}})
+        assert got["result"]["artifacts"][0]["parts"] == [{"text": "echo: v1"}]
+        bad_v1 = await rpc(
+            {"jsonrpc": "2.0", "id": 7, "method": "SendMessage", "params": {"message": 3}}
+        )
+        assert bad_v1["error"]["code"] == -32602
 
 
-async def test_api_key_is_required_and_tasks_are_private(authed: Authed):
+async def test_api_key_is_required_and_tasks_are_private(authed: Authed, dialect: str):
     server = authed.server
     with pytest.raises(Exception):  # noqa: B017 - the card fetch gets a 401
         async with a2a_client(server, ECHO, headers={"x-api-key": "phk_wrong"}):
             pass
-    async with a2a_client(server, ECHO, headers={"x-api-key": authed.alice_key}) as alice:
+    async with a2a_client(server, ECHO, dialect, headers={"x-api-key": authed.alice_key}) as alice:
         task = await send(alice, user_message("mine"))
         assert task.status.state == pb.TASK_STATE_COMPLETED
-    async with a2a_client(server, ECHO, headers={"x-api-key": authed.bob_key}) as bob:
+    async with a2a_client(server, ECHO, dialect, headers={"x-api-key": authed.bob_key}) as bob:
         with pytest.raises(TaskNotFoundError):
             await bob.get_task(pb.GetTaskRequest(id=task.id))
         with pytest.raises(InvalidParamsError) as err:

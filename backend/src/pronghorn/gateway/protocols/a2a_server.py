@@ -1,11 +1,14 @@
-"""A2A at `/api/langgraph/a2a/{assistant_id}`: JSON-RPC 2.0, protocol 0.3.
+"""A2A at `/api/langgraph/a2a/{assistant_id}`: JSON-RPC 2.0, protocol 0.3 (and 1.0).
 
 Methods: `message/send` (blocking unless `configuration.blocking` is false),
 `message/stream` (SSE, one JSON-RPC response per event: the task, `working`, the answer
 as artifact chunks while tokens stream, then the final status), `tasks/get` and
-`tasks/cancel` (which cancels the run and answers the `canceled` task). The agent card is
-at `…/a2a/{assistant_id}/.well-known/agent-card.json` (and, as the reference serves it,
-`/api/langgraph/.well-known/agent-card.json?assistant_id=…`).
+`tasks/cancel` (which cancels the run and answers the `canceled` task). The 1.0 names
+(`SendMessage`, `SendStreamingMessage`, `GetTask`, `CancelTask`) are served too, converted to
+and from 0.3 by a2a_dialects.py. The agent card is at
+`…/a2a/{assistant_id}/.well-known/agent-card.json` (and, as the reference serves it,
+`/api/langgraph/.well-known/agent-card.json?assistant_id=…`); it is a 0.3 card that also
+lists both interfaces in `supportedInterfaces`, so 1.x clients pick 1.0.
 
 `message.contextId` is the thread (a new one when absent); a message naming the `taskId`
 of an `input-required` task resumes that task's run on its thread with the message (text,
@@ -29,6 +32,7 @@ from pronghorn import __version__
 from pronghorn.auth.authorizer import Action
 from pronghorn.gateway.deps import get_access, get_runtime
 from pronghorn.gateway.protocols import a2a_tasks as tasks
+from pronghorn.gateway.protocols.a2a_dialects import METHODS, BadParams, Dialect, StreamEvent
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.runtime import agent_calls as calls
 from pronghorn.runtime.access import Access
@@ -116,7 +120,13 @@ def agent_card(runtime: Runtime, callee: calls.Callee, base_url: str) -> dict[st
         security_schemes=schemes,
         security=security,
     )
-    return tasks.dump(card)
+    out = tasks.dump(card)
+    # What 1.x clients read (they prefer 1.0, and fall back to 0.3); 0.3 clients ignore it.
+    out["supportedInterfaces"] = [
+        {"url": url, "protocolBinding": "JSONRPC", "protocolVersion": version}
+        for version in ("1.0", "0.3")
+    ]
+    return out
 
 
 async def _card_response(
@@ -175,18 +185,24 @@ async def post_a2a(
             params = {}
         if not isinstance(params, dict):
             raise RpcError(INVALID_PARAMS, "Invalid params: expected an object")
+        if method not in METHODS:
+            raise RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
+        dialect, op = METHODS[method]
         callee = await _callee(runtime, access, assistant_id)
         ctx = _Call(runtime, access, callee, _base_url(request))
-        p = cast(dict[str, Any], params)
-        if method == "message/send":
-            return JSONResponse(_result(rpc_id, await ctx.send(p)))
-        if method == "message/stream":
-            return await ctx.stream(rpc_id, p)
-        if method == "tasks/get":
-            return JSONResponse(_result(rpc_id, await ctx.get(p)))
-        if method == "tasks/cancel":
-            return JSONResponse(_result(rpc_id, await ctx.cancel(p)))
-        raise RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
+        try:
+            p = dialect.params(op, cast(dict[str, Any], params))
+        except BadParams as exc:
+            raise RpcError(INVALID_PARAMS, str(exc)) from None
+        if op == "stream":
+            return await ctx.stream(rpc_id, p, dialect)
+        if op == "send":
+            task = await ctx.send(p)
+        elif op == "get":
+            task = await ctx.get(p)
+        else:
+            task = await ctx.cancel(p)
+        return JSONResponse(_result(rpc_id, dialect.task(task, op)))
     except RpcError as exc:
         return _error(rpc_id, exc)
     except DomainError as exc:
@@ -310,20 +326,20 @@ class _Call:
         )
         return job.run_id, job
 
-    async def send(self, params: dict[str, Any]) -> dict[str, Any]:
+    async def send(self, params: dict[str, Any]) -> a2a.Task:
         task_id, job = await self._start(params, ("values",))
         configuration = cast(dict[str, Any], params.get("configuration") or {})
         if configuration.get("blocking") is not False:
             await job.done.wait()
         run = await calls.owned_run(self.runtime, self.access, job.run_id)
-        return tasks.dump(await self._task(task_id, run))
+        return await self._task(task_id, run)
 
-    async def get(self, params: dict[str, Any]) -> dict[str, Any]:
+    async def get(self, params: dict[str, Any]) -> a2a.Task:
         query = cast(a2a.TaskQueryParams, _validate(a2a.TaskQueryParams, params))
         run = await self._task_run(query.id)
-        return tasks.dump(await self._task(query.id, run, query.history_length))
+        return await self._task(query.id, run, query.history_length)
 
-    async def cancel(self, params: dict[str, Any]) -> dict[str, Any]:
+    async def cancel(self, params: dict[str, Any]) -> a2a.Task:
         ident = cast(a2a.TaskIdParams, _validate(a2a.TaskIdParams, params))
         run = await self._task_run(ident.id, "update")
         task = await self._task(ident.id, run)
@@ -340,27 +356,27 @@ class _Call:
             str(run["thread_id"]), str(run["run_id"]), action="interrupt", wait=True
         )
         run = await calls.owned_run(self.runtime, self.access, str(run["run_id"]))
-        return tasks.dump(await self._task(ident.id, run))
+        return await self._task(ident.id, run)
 
-    async def stream(self, rpc_id: RpcId, params: dict[str, Any]) -> Response:
+    async def stream(self, rpc_id: RpcId, params: dict[str, Any], dialect: Dialect) -> Response:
         task_id, job = await self._start(params, ("messages-tuple",))
         first = await calls.owned_run(self.runtime, self.access, job.run_id)
         opening = await self._task(task_id, first)
         return StreamingResponse(
-            self._events(rpc_id, task_id, job, opening),
+            self._events(rpc_id, task_id, job, opening, dialect),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-store"},
         )
 
     async def _events(
-        self, rpc_id: RpcId, task_id: str, job: Job, opening: a2a.Task
+        self, rpc_id: RpcId, task_id: str, job: Job, opening: a2a.Task, dialect: Dialect
     ) -> AsyncIterator[bytes]:
         context_id = job.thread_id
 
-        def frame(obj: Any) -> bytes:
-            return b"data: " + orjson.dumps(_result(rpc_id, tasks.dump(obj))) + b"\n\n"
+        def frame(obj: StreamEvent) -> bytes:
+            return b"data: " + orjson.dumps(_result(rpc_id, dialect.event(obj))) + b"\n\n"
 
-        def status(state: a2a.TaskState, final: bool, message: Any = None) -> bytes:
+        def status(state: a2a.TaskState, final: bool, message: a2a.Message | None = None) -> bytes:
             return frame(
                 a2a.TaskStatusUpdateEvent(
                     task_id=task_id,

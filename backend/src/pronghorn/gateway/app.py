@@ -86,6 +86,8 @@ def create_app(settings: ConfigHolder, *, base_dir: Path | None = None) -> FastA
                 "X-Pagination-Total",
                 "X-Pagination-Next",
                 "X-Request-ID",
+                "X-Pronghorn-Thread-Id",  # the OpenAI-compatible API's thread and run
+                "X-Pronghorn-Run-Id",
             ],
         )
     # add_middleware wraps what is there: the last one added runs first. Order of a

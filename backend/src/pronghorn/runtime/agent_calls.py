@@ -26,6 +26,7 @@ from pronghorn.persistence.repos import run_units
 from pronghorn.persistence.repos import runs as runs_repo
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.persistence.repos.common import new_id
+from pronghorn.runtime import assistants as assistants_service
 from pronghorn.runtime.access import Access, graph_user
 from pronghorn.runtime.assistants import search_scope
 from pronghorn.runtime.broker import Event
@@ -148,11 +149,33 @@ async def list_callees(runtime: Runtime, access: Access, exposure: Sequence[str]
 async def find_callee(
     runtime: Runtime, access: Access, ref: str, exposure: Sequence[str]
 ) -> Callee:
-    """The callee an assistant id, graph id or name refers to; `NotFound` otherwise."""
-    for callee in await list_callees(runtime, access, exposure):
-        if ref in (callee.assistant_id, callee.graph_id, callee.name):
-            return callee
-    raise NotFound(f"Assistant {ref!r} not found (or not exposed over this protocol)")
+    """The callee an assistant id, graph id or name refers to; `NotFound` otherwise (also
+    for one the caller may not read, that the exposure list leaves out, or that takes no
+    messages)."""
+    missing = NotFound(f"Assistant {ref!r} not found (or not exposed over this protocol)")
+    try:
+        assistant = await assistants_service.get(runtime, access, ref)
+    except NotFound:
+        scope = await search_scope(runtime, access, {"name": ref})
+        async with runtime.db.read() as conn:
+            rows, _ = await assistants_repo.search(
+                conn,
+                name=ref,
+                limit=MAX_CALLEES,
+                sort_by="created_at",
+                sort_order="asc",
+                scope=scope,
+            )
+        named = [r for r in rows if r.get("name") == ref]
+        if not named:
+            raise missing from None
+        assistant = named[0]
+    if not exposed(assistant, exposure):
+        raise missing
+    schema = await input_schema(runtime, access, assistant)
+    if not takes_messages(schema):
+        raise missing
+    return Callee(assistant, schema)
 
 
 def thread_for(access: Access, conversation: str) -> str:

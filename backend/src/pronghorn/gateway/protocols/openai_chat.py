@@ -32,7 +32,7 @@ from pronghorn.gateway.protocols.openai_errors import OpenAIError, error_body
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.runtime import agent_calls as calls
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.errors import DomainError
+from pronghorn.runtime.errors import DomainError, NotFound
 from pronghorn.runtime.jobs import Job
 from pronghorn.runtime.runtime import Runtime
 
@@ -89,9 +89,24 @@ async def _parse(request: Request) -> ChatRequest:
         raise OpenAIError(400, f"{param}: {err.get('msg')}", param=param or None) from None
 
 
-def _split_model(model: str) -> tuple[str, str | None]:
-    ref, sep, model_name = model.partition(":")
-    return ref, (model_name or None) if sep else None
+async def _resolve_model(
+    runtime: Runtime, access: Access, model: str
+) -> tuple[calls.Callee, str | None]:
+    """The assistant `model` names, and the lead agent's model after a colon, if any (an
+    assistant whose own name has a colon wins)."""
+    exposure = runtime.config.protocols.openai.assistants
+    try:
+        return await calls.find_callee(runtime, access, model, exposure), None
+    except NotFound:
+        ref, sep, model_name = model.rpartition(":")
+        if not sep or not ref or not model_name:
+            raise
+    callee = await calls.find_callee(runtime, access, ref, exposure)
+    if model_name not in {m.name for m in runtime.config.models}:
+        raise OpenAIError(
+            404, f"Model {model_name!r} is not configured", code="model_not_found", param="model"
+        )
+    return callee, model_name
 
 
 def _thread(request: Request, body: ChatRequest, access: Access) -> str | None:
@@ -159,19 +174,9 @@ async def _start(request: Request, runtime: Runtime, access: Access) -> tuple[Ch
     _enabled(runtime)
     body = await _parse(request)
     modes = ("messages-tuple",) if body.stream else ("values",)
-    ref, model_name = _split_model(body.model)
     thread_id = _thread(request, body, access)
     try:
-        callee = await calls.find_callee(
-            runtime, access, ref, runtime.config.protocols.openai.assistants
-        )
-        if model_name is not None and model_name not in {m.name for m in runtime.config.models}:
-            raise OpenAIError(
-                404,
-                f"Model {model_name!r} is not configured",
-                code="model_not_found",
-                param="model",
-            )
+        callee, model_name = await _resolve_model(runtime, access, body.model)
         continuing = False
         if thread_id is not None:
             continuing = bool(await calls.thread_runs(runtime, thread_id, limit=1))

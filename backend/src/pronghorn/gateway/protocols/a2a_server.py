@@ -36,7 +36,7 @@ from pronghorn.gateway.protocols.a2a_dialects import METHODS, BadParams, Dialect
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.runtime import agent_calls as calls
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.errors import DomainError, NotFound
+from pronghorn.runtime.errors import DomainError, NotFound, Unavailable
 from pronghorn.runtime.jobs import Job
 from pronghorn.runtime.runtime import Runtime
 
@@ -205,7 +205,9 @@ async def post_a2a(
         return JSONResponse(_result(rpc_id, dialect.task(task, op)))
     except RpcError as exc:
         return _error(rpc_id, exc)
-    except DomainError as exc:
+    except Unavailable as exc:  # shutting down: retry elsewhere or later
+        return _error(rpc_id, RpcError(INTERNAL_ERROR, exc.message, 503))
+    except DomainError as exc:  # an unknown or another user's thread, a refused run
         return _error(rpc_id, RpcError(INVALID_PARAMS, exc.message))
 
 
@@ -418,4 +420,4 @@ class _Call:
         yield status(task.status.state, True, task.status.message)
 
 
-__all__ = ["INTERNAL_ERROR", "router"]
+__all__ = ["router"]

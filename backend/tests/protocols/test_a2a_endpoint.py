@@ -155,6 +155,18 @@ async def test_input_required_then_resume_continues_the_thread(srv: InProcessSer
         assert "terminal" in str(err.value)
 
 
+async def test_cancelling_a_task_that_waits_for_input(srv: InProcessServer, dialect: str):
+    async with a2a_client(srv, "agentish", dialect) as client:
+        asked = await send(client, user_message("ask again"))
+        assert asked.status.state == pb.TASK_STATE_INPUT_REQUIRED
+        canceled = await client.cancel_task(pb.CancelTaskRequest(id=asked.id))
+        assert canceled.status.state == pb.TASK_STATE_CANCELED
+        got = await client.get_task(pb.GetTaskRequest(id=asked.id))
+        assert got.status.state == pb.TASK_STATE_CANCELED
+        with pytest.raises(UnsupportedOperationError):  # canceled is final too
+            await send(client, user_message("red", task_id=asked.id))
+
+
 async def test_data_files_and_failures(srv: InProcessServer, dialect: str):
     async with a2a_client(srv, "agentish", dialect) as client:
         report = await send(client, user_message("report now"))

@@ -32,7 +32,7 @@ from pronghorn.runtime.assistants import search_scope
 from pronghorn.runtime.broker import Event
 from pronghorn.runtime.errors import NotFound
 from pronghorn.runtime.jobs import Job
-from pronghorn.runtime.owned import authorize, visible
+from pronghorn.runtime.owned import authorize, load_thread, visible
 from pronghorn.runtime.run_request import RunCommand, RunCreate
 from pronghorn.runtime.serialization import to_jsonable
 
@@ -332,14 +332,40 @@ async def thread_runs(runtime: Runtime, thread_id: str, limit: int = 100) -> lis
     return [runtime.runs.overlay(r) for r in rows]
 
 
-async def thread_values(runtime: Runtime, thread_id: str) -> tuple[dict[str, Any], list[Any]]:
-    """The thread's current values and pending interrupt values."""
+@dataclass(frozen=True, slots=True)
+class ThreadView:
+    values: dict[str, Any]
+    interrupts: list[Any]  # the values of the interrupts the thread waits on
+    metadata: dict[str, Any]
+
+
+async def thread_view(runtime: Runtime, thread_id: str) -> ThreadView:
+    """The thread's current values, pending interrupts and metadata (the caller checked
+    it may read the thread)."""
     async with runtime.db.read() as conn:
         thread = await threads_repo.get(conn, thread_id)
     values = cast(dict[str, Any], (thread or {}).get("values") or {})
     by_task = cast(dict[str, list[Any]], (thread or {}).get("interrupts") or {})
     flat = [i for items in by_task.values() for i in items]
-    return values, interrupts_of({"__interrupt__": flat})
+    metadata = cast(dict[str, Any], (thread or {}).get("metadata") or {})
+    return ThreadView(values, interrupts_of({"__interrupt__": flat}), metadata)
+
+
+async def note_on_thread(
+    runtime: Runtime, access: Access, thread_id: str, key: str, item: str, keep: int = 100
+) -> None:
+    """Add `item` to the list in the thread's metadata `key` (the newest `keep` stay), as a
+    thread update by `access`."""
+    await load_thread(runtime, access, thread_id, "update")
+    async with runtime.db.tx() as conn:
+        thread = await threads_repo.get(conn, thread_id)
+        if thread is None:
+            raise NotFound.of("Thread", thread_id)
+        current = cast(dict[str, Any], thread.get("metadata") or {}).get(key)
+        items = [str(i) for i in cast(list[Any], current)] if isinstance(current, list) else []
+        if item not in items:
+            items = [*items, item][-keep:]
+        await threads_repo.update_thread(conn, thread_id, metadata={key: items})
 
 
 def cancel_soon(runtime: Runtime, job: Job) -> None:

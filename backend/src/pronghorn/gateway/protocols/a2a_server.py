@@ -348,15 +348,14 @@ class _Call:
         state = task.status.state
         if state in tasks.TERMINAL:
             raise RpcError(TASK_NOT_CANCELABLE, f"Task not cancelable: already {state.value}")
-        if state == a2a.TaskState.input_required:
-            raise RpcError(
-                TASK_NOT_CANCELABLE,
-                "Task not cancelable: it is waiting for input and nothing runs; leave it, "
-                "or answer it",
+        if state == a2a.TaskState.input_required:  # nothing runs: note it on the thread
+            await calls.note_on_thread(
+                self.runtime, self.access, task.context_id, tasks.CANCELED_KEY, ident.id
             )
-        await self.runtime.runs.cancel(
-            str(run["thread_id"]), str(run["run_id"]), action="interrupt", wait=True
-        )
+        else:
+            await self.runtime.runs.cancel(
+                str(run["thread_id"]), str(run["run_id"]), action="interrupt", wait=True
+            )
         run = await calls.owned_run(self.runtime, self.access, str(run["run_id"]))
         return await self._task(ident.id, run)
 

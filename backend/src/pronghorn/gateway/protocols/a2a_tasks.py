@@ -8,7 +8,8 @@ plus the runs that resumed it after `input-required` (their metadata names the t
     run stopped on an interrupt), error | timeout → failed, interrupted → canceled,
 
 so a task read from any replica, after a restart, is the same; terminal states are final
-because finished runs are.
+because finished runs are. An `input-required` task has no run going; cancelling it is
+noted in its thread's metadata (`a2a_canceled_tasks`).
 
 Out: the answer's text as the `answer` artifact, the state's `structured_response` as a
 data part, files the agent presented (`artifacts` in its state) as file parts pointing at
@@ -30,6 +31,7 @@ from pronghorn.runtime import agent_calls as calls
 from pronghorn.runtime.runtime import Runtime
 
 TASK_KEY = "a2a_task_id"
+CANCELED_KEY = "a2a_canceled_tasks"  # thread metadata: input-required tasks cancelled
 TERMINAL = frozenset({a2a.TaskState.completed, a2a.TaskState.canceled, a2a.TaskState.failed})
 _RUN_STATES = {
     "pending": a2a.TaskState.submitted,
@@ -128,6 +130,11 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat()
 
 
+def _canceled(metadata: dict[str, Any]) -> list[str]:
+    found = metadata.get(CANCELED_KEY)
+    return [str(i) for i in cast(list[Any], found)] if isinstance(found, list) else []
+
+
 def state_of(run: dict[str, Any], waiting: bool) -> a2a.TaskState:
     state = _RUN_STATES.get(str(run["status"]), a2a.TaskState.unknown)
     if state == a2a.TaskState.completed and waiting:
@@ -145,11 +152,14 @@ async def build_task(
 ) -> a2a.Task:
     """The task whose current run is `run` (the caller checked it may read it)."""
     thread_id = str(run["thread_id"])
-    values, interrupts = await calls.thread_values(runtime, thread_id)
+    thread = await calls.thread_view(runtime, thread_id)
+    values, interrupts = thread.values, thread.interrupts
     newest = (await calls.thread_runs(runtime, thread_id, limit=1) or [run])[0]
     latest_on_thread = newest["run_id"] == run["run_id"]
     waiting = bool(interrupts) and latest_on_thread
     state = state_of(run, waiting)
+    if state == a2a.TaskState.input_required and task_id in _canceled(thread.metadata):
+        state = a2a.TaskState.canceled
     message: a2a.Message | None = None
     artifacts: list[a2a.Artifact] | None = None
     if state == a2a.TaskState.input_required:

@@ -245,3 +245,17 @@ async def test_leaving_a_blocking_request_cancels_the_run(srv: InProcessServer):
             await request
     await sdk.runs.join(thread_id, run_id)
     assert (await sdk.runs.get(thread_id, run_id))["status"] == "interrupted"
+
+
+async def test_concurrent_first_turns_of_one_conversation_share_its_thread(srv: InProcessServer):
+    body = {
+        "model": "echo",
+        "user": f"race-{uuid.uuid4()}",
+        "messages": [{"role": "user", "content": "hi"}],
+    }
+    async with srv.ahttp() as http:
+        answers = await asyncio.gather(
+            *(http.post("/v1/chat/completions", json=body) for _ in range(4))
+        )
+    assert [r.status_code for r in answers] == [200] * 4
+    assert len({r.headers["x-pronghorn-thread-id"] for r in answers}) == 1

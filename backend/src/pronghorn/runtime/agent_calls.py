@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 import orjson
+from sqlalchemy.exc import IntegrityError
 
 from pronghorn.auth.authorizer import Action
 from pronghorn.graphs.requests import GraphRequest
@@ -197,6 +198,7 @@ async def start_call(
 ) -> Job:
     """Start a run of the callee for `access`: on `thread_id` (created if missing; another
     user's is *not found*), or on a new thread of the caller's."""
+    thread_id = await ensure_thread(runtime, access, thread_id or new_id(), callee.graph_id)
     config: dict[str, Any] = {}
     if model_name:
         config["configurable"] = {"model_name": model_name}
@@ -207,9 +209,39 @@ async def start_call(
         config=config or None,
         metadata=metadata or {},
         stream_mode=list(modes),
-        if_not_exists="create",
     )
-    return await runtime.runs.create(thread_id or new_id(), req, access)
+    return await runtime.runs.create(thread_id, req, access)
+
+
+async def ensure_thread(runtime: Runtime, access: Access, thread_id: str, graph_id: str) -> str:
+    """The caller's thread `thread_id`, created as `POST /threads` would (authorized as
+    `threads.create`, which may stamp its metadata) when there is none; `NotFound` when it
+    is another user's."""
+    value: dict[str, object] = {
+        "thread_id": thread_id,
+        "metadata": {"graph_id": graph_id},
+        "if_exists": "do_nothing",
+        "ttl": None,
+    }
+    filt = await authorize(runtime, access, "threads", "create", value)
+    stamped = value.get("metadata")
+    metadata = dict(cast(dict[str, Any], stamped)) if isinstance(stamped, dict) else {}
+    for attempt in (1, 2):  # a concurrent call may create the same thread first
+        try:
+            async with runtime.db.tx() as conn:
+                existing = await threads_repo.get_row(conn, thread_id)
+                if existing is not None:
+                    if not visible(access, existing["owner_id"], existing["metadata"], filt):
+                        raise NotFound.of("Thread", thread_id)
+                    return thread_id
+                await threads_repo.insert_thread(
+                    conn, thread_id, metadata=metadata, owner_id=access.identity
+                )
+            return thread_id
+        except IntegrityError:
+            if attempt == 2:
+                raise
+    return thread_id
 
 
 def events(runtime: Runtime, job: Job) -> AsyncIterator[Event]:

@@ -35,6 +35,7 @@ from pronghorn.gateway.protocols import a2a_tasks as tasks
 from pronghorn.gateway.protocols.a2a_dialects import METHODS, BadParams, Dialect, StreamEvent
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.runtime import agent_calls as calls
+from pronghorn.runtime import agent_output as output
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.errors import DomainError, NotFound, Unavailable
 from pronghorn.runtime.jobs import Job
@@ -391,7 +392,7 @@ class _Call:
         yield status(a2a.TaskState.working, False)
         chunks = 0
         async for event in calls.events(self.runtime, job):
-            token = calls.token_of(event)
+            token = output.token_of(event)
             if not token:
                 continue
             artifact = tasks.answer_artifact(job.run_id, [tasks.text_part(token)])

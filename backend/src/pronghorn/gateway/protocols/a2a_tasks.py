@@ -28,6 +28,7 @@ import orjson
 from a2a.compat.v0_3 import types as a2a
 
 from pronghorn.runtime import agent_calls as calls
+from pronghorn.runtime import agent_output as output
 from pronghorn.runtime.runtime import Runtime
 
 TASK_KEY = "a2a_task_id"
@@ -104,7 +105,7 @@ def artifacts_of(
     run_id: str, thread_id: str, values: dict[str, Any], base_url: str
 ) -> list[a2a.Artifact]:
     out: list[a2a.Artifact] = []
-    answer = calls.last_answer(values)
+    answer = output.last_answer(values)
     if answer:
         out.append(answer_artifact(run_id, [text_part(answer)]))
     structured = values.get("structured_response")
@@ -195,7 +196,7 @@ def thread_history(task_id: str, thread_id: str, values: dict[str, Any]) -> list
         kind = msg.get("type")
         if kind not in ("human", "ai"):
             continue
-        text = calls.text_of(msg.get("content"))
+        text = output.text_of(msg.get("content"))
         if not text:
             continue
         out.append(

@@ -37,6 +37,7 @@ from pronghorn import __version__
 from pronghorn.auth.principal import Principal
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.runtime import agent_calls as calls
+from pronghorn.runtime import agent_output as output
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.errors import DomainError
 from pronghorn.runtime.jobs import Job
@@ -178,7 +179,7 @@ class McpService:
         async for event in calls.events(self.runtime, job):
             if not event.event.startswith("updates"):
                 continue
-            data = calls.to_jsonable_bytes(event.data)
+            data = output.to_jsonable_bytes(event.data)
             nodes = ", ".join(cast(dict[str, Any], data)) if isinstance(data, dict) else "a step"
             steps += 1
             await ctx.session.send_progress_notification(
@@ -209,14 +210,14 @@ def _arguments(arguments: dict[str, Any]) -> tuple[str, str | None]:
 
 
 def _result(job: Job) -> types.CallToolResult:
-    failed = calls.error_of(job.output)
+    failed = output.error_of(job.output)
     if failed is not None:
         return _error(f"The assistant's run failed: {failed}")
     if job.status == "interrupted":
         return _error("The run was cancelled before it answered")
-    answer = calls.last_answer(job.output)
+    answer = output.last_answer(job.output)
     status = "completed"
-    waiting = calls.interrupts_of(job.output)
+    waiting = output.interrupts_of(job.output)
     if waiting:
         status = "input_required"
         asked = waiting[0] if isinstance(waiting[0], str) else orjson.dumps(waiting[0]).decode()

@@ -31,6 +31,7 @@ from pronghorn.gateway.deps import get_access, get_runtime
 from pronghorn.gateway.protocols.openai_errors import OpenAIError, error_body
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.runtime import agent_calls as calls
+from pronghorn.runtime import agent_output as output
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.errors import DomainError, NotFound
 from pronghorn.runtime.jobs import Job
@@ -156,13 +157,13 @@ def _usage(usage: dict[str, int]) -> dict[str, int]:
 
 
 def _answer(job: Job) -> str:
-    failed = calls.error_of(job.output)
+    failed = output.error_of(job.output)
     if failed is not None:
         raise OpenAIError(502, f"The assistant's run failed: {failed}", code="run_failed")
     if job.status == "interrupted":
         raise OpenAIError(409, "The run was cancelled before it answered", code="run_cancelled")
-    text = calls.last_answer(job.output)
-    waiting = calls.interrupts_of(job.output)
+    text = output.last_answer(job.output)
+    waiting = output.interrupts_of(job.output)
     if waiting:
         question = waiting[0]
         asked = question if isinstance(question, str) else orjson.dumps(question).decode()
@@ -295,7 +296,7 @@ async def _stream(
         yield chunk({"role": "assistant", "content": ""})
         streamed = False
         async for event in calls.events(runtime, job):
-            token = calls.token_of(event)
+            token = output.token_of(event)
             if token:
                 streamed = True
                 yield chunk({"content": token})

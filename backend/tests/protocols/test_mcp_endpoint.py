@@ -38,6 +38,20 @@ async def test_lists_the_message_assistants_as_tools(srv: InProcessServer):
     assert "counter" not in tools  # takes no messages
     schema = tools["lead_agent"].inputSchema
     assert schema["required"] == ["question"] and "thread_id" in schema["properties"]
+    assert "input" not in schema["properties"]  # the harness's own state is not input
+    # a graph with more input fields offers them, from its own input schema
+    extra = tools["echo"].inputSchema["properties"]["input"]["properties"]
+    assert {"turns", "sleep", "chunks"} <= set(extra) and "messages" not in extra
+
+
+async def test_graph_input_fields_reach_the_graph(srv: InProcessServer):
+    async with mcp_session(srv) as session:
+        result = await session.call_tool("echo", {"question": "typed", "input": {"turns": 6}})
+        assert result.structuredContent is not None
+        bad = await session.call_tool("echo", {"question": "x", "input": {"nope": 1}})
+        assert bad.isError and "nope" in bad.content[0].text  # type: ignore[union-attr]
+    values = (await srv.sdk().threads.get_state(result.structuredContent["thread_id"]))["values"]
+    assert values["turns"] == 7 and values["last_echo"] == "typed"
 
 
 async def test_call_runs_the_lead_agent_with_progress(srv: InProcessServer):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from pronghorn.auth.principal import Principal
-from pronghorn.gateway.protocols.mcp_server import tool_names
+from pronghorn.gateway.protocols.mcp_tools import tool_names
 from pronghorn.runtime import agent_output as output
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.agent_calls import Callee, exposed, takes_messages, thread_for

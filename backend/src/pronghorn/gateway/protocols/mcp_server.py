@@ -17,8 +17,6 @@ structured `{answer, thread_id, run_id, status}`). Cancelling the request cancel
 from __future__ import annotations
 
 import contextlib
-import re
-import uuid
 from collections.abc import AsyncGenerator
 from typing import Any, cast
 
@@ -35,6 +33,13 @@ from starlette.types import Receive, Scope, Send
 
 from pronghorn import __version__
 from pronghorn.auth.principal import Principal
+from pronghorn.gateway.protocols.mcp_tools import (
+    OUTPUT_SCHEMA,
+    BadCall,
+    input_schema,
+    parse_arguments,
+    tool_names,
+)
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.runtime import agent_calls as calls
 from pronghorn.runtime import agent_output as output
@@ -44,54 +49,15 @@ from pronghorn.runtime.jobs import Job
 from pronghorn.runtime.runtime import Runtime
 
 PATH = "/api/langgraph/mcp"
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
-
-INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "question": {"type": "string", "minLength": 1, "description": "What to ask."},
-        "thread_id": {
-            "type": "string",
-            "description": "Continue this conversation (a thread_id an earlier answer gave); "
-            "omit it to start a new one.",
-        },
-    },
-    "required": ["question"],
-    "additionalProperties": False,
-}
-OUTPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "answer": {"type": "string"},
-        "thread_id": {"type": "string"},
-        "run_id": {"type": "string"},
-        "status": {"type": "string", "enum": ["completed", "input_required"]},
-    },
-    "required": ["answer", "thread_id", "run_id", "status"],
-}
-
-
-def tool_names(callees: list[calls.Callee]) -> dict[str, calls.Callee]:
-    """A valid, unique MCP tool name per callee (its name; a clash adds the id's start)."""
-    out: dict[str, calls.Callee] = {}
-    for callee in callees:
-        base = _UNSAFE.sub("_", callee.name).strip("_")[:48] or "assistant"
-        name = base if base not in out else f"{base}_{callee.assistant_id[:8]}"
-        out[name] = callee
-    return out
-
-
-class _Failed(Exception):
-    """A tool call that cannot run (bad arguments, a refused run): an isError result."""
 
 
 def _principal_of(request: Any) -> Principal:
     if not isinstance(request, Request):
-        raise _Failed("no HTTP request behind this MCP call")
+        raise BadCall("no HTTP request behind this MCP call")
     state = cast(dict[str, Any], request.scope.get("state") or {})
     principal = state.get("principal")
     if not isinstance(principal, Principal):
-        raise _Failed("unauthenticated")
+        raise BadCall("unauthenticated")
     return principal
 
 
@@ -123,6 +89,12 @@ class McpService:
         exposure = self.runtime.config.protocols.mcp.assistants
         return tool_names(await calls.list_callees(self.runtime, access, exposure))
 
+    def _builtin(self, callee: calls.Callee) -> bool:
+        graphs = self.runtime.graphs
+        return callee.graph_id in graphs and graphs.entry(callee.graph_id).spec.startswith(
+            "builtin:"
+        )
+
     async def _list_tools(self) -> list[types.Tool]:
         tools = await self._tools(self._access())
         return [
@@ -130,7 +102,7 @@ class McpService:
                 name=name,
                 title=callee.name,
                 description=callee.description,
-                inputSchema=INPUT_SCHEMA,
+                inputSchema=input_schema(callee, self._builtin(callee)),
                 outputSchema=OUTPUT_SCHEMA,
             )
             for name, callee in tools.items()
@@ -141,18 +113,21 @@ class McpService:
             access = self._access()
             callee = (await self._tools(access)).get(name)
             if callee is None:
-                raise _Failed(f"Unknown tool {name!r}")
-            question, thread_id = _arguments(arguments)
+                raise BadCall(f"Unknown tool {name!r}")
+            call = parse_arguments(arguments, input_schema(callee, self._builtin(callee)))
             job = await calls.start_call(
                 self.runtime,
                 access,
                 callee,
-                thread_id=thread_id,
-                graph_input={"messages": [{"role": "user", "content": question}]},
+                thread_id=call.thread_id,
+                graph_input={
+                    **call.extra,
+                    "messages": [{"role": "user", "content": call.question}],
+                },
                 modes=("updates",),
                 metadata={"protocol": "mcp"},
             )
-        except (_Failed, DomainError) as exc:
+        except (BadCall, DomainError) as exc:
             return _error(str(exc))
         try:
             await self._follow(job)
@@ -191,22 +166,6 @@ class McpService:
     async def running(self) -> AsyncGenerator[McpService, None]:
         async with self.manager.run():
             yield self
-
-
-def _arguments(arguments: dict[str, Any]) -> tuple[str, str | None]:
-    question = arguments.get("question")
-    if not isinstance(question, str) or not question.strip():
-        raise _Failed("'question' is required: a non-empty string")
-    extra = set(arguments) - {"question", "thread_id"}
-    if extra:
-        raise _Failed(f"Unknown argument(s): {', '.join(sorted(extra))}")
-    thread_id = arguments.get("thread_id")
-    if thread_id is None or thread_id == "":
-        return question, None
-    try:
-        return question, str(uuid.UUID(str(thread_id)))
-    except ValueError:
-        raise _Failed("'thread_id' must be a thread UUID from an earlier answer") from None
 
 
 def _result(job: Job) -> types.CallToolResult:

@@ -93,17 +93,18 @@ def parse_arguments(arguments: dict[str, Any], schema: dict[str, Any]) -> ToolCa
     unknown = set(arguments) - set(properties)
     if unknown:
         raise BadCall(f"Unknown argument(s): {', '.join(sorted(unknown))}")
-    extra = arguments.get("input") or {}
-    if not isinstance(extra, dict):
+    given: object = arguments.get("input") or {}
+    if not isinstance(given, dict):
         raise BadCall("'input' must be an object")
+    extra = cast(dict[str, Any], given)
     allowed = cast(dict[str, Any], properties.get("input", {}).get("properties") or {})
-    unknown_input = set(cast(dict[str, Any], extra)) - set(allowed)
+    unknown_input = set(extra) - set(allowed)
     if unknown_input:
         raise BadCall(f"Unknown input field(s): {', '.join(sorted(unknown_input))}")
     thread_id = arguments.get("thread_id")
     if thread_id is None or thread_id == "":
-        return ToolCall(question, None, cast(dict[str, Any], extra))
+        return ToolCall(question, None, extra)
     try:
-        return ToolCall(question, str(uuid.UUID(str(thread_id))), cast(dict[str, Any], extra))
+        return ToolCall(question, str(uuid.UUID(str(thread_id))), extra)
     except ValueError:
         raise BadCall("'thread_id' must be a thread UUID from an earlier answer") from None

@@ -24,6 +24,7 @@ STARTUP_ONLY: tuple[str, ...] = (
     "sandbox",  # the provider reads isolation, network, timeouts and limits when it starts
     "logging",  # handlers and formatters are installed once
     "graphs",  # the registry imports and compiles graphs once (a missing file still fails)
+    "protocols.mcp.stateless",  # the MCP session manager is built once
 )
 
 

@@ -15,6 +15,7 @@ from pronghorn.config.extensions_schema import SkillsConfig, ToolsConfig
 from pronghorn.config.hosts import check_host_pattern
 from pronghorn.config.mcp_schema import McpConfig
 from pronghorn.config.oidc_schema import OidcConfig
+from pronghorn.config.protocols_schema import ProtocolsConfig
 from pronghorn.config.subagents_schema import SubagentsConfig
 
 
@@ -448,3 +449,4 @@ class AppConfig(Section):
     mcp: McpConfig = Field(default_factory=McpConfig)
     skills: SkillsConfig = Field(default_factory=SkillsConfig)
     tools: ToolsConfig = Field(default_factory=ToolsConfig)
+    protocols: ProtocolsConfig = Field(default_factory=ProtocolsConfig)

@@ -26,6 +26,7 @@ from pronghorn.gateway.logs import configure_logging
 from pronghorn.gateway.middleware import RequestIdMiddleware
 from pronghorn.gateway.openapi import GatewayApp, serve_under_api_root
 from pronghorn.gateway.origin_guard import OriginGuardMiddleware
+from pronghorn.gateway.protocols.mcp_server import McpService, add_mcp_routes
 from pronghorn.gateway.routers import register_routers
 from pronghorn.gateway.static import mount_ui
 from pronghorn.runtime.assemble import open_runtime
@@ -47,6 +48,7 @@ def create_app(settings: ConfigHolder, *, base_dir: Path | None = None) -> FastA
         async with contextlib.AsyncExitStack() as stack:
             runtime = await stack.enter_async_context(open_runtime(settings, base_dir=base))
             app.state.runtime = runtime
+            app.state.mcp = await stack.enter_async_context(McpService(runtime).running())
             stack.callback(settings.add_listener(reload_recorder(runtime.db)))
             state = await stack.enter_async_context(custom_lifespan(custom)) if custom else None
             watcher = asyncio.create_task(settings.watch(stop), name="config-watcher")
@@ -84,6 +86,8 @@ def create_app(settings: ConfigHolder, *, base_dir: Path | None = None) -> FastA
                 "X-Pagination-Total",
                 "X-Pagination-Next",
                 "X-Request-ID",
+                "X-Pronghorn-Thread-Id",  # the OpenAI-compatible API's thread and run
+                "X-Pronghorn-Run-Id",
             ],
         )
     # add_middleware wraps what is there: the last one added runs first. Order of a
@@ -104,6 +108,7 @@ def create_app(settings: ConfigHolder, *, base_dir: Path | None = None) -> FastA
     )
     app.add_middleware(RequestIdMiddleware)  # outermost: every answer above carries an id
     register_routers(app)
+    add_mcp_routes(app)
     if config.server.docs_enabled:
         serve_under_api_root(app)
     if custom is not None:

@@ -16,6 +16,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from pronghorn.auth.authenticator import AuthError, Credentials
 from pronghorn.auth.proxies import TrustedProxies
+from pronghorn.gateway.protocols.openai_errors import error_body
 from pronghorn.gateway.responses import JSONResponse
 
 # Exact public paths, and public prefixes (under /api/ everything else is protected).
@@ -30,12 +31,22 @@ PUBLIC_PATHS = frozenset(
     }
 )
 PUBLIC_PREFIXES = ("/api/auth/oidc/",)
+# Outside /api/, protected too: the OpenAI-compatible API (its errors are OpenAI-shaped).
+OPENAI_PREFIX = "/v1/"
 
 
 def is_protected(path: str) -> bool:
+    if path.startswith(OPENAI_PREFIX):
+        return True
     if not path.startswith("/api/") or path in PUBLIC_PATHS:
         return False
     return not path.startswith(PUBLIC_PREFIXES)
+
+
+def error_content(path: str, status: int, detail: str) -> dict[str, object]:
+    if path.startswith(OPENAI_PREFIX):
+        return error_body(status, detail)
+    return {"detail": detail}
 
 
 def credentials_of(scope: Scope, proxies: TrustedProxies | None = None) -> Credentials:
@@ -82,7 +93,8 @@ class AuthMiddleware:
                 headers["Retry-After"] = str(max(1, math.ceil(exc.retry_after_s)))
             if exc.status == 401:
                 headers.setdefault("WWW-Authenticate", "Bearer")
-            response = JSONResponse({"detail": exc.detail}, status_code=exc.status, headers=headers)
+            content = error_content(scope["path"], exc.status, exc.detail)
+            response = JSONResponse(content, status_code=exc.status, headers=headers)
             await response(scope, receive, send)
             return
         scope.setdefault("state", {})["principal"] = principal

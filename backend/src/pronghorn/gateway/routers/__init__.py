@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
+from pronghorn.gateway.protocols import a2a_server, openai_chat
 from pronghorn.gateway.routers import (
     agents,
     assistants,
@@ -44,5 +45,7 @@ def register_routers(app: FastAPI) -> None:
         skills,
         tools,
         agents,
+        openai_chat,
+        a2a_server,
     ):
         app.include_router(module.router)

@@ -19,6 +19,7 @@ FORBIDDEN: dict[str, set[str]] = {
     "persistence": {"gateway", "runtime", "graphs", "agent", "models", "sandbox", "web", "cli"},
     "graphs": {"gateway", "runtime", "persistence", "cli"},
     "agent": {"gateway", "runtime", "persistence", "graphs", "cli"},
+    "governance": {"gateway", "runtime", "persistence", "graphs", "agent", "cli"},
     "models": {"gateway", "runtime", "persistence", "graphs", "agent", "sandbox", "web", "cli"},
     "sandbox": {"gateway", "runtime", "persistence", "graphs", "agent", "models", "web", "cli"},
     "web": {"gateway", "runtime", "persistence", "graphs", "agent", "models", "sandbox", "cli"},

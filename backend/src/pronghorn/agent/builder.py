@@ -38,10 +38,15 @@ from pronghorn.agent.middlewares import (
     UploadsMiddleware,
     ViewedImagesMiddleware,
 )
+from pronghorn.agent.middlewares.approval import ApprovalMiddleware
+from pronghorn.agent.middlewares.budget import BudgetMiddleware
+from pronghorn.agent.middlewares.guardrail import GuardrailMiddleware
 from pronghorn.agent.options import AgentOptions
 from pronghorn.agent.prompt import build_system_prompt
 from pronghorn.agent.state import ThreadState
 from pronghorn.config.schema import AgentConfig, AppConfig
+from pronghorn.governance.plan import GovernancePlan
+from pronghorn.governance.ports import GovernancePorts
 from pronghorn.models.factory import ModelFactory
 from pronghorn.sandbox.base import SandboxProvider
 
@@ -75,6 +80,7 @@ class AgentParts:
     retry_base_delay_s: float = 0.5
     max_attempts: int = 3  # provider calls per model call: the entry's max_retries + 1
     vision: bool = False  # the model accepts images: view_image results are shown to it
+    governance: GovernancePlan | None = None  # budgets, approvals, guardrails; None: off
 
 
 def middleware_phases(
@@ -85,6 +91,13 @@ def middleware_phases(
     images: list[AgentMiddleware[Any, Any, Any]] = (
         [ViewedImagesMiddleware()] if parts.vision else []
     )
+    plan = parts.governance
+    budget: list[AgentMiddleware[Any, Any, Any]] = (
+        [BudgetMiddleware(plan, parts.model_name)] if plan is not None else []
+    )
+    gates: list[AgentMiddleware[Any, Any, Any]] = []
+    if plan is not None:
+        gates = [*([GuardrailMiddleware(plan)] if plan.guardrails else []), ApprovalMiddleware(plan)]
     return [
         (
             "state_prep",
@@ -108,6 +121,7 @@ def middleware_phases(
         (
             "model_call_policy",
             [
+                *budget,
                 LLMErrorMiddleware(
                     parts.model_name,
                     breakers=parts.breakers,
@@ -125,7 +139,7 @@ def middleware_phases(
                 SafetyFinishReasonMiddleware(),
             ],
         ),
-        ("tool_gates", [ClarificationMiddleware()]),
+        ("tool_gates", [*gates, ClarificationMiddleware()]),
         (
             "tool_post_processing",
             [
@@ -175,6 +189,7 @@ class AgentDeps:
     sandboxes: SandboxProvider
     data_dir: Path
     breakers: CircuitBreakers = field(default_factory=CircuitBreakers)
+    governance: GovernancePorts | None = None  # usage ledger + audit (runtime/governance.py)
 
 
 def default_tools(
@@ -226,5 +241,6 @@ def build_lead_agent(
         internal_model=internal,
         max_attempts=entry.max_retries + 1,
         vision=entry.supports_vision,
+        governance=GovernancePlan.from_config(config, deps.governance),
     )
     return build_agent(parts, options, today=today)

@@ -11,6 +11,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
+from pronghorn.config.governance_schema import (
+    ApprovalsConfig,
+    BudgetsConfig,
+    GuardrailsConfig,
+    ModelPricing,
+    SuggestionsConfig,
+)
 from pronghorn.config.hosts import check_host_pattern
 from pronghorn.config.oidc_schema import OidcConfig
 
@@ -243,6 +250,9 @@ class ModelConfig(Section):
     options: dict[str, Any] = Field(
         default_factory=dict, description="Extra keyword arguments for the model class."
     )
+    pricing: ModelPricing | None = Field(
+        default=None, description="Price of the model, for cost budgets and usage."
+    )
 
 
 GIB = 1024**3
@@ -441,3 +451,7 @@ class AppConfig(Section):
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     uploads: UploadsConfig = Field(default_factory=UploadsConfig)
     web: WebToolsConfig = Field(default_factory=WebToolsConfig)
+    budgets: BudgetsConfig = Field(default_factory=BudgetsConfig)
+    approvals: ApprovalsConfig = Field(default_factory=ApprovalsConfig)
+    guardrails: GuardrailsConfig = Field(default_factory=GuardrailsConfig)
+    suggestions: SuggestionsConfig = Field(default_factory=SuggestionsConfig)

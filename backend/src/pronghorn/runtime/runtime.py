@@ -20,6 +20,7 @@ from pronghorn.auth.services import AuthServices
 from pronghorn.config.schema import AppConfig
 from pronghorn.graphs.registry import GraphRegistry
 from pronghorn.persistence.db import Database, default_sqlite_url
+from pronghorn.runtime.governance import SqlGovernance
 
 if TYPE_CHECKING:
     from pronghorn.config.holder import ConfigHolder
@@ -130,6 +131,8 @@ class Runtime:
         # Single sign-on with auth.oidc's issuer (None when not configured)
         self.oidc = oidc
         self.store_sweeper = StoreSweeper(store)
+        # Usage ledger and audit of the lead agent's budgets, approvals and guardrails
+        self.governance = SqlGovernance(db)
 
     @property
     def config(self) -> AppConfig:

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from pronghorn.agent.builder import AgentDeps, build_lead_agent
 from pronghorn.agent.options import AgentOptions
 from pronghorn.config.holder import ConfigHolder
+from pronghorn.governance.ports import GovernancePorts
 from pronghorn.graphs.requests import GraphRequest
 from pronghorn.models.factory import ModelFactory
 from pronghorn.sandbox.base import SandboxProvider
@@ -69,6 +70,8 @@ class LeadAgentHost(Protocol):
     def models(self) -> ModelFactory: ...
     @property
     def sandbox(self) -> SandboxProvider: ...
+    @property
+    def governance(self) -> GovernancePorts: ...
 
 
 class LeadAgentFactory:
@@ -84,7 +87,11 @@ class LeadAgentFactory:
 
     def deps(self) -> AgentDeps:
         if self._deps is None:
-            self._deps = AgentDeps(sandboxes=self.host.sandbox, data_dir=self.host.data_dir)
+            self._deps = AgentDeps(
+                sandboxes=self.host.sandbox,
+                data_dir=self.host.data_dir,
+                governance=self.host.governance,
+            )
         return self._deps
 
     async def __call__(self, request: GraphRequest) -> Any:

@@ -10,7 +10,10 @@ from pronghorn.gateway.routers import (
     auth_admin,
     auth_keys,
     crons,
+    deerflow_compat,
+    feedback,
     files,
+    governance,
     models,
     oidc,
     runs,
@@ -36,5 +39,8 @@ def register_routers(app: FastAPI) -> None:
         models,
         files,
         usage,
+        governance,
+        feedback,
+        deerflow_compat,
     ):
         app.include_router(module.router)

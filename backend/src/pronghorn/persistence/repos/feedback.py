@@ -71,7 +71,8 @@ async def upsert(
             .values(rating=rating, comment=comment, message_id=message_id, updated_at=at)
         )
     result = await get(conn, run_id, user_id)
-    assert result is not None
+    if result is None:  # pragma: no cover - written just above in the same transaction
+        raise LookupError(f"feedback of run {run_id} vanished")
     return result
 
 

@@ -22,6 +22,18 @@ RULES: list[dict[str, Any]] = [
             {"text": "finished"},
         ],
     },
+    {
+        "match": ["two commands"],
+        "steps": [
+            {
+                "tool_calls": [
+                    {"name": "bash", "args": {"command": "echo one"}},
+                    {"name": "bash", "args": {"command": "echo two"}},
+                ]
+            },
+            {"text": "both handled"},
+        ],
+    },
     {"match": ["spend"], "text": "spent", "usage": SPEND},
     {"text": "plain", "usage": {"input_tokens": 5, "output_tokens": 5, "total_tokens": 10}},
 ]
@@ -155,6 +167,28 @@ async def test_deny_and_stale_answer(approval_srv: InProcessServer) -> None:
     assert "did not approve" in text and "not now" in text and "approved-ran" not in text
 
 
+async def test_two_pending_approvals_answered_one_at_a_time(
+    approval_srv: InProcessServer,
+) -> None:
+    client = approval_srv.sdk()
+    tid = (await client.threads.create())["thread_id"]
+    await client.runs.wait(tid, "lead_agent", input=msg("two commands"))
+    state = await client.threads.get_state(tid)
+    pending = [i for task in state["tasks"] for i in task["interrupts"]]
+    assert sorted(i["value"]["args"]["command"] for i in pending) == ["echo one", "echo two"]
+    first = next(i for i in pending if i["value"]["args"]["command"] == "echo one")
+    answer = {"approved": True, "call_id": first["value"]["call_id"]}
+    await client.runs.wait(tid, "lead_agent", command={"resume": {first["id"]: answer}})
+    state = await client.threads.get_state(tid)
+    (left,) = [i for task in state["tasks"] for i in task["interrupts"]]
+    assert left["value"]["args"]["command"] == "echo two"
+    deny = {"approved": False, "call_id": left["value"]["call_id"]}
+    out = await client.runs.wait(tid, "lead_agent", command={"resume": {left["id"]: deny}})
+    texts = tool_texts(out)
+    assert len(texts) == 2 and "one" in texts[0] and "did not approve" in texts[1]
+    assert out["messages"][-1]["content"] == "both handled"
+
+
 async def test_waiting_approval_frees_its_slot(approval_srv: InProcessServer) -> None:
     client = approval_srv.sdk()
     waiting = (await client.threads.create())["thread_id"]
@@ -174,7 +208,7 @@ async def test_unanswered_approval_times_out_as_a_denial(
     try:
         client = server.sdk()
         tid = (await client.threads.create())["thread_id"]
-        await client.runs.wait(tid, "lead_agent", input=msg("run echo"))
+        await client.runs.wait(tid, "lead_agent", input=msg("two commands"))
         runs: list[dict[str, Any]] = []
         async with asyncio.timeout(60):
             while len(runs) < 2 or any(r["status"] in ("pending", "running") for r in runs):
@@ -183,7 +217,8 @@ async def test_unanswered_approval_times_out_as_a_denial(
         resumed = next(r for r in runs if r["metadata"].get("approval_timeout"))
         assert resumed["status"] == "success"
         state = await client.threads.get_state(tid)
-        (text,) = tool_texts(state["values"])
-        assert "approval timed out" in text
+        texts = tool_texts(state["values"])
+        assert len(texts) == 2 and all("approval timed out" in t for t in texts)
+        assert state["values"]["messages"][-1]["content"] == "both handled"
     finally:
         server.stop()

@@ -70,9 +70,6 @@ def decide(answer: object, call_id: str) -> Decision | None:
     if not isinstance(answer, Mapping):
         return None
     body = cast(Mapping[str, object], answer)
-    # A map of answers keyed by call id (several approvals pending at once).
-    if call_id in body and isinstance(body[call_id], Mapping | bool):
-        return decide(body[call_id], call_id)
     answered = body.get("call_id")
     if answered is not None and answered != call_id:
         return None

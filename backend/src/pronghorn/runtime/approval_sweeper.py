@@ -2,7 +2,8 @@
 holds no concurrency slot); once it has waited ``approvals.timeout_s`` this sweeper resumes
 it, as its owner, with a denial of every pending approval (``reason: approval timed out``).
 
-The resume is keyed by call id, so if a human answered meanwhile (and the thread now waits
+The resume is keyed by interrupt id (LangGraph's form for several pending interrupts) and
+each denial names its call id, so if a human answered meanwhile (and the thread now waits
 on another call) the late denial does not match and is ignored; ``multitask_strategy:
 reject`` keeps it from queueing behind a run already resuming the thread.
 """
@@ -30,8 +31,10 @@ log = logging.getLogger("pronghorn.approvals")
 TIMEOUT_REASON = "approval timed out"
 
 
-def denial(call_ids: list[str]) -> dict[str, Any]:
-    return {cid: {"approved": False, "reason": TIMEOUT_REASON} for cid in call_ids}
+def denial(pending: list[tuple[str, str]]) -> dict[str, Any]:
+    return {
+        iid: {"approved": False, "reason": TIMEOUT_REASON, "call_id": cid} for iid, cid in pending
+    }
 
 
 async def sweep_once(runtime: Runtime) -> int:
@@ -44,7 +47,7 @@ async def sweep_once(runtime: Runtime) -> int:
         kwargs = wait.run_kwargs
         req = RunCreate(
             assistant_id=wait.assistant_id,
-            command={"resume": denial(wait.call_ids)},  # type: ignore[arg-type]
+            command={"resume": denial(wait.pending)},  # type: ignore[arg-type]
             config=kwargs.get("config") or None,
             context=kwargs.get("context") or None,
             metadata={"approval_timeout": True},
@@ -59,7 +62,7 @@ async def sweep_once(runtime: Runtime) -> int:
         created += 1
         log.info(
             "approval timed out; denied",
-            extra={"thread_id": wait.thread_id, "run_id": job.run_id, "calls": wait.call_ids},
+            extra={"thread_id": wait.thread_id, "run_id": job.run_id, "calls": [c for _, c in wait.pending]},
         )
     return created
 

@@ -5,7 +5,8 @@ Before such a call the run interrupts (LangGraph ``interrupt``) with
 ``{"approved": true}`` runs the call; ``{"approved": false, "reason"}`` answers the model
 with a refusal ToolMessage instead. An answer naming another ``call_id`` (stale, or a
 duplicate of an earlier approval) is ignored: the call asks again. When several approvals
-are pending at once, ``{call_id: {"approved": ...}}`` answers each. An unanswered approval
+are pending at once, resume with a map keyed by interrupt id (LangGraph's rule); an
+approval left out keeps waiting. An unanswered approval
 is denied after ``approvals.timeout_s`` (the runtime's approval sweeper resumes the run
 with a denial).
 """

@@ -18,24 +18,27 @@ APPROVAL = "tool_approval"
 @dataclass(frozen=True, slots=True)
 class ApprovalWait:
     thread_id: str
-    call_ids: list[str]
+    pending: list[tuple[str, str]]  # (interrupt id, tool call id) of each open approval
     assistant_id: str
     owner_id: str | None
     principal: object
     run_kwargs: Mapping[str, Any]
 
 
-def _call_ids(interrupts: object) -> list[str]:
-    out: list[str] = []
+def _pending(interrupts: object) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
     if not isinstance(interrupts, Mapping):
         return out
     for items in cast(Mapping[str, object], interrupts).values():
         for item in cast(list[object], items) if isinstance(items, list) else []:
-            value = cast(Mapping[str, object], item).get("value") if isinstance(item, Mapping) else None
-            if isinstance(value, Mapping):
+            if not isinstance(item, Mapping):
+                continue
+            entry = cast(Mapping[str, object], item)
+            value, iid = entry.get("value"), entry.get("id")
+            if isinstance(value, Mapping) and isinstance(iid, str):
                 v = cast(Mapping[str, object], value)
                 if v.get("type") == APPROVAL and isinstance(v.get("call_id"), str):
-                    out.append(str(v["call_id"]))
+                    out.append((iid, str(v["call_id"])))
     return out
 
 
@@ -52,7 +55,7 @@ async def overdue(conn: AsyncConnection, *, before: datetime, limit: int = 100) 
     ).all()
     out: list[ApprovalWait] = []
     for thread_id, interrupts in rows:
-        ids = _call_ids(interrupts)
+        ids = _pending(interrupts)
         if not ids:
             continue
         last = (
@@ -69,7 +72,7 @@ async def overdue(conn: AsyncConnection, *, before: datetime, limit: int = 100) 
         out.append(
             ApprovalWait(
                 thread_id=thread_id,
-                call_ids=ids,
+                pending=ids,
                 assistant_id=str(last[0]),
                 owner_id=last[1],
                 principal=last[2],

@@ -2,7 +2,7 @@ import { fireEvent, render, screen } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
 import { ApprovalCard } from "./ApprovalCard";
 
-const request = { tool: "bash", args: { command: "rm -rf build" }, callId: "c1" };
+const request = { tool: "bash", args: { command: "rm -rf build" }, callId: "c1", interruptId: "i1" };
 
 describe("ApprovalCard", () => {
   it("shows the tool and its arguments", () => {

@@ -2,16 +2,20 @@ import type { Client, Message } from "@langchain/langgraph-sdk";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import type { ModelsState } from "../hooks/useModels";
 import { STREAM_MODES, useChatStream } from "../hooks/useChatStream";
+import { useBudget } from "../hooks/useBudget";
+import { useFeedback } from "../hooks/useFeedback";
 import { useTokenUsage } from "../hooks/useTokenUsage";
 import { useUploads } from "../hooks/useUploads";
 import { normalizeArtifacts } from "../lib/artifacts";
 import { newId } from "../lib/ids";
+import { approvalResume, extractApprovals } from "../lib/approval";
 import { extractClarification } from "../lib/clarification";
 import { describeError, isAbortError } from "../lib/errors";
 import { groupMessages } from "../lib/messages";
 import { UNTITLED } from "../lib/threads";
 import { normalizeTodos } from "../lib/todos";
-import type { RunContext } from "../lib/types";
+import type { ApprovalRequest, RunContext } from "../lib/types";
+import { ApprovalCard } from "./ApprovalCard";
 import { ArtifactsPanel } from "./ArtifactsPanel";
 import { ChatHeader } from "./ChatHeader";
 import { ClarificationPrompt } from "./ClarificationPrompt";
@@ -58,6 +62,8 @@ export function ChatView({ client, threadId, navigate, models, onThreadsChanged,
   });
   const uploads = useUploads(threadId);
   const usage = useTokenUsage(threadId, usageVersion);
+  const budget = useBudget(usageVersion);
+  const feedback = useFeedback(threadId, usageVersion);
 
   const model = models.models.find((m) => m.name === models.selected);
   const runContext: RunContext = {
@@ -70,7 +76,8 @@ export function ChatView({ client, threadId, navigate, models, onThreadsChanged,
   const { isLoading, stop } = stream;
   const values = stream.values;
   const clarification = isLoading ? null : extractClarification(stream.interrupts);
-  const waiting = clarification != null;
+  const approvals = isLoading ? [] : extractApprovals(stream.interrupts);
+  const waiting = clarification != null || approvals.length > 0;
   const items = useMemo(
     () => groupMessages(stream.messages, isLoading, waiting),
     [stream.messages, isLoading, waiting],
@@ -129,6 +136,16 @@ export function ChatView({ client, threadId, navigate, models, onThreadsChanged,
     });
   };
 
+  const decide = (request: ApprovalRequest, approved: boolean, reason?: string) => {
+    setDismissedError(null);
+    void stream.submit(null, {
+      command: { resume: approvalResume(request, approved, reason) },
+      context: runContext,
+      streamMode: [...STREAM_MODES],
+      streamResumable: true,
+    });
+  };
+
   const ensureThread = async () => {
     if (threadId) return threadId;
     const thread = await client.threads.create();
@@ -146,6 +163,7 @@ export function ChatView({ client, threadId, navigate, models, onThreadsChanged,
         <ChatHeader
           title={threadId ? title : UNTITLED}
           usage={usage}
+          budget={budget}
           artifactCount={artifacts.length}
           artifactsOpen={artifactsOpen}
           onToggleArtifacts={() => setArtifactsOpen((o) => !o)}
@@ -154,7 +172,7 @@ export function ChatView({ client, threadId, navigate, models, onThreadsChanged,
         {items.length === 0 && !isLoading && !stream.isThreadLoading ? (
           <EmptyState onPick={setDraft} />
         ) : (
-          <MessageList items={items} isLoading={isLoading} />
+          <MessageList items={items} isLoading={isLoading} feedback={threadId ? feedback : undefined} />
         )}
         <div className="chat-bottom">
           <div className="chat-bottom-column">
@@ -162,6 +180,9 @@ export function ChatView({ client, threadId, navigate, models, onThreadsChanged,
             {showError && (
               <ErrorNotice title="Run failed" message={describeError(error)} onDismiss={() => setDismissedError(error)} />
             )}
+            {approvals.slice(0, 1).map((request) => (
+              <ApprovalCard key={request.callId} request={request} onDecide={(ok, why) => decide(request, ok, why)} disabled={isLoading} />
+            ))}
             {clarification && <ClarificationPrompt request={clarification} onAnswer={answer} disabled={isLoading} />}
             <Composer
               draft={draft}

@@ -41,4 +41,6 @@ export interface ApprovalRequest {
   tool: string;
   args: Record<string, unknown>;
   callId: string;
+  /** The interrupt's id: the resume value is keyed by it (several may be pending). */
+  interruptId: string | null;
 }

@@ -18,7 +18,7 @@ RULES: list[dict[str, Any]] = [
     {
         "match": ["run echo"],
         "steps": [
-            {"tool_calls": [{"name": "bash", "args": {"command": "echo approved-ran"}}]},
+            {"tool_calls": [{"name": "bash", "args": {"command": "echo approved-ran", "description": "say it"}}]},
             {"text": "finished"},
         ],
     },
@@ -27,8 +27,8 @@ RULES: list[dict[str, Any]] = [
         "steps": [
             {
                 "tool_calls": [
-                    {"name": "bash", "args": {"command": "echo one"}},
-                    {"name": "bash", "args": {"command": "echo two"}},
+                    {"name": "bash", "args": {"command": "echo one", "description": "1"}},
+                    {"name": "bash", "args": {"command": "echo two", "description": "2"}},
                 ]
             },
             {"text": "both handled"},
@@ -124,6 +124,10 @@ def tool_texts(values: dict[str, Any]) -> list[str]:
     return [str(m["content"]) for m in values["messages"] if m["type"] == "tool"]
 
 
+def tool_results(values: dict[str, Any]) -> list[dict[str, Any]]:
+    return [m for m in values["messages"] if m["type"] == "tool"]
+
+
 async def test_approve_runs_the_call(approval_srv: InProcessServer) -> None:
     client = approval_srv.sdk()
     tid = (await client.threads.create())["thread_id"]
@@ -132,13 +136,16 @@ async def test_approve_runs_the_call(approval_srv: InProcessServer) -> None:
     assert thread["status"] == "interrupted"
     ask = await _interrupt_of(client, tid)
     assert ask["type"] == "tool_approval" and ask["tool"] == "bash"
-    assert ask["args"] == {"command": "echo approved-ran"} and ask["call_id"]
+    assert ask["args"] == {"command": "echo approved-ran", "description": "say it"}
+    assert ask["call_id"]
     out = await client.runs.wait(
         tid,
         "lead_agent",
         command={"resume": {"approved": True, "call_id": ask["call_id"]}},
     )
-    assert any("approved-ran" in t for t in tool_texts(out))
+    (result,) = tool_results(out)
+    assert result["status"] == "success" and "approved-ran" in str(result["content"])
+    assert "Error" not in str(result["content"])
     assert out["messages"][-1]["content"] == "finished"
     # a duplicate of the same answer is ignored: nothing runs again
     again = await client.runs.wait(
@@ -184,8 +191,9 @@ async def test_two_pending_approvals_answered_one_at_a_time(
     assert left["value"]["args"]["command"] == "echo two"
     deny = {"approved": False, "call_id": left["value"]["call_id"]}
     out = await client.runs.wait(tid, "lead_agent", command={"resume": {left["id"]: deny}})
-    texts = tool_texts(out)
-    assert len(texts) == 2 and "one" in texts[0] and "did not approve" in texts[1]
+    results = tool_results(out)
+    assert [r["status"] for r in results] == ["success", "error"]
+    assert "one" in str(results[0]["content"]) and "did not approve" in str(results[1]["content"])
     assert out["messages"][-1]["content"] == "both handled"
 
 

@@ -19,16 +19,28 @@ RULES = [
     {
         "match": ["clean up"],
         "steps": [
-            {"tool_calls": [{"name": "bash", "args": {"command": "echo cleaned-by-bash", "description": "tidy"}}]},
+            {
+                "tool_calls": [
+                    {
+                        "name": "bash",
+                        "args": {"command": "echo cleaned-by-bash", "description": "tidy"},
+                    }
+                ]
+            },
             {"text": "All tidy now."},
         ],
     },
-    {"text": "Just chatting.", "usage": {"input_tokens": 40, "output_tokens": 10, "total_tokens": 50}},
+    {
+        "text": "Just chatting.",
+        "usage": {"input_tokens": 40, "output_tokens": 10, "total_tokens": 50},
+    },
 ]
 
 
 @pytest.fixture(scope="module")
-def approvals_server(ui_built: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def approvals_server(
+    ui_built: None, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LiveServer]:
     cfg = base_config(
         models=[{"name": "tidy", "display_name": "Tidy", "provider": "scripted", "rules": RULES}],
         agent={"default_model": "tidy"},

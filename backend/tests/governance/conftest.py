@@ -21,7 +21,14 @@ RULES = [
     {
         "match": ["use a tool"],
         "steps": [
-            {"tool_calls": [{"name": "write_todos", "args": {"todos": [{"content": "a", "status": "pending"}]}}]},
+            {
+                "tool_calls": [
+                    {
+                        "name": "write_todos",
+                        "args": {"todos": [{"content": "a", "status": "pending"}]},
+                    }
+                ]
+            },
             {"text": "tool used"},
         ],
     },

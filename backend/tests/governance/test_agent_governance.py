@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import tool
+from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from agent.helpers import scripted, thread_config, user
@@ -25,7 +26,6 @@ from pronghorn.governance.budget import BudgetExceededError
 from pronghorn.governance.memory import MemoryPorts
 from pronghorn.governance.plan import GovernancePlan
 from pronghorn.governance.ports import CallUsage
-from langgraph.checkpoint.memory import InMemorySaver
 
 ran: list[str] = []
 

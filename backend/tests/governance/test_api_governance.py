@@ -18,7 +18,14 @@ RULES: list[dict[str, Any]] = [
     {
         "match": ["run echo"],
         "steps": [
-            {"tool_calls": [{"name": "bash", "args": {"command": "echo approved-ran", "description": "say it"}}]},
+            {
+                "tool_calls": [
+                    {
+                        "name": "bash",
+                        "args": {"command": "echo approved-ran", "description": "say it"},
+                    }
+                ]
+            },
             {"text": "finished"},
         ],
     },

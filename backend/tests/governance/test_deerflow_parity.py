@@ -52,17 +52,23 @@ async def test_message_pages(two_users: App) -> None:
         per_run = (await http.get(f"/api/threads/{tid}/runs/{second}/messages")).json()
         assert set(per_run) == {"data", "has_more"} and per_run["has_more"] is False
         assert [m["seq"] for m in per_run["data"]] == [3, 4, 5, 6]
-        after = (await http.get(f"/api/threads/{tid}/runs/{second}/messages?after_seq=3&limit=2")).json()
+        after = (
+            await http.get(f"/api/threads/{tid}/runs/{second}/messages?after_seq=3&limit=2")
+        ).json()
         assert [m["seq"] for m in after["data"]] == [4, 5] and after["has_more"] is True
 
         events = (await http.get(f"/api/threads/{tid}/runs/{first}/events")).json()
         assert isinstance(events, list) and events[0]["event_type"] == "metadata"
         assert [e["seq"] for e in events] == sorted(e["seq"] for e in events)
         assert all(e["run_id"] == first for e in events)
-        values = (await http.get(f"/api/threads/{tid}/runs/{first}/events?event_types=values")).json()
+        values = (
+            await http.get(f"/api/threads/{tid}/runs/{first}/events?event_types=values")
+        ).json()
         assert values and {e["event_type"] for e in values} == {"values"}
         tail = (
-            await http.get(f"/api/threads/{tid}/runs/{first}/events?after_seq={events[0]['seq']}&limit=1")
+            await http.get(
+                f"/api/threads/{tid}/runs/{first}/events?after_seq={events[0]['seq']}&limit=1"
+            )
         ).json()
         assert len(tail) == 1 and tail[0]["seq"] > events[0]["seq"]
     async with two_users.http("bob") as http:

@@ -97,7 +97,10 @@ def middleware_phases(
     )
     gates: list[AgentMiddleware[Any, Any, Any]] = []
     if plan is not None:
-        gates = [*([GuardrailMiddleware(plan)] if plan.guardrails else []), ApprovalMiddleware(plan)]
+        gates = [
+            *([GuardrailMiddleware(plan)] if plan.guardrails else []),
+            ApprovalMiddleware(plan),
+        ]
     return [
         (
             "state_prep",
@@ -127,7 +130,7 @@ def middleware_phases(
                     breakers=parts.breakers,
                     max_attempts=parts.max_attempts,
                     base_delay_s=parts.retry_base_delay_s,
-                )
+                ),
             ],
         ),
         (

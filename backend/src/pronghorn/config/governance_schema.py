@@ -17,9 +17,7 @@ class ModelPricing(_Section):
     """What one model costs, in US dollars per million tokens."""
 
     input_per_million: float = Field(default=0.0, ge=0, description="USD per 1M input tokens.")
-    output_per_million: float = Field(
-        default=0.0, ge=0, description="USD per 1M output tokens."
-    )
+    output_per_million: float = Field(default=0.0, ge=0, description="USD per 1M output tokens.")
 
 
 class BudgetLimit(_Section):

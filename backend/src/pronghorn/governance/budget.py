@@ -48,7 +48,9 @@ class Refusal:
         if self.used >= self.limit:
             state = f"{what} {self.kind} budget is used up ({amount})"
         else:
-            state = f"the next model call ({call}) would exceed {what} {self.kind} budget ({amount})"
+            state = (
+                f"the next model call ({call}) would exceed {what} {self.kind} budget ({amount})"
+            )
         return f"Budget exceeded: {state}, so the model was not called."
 
     def error(self) -> BudgetExceededError:
@@ -110,7 +112,9 @@ def remaining(budgets: BudgetsConfig, spent: SpendWindows) -> dict[str, dict[str
         out[scope] = {
             "tokens_limit": limit.tokens,
             "tokens_used": have.tokens,
-            "tokens_remaining": None if limit.tokens is None else max(limit.tokens - have.tokens, 0),
+            "tokens_remaining": None
+            if limit.tokens is None
+            else max(limit.tokens - have.tokens, 0),
             "cost_limit_usd": limit.cost_usd,
             "cost_used_usd": round(have.cost_usd, 6),
             "cost_remaining_usd": None

@@ -110,8 +110,11 @@ def build_guardrails(config: GuardrailsConfig) -> list[tuple[str, object]]:
     """(name, provider) for the rules (when any is set) and each configured provider."""
     out: list[tuple[str, object]] = []
     rules = config.rules
-    if rules.deny_commands or rules.deny_paths or rules.allow_domains is not None or (
-        rules.deny_answer_patterns
+    if (
+        rules.deny_commands
+        or rules.deny_paths
+        or rules.allow_domains is not None
+        or (rules.deny_answer_patterns)
     ):
         out.append(("rules", RuleGuardrail(rules)))
     out.extend((spec, _load(spec)) for spec in config.providers)

@@ -57,12 +57,18 @@ async def sweep_once(runtime: Runtime) -> int:
         try:
             job = await runtime.runs.create(wait.thread_id, req, Access(owner))
         except DomainError as exc:  # busy (answered meanwhile) or gone: nothing to do
-            log.info("approval timeout skipped", extra={"thread_id": wait.thread_id, "why": str(exc)})
+            log.info(
+                "approval timeout skipped", extra={"thread_id": wait.thread_id, "why": str(exc)}
+            )
             continue
         created += 1
         log.info(
             "approval timed out; denied",
-            extra={"thread_id": wait.thread_id, "run_id": job.run_id, "calls": [c for _, c in wait.pending]},
+            extra={
+                "thread_id": wait.thread_id,
+                "run_id": job.run_id,
+                "calls": [c for _, c in wait.pending],
+            },
         )
     return created
 

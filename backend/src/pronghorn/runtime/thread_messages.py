@@ -69,7 +69,9 @@ async def thread_messages(runtime: Runtime, row: RowMapping) -> list[dict[str, A
     out: list[dict[str, Any]] = []
     for i, message in enumerate(messages, start=1):
         body = to_jsonable(message)
-        kind = str(cast(Mapping[str, object], body).get("type")) if isinstance(body, Mapping) else ""
+        kind = (
+            str(cast(Mapping[str, object], body).get("type")) if isinstance(body, Mapping) else ""
+        )
         mid = _message_id(message)
         out.append(
             {
@@ -105,9 +107,7 @@ def page_window(
     return page_before(items, limit=limit, before_seq=before_seq)
 
 
-async def load_run(
-    runtime: Runtime, access: Access, thread_id: str, run_id: str
-) -> dict[str, Any]:
+async def load_run(runtime: Runtime, access: Access, thread_id: str, run_id: str) -> dict[str, Any]:
     """The run of that thread if `access` may read the thread; NotFound otherwise."""
     filt = await authorize(runtime, access, "threads", "read", {"thread_id": thread_id})
     found = await runtime.db.run(lambda conn: run_units.get_owned_run(conn, run_id, thread_id))

@@ -29,7 +29,9 @@ def _text(message: BaseMessage) -> str:
     content = message.content
     if isinstance(content, str):
         return content
-    return " ".join(str(part.get("text", "")) if isinstance(part, dict) else str(part) for part in content)
+    return " ".join(
+        str(part.get("text", "")) if isinstance(part, dict) else str(part) for part in content
+    )
 
 
 def _usage(result: ModelResponse | AIMessage) -> tuple[int, int]:

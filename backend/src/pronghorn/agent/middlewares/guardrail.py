@@ -120,7 +120,9 @@ class GuardrailMiddleware(AgentMiddleware):
             try:
                 verdict = await check_answer(self.plan.guardrails, text)
             except Exception as exc:
-                verdict = Verdict("guardrails", f"the guardrail check failed ({type(exc).__name__})")
+                verdict = Verdict(
+                    "guardrails", f"the guardrail check failed ({type(exc).__name__})"
+                )
             if verdict is None:
                 continue
             await self._audit(_run_config(), verdict, {"answer_chars": len(text)})

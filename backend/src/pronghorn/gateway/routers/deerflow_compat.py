@@ -5,7 +5,6 @@ scoped to the caller like the rest of the API (another user's thread is 404)."""
 
 from __future__ import annotations
 
-import asyncio
 import posixpath
 from typing import Any, Literal
 
@@ -16,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pronghorn.gateway.deps import check_uuid, get_access, get_runtime
 from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.responses import JSONResponse
-from pronghorn.gateway.routers.files import _open_uploads, _thread_paths, file_entry
+from pronghorn.gateway.routers.files import file_entry, upload_entries
 from pronghorn.persistence.repos import run_events
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.owned import load_thread
@@ -93,8 +92,9 @@ async def run_event_list(
     out: list[dict[str, Any]] = []
     cursor = after_seq
     while len(out) < limit:
-        start = cursor
-        batch = await runtime.db.run(lambda conn: run_events.read(conn, rid, start, limit))
+        batch = await runtime.db.run(
+            lambda conn, start=cursor: run_events.read(conn, rid, start, limit)
+        )
         if not batch:
             break
         for seq, event, data in batch:
@@ -121,15 +121,10 @@ async def uploads_list(
     thread_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> JSONResponse:
     """The thread's uploads as DeerFlow lists them: ``{files, count}``."""
-    paths = await _thread_paths(runtime, access, thread_id)
-    folder = await _open_uploads(paths)
-    try:
-        entries = await asyncio.to_thread(folder.entries)
-    finally:
-        await asyncio.to_thread(folder.close)
+    tid, entries = await upload_entries(runtime, access, thread_id)
     files: list[dict[str, Any]] = []
     for name, size in entries:
-        entry = file_entry(paths.thread_id, name, size)
+        entry = file_entry(tid, name, size)
         files.append(
             {
                 **entry,
@@ -188,7 +183,9 @@ class SuggestionMessage(BaseModel):
 
 class SuggestionsRequest(BaseModel):
     model_config = ConfigDict(extra="ignore")
-    messages: list[SuggestionMessage] = Field(default_factory=list[SuggestionMessage], max_length=200)
+    messages: list[SuggestionMessage] = Field(
+        default_factory=list[SuggestionMessage], max_length=200
+    )
     n: int = Field(default=3, ge=1, le=10)
     model_name: str | None = Field(default=None)
 

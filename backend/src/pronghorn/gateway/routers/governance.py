@@ -32,6 +32,8 @@ async def my_budget(
             "limited": is_limited(budgets),
             "daily": windows["daily"],
             "monthly": windows["monthly"],
-            "per_run": {k: v for k, v in per_run.items() if k.endswith("_limit") or k.endswith("_limit_usd")},
+            "per_run": {
+                k: v for k, v in per_run.items() if k.endswith("_limit") or k.endswith("_limit_usd")
+            },
         }
     )

@@ -38,9 +38,7 @@ async def token_usage(
         per_run = await runs_repo.token_usage_by_run(conn, tid)
         statuses = None if include_active else _settled(per_run)
         by_model = await model_usage.by_model_for_thread(conn, tid, statuses=statuses)
-        active = (
-            await model_usage.active_for_thread(conn, tid, ACTIVE) if include_active else None
-        )
+        active = await model_usage.active_for_thread(conn, tid, ACTIVE) if include_active else None
     if active is not None:
         total = {
             "input_tokens": total["input_tokens"] + active["input_tokens"],

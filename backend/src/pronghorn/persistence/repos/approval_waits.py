@@ -42,7 +42,9 @@ def _pending(interrupts: object) -> list[tuple[str, str]]:
     return out
 
 
-async def overdue(conn: AsyncConnection, *, before: datetime, limit: int = 100) -> list[ApprovalWait]:
+async def overdue(
+    conn: AsyncConnection, *, before: datetime, limit: int = 100
+) -> list[ApprovalWait]:
     """Interrupted threads last changed before `before` whose pending interrupts include a
     tool approval, with the assistant, owner and principal of their latest run."""
     rows = (

@@ -5,6 +5,8 @@ timeout, and a waiting approval holding no concurrency slot."""
 from __future__ import annotations
 
 import asyncio
+import json
+import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
@@ -41,6 +43,13 @@ RULES: list[dict[str, Any]] = [
             {"text": "both handled"},
         ],
     },
+    {
+        "match": ["wipe"],
+        "steps": [
+            {"tool_calls": [{"name": "bash", "args": {"command": "rm -rf /", "description": "x"}}]},
+            {"text": "I will not do that then."},
+        ],
+    },
     {"match": ["spend"], "text": "spent", "usage": SPEND},
     {"text": "plain", "usage": {"input_tokens": 5, "output_tokens": 5, "total_tokens": 10}},
 ]
@@ -74,6 +83,7 @@ def budget_srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessSe
 def approval_srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessServer]:
     cfg = config(
         approvals={"tools": ["@shell"], "timeout_s": 3600},
+        guardrails={"rules": {"deny_commands": [r"rm\s+-rf\s+/"]}},
         runs={"max_concurrency": 1},
     )
     server = InProcessServer(tmp_path_factory.mktemp("approvals"), cfg).start()
@@ -237,3 +247,25 @@ async def test_unanswered_approval_times_out_as_a_denial(
         assert state["values"]["messages"][-1]["content"] == "both handled"
     finally:
         server.stop()
+
+
+async def test_guardrail_blocks_before_approval_and_audits(approval_srv: InProcessServer) -> None:
+    client = approval_srv.sdk()
+    tid = (await client.threads.create())["thread_id"]
+    out = await client.runs.wait(tid, "lead_agent", input=msg("wipe the disk"))
+    (result,) = tool_results(out)
+    assert result["status"] == "error" and "blocked by guardrail (rules)" in result["content"]
+    assert out["messages"][-1]["content"] == "I will not do that then."
+    assert (await client.threads.get(tid))["status"] == "idle"  # nobody was asked
+    db = sqlite3.connect(approval_srv.workdir / "data" / "pronghorn.db")
+    try:
+        rows = db.execute(
+            "SELECT actor, detail FROM audit_log WHERE action = 'guardrail.blocked' AND target = ?",
+            (tid,),
+        ).fetchall()
+    finally:
+        db.close()
+    ((actor, detail),) = rows
+    assert actor == "local"
+    assert json.loads(detail)["tool"] == "bash"
+    assert "rm -rf /" in json.loads(detail)["args_preview"]

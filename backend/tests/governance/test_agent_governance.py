@@ -79,7 +79,7 @@ async def test_run_budget_refuses_the_call_before_the_model_sees_it(tmp_path: An
     graph = agent(tmp_path, model, plan)
     with pytest.raises(BudgetExceededError) as err:
         await graph.ainvoke(user("go"), thread_config())
-    assert err.value.code == "budget_exceeded" and err.value.scope == "run"
+    assert err.value.run_error_code == "budget_exceeded" and err.value.scope == "run"
     assert "used up (1000 of 1000 tokens used)" in str(err.value)
     assert len(model.requests) == 1  # the second call was never made
     assert ran == ["ls"]

@@ -17,9 +17,10 @@ REASON = "budget_exceeded"
 
 
 class BudgetExceededError(RuntimeError):
-    """A model call refused by a budget. ``code`` is what the run's error names."""
+    """A model call refused by a budget. ``run_error_code`` is what the run's error names
+    (the executor reads it)."""
 
-    code = REASON
+    run_error_code = REASON
 
     def __init__(self, message: str, *, scope: str, kind: str, limit: float, used: float) -> None:
         super().__init__(message)

@@ -214,8 +214,8 @@ class Executor:
                 error = {"error": "TimeoutError", "message": f"Run exceeded its {timeout:g}s limit"}
             else:
                 status = "error"
-                # A domain error may name itself (e.g. budget_exceeded); else its type.
-                code = getattr(exc, "code", None)
+                # An error may name itself for the run (budget_exceeded); else its type.
+                code = getattr(exc, "run_error_code", None)
                 name = code if isinstance(code, str) and code else type(exc).__name__
                 error = {"error": name, "message": str(exc)}
                 log.warning("run failed", extra={"error": error["error"], "detail": str(exc)[:500]})

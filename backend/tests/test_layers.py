@@ -21,6 +21,7 @@ FORBIDDEN: dict[str, set[str]] = {
     "agent": {"gateway", "runtime", "persistence", "graphs", "cli"},
     # the task tool and its runner: beside the agent, below graphs and the runtime
     "subagents": {"gateway", "runtime", "persistence", "graphs", "cli"},
+    "governance": {"gateway", "runtime", "persistence", "graphs", "agent", "cli"},
     "models": {"gateway", "runtime", "persistence", "graphs", "agent", "sandbox", "web", "cli"},
     "sandbox": {"gateway", "runtime", "persistence", "graphs", "agent", "models", "web", "cli"},
     "web": {"gateway", "runtime", "persistence", "graphs", "agent", "models", "sandbox", "cli"},

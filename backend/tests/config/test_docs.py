@@ -152,7 +152,7 @@ def test_example_has_every_key_with_a_comment() -> None:
     for path in field_paths():
         if "[]." in path:
             section, _, key = path.partition("[].")
-            if not any(key in item for item in examples.get(section, [])):
+            if not any(_has_path(item, key) for item in examples.get(section, [])):
                 missing.append(path)
         elif not _in_example(active, text, path):
             missing.append(path)

@@ -3,18 +3,22 @@ import { useCallback, useEffect, useMemo, useState } from "react";
 import type { AgentsState } from "../hooks/useAgents";
 import type { ModelsState } from "../hooks/useModels";
 import { STREAM_MODES, useChatStream } from "../hooks/useChatStream";
+import { useBudget } from "../hooks/useBudget";
+import { useFeedback } from "../hooks/useFeedback";
 import { useTokenUsage } from "../hooks/useTokenUsage";
 import { useUploads } from "../hooks/useUploads";
 import { normalizeArtifacts } from "../lib/artifacts";
 import { newId } from "../lib/ids";
+import { approvalResume, extractApprovals } from "../lib/approval";
 import { extractClarification } from "../lib/clarification";
 import { describeError, isAbortError } from "../lib/errors";
 import { groupMessages } from "../lib/messages";
 import { UNTITLED } from "../lib/threads";
 import { applyTaskEvent, type TaskMap } from "../lib/subagents";
 import { normalizeTodos } from "../lib/todos";
-import type { RunContext } from "../lib/types";
+import type { ApprovalRequest, RunContext } from "../lib/types";
 import { AgentPicker } from "./AgentPicker";
+import { ApprovalCard } from "./ApprovalCard";
 import { ArtifactsPanel } from "./ArtifactsPanel";
 import { ChatHeader } from "./ChatHeader";
 import { ClarificationPrompt } from "./ClarificationPrompt";
@@ -73,6 +77,8 @@ export function ChatView({ client, threadId, navigate, models, agents, onThreads
   if (tasks.threadId !== threadId) setTasks({ threadId, tasks: tasks.threadId === null ? tasks.tasks : {} });
   const uploads = useUploads(threadId);
   const usage = useTokenUsage(threadId, usageVersion);
+  const budget = useBudget(usageVersion);
+  const feedback = useFeedback(threadId, usageVersion);
 
   // A custom agent with its own model answers with it (the run's context would override it).
   const agentModel = agent?.model ?? null;
@@ -89,7 +95,8 @@ export function ChatView({ client, threadId, navigate, models, agents, onThreads
   const { isLoading, stop } = stream;
   const values = stream.values;
   const clarification = isLoading ? null : extractClarification(stream.interrupts);
-  const waiting = clarification != null;
+  const approvals = isLoading ? [] : extractApprovals(stream.interrupts);
+  const waiting = clarification != null || approvals.length > 0;
   const items = useMemo(
     () => groupMessages(stream.messages, isLoading, waiting),
     [stream.messages, isLoading, waiting],
@@ -148,6 +155,16 @@ export function ChatView({ client, threadId, navigate, models, agents, onThreads
     });
   };
 
+  const decide = (request: ApprovalRequest, approved: boolean, reason?: string) => {
+    setDismissedError(null);
+    void stream.submit(null, {
+      command: { resume: approvalResume(request, approved, reason) },
+      context: runContext,
+      streamMode: [...STREAM_MODES],
+      streamResumable: true,
+    });
+  };
+
   const ensureThread = async () => {
     if (threadId) return threadId;
     const thread = await client.threads.create();
@@ -165,6 +182,7 @@ export function ChatView({ client, threadId, navigate, models, agents, onThreads
         <ChatHeader
           title={threadId ? title : UNTITLED}
           usage={usage}
+          budget={budget}
           artifactCount={artifacts.length}
           artifactsOpen={artifactsOpen}
           onToggleArtifacts={() => setArtifactsOpen((o) => !o)}
@@ -174,7 +192,7 @@ export function ChatView({ client, threadId, navigate, models, agents, onThreads
           <EmptyState onPick={setDraft} />
         ) : (
           <SubagentTasksContext.Provider value={tasks.tasks}>
-            <MessageList items={items} isLoading={isLoading} />
+            <MessageList items={items} isLoading={isLoading} feedback={threadId ? feedback : undefined} />
           </SubagentTasksContext.Provider>
         )}
         <div className="chat-bottom">
@@ -183,6 +201,9 @@ export function ChatView({ client, threadId, navigate, models, agents, onThreads
             {showError && (
               <ErrorNotice title="Run failed" message={describeError(error)} onDismiss={() => setDismissedError(error)} />
             )}
+            {approvals.slice(0, 1).map((request) => (
+              <ApprovalCard key={request.callId} request={request} onDecide={(ok, why) => decide(request, ok, why)} disabled={isLoading} />
+            ))}
             {clarification && <ClarificationPrompt request={clarification} onAnswer={answer} disabled={isLoading} />}
             <Composer
               draft={draft}

@@ -1,29 +1,50 @@
 import { useState } from "react";
+import type { Budget, BudgetWindow } from "../api/governance";
 import type { TokenUsage } from "../api/rest";
 import { formatCount } from "../lib/format";
 
 interface Props {
   usage: TokenUsage | null;
+  budget?: Budget | null;
 }
 
-/** Thread token total; expands to the per-run breakdown. */
-export function TokenUsageBadge({ usage }: Props) {
+function windowText(label: string, w: BudgetWindow): string | null {
+  const parts: string[] = [];
+  if (w.tokens_limit != null) parts.push(`${formatCount(w.tokens_used)} / ${formatCount(w.tokens_limit)} tokens`);
+  if (w.cost_limit_usd != null) parts.push(`$${w.cost_used_usd.toFixed(2)} / $${w.cost_limit_usd.toFixed(2)}`);
+  return parts.length ? `${label}: ${parts.join(", ")}` : null;
+}
+
+/** Thread token total and the user's budget; expands to the per-run breakdown. */
+export function TokenUsageBadge({ usage, budget = null }: Props) {
   const [open, setOpen] = useState(false);
-  if (!usage || usage.total_tokens === 0) return null;
+  const limits = budget?.limited
+    ? [windowText("Today", budget.daily), windowText("This month", budget.monthly)].filter((t): t is string => t != null)
+    : [];
+  const low = budget?.limited && [budget.daily, budget.monthly].some((w) => w.tokens_remaining === 0 || w.cost_remaining_usd === 0);
+  if ((!usage || usage.total_tokens === 0) && limits.length === 0) return null;
+  const total = usage?.total_tokens ?? 0;
   return (
     <div className="token-usage">
       <button
         type="button"
-        className="chip-button"
+        className={low ? "chip-button danger" : "chip-button"}
         aria-expanded={open}
         onClick={() => setOpen((o) => !o)}
         title="Token usage"
       >
-        {formatCount(usage.total_tokens)} tokens
+        {formatCount(total)} tokens
       </button>
       {open && (
         <div className="popover" role="dialog" aria-label="Token usage per run">
-          <table className="usage-table">
+          {limits.length > 0 && (
+            <ul className="budget-lines" data-testid="budget-lines">
+              {limits.map((line) => (
+                <li key={line}>{line}</li>
+              ))}
+            </ul>
+          )}
+          {usage && <table className="usage-table">
             <thead>
               <tr>
                 <th scope="col">Run</th>
@@ -53,7 +74,7 @@ export function TokenUsageBadge({ usage }: Props) {
                 <td>{formatCount(usage.total_tokens)}</td>
               </tr>
             </tfoot>
-          </table>
+          </table>}
         </div>
       )}
     </div>

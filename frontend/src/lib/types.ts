@@ -37,3 +37,12 @@ export interface ClarificationRequest {
   question: string;
   options: string[];
 }
+
+/** A tool call waiting for the user's OK (`{type: "tool_approval", tool, args, call_id}`). */
+export interface ApprovalRequest {
+  tool: string;
+  args: Record<string, unknown>;
+  callId: string;
+  /** The interrupt's id: the resume value is keyed by it (several may be pending). */
+  interruptId: string | null;
+}

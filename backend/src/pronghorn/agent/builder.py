@@ -38,12 +38,17 @@ from pronghorn.agent.middlewares import (
     UploadsMiddleware,
     ViewedImagesMiddleware,
 )
+from pronghorn.agent.middlewares.approval import ApprovalMiddleware
+from pronghorn.agent.middlewares.budget import BudgetMiddleware
+from pronghorn.agent.middlewares.guardrail import GuardrailMiddleware
 from pronghorn.agent.middlewares.skills import SkillActivationMiddleware
 from pronghorn.agent.middlewares.tool_timeouts import ToolTimeoutMiddleware
 from pronghorn.agent.options import AgentOptions
 from pronghorn.agent.prompt import build_system_prompt
 from pronghorn.agent.state import ThreadState
 from pronghorn.config.schema import AgentConfig, AppConfig
+from pronghorn.governance.plan import GovernancePlan
+from pronghorn.governance.ports import GovernancePorts
 from pronghorn.mcp.manager import McpManager
 from pronghorn.mcp.middleware import McpToolsMiddleware
 from pronghorn.models.factory import ModelFactory
@@ -85,6 +90,7 @@ class AgentParts:
     mcp: AgentMiddleware[Any, Any, Any] | None = None  # MCP tools (pronghorn.mcp.middleware)
     skills: Sequence[RunSkill] = ()  # the run's enabled skills (prompt + slash activation)
     tool_timeouts: dict[str, float] = field(default_factory=dict[str, float])
+    governance: GovernancePlan | None = None  # budgets, approvals, guardrails; None: off
 
 
 def middleware_phases(
@@ -96,6 +102,16 @@ def middleware_phases(
         [ViewedImagesMiddleware()] if parts.vision else []
     )
     mcp: list[AgentMiddleware[Any, Any, Any]] = [parts.mcp] if parts.mcp is not None else []
+    plan = parts.governance
+    budget: list[AgentMiddleware[Any, Any, Any]] = (
+        [BudgetMiddleware(plan, parts.model_name)] if plan is not None else []
+    )
+    gates: list[AgentMiddleware[Any, Any, Any]] = []
+    if plan is not None:
+        gates = [
+            *([GuardrailMiddleware(plan)] if plan.guardrails else []),
+            ApprovalMiddleware(plan),
+        ]
     return [
         (
             "state_prep",
@@ -121,12 +137,13 @@ def middleware_phases(
         (
             "model_call_policy",
             [
+                *budget,
                 LLMErrorMiddleware(
                     parts.model_name,
                     breakers=parts.breakers,
                     max_attempts=parts.max_attempts,
                     base_delay_s=parts.retry_base_delay_s,
-                )
+                ),
             ],
         ),
         (
@@ -139,7 +156,7 @@ def middleware_phases(
                 *parts.guards,
             ],
         ),
-        ("tool_gates", [ClarificationMiddleware()]),
+        ("tool_gates", [*gates, ClarificationMiddleware()]),
         (
             "tool_post_processing",
             [
@@ -192,6 +209,7 @@ class AgentDeps:
     breakers: CircuitBreakers = field(default_factory=CircuitBreakers)
     subagents: SubagentPool | None = None  # the app's sub-agent limit; None: no task tool
     mcp: McpManager | None = None  # the app's MCP servers (None: no MCP tools)
+    governance: GovernancePorts | None = None  # usage ledger + audit (runtime/governance.py)
 
 
 def default_tools(
@@ -264,5 +282,6 @@ def build_lead_agent(
         mcp=McpToolsMiddleware(deps.mcp, options.mcp_servers) if deps.mcp is not None else None,
         skills=tuple(skills),
         tool_timeouts=dict(config.tools.timeouts),
+        governance=GovernancePlan.from_config(config, deps.governance),
     )
     return build_agent(parts, options, today=today)

@@ -12,6 +12,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
 from pronghorn.config.extensions_schema import SkillsConfig, ToolsConfig
+from pronghorn.config.governance_schema import (
+    ApprovalsConfig,
+    BudgetsConfig,
+    GuardrailsConfig,
+    ModelPricing,
+    SuggestionsConfig,
+)
 from pronghorn.config.hosts import check_host_pattern
 from pronghorn.config.mcp_schema import McpConfig
 from pronghorn.config.oidc_schema import OidcConfig
@@ -247,6 +254,9 @@ class ModelConfig(Section):
     options: dict[str, Any] = Field(
         default_factory=dict, description="Extra keyword arguments for the model class."
     )
+    pricing: ModelPricing | None = Field(
+        default=None, description="Price of the model, for cost budgets and usage."
+    )
 
 
 GIB = 1024**3
@@ -450,3 +460,7 @@ class AppConfig(Section):
     skills: SkillsConfig = Field(default_factory=SkillsConfig)
     tools: ToolsConfig = Field(default_factory=ToolsConfig)
     protocols: ProtocolsConfig = Field(default_factory=ProtocolsConfig)
+    budgets: BudgetsConfig = Field(default_factory=BudgetsConfig)
+    approvals: ApprovalsConfig = Field(default_factory=ApprovalsConfig)
+    guardrails: GuardrailsConfig = Field(default_factory=GuardrailsConfig)
+    suggestions: SuggestionsConfig = Field(default_factory=SuggestionsConfig)

@@ -8,6 +8,7 @@ from sqlalchemy import (
     Boolean,
     Column,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -233,4 +234,39 @@ skill_states = Table(
     Column("name", String(64), primary_key=True),
     Column("enabled", Boolean, nullable=False),
     Column("updated_at", Ts, nullable=False),
+)
+
+# --- governance (docs/governance.md) ---------------------------------------------------------
+
+# One row per model call of the lead agent: the ledger budgets and the usage API read. Kept
+# when a thread is deleted (no foreign key), so deleting threads does not reset a budget.
+model_usage = Table(
+    "model_usage",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("at", Ts, nullable=False),
+    Column("owner_id", String(255), nullable=False),
+    Column("thread_id", String(64), nullable=False, index=True),
+    Column("run_id", String(64), nullable=False, index=True),
+    Column("model", String(255), nullable=False),
+    Column("input_tokens", Integer, nullable=False, default=0),
+    Column("output_tokens", Integer, nullable=False, default=0),
+    Column("cost_usd", Float, nullable=False, default=0.0),
+    Index("ix_model_usage_owner_at", "owner_id", "at"),
+)
+
+# Thumbs up/down with a comment, one per (run, user); goes with its run.
+run_feedback = Table(
+    "run_feedback",
+    metadata,
+    Column("feedback_id", String(64), primary_key=True),
+    Column("run_id", String(64), ForeignKey("runs.run_id", ondelete="CASCADE"), nullable=False),
+    Column("thread_id", String(64), nullable=False, index=True),
+    Column("user_id", String(255), nullable=False),
+    Column("message_id", String(255), nullable=True),
+    Column("rating", Integer, nullable=False),
+    Column("comment", Text, nullable=True),
+    Column("created_at", Ts, nullable=False),
+    Column("updated_at", Ts, nullable=False),
+    UniqueConstraint("run_id", "user_id", name="uq_run_feedback_run_user"),
 )

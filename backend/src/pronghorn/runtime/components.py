@@ -13,6 +13,7 @@ from typing import Any
 from pronghorn.models.errors import UnknownModelError
 from pronghorn.models.factory import ModelFactory
 from pronghorn.runtime.agent_directory import AssistantAgentDirectory
+from pronghorn.runtime.approval_sweeper import approval_sweeper
 from pronghorn.runtime.errors import InvalidRun, RefusedRun
 from pronghorn.runtime.event_store import SqlEventStore
 from pronghorn.runtime.executor import Executor
@@ -175,4 +176,5 @@ COMPONENTS: list[Callable[[Runtime], contextlib.AbstractAsyncContextManager[None
     runs,
     thread_sweeper,
     scheduler,
+    approval_sweeper,
 ]

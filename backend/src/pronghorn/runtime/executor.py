@@ -214,7 +214,10 @@ class Executor:
                 error = {"error": "TimeoutError", "message": f"Run exceeded its {timeout:g}s limit"}
             else:
                 status = "error"
-                error = {"error": type(exc).__name__, "message": str(exc)}
+                # An error may name itself for the run (budget_exceeded); else its type.
+                code = getattr(exc, "run_error_code", None)
+                name = code if isinstance(code, str) and code else type(exc).__name__
+                error = {"error": name, "message": str(exc)}
                 log.warning("run failed", extra={"error": error["error"], "detail": str(exc)[:500]})
         job.stream_task = None
         if error is not None:

@@ -20,6 +20,7 @@ from pronghorn.auth.services import AuthServices
 from pronghorn.config.schema import AppConfig
 from pronghorn.graphs.registry import GraphRegistry
 from pronghorn.persistence.db import Database, default_sqlite_url
+from pronghorn.runtime.governance import SqlGovernance
 from pronghorn.runtime.skills import SkillCatalog
 
 if TYPE_CHECKING:
@@ -138,6 +139,8 @@ class Runtime:
         self.store_sweeper = StoreSweeper(store)
         # Skills: discovered from files, enabled state in the database (runtime/skills.py)
         self.skills = SkillCatalog(settings, data_dir, db, config_dir or data_dir)
+        # Usage ledger and audit of the lead agent's budgets, approvals and guardrails
+        self.governance = SqlGovernance(db)
 
     @property
     def config(self) -> AppConfig:

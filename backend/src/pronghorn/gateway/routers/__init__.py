@@ -12,7 +12,10 @@ from pronghorn.gateway.routers import (
     auth_admin,
     auth_keys,
     crons,
+    deerflow_compat,
+    feedback,
     files,
+    governance,
     mcp,
     models,
     oidc,
@@ -47,5 +50,8 @@ def register_routers(app: FastAPI) -> None:
         agents,
         openai_chat,
         a2a_server,
+        governance,
+        feedback,
+        deerflow_compat,
     ):
         app.include_router(module.router)

@@ -434,3 +434,16 @@ async def artifact(
         "content-disposition": content_disposition(disposition, name),
     }
     return serve_descriptor(opened.fd, opened.info, request, media_type=media_type, headers=headers)
+
+
+async def upload_entries(
+    runtime: Runtime, access: Access, thread_id: str
+) -> tuple[str, list[tuple[str, int]]]:
+    """(thread id, [(name, size)]) of the thread's uploads, for other routers' listings
+    (the DeerFlow-shaped one)."""
+    paths = await _thread_paths(runtime, access, thread_id)
+    folder = await _open_uploads(paths)
+    try:
+        return paths.thread_id, await asyncio.to_thread(folder.entries)
+    finally:
+        await asyncio.to_thread(folder.close)

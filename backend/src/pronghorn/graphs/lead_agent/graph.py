@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from pronghorn.agent.builder import AgentDeps, build_lead_agent
 from pronghorn.agent.options import AgentOptions
 from pronghorn.config.holder import ConfigHolder
+from pronghorn.governance.ports import GovernancePorts
 from pronghorn.graphs.requests import GraphRequest
 from pronghorn.mcp.manager import McpManager
 from pronghorn.models.factory import ModelFactory
@@ -78,6 +79,8 @@ class LeadAgentHost(Protocol):
     def mcp(self) -> McpManager: ...
     @property
     def skills(self) -> RunSkillSource: ...
+    @property
+    def governance(self) -> GovernancePorts: ...
 
 
 def run_identity(request: GraphRequest) -> str | None:
@@ -107,6 +110,7 @@ class LeadAgentFactory:
                 data_dir=self.host.data_dir,
                 subagents=self._subagents(),
                 mcp=self.host.mcp,
+                governance=self.host.governance,
             )
         return self._deps
 

@@ -1,6 +1,6 @@
 """skills: the enabled state of each skill (public: one row for everyone; custom: per owner)
 
-Revision ID: 0004_skills
+Revision ID: 0004
 Revises: 0003
 Create Date: 2026-12-01 13:00:00
 """
@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0004_skills"
+revision: str = "0004"
 down_revision: str | None = "0003"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None

@@ -1,0 +1,224 @@
+"""The REST calls DeerFlow's web UI makes, in its paths and shapes (docs/api.md, "DeerFlow
+UI compatibility"): message pages, per-run messages and events, upload list and limits,
+feature flags, follow-up suggestions and channel providers. Everything thread-bound is
+scoped to the caller like the rest of the API (another user's thread is 404)."""
+
+from __future__ import annotations
+
+import posixpath
+from typing import Any, Literal
+
+import orjson
+from fastapi import APIRouter, Depends, Query
+from pydantic import BaseModel, ConfigDict, Field
+
+from pronghorn.gateway.deps import check_uuid, get_access, get_runtime
+from pronghorn.gateway.errors import ApiError
+from pronghorn.gateway.responses import JSONResponse
+from pronghorn.gateway.routers.files import file_entry, upload_entries
+from pronghorn.persistence.repos import run_events
+from pronghorn.runtime.access import Access
+from pronghorn.runtime.owned import load_thread
+from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.suggestions import suggest
+from pronghorn.runtime.thread_messages import load_run, page_before, page_window, thread_messages
+
+router = APIRouter(tags=["deerflow"])
+
+CHANNEL_PROVIDERS = (
+    ("telegram", "Telegram"),
+    ("slack", "Slack"),
+    ("feishu", "Feishu / Lark"),
+    ("discord", "Discord"),
+)
+NOMINAL_MAX_FILES = 1000  # uploads have no count limit; DeerFlow's UI wants a number
+
+
+@router.get("/api/threads/{thread_id}/messages/page")
+async def messages_page(
+    thread_id: str,
+    limit: int = Query(default=50, ge=1, le=200),
+    before_seq: int | None = Query(default=None, ge=1),
+    after_seq: int | None = Query(default=None),
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
+) -> JSONResponse:
+    """A backward page of the thread's messages: the last `limit` before `before_seq`,
+    oldest first; `next_before_seq` asks for the page before (null at the start)."""
+    if after_seq is not None:
+        raise ApiError(422, "messages/page pages backward: use before_seq, not after_seq")
+    tid = check_uuid(thread_id, "thread")
+    row = await load_thread(runtime, access, tid)
+    page = page_before(await thread_messages(runtime, row), limit=limit, before_seq=before_seq)
+    nxt = page.data[0]["seq"] if page.has_more and page.data else None
+    return JSONResponse({"data": page.data, "has_more": page.has_more, "next_before_seq": nxt})
+
+
+@router.get("/api/threads/{thread_id}/runs/{run_id}/messages")
+async def run_messages(
+    thread_id: str,
+    run_id: str,
+    limit: int = Query(default=50, ge=1, le=200),
+    before_seq: int | None = Query(default=None, ge=1),
+    after_seq: int | None = Query(default=None, ge=0),
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
+) -> JSONResponse:
+    """The messages the run added to its thread, paged by thread-wide `seq`."""
+    tid, rid = check_uuid(thread_id, "thread"), check_uuid(run_id, "run")
+    await load_run(runtime, access, tid, rid)
+    row = await load_thread(runtime, access, tid)
+    mine = [m for m in await thread_messages(runtime, row) if m["run_id"] == rid]
+    page = page_window(mine, limit=limit, before_seq=before_seq, after_seq=after_seq)
+    return JSONResponse({"data": page.data, "has_more": page.has_more})
+
+
+@router.get("/api/threads/{thread_id}/runs/{run_id}/events")
+async def run_event_list(
+    thread_id: str,
+    run_id: str,
+    event_types: str | None = Query(default=None, description="Comma-separated event names."),
+    limit: int = Query(default=500, ge=1, le=2000),
+    after_seq: int = Query(default=0, ge=0),
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
+) -> JSONResponse:
+    """The run's stored stream events (what SSE sent), after `after_seq`, optionally only
+    the named event types."""
+    tid, rid = check_uuid(thread_id, "thread"), check_uuid(run_id, "run")
+    await load_run(runtime, access, tid, rid)
+    await runtime.broker.flush(rid)
+    wanted = {t.strip() for t in event_types.split(",") if t.strip()} if event_types else None
+    out: list[dict[str, Any]] = []
+    cursor = after_seq
+    while len(out) < limit:
+        batch = await runtime.db.run(
+            lambda conn, start=cursor: run_events.read(conn, rid, start, limit)
+        )
+        if not batch:
+            break
+        for seq, event, data in batch:
+            cursor = seq
+            if wanted is None or event in wanted or event.split("|", 1)[0] in wanted:
+                out.append(
+                    {
+                        "seq": seq,
+                        "run_id": rid,
+                        "thread_id": tid,
+                        "event_type": event,
+                        "data": orjson.loads(data) if data else None,
+                    }
+                )
+                if len(out) >= limit:
+                    break
+        if len(batch) < limit:
+            break
+    return JSONResponse(out)
+
+
+@router.get("/api/threads/{thread_id}/uploads/list")
+async def uploads_list(
+    thread_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+) -> JSONResponse:
+    """The thread's uploads as DeerFlow lists them: ``{files, count}``."""
+    tid, entries = await upload_entries(runtime, access, thread_id)
+    files: list[dict[str, Any]] = []
+    for name, size in entries:
+        entry = file_entry(tid, name, size)
+        files.append(
+            {
+                **entry,
+                "filename": name,
+                "original_filename": name,
+                "path": entry["virtual_path"],
+                "artifact_url": entry["url"],
+                "extension": posixpath.splitext(name)[1].lstrip(".").lower(),
+            }
+        )
+    return JSONResponse({"files": files, "count": len(files)})
+
+
+@router.get("/api/threads/{thread_id}/uploads/limits")
+async def uploads_limits(
+    thread_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+) -> JSONResponse:
+    """``{max_files, max_file_size, max_total_size}`` in bytes (uploads.*)."""
+    await load_thread(runtime, access, check_uuid(thread_id, "thread"))
+    cfg = runtime.config.uploads
+    return JSONResponse(
+        {
+            "max_files": NOMINAL_MAX_FILES,
+            "max_file_size": cfg.max_file_bytes,
+            "max_total_size": cfg.max_total_bytes,
+        }
+    )
+
+
+@router.get("/api/features")
+async def features(runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
+    """Feature flags of DeerFlow's UI (the ones Pronghorn does not offer are off)."""
+    return JSONResponse(
+        {
+            "agents_api": {"enabled": False},
+            "browser_control": {"enabled": False},
+            "mcp_tasks": {"enabled": False},
+            "suggestions": {"enabled": runtime.config.suggestions.enabled},
+            "tool_approvals": {"enabled": True},
+            "feedback": {"enabled": True},
+        }
+    )
+
+
+@router.get("/api/suggestions/config")
+async def suggestions_config(runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
+    cfg = runtime.config.suggestions
+    return JSONResponse({"enabled": cfg.enabled, "max_suggestions": cfg.max_suggestions})
+
+
+class SuggestionMessage(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    role: Literal["user", "assistant", "human", "ai", "system"] = Field(default="user")
+    content: str = Field(default="", max_length=100_000)
+
+
+class SuggestionsRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    messages: list[SuggestionMessage] = Field(
+        default_factory=list[SuggestionMessage], max_length=200
+    )
+    n: int = Field(default=3, ge=1, le=10)
+    model_name: str | None = Field(default=None)
+
+
+@router.post("/api/threads/{thread_id}/suggestions")
+async def thread_suggestions(
+    thread_id: str,
+    body: SuggestionsRequest,
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
+) -> JSONResponse:
+    """Follow-up questions from the model for the given conversation (``{suggestions}``;
+    empty when suggestions are off or the model fails)."""
+    await load_thread(runtime, access, check_uuid(thread_id, "thread"))
+    pairs = [(m.role, m.content) for m in body.messages]
+    return JSONResponse({"suggestions": await suggest(runtime, pairs, body.n, body.model_name)})
+
+
+@router.get("/api/channels/providers")
+async def channel_providers() -> JSONResponse:
+    """The IM platforms and whether a user can connect one from the browser (not yet:
+    channels are configured by the operator)."""
+    return JSONResponse(
+        {
+            "providers": [
+                {"provider": key, "display_name": label, "enabled": False, "connectable": False}
+                for key, label in CHANNEL_PROVIDERS
+            ]
+        }
+    )
+
+
+@router.get("/api/channels/connections")
+async def channel_connections() -> JSONResponse:
+    """The caller's channel connections (none can be made from the browser yet)."""
+    return JSONResponse({"connections": []})

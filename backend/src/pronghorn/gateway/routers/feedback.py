@@ -1,0 +1,109 @@
+"""Run feedback: ``PUT/GET/DELETE /api/threads/{id}/runs/{run_id}/feedback`` (thumbs up or
+down with a comment, one per user and run; DeerFlow's shape) and the thread's feedback for
+the UI (``GET /api/threads/{id}/feedback``)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Response
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from pronghorn.gateway.deps import check_uuid, get_access, get_runtime
+from pronghorn.gateway.errors import ApiError
+from pronghorn.gateway.responses import JSONResponse
+from pronghorn.persistence.repos import feedback as repo
+from pronghorn.runtime.access import Access
+from pronghorn.runtime.owned import load_thread
+from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.thread_messages import load_run
+
+router = APIRouter(prefix="/api/threads/{thread_id}", tags=["feedback"])
+
+MAX_COMMENT = 4000
+
+
+class FeedbackBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    rating: int = Field(description="+1 (thumbs up) or -1 (thumbs down).")
+    comment: str | None = Field(default=None, max_length=MAX_COMMENT)
+    message_id: str | None = Field(default=None, max_length=255)
+
+    @field_validator("rating")
+    @classmethod
+    def _thumbs(cls, value: int) -> int:
+        if value not in (1, -1):
+            raise ValueError("rating must be 1 or -1")
+        return value
+
+
+async def _run_ids(
+    runtime: Runtime, access: Access, thread_id: str, run_id: str
+) -> tuple[str, str]:
+    tid, rid = check_uuid(thread_id, "thread"), check_uuid(run_id, "run")
+    await load_run(runtime, access, tid, rid)
+    return tid, rid
+
+
+@router.put("/runs/{run_id}/feedback")
+async def put_feedback(
+    thread_id: str,
+    run_id: str,
+    body: FeedbackBody,
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
+) -> JSONResponse:
+    """Set the caller's feedback on the run (replacing an earlier one)."""
+    tid, rid = await _run_ids(runtime, access, thread_id, run_id)
+    comment = body.comment.strip() if body.comment and body.comment.strip() else None
+    async with runtime.db.tx() as conn:
+        saved = await repo.upsert(
+            conn,
+            run_id=rid,
+            thread_id=tid,
+            user_id=access.identity,
+            rating=body.rating,
+            comment=comment,
+            message_id=body.message_id,
+        )
+    return JSONResponse(saved)
+
+
+@router.get("/runs/{run_id}/feedback")
+async def get_feedback(
+    thread_id: str,
+    run_id: str,
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
+) -> JSONResponse:
+    """The caller's feedback on the run, as a list (empty or one)."""
+    _, rid = await _run_ids(runtime, access, thread_id, run_id)
+    async with runtime.db.read() as conn:
+        found = await repo.get(conn, rid, access.identity)
+    return JSONResponse([found] if found else [])
+
+
+@router.delete("/runs/{run_id}/feedback", status_code=204)
+async def delete_feedback(
+    thread_id: str,
+    run_id: str,
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
+) -> Response:
+    """Remove the caller's feedback on the run; 404 when there is none."""
+    _, rid = await _run_ids(runtime, access, thread_id, run_id)
+    async with runtime.db.tx() as conn:
+        removed = await repo.remove(conn, rid, access.identity)
+    if not removed:
+        raise ApiError(404, f"No feedback on run {rid}")
+    return Response(status_code=204)
+
+
+@router.get("/feedback")
+async def thread_feedback(
+    thread_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+) -> JSONResponse:
+    """The caller's feedback on every run of the thread (the UI shows it under answers)."""
+    tid = check_uuid(thread_id, "thread")
+    await load_thread(runtime, access, tid)
+    async with runtime.db.read() as conn:
+        items = await repo.for_thread(conn, tid, access.identity)
+    return JSONResponse({"feedback": items})

@@ -1,0 +1,33 @@
+import { fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { describe, expect, it, vi } from "vitest";
+import { FeedbackBar } from "./FeedbackBar";
+
+describe("FeedbackBar", () => {
+  it("rates up, and a second click on the same thumb clears", async () => {
+    const onRate = vi.fn(() => Promise.resolve());
+    const onClear = vi.fn(() => Promise.resolve());
+    const { rerender } = render(<FeedbackBar feedback={null} onRate={onRate} onClear={onClear} />);
+    fireEvent.click(screen.getByRole("button", { name: "Good answer" }));
+    expect(onRate).toHaveBeenCalledWith(1);
+    rerender(<FeedbackBar feedback={{ feedback_id: "f", run_id: "r", rating: 1, comment: null }} onRate={onRate} onClear={onClear} />);
+    expect(screen.getByRole("button", { name: "Good answer" }).getAttribute("aria-pressed")).toBe("true");
+    fireEvent.click(screen.getByRole("button", { name: "Good answer" }));
+    expect(onClear).toHaveBeenCalled();
+  });
+
+  it("asks for a comment on a thumbs down and sends it", async () => {
+    const onRate = vi.fn(() => Promise.resolve());
+    render(<FeedbackBar feedback={null} onRate={onRate} onClear={() => Promise.resolve()} />);
+    fireEvent.click(screen.getByRole("button", { name: "Bad answer" }));
+    fireEvent.change(screen.getByPlaceholderText(/What was wrong/), { target: { value: "wrong file" } });
+    fireEvent.click(screen.getByRole("button", { name: "Send" }));
+    expect(onRate).toHaveBeenLastCalledWith(-1, "wrong file");
+  });
+
+  it("shows an error when saving fails", async () => {
+    const onRate = vi.fn(() => Promise.reject(new Error("nope")));
+    render(<FeedbackBar feedback={null} onRate={onRate} onClear={() => Promise.resolve()} />);
+    fireEvent.click(screen.getByRole("button", { name: "Good answer" }));
+    await waitFor(() => expect(screen.getByRole("alert").textContent).toBe("nope"));
+  });
+});

@@ -14,6 +14,7 @@ from pronghorn.config.holder import ConfigHolder
 from pronghorn.config.loader import load_config
 from pronghorn.gateway.app import create_app
 from pronghorn.runtime.runtime import Runtime
+from support.inproc import Lifespan
 from support.live import base_config
 
 RULES = [
@@ -46,12 +47,12 @@ async def two_users(tmp_path: Path) -> AsyncIterator[App]:
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
     app = create_app(ConfigHolder(load_config(path, {})), base_dir=tmp_path)
-    lifespan = app.router.lifespan_context(app)
-    await lifespan.__aenter__()
+    lifespan = Lifespan(app)  # its own task: the MCP endpoint's task group is entered there
+    await lifespan.startup()
     try:
         runtime: Runtime = app.state.runtime
         runtime.authenticator = KeyAuth()
         runtime.authorizer = AllowAll()
         yield App(app, runtime, runtime.data_dir)
     finally:
-        await lifespan.__aexit__(None, None, None)
+        await lifespan.shutdown()

@@ -15,6 +15,7 @@ from pronghorn.config.holder import ConfigHolder
 from pronghorn.config.loader import load_config
 from pronghorn.gateway.app import create_app
 from pronghorn.runtime.runtime import Runtime
+from support.inproc import Lifespan
 from support.live import base_config
 
 StartApp = Callable[..., Awaitable[App]]
@@ -30,8 +31,8 @@ async def make_app(tmp_path: Path) -> AsyncIterator[StartApp]:
         path = tmp_path / "config.yaml"
         path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
         app = create_app(ConfigHolder(load_config(path, {})), base_dir=tmp_path)
-        lifespan = app.router.lifespan_context(app)
-        await lifespan.__aenter__()
+        lifespan = Lifespan(app)  # its own task: the MCP endpoint's task group is entered there
+        await lifespan.startup()
         stack.append(lifespan)
         runtime: Runtime = app.state.runtime
         runtime.authenticator = KeyAuth()
@@ -40,7 +41,7 @@ async def make_app(tmp_path: Path) -> AsyncIterator[StartApp]:
 
     yield start
     for lifespan in reversed(stack):
-        await lifespan.__aexit__(None, None, None)
+        await lifespan.shutdown()
 
 
 @pytest.fixture

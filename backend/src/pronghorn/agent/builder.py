@@ -38,10 +38,13 @@ from pronghorn.agent.middlewares import (
     UploadsMiddleware,
     ViewedImagesMiddleware,
 )
+from pronghorn.agent.middlewares.memory import memory_chain
 from pronghorn.agent.options import AgentOptions
 from pronghorn.agent.prompt import build_system_prompt
 from pronghorn.agent.state import ThreadState
+from pronghorn.config.memory_schema import MemoryConfig
 from pronghorn.config.schema import AgentConfig, AppConfig
+from pronghorn.memory.service import MemoryService
 from pronghorn.models.factory import ModelFactory
 from pronghorn.sandbox.base import SandboxProvider
 
@@ -75,6 +78,8 @@ class AgentParts:
     retry_base_delay_s: float = 0.5
     max_attempts: int = 3  # provider calls per model call: the entry's max_retries + 1
     vision: bool = False  # the model accepts images: view_image results are shown to it
+    memory: MemoryService | None = None  # long-term memory (None: none)
+    memory_config: MemoryConfig = field(default_factory=MemoryConfig)
 
 
 def middleware_phases(
@@ -84,6 +89,12 @@ def middleware_phases(
     cfg = parts.agent_config
     images: list[AgentMiddleware[Any, Any, Any]] = (
         [ViewedImagesMiddleware()] if parts.vision else []
+    )
+    memory = memory_chain(
+        parts.memory,
+        parts.memory_config,
+        model_name=parts.model_name,
+        agent_name=options.agent_name,
     )
     return [
         (
@@ -98,11 +109,14 @@ def middleware_phases(
             "request_projection",
             [
                 SummarizationMiddleware(
-                    trigger_tokens=cfg.summarization_trigger_tokens, model=parts.internal_model
+                    trigger_tokens=cfg.summarization_trigger_tokens,
+                    model=parts.internal_model,
+                    before_compact=memory.before_compact,
                 ),
                 TodoReminderMiddleware(),
                 DanglingToolCallMiddleware(),
                 *images,
+                *memory.injection,
             ],
         ),
         (
@@ -139,7 +153,10 @@ def middleware_phases(
         ),
         (
             "finalization",
-            [TitleMiddleware(max_chars=cfg.title_max_chars, model=parts.internal_model)],
+            [
+                TitleMiddleware(max_chars=cfg.title_max_chars, model=parts.internal_model),
+                *memory.finalization,
+            ],
         ),
     ]
 
@@ -175,6 +192,7 @@ class AgentDeps:
     sandboxes: SandboxProvider
     data_dir: Path
     breakers: CircuitBreakers = field(default_factory=CircuitBreakers)
+    memory: MemoryService | None = None
 
 
 def default_tools(
@@ -191,7 +209,12 @@ def default_tools(
         search=search_provider_from_config(config.web),
         vision=vision,
     )
-    return build_tools(tool_deps, options=options)
+    tools = build_tools(tool_deps, options=options)
+    if deps.memory is not None and config.memory.enabled and config.memory.mode == "tool":
+        from pronghorn.agent.tools.memory import memory_tools
+
+        tools += memory_tools(deps.memory, agent_name=options.agent_name)
+    return tools
 
 
 def build_lead_agent(
@@ -226,5 +249,7 @@ def build_lead_agent(
         internal_model=internal,
         max_attempts=entry.max_retries + 1,
         vision=entry.supports_vision,
+        memory=deps.memory,
+        memory_config=config.memory,
     )
     return build_agent(parts, options, today=today)

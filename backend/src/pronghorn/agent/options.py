@@ -29,6 +29,7 @@ class AgentOptions:
     thinking_enabled: bool = False
     reasoning_effort: str | None = None
     is_plan_mode: bool = False
+    agent_name: str | None = None  # a custom agent (its own memory scope)
 
     @classmethod
     def from_run(
@@ -51,8 +52,15 @@ class AgentOptions:
             thinking_enabled=_as_bool(pick("thinking_enabled")),
             reasoning_effort=effort if effort in _EFFORTS else None,
             is_plan_mode=_as_bool(pick("is_plan_mode")),
+            agent_name=str(pick("agent_name")) if pick("agent_name") else None,
         )
 
     def key(self) -> tuple[Any, ...]:
         """A hashable key for graph caches."""
-        return (self.model_name, self.thinking_enabled, self.reasoning_effort, self.is_plan_mode)
+        return (
+            self.model_name,
+            self.thinking_enabled,
+            self.reasoning_effort,
+            self.is_plan_mode,
+            self.agent_name,
+        )

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
 from pronghorn.config.hosts import check_host_pattern
+from pronghorn.config.memory_schema import MemoryConfig
 from pronghorn.config.oidc_schema import OidcConfig
 
 
@@ -441,3 +442,4 @@ class AppConfig(Section):
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     uploads: UploadsConfig = Field(default_factory=UploadsConfig)
     web: WebToolsConfig = Field(default_factory=WebToolsConfig)
+    memory: MemoryConfig = Field(default_factory=MemoryConfig)

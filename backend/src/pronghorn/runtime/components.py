@@ -17,6 +17,7 @@ from pronghorn.runtime.event_store import SqlEventStore
 from pronghorn.runtime.executor import Executor
 from pronghorn.runtime.job_table import JobTable
 from pronghorn.runtime.manager import RunManager
+from pronghorn.runtime.memory_component import memory
 from pronghorn.runtime.memory_broker import MemoryBroker
 from pronghorn.runtime.message_input import message_input_validator
 from pronghorn.runtime.run_request import RunCreate
@@ -152,6 +153,7 @@ COMPONENTS: list[Callable[[Runtime], contextlib.AbstractAsyncContextManager[None
     models,
     sandbox,
     broker,
+    memory,
     runs,
     thread_sweeper,
     scheduler,

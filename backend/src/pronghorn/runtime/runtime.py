@@ -23,6 +23,7 @@ from pronghorn.persistence.db import Database, default_sqlite_url
 
 if TYPE_CHECKING:
     from pronghorn.config.holder import ConfigHolder
+    from pronghorn.memory.service import MemoryService
     from pronghorn.models.factory import ModelFactory
     from pronghorn.runtime.broker import EventBroker
     from pronghorn.runtime.manager import RunManager
@@ -33,7 +34,7 @@ log = logging.getLogger("pronghorn.runtime")
 
 T = TypeVar("T")
 
-Component = Literal["models", "sandbox", "broker", "runs", "scheduler"]
+Component = Literal["models", "sandbox", "broker", "memory", "runs", "scheduler"]
 
 
 class NotStarted(RuntimeError):
@@ -89,11 +90,12 @@ class StoreSweeper:
 class Runtime:
     """The core (config, data dir, database, checkpointer, store, graphs) is given at
     construction; the components are set once each as the lifespan starts them, in order:
-    models, sandbox, broker, runs, scheduler."""
+    models, sandbox, broker, memory, runs, scheduler."""
 
     models: Started[ModelFactory] = Started()
     sandbox: Started[SandboxProvider] = Started()
     broker: Started[EventBroker] = Started()
+    memory: Started[MemoryService] = Started()
     runs: Started[RunManager] = Started()
     scheduler: Started[Scheduler] = Started()
 

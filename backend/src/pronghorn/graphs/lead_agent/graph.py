@@ -23,6 +23,7 @@ from pronghorn.agent.builder import AgentDeps, build_lead_agent
 from pronghorn.agent.options import AgentOptions
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.graphs.requests import GraphRequest
+from pronghorn.memory.service import MemoryService
 from pronghorn.models.factory import ModelFactory
 from pronghorn.sandbox.base import SandboxProvider
 
@@ -69,6 +70,8 @@ class LeadAgentHost(Protocol):
     def models(self) -> ModelFactory: ...
     @property
     def sandbox(self) -> SandboxProvider: ...
+    @property
+    def memory(self) -> MemoryService: ...
 
 
 class LeadAgentFactory:
@@ -84,7 +87,13 @@ class LeadAgentFactory:
 
     def deps(self) -> AgentDeps:
         if self._deps is None:
-            self._deps = AgentDeps(sandboxes=self.host.sandbox, data_dir=self.host.data_dir)
+            try:
+                memory: MemoryService | None = self.host.memory
+            except RuntimeError:  # a host without the memory component (some tests)
+                memory = None
+            self._deps = AgentDeps(
+                sandboxes=self.host.sandbox, data_dir=self.host.data_dir, memory=memory
+            )
         return self._deps
 
     async def __call__(self, request: GraphRequest) -> Any:

@@ -48,11 +48,27 @@ class _Pending:
     due: float = 0.0
 
 
+@dataclass
+class _Outcome:
+    """One user's last update and last error (what their status shows)."""
+
+    last_update_at: str | None = None
+    last_error: str | None = None
+    last_error_at: str | None = None
+
+
+MAX_TRACKED_USERS = 10_000
+
+
 @dataclass(frozen=True, slots=True)
 class MemoryStatus:
+    """The queue as one user sees it: the whole queue's depth, their own queued updates,
+    and their own last update and last error (counters are the whole service's)."""
+
     enabled: bool
     mode: str
     queue_depth: int
+    queued_for_user: int
     in_flight: int
     processed: int
     dropped: int
@@ -66,6 +82,7 @@ class MemoryStatus:
             "enabled": self.enabled,
             "mode": self.mode,
             "queue_depth": self.queue_depth,
+            "queued_for_user": self.queued_for_user,
             "in_flight": self.in_flight,
             "processed": self.processed,
             "dropped": self.dropped,
@@ -97,9 +114,7 @@ class MemoryService:
         self.processed = 0
         self.dropped = 0
         self.refused = 0
-        self.last_update_at: str | None = None
-        self.last_error: str | None = None
-        self.last_error_at: str | None = None
+        self._outcomes: OrderedDict[str, _Outcome] = OrderedDict()
 
     @property
     def config(self) -> MemoryConfig:
@@ -202,14 +217,22 @@ class MemoryService:
             try:
                 await self._process(pending)
             except Exception as exc:  # an update must never take the worker down
-                self._error(f"{type(exc).__name__}: {exc}")
+                self._error(pending.scope, f"{type(exc).__name__}: {exc}")
             finally:
                 self._in_flight -= 1
 
-    def _error(self, message: str) -> None:
+    def _outcome(self, scope: MemoryScope) -> _Outcome:
+        found = self._outcomes.pop(scope.user_id, None) or _Outcome()
+        self._outcomes[scope.user_id] = found
+        while len(self._outcomes) > MAX_TRACKED_USERS:
+            self._outcomes.popitem(last=False)
+        return found
+
+    def _error(self, scope: MemoryScope, message: str) -> None:
         log.warning("memory update failed: %s", message)
-        self.last_error = message
-        self.last_error_at = now_iso()
+        outcome = self._outcome(scope)
+        outcome.last_error = message
+        outcome.last_error_at = now_iso()
 
     async def _process(self, pending: _Pending) -> None:
         cfg = self.config
@@ -227,7 +250,7 @@ class MemoryService:
         )
         answer = parse_json_object(reply.text)
         if answer is None:
-            self._error("the memory model's answer was not a JSON object")
+            self._error(pending.scope, "the memory model's answer was not a JSON object")
             return
         outcome: list[UpdateOutcome] = []
 
@@ -240,10 +263,10 @@ class MemoryService:
             await self.repo.change(pending.scope, edit)
         except UpdateRefused as exc:
             self.refused += 1
-            self._error(str(exc))
+            self._error(pending.scope, str(exc))
             return
         self.processed += 1
-        self.last_update_at = now_iso()
+        self._outcome(pending.scope).last_update_at = now_iso()
         done = outcome[-1]
         log.info(
             "memory updated",
@@ -255,19 +278,21 @@ class MemoryService:
             },
         )
 
-    def status(self) -> MemoryStatus:
+    def status(self, user_id: str) -> MemoryStatus:
         cfg = self.config
+        outcome = self._outcomes.get(user_id) or _Outcome()
         return MemoryStatus(
             enabled=cfg.enabled,
             mode=cfg.mode,
             queue_depth=len(self._queue),
+            queued_for_user=sum(1 for scope, _ in self._queue if scope.user_id == user_id),
             in_flight=self._in_flight,
             processed=self.processed,
             dropped=self.dropped,
             refused=self.refused,
-            last_update_at=self.last_update_at,
-            last_error=self.last_error,
-            last_error_at=self.last_error_at,
+            last_update_at=outcome.last_update_at,
+            last_error=outcome.last_error,
+            last_error_at=outcome.last_error_at,
         )
 
     # -- reading and editing -----------------------------------------------------------

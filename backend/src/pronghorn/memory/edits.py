@@ -96,9 +96,7 @@ def imported(doc: MemoryDocument, data: Mapping[str, object], max_facts: int) ->
         fact = Fact.from_json(entry)
         fact_id = fact.id if fact.id not in seen else new_fact_id()
         seen.add(fact_id)
-        facts.append(
-            replace(fact, id=fact_id, confidence=as_confidence(entry.get("confidence")))
-        )
+        facts.append(replace(fact, id=fact_id, confidence=as_confidence(entry.get("confidence"))))
     if len(facts) > max_facts:
         raise InvalidMemory(f"The file has {len(facts)} facts; memory holds at most {max_facts}")
     return replace(doc, summaries=Summaries.from_json(summaries), facts=tuple(facts))

@@ -29,7 +29,14 @@ from pronghorn.memory import edits
 from pronghorn.memory.context import memory_context, search
 from pronghorn.memory.errors import InvalidMemory
 from pronghorn.memory.parse import parse_json_object
-from pronghorn.memory.records import Category, Fact, MemoryDocument, MemoryScope, new_fact_id, now_iso
+from pronghorn.memory.records import (
+    Category,
+    Fact,
+    MemoryDocument,
+    MemoryScope,
+    new_fact_id,
+    now_iso,
+)
 from pronghorn.memory.store import MemoryRepository
 from pronghorn.memory.updater import Turn, UpdateOutcome, UpdateRefused, apply_update, update_prompt
 

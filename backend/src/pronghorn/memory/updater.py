@@ -103,7 +103,9 @@ def update_prompt(doc: MemoryDocument, turns: Sequence[Turn], cfg: MemoryConfig)
 def _dicts(value: object) -> list[dict[str, object]]:
     if not isinstance(value, list):
         return []
-    return [cast("dict[str, object]", v) for v in cast("list[object]", value) if isinstance(v, dict)]
+    return [
+        cast("dict[str, object]", v) for v in cast("list[object]", value) if isinstance(v, dict)
+    ]
 
 
 def _ids(value: object) -> list[str]:

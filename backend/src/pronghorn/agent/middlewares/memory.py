@@ -53,9 +53,7 @@ class MemoryInjectionMiddleware(AgentMiddleware[ThreadState]):
         scope = scope_of(_config(), self.agent_name)
         if scope is None or not self.service.config.enabled:
             return request
-        last = next(
-            (m for m in reversed(request.messages) if isinstance(m, HumanMessage)), None
-        )
+        last = next((m for m in reversed(request.messages) if isinstance(m, HumanMessage)), None)
         try:
             note = await self.service.context(
                 scope, text_of(last) if last else None, self.max_tokens

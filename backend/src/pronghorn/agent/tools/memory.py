@@ -17,7 +17,10 @@ from pronghorn.memory.turns import scope_of
 
 CategoryArg = Annotated[
     str,
-    Field(description=f"One of: {', '.join(CATEGORIES)}.", json_schema_extra={"enum": list(CATEGORIES)}),
+    Field(
+        description=f"One of: {', '.join(CATEGORIES)}.",
+        json_schema_extra={"enum": list(CATEGORIES)},
+    ),
 ]
 
 
@@ -38,9 +41,7 @@ def memory_tools(service: MemoryService, *, agent_name: str | None = None) -> li
             limit: How many facts to return at most (1-50).
         """
         try:
-            facts = await service.search(
-                _scope(runtime, agent_name), query, max(1, min(50, limit))
-            )
+            facts = await service.search(_scope(runtime, agent_name), query, max(1, min(50, limit)))
         except (ToolError, MemoryError_) as exc:
             return failure(runtime, "memory_search", str(exc))
         if not facts:

@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 
-class MemoryError_(Exception):  # noqa: N801 - `MemoryError` is a builtin
+class MemoryDomainError(Exception):
     """Base of memory's domain errors."""
 
 
-class FactNotFound(MemoryError_):
+class FactNotFound(MemoryDomainError):
     def __init__(self, fact_id: str) -> None:
         super().__init__(f"Fact {fact_id!r} not found")
         self.fact_id = fact_id
 
 
-class InvalidMemory(MemoryError_):
+class InvalidMemory(MemoryDomainError):
     """A fact or an imported document that cannot be stored (the message says why)."""
 
 
-class MemoryDisabled(MemoryError_):
+class MemoryDisabled(MemoryDomainError):
     def __init__(self) -> None:
         super().__init__("Memory is disabled (memory.enabled: false)")

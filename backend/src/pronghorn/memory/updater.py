@@ -55,7 +55,8 @@ class UpdateOutcome:
 PROMPT = """You maintain the long-term memory an AI assistant keeps about one user.
 Read the current memory and the new conversation, then answer with ONE JSON object only:
 {{
-  "summaries": {{"work_context": str|null, "personal_context": str|null, "current_focus": str|null}},
+  "summaries": {{"work_context": str|null, "personal_context": str|null,
+                "current_focus": str|null}},
   "new_facts": [{{"content": str, "category": str, "confidence": number}}],
   "updated_facts": [{{"id": str, "content": str, "category": str, "confidence": number}}],
   "retired_facts": [str]

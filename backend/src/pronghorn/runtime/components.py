@@ -17,8 +17,8 @@ from pronghorn.runtime.event_store import SqlEventStore
 from pronghorn.runtime.executor import Executor
 from pronghorn.runtime.job_table import JobTable
 from pronghorn.runtime.manager import RunManager
-from pronghorn.runtime.memory_component import memory
 from pronghorn.runtime.memory_broker import MemoryBroker
+from pronghorn.runtime.memory_component import memory
 from pronghorn.runtime.message_input import message_input_validator
 from pronghorn.runtime.run_request import RunCreate
 from pronghorn.runtime.runtime import Runtime

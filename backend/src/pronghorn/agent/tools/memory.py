@@ -10,7 +10,7 @@ from langchain_core.tools import BaseTool
 from pydantic import Field
 
 from pronghorn.agent.tools._common import ToolError, failure
-from pronghorn.memory.errors import MemoryError_
+from pronghorn.memory.errors import MemoryDomainError
 from pronghorn.memory.records import CATEGORIES, MemoryScope, as_category, as_confidence
 from pronghorn.memory.service import MemoryService
 from pronghorn.memory.turns import scope_of
@@ -42,7 +42,7 @@ def memory_tools(service: MemoryService, *, agent_name: str | None = None) -> li
         """
         try:
             facts = await service.search(_scope(runtime, agent_name), query, max(1, min(50, limit)))
-        except (ToolError, MemoryError_) as exc:
+        except (ToolError, MemoryDomainError) as exc:
             return failure(runtime, "memory_search", str(exc))
         if not facts:
             return "No remembered facts match."
@@ -69,7 +69,7 @@ def memory_tools(service: MemoryService, *, agent_name: str | None = None) -> li
                 confidence=as_confidence(confidence),
                 source_thread_id=str(thread) if thread else None,
             )
-        except (ToolError, MemoryError_) as exc:
+        except (ToolError, MemoryDomainError) as exc:
             return failure(runtime, "memory_add", str(exc))
         return f"Remembered as {fact.id}."
 
@@ -94,7 +94,7 @@ def memory_tools(service: MemoryService, *, agent_name: str | None = None) -> li
                 content=content,
                 category=as_category(category) if category else None,
             )
-        except (ToolError, MemoryError_) as exc:
+        except (ToolError, MemoryDomainError) as exc:
             return failure(runtime, "memory_update", str(exc))
         return f"Updated {fact.id}: {fact.content}"
 
@@ -107,7 +107,7 @@ def memory_tools(service: MemoryService, *, agent_name: str | None = None) -> li
         """
         try:
             await service.delete_fact(_scope(runtime, agent_name), fact_id)
-        except (ToolError, MemoryError_) as exc:
+        except (ToolError, MemoryDomainError) as exc:
             return failure(runtime, "memory_delete", str(exc))
         return f"Forgot {fact_id}."
 

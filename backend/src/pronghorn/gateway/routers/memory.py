@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Response
@@ -103,7 +103,7 @@ RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
 
 
 @contextlib.contextmanager
-def domain_errors() -> Iterator[None]:
+def domain_errors() -> Generator[None]:
     try:
         yield
     except FactNotFound as exc:

@@ -3,7 +3,9 @@ corrections first, within a token budget (~4 characters a token); and keyword se
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Sequence
 
 from pronghorn.memory.records import Fact, MemoryDocument
@@ -27,11 +29,16 @@ def words(text: str) -> set[str]:
 
 
 def ranked(facts: Sequence[Fact], query: str | None) -> list[Fact]:
-    """Most relevant first: words shared with ``query``, then confidence, then newest."""
+    """Most relevant first: the words shared with ``query``, each weighted by how rare it is
+    among the facts (a word every fact has counts for little), then confidence, newest."""
     wanted = words(query or "")
+    bags = {f.id: words(f.content) for f in facts}
+    df = Counter(w for bag in bags.values() for w in bag & wanted)
+    total = len(facts) + 1
 
-    def key(f: Fact) -> tuple[int, float, str]:
-        return (len(wanted & words(f.content)), f.confidence, f.updated_at)
+    def key(f: Fact) -> tuple[float, float, str]:
+        score = sum(math.log(total / df[w]) for w in bags[f.id] & wanted)
+        return (round(score, 6), f.confidence, f.updated_at)
 
     return sorted(facts, key=key, reverse=True)
 

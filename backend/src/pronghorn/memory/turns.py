@@ -18,7 +18,13 @@ def _text(message: BaseMessage) -> str:
 
 
 def _is_answer(message: BaseMessage) -> bool:
-    return isinstance(message, AIMessage) and not message.tool_calls and bool(_text(message))
+    """A final answer of the model (not a tool call, not the harness's error fallback)."""
+    return (
+        isinstance(message, AIMessage)
+        and not message.tool_calls
+        and "error_fallback" not in message.additional_kwargs
+        and bool(_text(message))
+    )
 
 
 def _is_user(message: BaseMessage) -> bool:

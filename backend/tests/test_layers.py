@@ -27,6 +27,8 @@ FORBIDDEN: dict[str, set[str]] = {
     # the gateway (they open the database themselves).
     "cli_accounts": {"gateway", "cli"},
     "doctor_auth": {"gateway", "runtime", "cli"},
+    # long-term memory: below the agent and the runtime (they use it), beside the models
+    "memory": {"gateway", "runtime", "persistence", "graphs", "agent", "sandbox", "web", "cli"},
     "config": {"gateway", "runtime", "persistence", "graphs", "agent", "sandbox", "web", "cli"},
     "ids": {
         "gateway",

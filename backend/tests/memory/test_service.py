@@ -3,8 +3,8 @@ and the drain at shutdown (a real LangGraph store, a scripted model)."""
 
 from __future__ import annotations
 
-from pronghorn.memory.records import Fact, MemoryScope
 from memory.kit import ALICE, answer, exchange, service, set_script
+from pronghorn.memory.records import Fact, MemoryScope
 
 
 async def test_extracts_facts_and_summaries_from_a_conversation() -> None:

@@ -150,7 +150,8 @@ class Pronghorn:
         finished = False
         try:
             async for ev in events:
-                data = orjson.loads(ev.data) if ev.data.strip() else None
+                # as the SDK: the JSON payload, None for an empty one
+                data: Any = orjson.loads(ev.data) if ev.data.strip() else None
                 yield StreamPart(event=ev.event, data=data, id=str(ev.id))
             finished = True
         finally:

@@ -10,7 +10,9 @@ import type { Route } from "../lib/route";
 import type { Session } from "../lib/session";
 import type { SessionActions } from "./auth/AuthGate";
 import { ChatView } from "./ChatView";
+import { Icon } from "./Icon";
 import { KeysPage } from "./settings/KeysPage";
+import { MemoryPage } from "./settings/MemoryPage";
 import { PasswordPage } from "./settings/PasswordPage";
 import { SettingsLayout } from "./settings/SettingsLayout";
 import { UsersPage } from "./settings/UsersPage";
@@ -71,6 +73,8 @@ export function Workspace({ session, actions, route, go }: Props) {
         return <UsersPage me={session.user} onOpenSidebar={openSidebar} />;
       case "password":
         return <PasswordPage onOpenSidebar={openSidebar} onChanged={actions.reload} />;
+      case "memory":
+        return <MemoryPage onOpenSidebar={openSidebar} />;
       default:
         if (lookup.availability === "checking" || lookup.availability === "missing") {
           return (
@@ -113,6 +117,19 @@ export function Workspace({ session, actions, route, go }: Props) {
                 }}
                 onSignedOut={actions.signedOut}
               />
+              <button
+                type="button"
+                className="icon-button"
+                aria-label="Memory"
+                title="What the agent remembers about you"
+                aria-current={route.page === "memory" ? "page" : undefined}
+                onClick={() => {
+                  go({ page: "memory" });
+                  setSidebarOpen(false);
+                }}
+              >
+                <Icon name="memory" />
+              </button>
               <ThemeToggle preference={theme} onCycle={cycleTheme} />
             </>
           }

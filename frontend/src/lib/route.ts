@@ -18,15 +18,17 @@ export type Route =
   | { page: "keys" }
   | { page: "users" }
   | { page: "password" }
+  | { page: "memory" }
   | { page: "login"; next: string; error: string | null }
   | { page: "setup"; token: string };
 
-export type SettingsPage = "keys" | "users" | "password";
+export type SettingsPage = "keys" | "users" | "password" | "memory";
 
 const SETTINGS: Record<SettingsPage, string> = {
   keys: "/settings/keys",
   users: "/settings/users",
   password: "/settings/password",
+  memory: "/settings/memory",
 };
 
 /**

@@ -3,8 +3,17 @@ and the drain at shutdown (a real LangGraph store, a scripted model)."""
 
 from __future__ import annotations
 
-from memory.kit import ALICE, answer, exchange, service, set_script
+import asyncio
+from typing import Any, cast
+
+from langchain_core.messages import AIMessage
+from langgraph.store.memory import InMemoryStore
+
+from memory.kit import ALICE, Holder, answer, exchange, service, set_script
 from pronghorn.memory.records import Fact, MemoryScope
+from pronghorn.memory.service import MemoryService
+from pronghorn.memory.store import MemoryRepository
+from pronghorn.memory.updater import Turn
 
 
 async def test_extracts_facts_and_summaries_from_a_conversation() -> None:
@@ -185,3 +194,50 @@ async def test_agent_scopes_are_separate() -> None:
 def test_fact_json_round_trip() -> None:
     fact = Fact(id="fact_1", content="x", category="goal", confidence=0.5, source_thread_id="t")
     assert Fact.from_json(fact.to_json()) == fact
+
+
+class GateModel:
+    """An update model that holds every call until released, recording what overlaps."""
+
+    def __init__(self, want_active: int) -> None:
+        self.active: list[str] = []
+        self.max_active = 0
+        self.overlaps: list[list[str]] = []
+        self.release = asyncio.Event()
+        self.reached = asyncio.Event()
+        self.want_active = want_active
+
+    async def ainvoke(self, messages: Any, config: Any = None) -> AIMessage:
+        user = messages[0].content.split("user: ")[1].split()[0]
+        self.active.append(user)
+        self.overlaps.append(list(self.active))
+        self.max_active = max(self.max_active, len(self.active))
+        if len(self.active) >= self.want_active:
+            self.reached.set()
+        await self.release.wait()
+        self.active.remove(user)
+        return AIMessage(content="{}")
+
+
+async def test_updates_run_concurrently_but_never_twice_for_one_scope() -> None:
+    gate = GateModel(want_active=2)
+    svc = MemoryService(
+        MemoryRepository(InMemoryStore()),
+        settings=Holder(max_concurrent_updates=2),
+        model_for=lambda _name: cast("Any", gate),
+    )
+    await svc.start()
+    try:
+        for user, thread in (("alice", "t1"), ("alice", "t2"), ("bob", "t1"), ("carol", "t1")):
+            turns = [Turn("user", f"{user} says hi", None)]
+            svc.enqueue(MemoryScope(user), turns, thread_id=thread, model_name=None)
+        await gate.reached.wait()
+        assert svc.status("alice").in_flight == 2
+        assert sorted(gate.active) == ["alice", "bob"]  # alice's second waits for her first
+        gate.release.set()
+        await svc.wait_idle()
+    finally:
+        await svc.stop()
+    assert gate.max_active == 2
+    assert all(len(set(o)) == len(o) for o in gate.overlaps)  # never one user twice
+    assert svc.processed == 4

@@ -46,6 +46,9 @@ class MemoryConfig(BaseModel):
         ge=1,
         description="Conversations waiting for an update; beyond it the oldest is dropped.",
     )
+    max_concurrent_updates: int = Field(
+        default=2, ge=1, le=32, description="Memory updates (model calls) running at once."
+    )
     max_facts: int = Field(
         default=100, ge=1, le=10_000, description="Facts kept per user (and agent)."
     )

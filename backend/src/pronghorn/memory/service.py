@@ -5,7 +5,8 @@ messages are queued (``enqueue``: synchronous, never raises, never blocks a run)
 are keyed by (user, agent, thread): a thread's later runs coalesce into one pending entry,
 which is processed ``debounce_s`` after its last change by one model call. The queue is
 bounded (``queue_max_depth``: past it the oldest entry is dropped and counted). ``stop``
-drains what is queued (no more debounce) within ``shutdown_flush_timeout_s``.
+drains what is queued (no more debounce) within ``shutdown_flush_timeout_s``. Up to
+``max_concurrent_updates`` updates run at once, never two of the same user and agent.
 
 It is also the one door to the stored memory for the API, the middlewares and the tools.
 """
@@ -19,6 +20,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
@@ -117,7 +119,8 @@ class MemoryService:
         self._idle.set()
         self._worker: asyncio.Task[None] | None = None
         self._draining = False
-        self._in_flight = 0
+        self._running: set[asyncio.Task[None]] = set()
+        self._busy: set[MemoryScope] = set()  # scopes being updated (one update each)
         self.processed = 0
         self.dropped = 0
         self.refused = 0
@@ -147,8 +150,12 @@ class MemoryService:
             log.warning("memory: %d queued update(s) lost at shutdown", len(self._queue))
         finally:
             worker.cancel()
+            running = list(self._running)
+            for task in running:
+                task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await worker
+            await asyncio.gather(*running, return_exceptions=True)
 
     async def wait_idle(self) -> None:
         """Until nothing is queued or in flight (tests; `flush` for callers)."""
@@ -195,11 +202,15 @@ class MemoryService:
         return True
 
     def _next(self) -> tuple[_Pending | None, float | None]:
-        """The entry to process now, else how long until the next one is due."""
-        if not self._queue:
+        """The entry to process now (a free slot, its scope not being updated already),
+        else how long until the next one is due (None: until something changes)."""
+        if len(self._running) >= self.config.max_concurrent_updates:
             return None, None
+        ready = [(k, p) for k, p in self._queue.items() if p.scope not in self._busy]
+        if not ready:
+            return None, None
+        key, pending = min(ready, key=lambda kv: kv[1].due)
         now = time.monotonic()
-        key, pending = min(self._queue.items(), key=lambda kv: kv[1].due)
         if self._draining or pending.due <= now:
             del self._queue[key]
             return pending, None
@@ -207,26 +218,37 @@ class MemoryService:
 
     async def _work(self) -> None:
         while True:
+            self._wake.clear()  # before looking: a change after this wakes the wait below
             pending, delay = self._next()
-            if pending is None:
-                if not self._queue and self._in_flight == 0:
-                    self._idle.set()
-                    if self._draining:
-                        return
-                self._wake.clear()
-                if delay is None:
-                    await self._wake.wait()
-                else:
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._wake.wait(), timeout=delay)
+            if pending is not None:
+                self._begin(pending)
                 continue
-            self._in_flight += 1
-            try:
-                await self._process(pending)
-            except Exception as exc:  # an update must never take the worker down
-                self._error(pending.scope, f"{type(exc).__name__}: {exc}")
-            finally:
-                self._in_flight -= 1
+            if not self._queue and not self._running:
+                self._idle.set()
+                if self._draining:
+                    return
+            if delay is None:
+                await self._wake.wait()
+            else:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), timeout=delay)
+
+    def _begin(self, pending: _Pending) -> None:
+        self._busy.add(pending.scope)
+        task = asyncio.create_task(self._update(pending), name="memory-update")
+        self._running.add(task)
+
+    async def _update(self, pending: _Pending) -> None:
+        try:
+            await self._process(pending)
+        except Exception as exc:  # an update must never take the service down
+            self._error(pending.scope, f"{type(exc).__name__}: {exc}")
+        finally:
+            self._busy.discard(pending.scope)
+            current = asyncio.current_task()
+            if current is not None:
+                self._running.discard(cast("asyncio.Task[None]", current))
+            self._wake.set()
 
     def _outcome(self, scope: MemoryScope) -> _Outcome:
         found = self._outcomes.pop(scope.user_id, None) or _Outcome()
@@ -293,7 +315,7 @@ class MemoryService:
             mode=cfg.mode,
             queue_depth=len(self._queue),
             queued_for_user=sum(1 for scope, _ in self._queue if scope.user_id == user_id),
-            in_flight=self._in_flight,
+            in_flight=len(self._running),
             processed=self.processed,
             dropped=self.dropped,
             refused=self.refused,

@@ -52,9 +52,12 @@ async def running(tmp_path: Path, **overrides: Any) -> AsyncIterator[App]:
         await lifespan.__aexit__(None, None, None)
 
 
+ON = {"memory": {"enabled": True}}
+
+
 @pytest.fixture
 async def app(tmp_path: Path) -> AsyncIterator[App]:
-    async with running(tmp_path) as started:
+    async with running(tmp_path, **ON) as started:
         yield started
 
 
@@ -198,7 +201,7 @@ async def test_a_fact_learned_in_one_thread_is_in_the_next_threads_prompt(
         models=models,
         agent={"default_model": "s"},
         sandbox={"isolation": "none"},
-        memory={"model": "mem", "debounce_s": 3600},
+        memory={"enabled": True, "model": "mem", "debounce_s": 3600},
     ) as started:
         sdk = started.sdk("alice")
         t1 = (await sdk.threads.create())["thread_id"]
@@ -227,3 +230,25 @@ async def test_a_fact_learned_in_one_thread_is_in_the_next_threads_prompt(
     alice_sys, bob_sys = (c["messages"][0]["content"] for c in chats[:2])
     assert "Wants answers as bullet lists" in alice_sys and "Runs the platform team" in alice_sys
     assert "<memory>" not in bob_sys
+
+
+async def test_the_demo_model_skips_updates_quietly(tmp_path: Path) -> None:
+    async with running(tmp_path, memory={"enabled": True, "debounce_s": 3600}) as started:
+        sdk = started.sdk("alice")
+        tid = (await sdk.threads.create())["thread_id"]
+        human = {"messages": [{"role": "human", "content": "hello there"}]}
+        await sdk.runs.wait(tid, "lead_agent", input=human, context={"model_name": "demo"})
+        await sdk.http.client.aclose()
+        await started.runtime.memory.flush()
+        async with started.http("alice") as http:
+            status = (await http.get("/api/memory/status")).json()
+    assert status["skipped"] == 1 and status["last_error"] is None and status["processed"] == 0
+
+
+async def test_disabled_memory_still_lets_users_see_and_clear_it(tmp_path: Path) -> None:
+    async with running(tmp_path, memory={"enabled": False}) as started:
+        async with started.http("alice") as http:
+            assert (await http.post("/api/memory/facts", json={"content": "x"})).status_code == 201
+            status = (await http.get("/api/memory/status")).json()
+            assert status["enabled"] is False
+            assert (await http.delete("/api/memory")).status_code == 204

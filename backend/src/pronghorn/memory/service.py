@@ -45,7 +45,8 @@ from pronghorn.memory.updater import Turn, UpdateOutcome, UpdateRefused, apply_u
 log = logging.getLogger("pronghorn.memory")
 
 INTERNAL_TAGS = [TAG_NOSTREAM, "pronghorn:internal", "pronghorn:memory"]
-ModelFor = Callable[[str | None], BaseChatModel]
+ModelFor = Callable[[str | None], BaseChatModel | None]
+"""The update model for a model name (None: the run's); None back: updates are skipped."""
 
 
 @dataclass
@@ -82,6 +83,7 @@ class MemoryStatus:
     processed: int
     dropped: int
     refused: int
+    skipped: int
     last_update_at: str | None
     last_error: str | None
     last_error_at: str | None
@@ -96,6 +98,7 @@ class MemoryStatus:
             "processed": self.processed,
             "dropped": self.dropped,
             "refused": self.refused,
+            "skipped": self.skipped,
             "last_update_at": self.last_update_at,
             "last_error": self.last_error,
             "last_error_at": self.last_error_at,
@@ -124,6 +127,7 @@ class MemoryService:
         self.processed = 0
         self.dropped = 0
         self.refused = 0
+        self.skipped = 0
         self._outcomes: OrderedDict[str, _Outcome] = OrderedDict()
 
     @property
@@ -270,6 +274,9 @@ class MemoryService:
         doc = await self.repo.load(pending.scope)
         prompt = update_prompt(doc, pending.turns, cfg)
         model = self._model_for(cfg.model or pending.model_name)
+        if model is None:
+            self.skipped += 1
+            return
         reply = await asyncio.wait_for(
             model.ainvoke(
                 [HumanMessage(content=prompt)],
@@ -319,6 +326,7 @@ class MemoryService:
             processed=self.processed,
             dropped=self.dropped,
             refused=self.refused,
+            skipped=self.skipped,
             last_update_at=outcome.last_update_at,
             last_error=outcome.last_error,
             last_error_at=outcome.last_error_at,

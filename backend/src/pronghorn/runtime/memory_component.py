@@ -19,7 +19,10 @@ async def memory(runtime: Runtime) -> AsyncGenerator[None, None]:
     def settings() -> MemoryConfig:
         return runtime.config.memory
 
-    def model_for(name: str | None) -> BaseChatModel:
+    def model_for(name: str | None) -> BaseChatModel | None:
+        # The offline demo model cannot write memory updates: skip them quietly.
+        if runtime.models.resolve(name).provider == "demo":
+            return None
         return runtime.models.create(name, thinking_enabled=False)
 
     service = MemoryService(MemoryRepository(runtime.store), settings=settings, model_for=model_for)

@@ -246,9 +246,11 @@ async def test_the_demo_model_skips_updates_quietly(tmp_path: Path) -> None:
 
 
 async def test_disabled_memory_still_lets_users_see_and_clear_it(tmp_path: Path) -> None:
-    async with running(tmp_path, memory={"enabled": False}) as started:
-        async with started.http("alice") as http:
-            assert (await http.post("/api/memory/facts", json={"content": "x"})).status_code == 201
-            status = (await http.get("/api/memory/status")).json()
-            assert status["enabled"] is False
-            assert (await http.delete("/api/memory")).status_code == 204
+    async with (
+        running(tmp_path, memory={"enabled": False}) as started,
+        started.http("alice") as http,
+    ):
+        assert (await http.post("/api/memory/facts", json={"content": "x"})).status_code == 201
+        status = (await http.get("/api/memory/status")).json()
+        assert status["enabled"] is False
+        assert (await http.delete("/api/memory")).status_code == 204

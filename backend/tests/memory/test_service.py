@@ -241,3 +241,24 @@ async def test_updates_run_concurrently_but_never_twice_for_one_scope() -> None:
     assert gate.max_active == 2
     assert all(len(set(o)) == len(o) for o in gate.overlaps)  # never one user twice
     assert svc.processed == 4
+
+
+async def test_clearing_drops_an_update_already_in_flight() -> None:
+    gate = GateModel(want_active=1)
+    svc = MemoryService(
+        MemoryRepository(InMemoryStore()),
+        settings=Holder(),
+        model_for=lambda _name: cast("Any", gate),
+    )
+    await svc.start()
+    try:
+        await svc.add_fact(ALICE, "Old fact")
+        svc.enqueue(ALICE, [Turn("user", "alice says hi", None)], thread_id="t", model_name=None)
+        await gate.reached.wait()
+        await svc.clear(ALICE)
+        gate.release.set()
+        await svc.wait_idle()
+        doc = await svc.document(ALICE)
+    finally:
+        await svc.stop()
+    assert doc.facts == () and doc.revision == 0 and svc.processed == 0

@@ -128,6 +128,7 @@ class MemoryService:
         self.dropped = 0
         self.refused = 0
         self.skipped = 0
+        self._clears: dict[MemoryScope, int] = {}  # clears per scope (stale updates)
         self._outcomes: OrderedDict[str, _Outcome] = OrderedDict()
 
     @property
@@ -271,6 +272,7 @@ class MemoryService:
         cfg = self.config
         if not cfg.enabled:
             return
+        cleared = self._clears.get(pending.scope, 0)
         doc = await self.repo.load(pending.scope)
         prompt = update_prompt(doc, pending.turns, cfg)
         model = self._model_for(cfg.model or pending.model_name)
@@ -290,7 +292,9 @@ class MemoryService:
             return
         outcome: list[UpdateOutcome] = []
 
-        def edit(current: MemoryDocument) -> MemoryDocument:
+        def edit(current: MemoryDocument) -> MemoryDocument | None:
+            if self._clears.get(pending.scope, 0) != cleared:
+                return None  # the user cleared this memory meanwhile: the update is stale
             result = apply_update(current, answer, cfg, thread_id=pending.thread_id)
             outcome.append(result)
             return result.document
@@ -300,6 +304,8 @@ class MemoryService:
         except UpdateRefused as exc:
             self.refused += 1
             self._error(pending.scope, str(exc))
+            return
+        if not outcome:
             return
         self.processed += 1
         self._outcome(pending.scope).last_update_at = now_iso()
@@ -390,6 +396,8 @@ class MemoryService:
         await self.repo.change(scope, lambda doc: edits.remove_fact(doc, fact_id))
 
     async def clear(self, scope: MemoryScope) -> None:
+        """Forget the scope's memory and its queued updates; one in flight is dropped."""
+        self._clears[scope] = self._clears.get(scope, 0) + 1
         self._queue = OrderedDict((k, v) for k, v in self._queue.items() if k[0] != scope)
         self._wake.set()
         await self.repo.clear(scope)

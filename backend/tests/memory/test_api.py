@@ -124,6 +124,13 @@ async def test_crud_export_import_clear(app: App) -> None:
         ("post", "/api/memory/import", {"facts": "nope"}, 422),
         ("post", "/api/memory/import", {"version": 9, "facts": []}, 422),
         ("post", "/api/memory/import", {"summaries": {"mood": {"summary": "x"}}}, 422),
+        ("post", "/api/memory/import", {"facts": [{"content": "x" * 1001}]}, 422),
+        (
+            "post",
+            "/api/memory/import",
+            {"summaries": {"current_focus": {"summary": "x" * 1501}}},
+            422,
+        ),
         ("get", "/api/memory?agent_name=Not_Valid", None, 400),
     ],
 )

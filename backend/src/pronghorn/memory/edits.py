@@ -69,7 +69,14 @@ def remove_fact(doc: MemoryDocument, fact_id: str) -> MemoryDocument:
     return replace(doc, facts=tuple(f for f in doc.facts if f.id != fact_id))
 
 
-def imported(doc: MemoryDocument, data: Mapping[str, object], max_facts: int) -> MemoryDocument:
+def imported(
+    doc: MemoryDocument,
+    data: Mapping[str, object],
+    *,
+    max_facts: int,
+    max_fact_chars: int,
+    max_summary_chars: int,
+) -> MemoryDocument:
     """The document an export file describes, replacing ``doc``'s content (the scope is
     the caller's, whatever the file says). Unknown shapes are refused whole."""
     raw = data.get("facts", [])
@@ -81,6 +88,10 @@ def imported(doc: MemoryDocument, data: Mapping[str, object], max_facts: int) ->
     unknown = set(cast("dict[str, object]", summaries)) - set(SUMMARY_KEYS)
     if unknown:
         raise InvalidMemory(f"Unknown summaries: {', '.join(sorted(unknown))}")
+    parsed = Summaries.from_json(summaries)
+    for key in SUMMARY_KEYS:
+        if len(parsed.get(key).summary) > max_summary_chars:
+            raise InvalidMemory(f"summaries.{key} is longer than {max_summary_chars} characters")
     facts: list[Fact] = []
     seen: set[str] = set()
     for i, item in enumerate(cast("list[object]", raw)):
@@ -90,6 +101,8 @@ def imported(doc: MemoryDocument, data: Mapping[str, object], max_facts: int) ->
         content = entry.get("content")
         if not isinstance(content, str) or not content.strip():
             raise InvalidMemory(f"facts[{i}].content must be a non-empty string")
+        if len(content) > max_fact_chars:
+            raise InvalidMemory(f"facts[{i}].content is longer than {max_fact_chars} characters")
         category = entry.get("category", "other")
         if not isinstance(category, str) or category not in CATEGORIES:
             raise InvalidMemory(f"facts[{i}].category {category!r} is not a known category")
@@ -99,4 +112,4 @@ def imported(doc: MemoryDocument, data: Mapping[str, object], max_facts: int) ->
         facts.append(replace(fact, id=fact_id, confidence=as_confidence(entry.get("confidence"))))
     if len(facts) > max_facts:
         raise InvalidMemory(f"The file has {len(facts)} facts; memory holds at most {max_facts}")
-    return replace(doc, summaries=Summaries.from_json(summaries), facts=tuple(facts))
+    return replace(doc, summaries=parsed, facts=tuple(facts))

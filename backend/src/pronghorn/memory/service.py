@@ -407,4 +407,13 @@ class MemoryService:
         version = data.get("version", 1)
         if version != 1:
             raise InvalidMemory(f"Unsupported memory export version {version!r}")
-        return await self.repo.change(scope, lambda doc: edits.imported(doc, data, cfg.max_facts))
+        return await self.repo.change(
+            scope,
+            lambda doc: edits.imported(
+                doc,
+                data,
+                max_facts=cfg.max_facts,
+                max_fact_chars=cfg.max_fact_chars,
+                max_summary_chars=cfg.max_summary_chars,
+            ),
+        )

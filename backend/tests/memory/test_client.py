@@ -58,14 +58,22 @@ async def test_streams_the_same_parts_as_the_sdk(tmp_path: Path) -> None:
             (p.event, p.data)
             async for p in client.stream(thread["thread_id"], "write a file", stream_mode=MODES)
         ]
-        # the run is an ordinary one of alice's: the SDK sees it and its thread
+        # the run is an ordinary one of alice's: the SDK sees it, and replaying that very
+        # run's stream from the event log gives exactly the parts the client yielded
         sdk = app.sdk("alice")
         runs = await sdk.runs.list(thread["thread_id"])
+        replayed = [
+            (p.event, p.data)
+            async for p in sdk.runs.join_stream(
+                thread["thread_id"], runs[0]["run_id"], last_event_id="-1"
+            )
+        ]
         await sdk.http.client.aclose()
     assert runs[0]["status"] == "success"
     assert [e for e, _ in via_client] == [e for e, _ in via_sdk]
     assert via_client[0][0] == "metadata" and "error" not in {e for e, _ in via_client}
     assert normalized(via_client) == normalized(via_sdk)
+    assert replayed == via_client
 
 
 async def test_own_runtime_threads_files_memory_and_isolation(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Generator
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Response
 from pydantic import BaseModel, ConfigDict, Field
@@ -20,25 +20,13 @@ from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.memory.errors import FactNotFound, InvalidMemory
-from pronghorn.memory.records import MemoryScope
+from pronghorn.memory.records import Category, MemoryScope
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.runtime import Runtime
 
 router = APIRouter(prefix="/api/memory", tags=["memory"], route_class=StrictJSONRoute)
 
 AGENT_NAME = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
-CategoryName = Literal[
-    "preference",
-    "correction",
-    "context",
-    "goal",
-    "behavior",
-    "identity",
-    "constraint",
-    "decision",
-    "knowledge",
-    "other",
-]
 
 
 class Body(BaseModel):
@@ -47,13 +35,13 @@ class Body(BaseModel):
 
 class FactCreate(Body):
     content: str = Field(min_length=1)
-    category: CategoryName = Field(default="context")
+    category: Category = Field(default="context")
     confidence: float = Field(default=0.9, ge=0, le=1)
 
 
 class FactPatch(Body):
     content: str | None = Field(default=None, min_length=1)
-    category: CategoryName | None = Field(default=None)
+    category: Category | None = Field(default=None)
     confidence: float | None = Field(default=None, ge=0, le=1)
 
 
@@ -65,7 +53,7 @@ class SummaryIn(Body):
 class FactIn(Body):
     id: str | None = Field(default=None, max_length=100)
     content: str = Field(min_length=1)
-    category: CategoryName = Field(default="other")
+    category: Category = Field(default="other")
     confidence: float = Field(default=0.8, ge=0, le=1)
     source_thread_id: str | None = Field(default=None)
     created_at: str | None = Field(default=None)

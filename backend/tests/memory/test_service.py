@@ -262,3 +262,17 @@ async def test_clearing_drops_an_update_already_in_flight() -> None:
     finally:
         await svc.stop()
     assert doc.facts == () and doc.revision == 0 and svc.processed == 0
+
+
+def test_an_unknown_memory_model_is_a_reported_config_problem() -> None:
+    from pronghorn.config.schema import AppConfig
+    from pronghorn.models.factory import ModelFactory
+
+    config = AppConfig.model_validate(
+        {"models": [{"name": "s", "provider": "scripted"}], "memory": {"model": "nope"}}
+    )
+    assert "memory.model: unknown model 'nope'" in ModelFactory(config).problems()
+    ok = AppConfig.model_validate(
+        {"models": [{"name": "s", "provider": "scripted"}], "memory": {"model": "s"}}
+    )
+    assert not any("memory.model" in p for p in ModelFactory(ok).problems())

@@ -10,10 +10,12 @@ from langchain_core.messages import AIMessage
 from langgraph.store.memory import InMemoryStore
 
 from memory.kit import ALICE, Holder, answer, exchange, service, set_script
+from pronghorn.config.schema import AppConfig
 from pronghorn.memory.records import Fact, MemoryScope
 from pronghorn.memory.service import MemoryService
 from pronghorn.memory.store import MemoryRepository
 from pronghorn.memory.updater import Turn
+from pronghorn.models.factory import ModelFactory
 
 
 async def test_extracts_facts_and_summaries_from_a_conversation() -> None:
@@ -265,9 +267,6 @@ async def test_clearing_drops_an_update_already_in_flight() -> None:
 
 
 def test_an_unknown_memory_model_is_a_reported_config_problem() -> None:
-    from pronghorn.config.schema import AppConfig
-    from pronghorn.models.factory import ModelFactory
-
     config = AppConfig.model_validate(
         {"models": [{"name": "s", "provider": "scripted"}], "memory": {"model": "nope"}}
     )

@@ -134,6 +134,9 @@ def base_config(**overrides: Any) -> dict[str, Any]:
         },
         "logging": {"level": "INFO"},
         "auth": {"mode": "none"},
+        # Off unless a test turns it on: a background memory update would call the run's
+        # model (a fake provider's queued replies) at a time no test controls.
+        "memory": {"enabled": False},
     }
     for key, value in overrides.items():
         if isinstance(value, dict) and isinstance(cfg.get(key), dict):

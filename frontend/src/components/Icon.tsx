@@ -3,6 +3,7 @@ const PATHS = {
   trash: "M4 7h16M10 11v6M14 11v6M6 7l1 13h10l1-13M9 7V4h6v3",
   pencil: "M4 20h4L19 9l-4-4L4 16v4zM13.5 6.5l4 4",
   file: "M14 3H6v18h12V7l-4-4zM14 3v4h4",
+  memory: "M6 3h12v18l-6-4-6 4V3zM9 8h6M9 11h4",
 } as const;
 
 interface Props {

@@ -109,6 +109,9 @@ export function UserMenu({ session, onNavigate, onSignedOut }: Props) {
             <strong>{name}</strong>
             <span>@{user.username}</span>
           </div>
+          <button type="button" role="menuitem" className="menu-item" onClick={() => pick("memory")}>
+            Memory
+          </button>
           <button type="button" role="menuitem" className="menu-item" onClick={() => pick("keys")}>
             API keys
           </button>

@@ -15,6 +15,9 @@ import { ExtensionsNav } from "./ExtensionsNav";
 import { AgentsPage } from "./settings/AgentsPage";
 import { KeysPage } from "./settings/KeysPage";
 import { McpPage } from "./settings/McpPage";
+import { Icon } from "./Icon";
+import { KeysPage } from "./settings/KeysPage";
+import { MemoryPage } from "./settings/MemoryPage";
 import { PasswordPage } from "./settings/PasswordPage";
 import { SettingsLayout } from "./settings/SettingsLayout";
 import { SkillsPage } from "./settings/SkillsPage";
@@ -98,6 +101,8 @@ export function Workspace({ session, actions, route, go }: Props) {
             }}
           />
         );
+      case "memory":
+        return <MemoryPage onOpenSidebar={openSidebar} />;
       default:
         if (lookup.availability === "checking" || lookup.availability === "missing") {
           return (
@@ -162,6 +167,19 @@ export function Workspace({ session, actions, route, go }: Props) {
                   MCP servers
                 </button>
               )}
+              <button
+                type="button"
+                className="icon-button"
+                aria-label="Memory"
+                title="What the agent remembers about you"
+                aria-current={route.page === "memory" ? "page" : undefined}
+                onClick={() => {
+                  go({ page: "memory" });
+                  setSidebarOpen(false);
+                }}
+              >
+                <Icon name="memory" />
+              </button>
               <ThemeToggle preference={theme} onCycle={cycleTheme} />
             </>
           }

@@ -22,10 +22,11 @@ export type Route =
   | { page: "skills" }
   | { page: "tools" }
   | { page: "agents" }
+  | { page: "memory" }
   | { page: "login"; next: string; error: string | null }
   | { page: "setup"; token: string };
 
-export type SettingsPage = "keys" | "users" | "password" | "mcp" | "skills" | "tools" | "agents";
+export type SettingsPage = "keys" | "users" | "password" | "mcp" | "skills" | "tools" | "agents" | "memory";
 
 const SETTINGS: Record<SettingsPage, string> = {
   keys: "/settings/keys",
@@ -35,6 +36,7 @@ const SETTINGS: Record<SettingsPage, string> = {
   skills: "/settings/skills",
   tools: "/settings/tools",
   agents: "/settings/agents",
+  memory: "/settings/memory",
 };
 
 /**

@@ -41,16 +41,19 @@ from pronghorn.agent.middlewares import (
 from pronghorn.agent.middlewares.approval import ApprovalMiddleware
 from pronghorn.agent.middlewares.budget import BudgetMiddleware
 from pronghorn.agent.middlewares.guardrail import GuardrailMiddleware
+from pronghorn.agent.middlewares.memory import memory_chain
 from pronghorn.agent.middlewares.skills import SkillActivationMiddleware
 from pronghorn.agent.middlewares.tool_timeouts import ToolTimeoutMiddleware
 from pronghorn.agent.options import AgentOptions
 from pronghorn.agent.prompt import build_system_prompt
 from pronghorn.agent.state import ThreadState
+from pronghorn.config.memory_schema import MemoryConfig
 from pronghorn.config.schema import AgentConfig, AppConfig
 from pronghorn.governance.plan import GovernancePlan
 from pronghorn.governance.ports import GovernancePorts
 from pronghorn.mcp.manager import McpManager
 from pronghorn.mcp.middleware import McpToolsMiddleware
+from pronghorn.memory.service import MemoryService
 from pronghorn.models.factory import ModelFactory
 from pronghorn.sandbox.base import SandboxProvider
 from pronghorn.skills.model import RunSkill
@@ -91,6 +94,8 @@ class AgentParts:
     skills: Sequence[RunSkill] = ()  # the run's enabled skills (prompt + slash activation)
     tool_timeouts: dict[str, float] = field(default_factory=dict[str, float])
     governance: GovernancePlan | None = None  # budgets, approvals, guardrails; None: off
+    memory: MemoryService | None = None  # long-term memory (None: none)
+    memory_config: MemoryConfig = field(default_factory=MemoryConfig)
 
 
 def middleware_phases(
@@ -112,6 +117,12 @@ def middleware_phases(
             *([GuardrailMiddleware(plan)] if plan.guardrails else []),
             ApprovalMiddleware(plan),
         ]
+    memory = memory_chain(
+        parts.memory,
+        parts.memory_config,
+        model_name=parts.model_name,
+        agent_name=options.agent_name,
+    )
     return [
         (
             "state_prep",
@@ -125,13 +136,16 @@ def middleware_phases(
             "request_projection",
             [
                 SummarizationMiddleware(
-                    trigger_tokens=cfg.summarization_trigger_tokens, model=parts.internal_model
+                    trigger_tokens=cfg.summarization_trigger_tokens,
+                    model=parts.internal_model,
+                    before_compact=memory.before_compact,
                 ),
                 TodoReminderMiddleware(),
                 SkillActivationMiddleware(parts.skills),
                 DanglingToolCallMiddleware(),
                 *images,
                 *mcp,
+                *memory.injection,
             ],
         ),
         (
@@ -171,7 +185,10 @@ def middleware_phases(
         ),
         (
             "finalization",
-            [TitleMiddleware(max_chars=cfg.title_max_chars, model=parts.internal_model)],
+            [
+                TitleMiddleware(max_chars=cfg.title_max_chars, model=parts.internal_model),
+                *memory.finalization,
+            ],
         ),
     ]
 
@@ -210,6 +227,7 @@ class AgentDeps:
     subagents: SubagentPool | None = None  # the app's sub-agent limit; None: no task tool
     mcp: McpManager | None = None  # the app's MCP servers (None: no MCP tools)
     governance: GovernancePorts | None = None  # usage ledger + audit (runtime/governance.py)
+    memory: MemoryService | None = None
 
 
 def default_tools(
@@ -230,6 +248,10 @@ def default_tools(
     )
     extras, _ = extra_tools(config.tools)
     tools = [*build_tools(tool_deps, options=options), *extras]
+    if deps.memory is not None and config.memory.enabled and config.memory.mode == "tool":
+        from pronghorn.agent.tools.memory import memory_tools
+
+        tools += memory_tools(deps.memory, agent_name=options.agent_name)
     return select_tools(tools, config.tools, options.tool_groups)
 
 
@@ -283,5 +305,7 @@ def build_lead_agent(
         skills=tuple(skills),
         tool_timeouts=dict(config.tools.timeouts),
         governance=GovernancePlan.from_config(config, deps.governance),
+        memory=deps.memory,
+        memory_config=config.memory,
     )
     return build_agent(parts, options, today=today)

@@ -21,6 +21,7 @@ from pronghorn.config.governance_schema import (
 )
 from pronghorn.config.hosts import check_host_pattern
 from pronghorn.config.mcp_schema import McpConfig
+from pronghorn.config.memory_schema import MemoryConfig
 from pronghorn.config.oidc_schema import OidcConfig
 from pronghorn.config.protocols_schema import ProtocolsConfig
 from pronghorn.config.subagents_schema import SubagentsConfig
@@ -464,3 +465,4 @@ class AppConfig(Section):
     approvals: ApprovalsConfig = Field(default_factory=ApprovalsConfig)
     guardrails: GuardrailsConfig = Field(default_factory=GuardrailsConfig)
     suggestions: SuggestionsConfig = Field(default_factory=SuggestionsConfig)
+    memory: MemoryConfig = Field(default_factory=MemoryConfig)

@@ -148,6 +148,9 @@ class ModelFactory:
         default = self._config.agent.default_model
         if default and default not in self._by_name and default != DEMO_MODEL_NAME:
             out.append(f"agent.default_model: unknown model {default!r}")
+        memory = self._config.memory.model
+        if memory and memory not in self._by_name and memory != DEMO_MODEL_NAME:
+            out.append(f"memory.model: unknown model {memory!r}")
         return out
 
     def _check(self, entry: ModelConfig) -> None:

@@ -21,6 +21,7 @@ from pronghorn.runtime.job_table import JobTable
 from pronghorn.runtime.manager import RunManager
 from pronghorn.runtime.mcp_component import mcp_servers
 from pronghorn.runtime.memory_broker import MemoryBroker
+from pronghorn.runtime.memory_component import memory
 from pronghorn.runtime.message_input import message_input_validator
 from pronghorn.runtime.run_request import RunCreate
 from pronghorn.runtime.runtime import Runtime
@@ -173,6 +174,7 @@ COMPONENTS: list[Callable[[Runtime], contextlib.AbstractAsyncContextManager[None
     subagents,
     mcp_servers,
     broker,
+    memory,
     runs,
     thread_sweeper,
     scheduler,

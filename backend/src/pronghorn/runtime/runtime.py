@@ -26,6 +26,7 @@ from pronghorn.runtime.skills import SkillCatalog
 if TYPE_CHECKING:
     from pronghorn.config.holder import ConfigHolder
     from pronghorn.mcp.manager import McpManager
+    from pronghorn.memory.service import MemoryService
     from pronghorn.models.factory import ModelFactory
     from pronghorn.runtime.broker import EventBroker
     from pronghorn.runtime.manager import RunManager
@@ -37,7 +38,9 @@ log = logging.getLogger("pronghorn.runtime")
 
 T = TypeVar("T")
 
-Component = Literal["models", "sandbox", "mcp", "broker", "runs", "scheduler", "subagents"]
+Component = Literal[
+    "models", "sandbox", "mcp", "broker", "memory", "runs", "scheduler", "subagents"
+]
 
 
 class NotStarted(RuntimeError):
@@ -93,12 +96,13 @@ class StoreSweeper:
 class Runtime:
     """The core (config, data dir, database, checkpointer, store, graphs) is given at
     construction; the components are set once each as the lifespan starts them, in order:
-    models, sandbox, mcp, broker, runs, scheduler."""
+    models, sandbox, mcp, broker, memory, runs, scheduler."""
 
     models: Started[ModelFactory] = Started()
     sandbox: Started[SandboxProvider] = Started()
     mcp: Started[McpManager] = Started()
     broker: Started[EventBroker] = Started()
+    memory: Started[MemoryService] = Started()
     runs: Started[RunManager] = Started()
     scheduler: Started[Scheduler] = Started()
     subagents: Started[SubagentPool] = Started()

@@ -10,13 +10,14 @@ replaces every message up to ``upto_id`` with one ``<conversation_summary>`` mes
 the model request only. The cut never separates tool calls from their results.
 
 Without a summary model (scripted/demo models) a compact local digest is used instead.
+``before_compact`` (the memory flush hook) is given the messages about to be summarized.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain.agents.middleware import ModelRequest
@@ -120,8 +121,10 @@ class SummarizationMiddleware(RequestProjection):
         trigger_tokens: int = 60000,
         model: BaseChatModel | None = None,
         keep_fraction: float = 1 / 3,
+        before_compact: Callable[[Sequence[BaseMessage]], None] | None = None,
     ) -> None:
         super().__init__()
+        self.before_compact = before_compact  # e.g. memory: sees what is compacted first
         self.trigger_tokens = trigger_tokens
         self.model = model
         self.keep_tokens = max(1, int(trigger_tokens * keep_fraction))
@@ -159,6 +162,8 @@ class SummarizationMiddleware(RequestProjection):
         cut = choose_cut(visible, self.keep_tokens)
         if cut <= 0:
             return None
+        if self.before_compact is not None:
+            self.before_compact(visible[:cut])
         text = await self._summarize(previous, visible[:cut])
         return {"summary": {"text": text, "upto_id": visible[cut - 1].id}}
 

@@ -17,6 +17,7 @@ from pronghorn.gateway.routers import (
     files,
     governance,
     mcp,
+    memory,
     models,
     oidc,
     runs,
@@ -53,5 +54,6 @@ def register_routers(app: FastAPI) -> None:
         governance,
         feedback,
         deerflow_compat,
+        memory,
     ):
         app.include_router(module.router)

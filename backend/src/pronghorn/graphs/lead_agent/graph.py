@@ -25,6 +25,7 @@ from pronghorn.config.holder import ConfigHolder
 from pronghorn.governance.ports import GovernancePorts
 from pronghorn.graphs.requests import GraphRequest
 from pronghorn.mcp.manager import McpManager
+from pronghorn.memory.service import MemoryService
 from pronghorn.models.factory import ModelFactory
 from pronghorn.sandbox.base import SandboxProvider
 from pronghorn.skills.model import RunSkill, RunSkillSource
@@ -81,6 +82,8 @@ class LeadAgentHost(Protocol):
     def skills(self) -> RunSkillSource: ...
     @property
     def governance(self) -> GovernancePorts: ...
+    @property
+    def memory(self) -> MemoryService: ...
 
 
 def run_identity(request: GraphRequest) -> str | None:
@@ -105,12 +108,17 @@ class LeadAgentFactory:
 
     def deps(self) -> AgentDeps:
         if self._deps is None:
+            try:
+                memory: MemoryService | None = self.host.memory
+            except RuntimeError:  # a host without the memory component (some tests)
+                memory = None
             self._deps = AgentDeps(
                 sandboxes=self.host.sandbox,
                 data_dir=self.host.data_dir,
                 subagents=self._subagents(),
                 mcp=self.host.mcp,
                 governance=self.host.governance,
+                memory=memory,
             )
         return self._deps
 

@@ -1,0 +1,287 @@
+"""``Pronghorn``: the embedded Python client — the gateway's operations in-process, no HTTP.
+
+    async with Pronghorn.open("config.yaml") as ph:           # builds its own Runtime
+        thread = await ph.create_thread()
+        async for part in ph.stream(thread["thread_id"], "Hello!"):
+            print(part.event, part.data)                        # the SDK's StreamPart
+
+or ``Pronghorn(runtime)`` around a Runtime the caller already runs (the IM channels do).
+Runs go through the run manager and their events come from the event broker, exactly what
+``POST /threads/{id}/runs/stream`` serves, so a stream yields the same parts as
+``langgraph_sdk``'s ``client.runs.stream`` for the same run. Everything acts as one
+principal (default: the local user of ``auth.mode: none``) with its usual isolation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import AsyncIterator, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+from langgraph_sdk.schema import StreamPart
+
+from pronghorn.auth.principal import LOCAL_PRINCIPAL, Principal
+from pronghorn.config.holder import ConfigHolder
+from pronghorn.config.loader import LoadedConfig, config_hash, load_config
+from pronghorn.config.schema import AppConfig
+from pronghorn.gateway.routers.files import safe_name
+from pronghorn.memory.records import Category, MemoryScope
+from pronghorn.persistence.repos import threads as threads_repo
+from pronghorn.persistence.repos.common import new_id
+from pronghorn.runtime.access import Access
+from pronghorn.runtime.assemble import open_runtime
+from pronghorn.runtime.errors import InvalidRun
+from pronghorn.runtime.owned import authorize, load_thread
+from pronghorn.runtime.run_request import RunCreate
+from pronghorn.runtime.runtime import Runtime
+from pronghorn.sandbox import safe_open
+from pronghorn.sandbox.paths import ThreadPaths, user_folder
+from pronghorn.sandbox.uploads import UploadsFolder
+
+DEFAULT_MODES = ("values", "messages-tuple")
+Message = str | Mapping[str, Any] | Sequence[Mapping[str, Any]]
+
+
+def _holder(config: AppConfig | str | Path | None) -> ConfigHolder:
+    if isinstance(config, AppConfig):
+        loaded = LoadedConfig(
+            config=config,
+            source_path=None,
+            version_hash=config_hash(config),
+            loaded_at=datetime.now(UTC),
+        )
+        return ConfigHolder(loaded)
+    return ConfigHolder(load_config(Path(config) if config is not None else None))
+
+
+def _messages(message: Message) -> list[dict[str, Any]]:
+    if isinstance(message, str):
+        return [{"role": "human", "content": message}]
+    if isinstance(message, Mapping):
+        return [dict(message)]
+    return [dict(m) for m in message]
+
+
+class Pronghorn:
+    """Threads, runs (streamed or waited), uploads, artifacts and memory, in-process."""
+
+    def __init__(self, runtime: Runtime, *, principal: Principal = LOCAL_PRINCIPAL) -> None:
+        self.runtime = runtime
+        self.principal = principal
+        self.access = Access(principal)
+
+    @classmethod
+    @contextlib.asynccontextmanager
+    async def open(
+        cls,
+        config: AppConfig | str | Path | None = None,
+        *,
+        base_dir: Path | None = None,
+        principal: Principal = LOCAL_PRINCIPAL,
+    ) -> AsyncIterator[Pronghorn]:
+        """Build a Runtime from a config (an ``AppConfig``, a YAML path, or the defaults),
+        run it for the block, then drain and close it (runs, memory updates)."""
+        settings = await asyncio.to_thread(_holder, config)
+        base = (base_dir or Path.cwd()).resolve()
+        async with open_runtime(settings, base_dir=base) as runtime:
+            yield cls(runtime, principal=principal)
+
+    def as_user(self, principal: Principal) -> Pronghorn:
+        """The same runtime, acting as another principal."""
+        return Pronghorn(self.runtime, principal=principal)
+
+    # -- threads -----------------------------------------------------------------------
+
+    async def create_thread(self, metadata: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        thread_id = new_id()
+        value: dict[str, object] = {"thread_id": thread_id, "metadata": dict(metadata or {})}
+        await authorize(self.runtime, self.access, "threads", "create", value)
+        meta = value.get("metadata")
+        async with self.runtime.db.tx() as conn:
+            return await threads_repo.insert_thread(
+                conn,
+                thread_id,
+                metadata=dict(meta) if isinstance(meta, dict) else {},
+                ttl=None,
+                expires_at=None,
+                owner_id=self.access.identity,
+            )
+
+    async def get_thread(self, thread_id: str) -> dict[str, Any]:
+        return threads_repo.to_api(await load_thread(self.runtime, self.access, thread_id))
+
+    # -- runs --------------------------------------------------------------------------
+
+    async def stream(
+        self,
+        thread_id: str | None,
+        message: Message | None = None,
+        *,
+        assistant_id: str = "lead_agent",
+        stream_mode: str | Sequence[str] = DEFAULT_MODES,
+        context: Mapping[str, Any] | None = None,
+        config: Mapping[str, Any] | None = None,
+        command: Mapping[str, Any] | None = None,
+        **run: Any,
+    ) -> AsyncIterator[StreamPart]:
+        """Start a run and yield its stream parts (``metadata`` first, ``end`` last when
+        the run ends). Leaving early cancels the run unless ``on_disconnect="continue"``."""
+        body: dict[str, Any] = {
+            "assistant_id": assistant_id,
+            "stream_mode": [stream_mode] if isinstance(stream_mode, str) else list(stream_mode),
+            **run,
+        }
+        if message is not None:
+            body["input"] = {"messages": _messages(message)}
+        for key, value in (("context", context), ("config", config), ("command", command)):
+            if value is not None:
+                body[key] = dict(value)
+        try:
+            req = RunCreate.model_validate(body)
+        except ValueError as exc:
+            raise InvalidRun(str(exc)) from None
+        job = await self.runtime.runs.create(thread_id, req, self.access)
+        events = self.runtime.broker.subscribe(job.run_id, 0)
+        finished = False
+        try:
+            async for ev in events:
+                # as the SDK: the JSON payload, None for an empty one
+                data: Any = orjson.loads(ev.data) if ev.data.strip() else None
+                yield StreamPart(event=ev.event, data=data, id=str(ev.id))
+            finished = True
+        finally:
+            if not finished and req.on_disconnect == "cancel":
+                self.runtime.runs.cancel_soon(job.thread_id, job.run_id)
+            with contextlib.suppress(Exception):
+                await events.aclose()  # type: ignore[attr-defined]
+
+    async def chat(self, thread_id: str | None, message: Message, **run: Any) -> dict[str, Any]:
+        """Run to the end and return the final state values (an ``error`` part raises)."""
+        values: dict[str, Any] = {}
+        async for part in self.stream(thread_id, message, stream_mode="values", **run):
+            if part.event == "values" and isinstance(part.data, dict):
+                values = part.data
+            elif part.event == "error":
+                raise RuntimeError(f"run failed: {part.data}")
+        return values
+
+    # -- files -------------------------------------------------------------------------
+
+    async def _paths(self, thread_id: str, action: str = "read") -> ThreadPaths:
+        row = await load_thread(self.runtime, self.access, thread_id, action)  # type: ignore[arg-type]
+        paths = ThreadPaths.for_thread(
+            self.runtime.data_dir, user_folder(row["owner_id"]), thread_id
+        )
+        await asyncio.to_thread(paths.ensure)
+        return paths
+
+    async def upload(self, thread_id: str, name: str, data: bytes) -> dict[str, Any]:
+        """Put a file in the thread's uploads (the agent sees /mnt/user-data/uploads)."""
+        limit = self.runtime.config.uploads.max_file_bytes
+        if len(data) > limit:
+            raise ValueError(f"{name!r} is larger than uploads.max_file_bytes ({limit})")
+        clean = safe_name(name)
+        paths = await self._paths(thread_id, "update")
+
+        def write() -> None:
+            with UploadsFolder.open(paths) as folder:
+                temp, handle = folder.create_temp()
+                try:
+                    with handle:
+                        handle.write(data)
+                    folder.link(temp, clean)
+                finally:
+                    folder.unlink([temp])
+
+        await asyncio.to_thread(write)
+        return {"filename": clean, "size": len(data), "path": f"/mnt/user-data/uploads/{clean}"}
+
+    async def list_uploads(self, thread_id: str) -> list[dict[str, Any]]:
+        paths = await self._paths(thread_id)
+
+        def entries() -> list[tuple[str, int]]:
+            with UploadsFolder.open(paths) as folder:
+                return folder.entries()
+
+        found = await asyncio.to_thread(entries)
+        return [{"filename": n, "size": s} for n, s in found]
+
+    async def read_artifact(self, thread_id: str, path: str) -> bytes:
+        """A thread file by virtual path (``/mnt/user-data/outputs/x.md`` or ``outputs/x.md``)."""
+        virtual = path if path.startswith("/mnt/user-data/") else f"/mnt/user-data/{path}"
+        paths = await self._paths(thread_id)
+
+        def read() -> bytes:
+            opened = safe_open.open_file(paths, virtual)
+            try:
+                chunks: list[bytes] = []
+                while chunk := os.read(opened.fd, 1 << 20):
+                    chunks.append(chunk)
+                return b"".join(chunks)
+            finally:
+                opened.close()
+
+        return await asyncio.to_thread(read)
+
+    # -- memory ------------------------------------------------------------------------
+
+    def _scope(self, agent_name: str | None) -> MemoryScope:
+        return MemoryScope(user_id=self.access.identity, agent_name=agent_name)
+
+    async def get_memory(self, agent_name: str | None = None) -> dict[str, object]:
+        return (await self.runtime.memory.document(self._scope(agent_name))).to_json()
+
+    async def add_fact(
+        self,
+        content: str,
+        *,
+        category: Category = "context",
+        confidence: float = 0.9,
+        agent_name: str | None = None,
+    ) -> dict[str, object]:
+        fact = await self.runtime.memory.add_fact(
+            self._scope(agent_name), content, category=category, confidence=confidence
+        )
+        return fact.to_json()
+
+    async def update_fact(
+        self,
+        fact_id: str,
+        *,
+        content: str | None = None,
+        category: Category | None = None,
+        confidence: float | None = None,
+        agent_name: str | None = None,
+    ) -> dict[str, object]:
+        fact = await self.runtime.memory.edit_fact(
+            self._scope(agent_name),
+            fact_id,
+            content=content,
+            category=category,
+            confidence=confidence,
+        )
+        return fact.to_json()
+
+    async def delete_fact(self, fact_id: str, *, agent_name: str | None = None) -> None:
+        await self.runtime.memory.delete_fact(self._scope(agent_name), fact_id)
+
+    async def clear_memory(self, *, agent_name: str | None = None) -> None:
+        await self.runtime.memory.clear(self._scope(agent_name))
+
+    async def export_memory(self, *, agent_name: str | None = None) -> dict[str, object]:
+        return await self.get_memory(agent_name)
+
+    async def import_memory(
+        self, data: Mapping[str, object], *, agent_name: str | None = None
+    ) -> dict[str, object]:
+        doc = await self.runtime.memory.import_document(self._scope(agent_name), dict(data))
+        return doc.to_json()
+
+    async def flush_memory(self) -> None:
+        """Apply queued memory updates now (without waiting for the debounce)."""
+        await self.runtime.memory.flush()

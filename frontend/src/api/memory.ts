@@ -1,0 +1,104 @@
+/** The caller's long-term memory: GET/DELETE /api/memory, facts CRUD, export/import, status. */
+
+import { errorFrom, type Fetch } from "./http";
+
+export const CATEGORIES = [
+  "preference",
+  "correction",
+  "context",
+  "goal",
+  "behavior",
+  "identity",
+  "constraint",
+  "decision",
+  "knowledge",
+  "other",
+] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+export interface Fact {
+  id: string;
+  content: string;
+  category: Category;
+  confidence: number;
+  source_thread_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Summary {
+  summary: string;
+  updated_at: string | null;
+}
+
+export type SummaryKey = "work_context" | "personal_context" | "current_focus";
+
+export interface MemoryDocument {
+  version: number;
+  revision: number;
+  agent_name: string | null;
+  updated_at: string | null;
+  summaries: Record<SummaryKey, Summary>;
+  facts: Fact[];
+}
+
+export interface MemoryStatus {
+  enabled: boolean;
+  mode: "middleware" | "tool";
+  queue_depth: number;
+  queued_for_user: number;
+  in_flight: number;
+  last_update_at: string | null;
+  last_error: string | null;
+  last_error_at: string | null;
+}
+
+export interface FactEdit {
+  content?: string;
+  category?: Category;
+  confidence?: number;
+}
+
+async function call<T>(fetch: Fetch, url: string, init?: RequestInit): Promise<T> {
+  const response = await fetch(url, {
+    ...init,
+    headers: { Accept: "application/json", ...(init?.body ? { "Content-Type": "application/json" } : {}) },
+  });
+  if (!response.ok) throw await errorFrom(response);
+  return (response.status === 204 ? undefined : await response.json()) as T;
+}
+
+export const getMemory = (fetch: Fetch, signal?: AbortSignal) => call<MemoryDocument>(fetch, "/api/memory", { signal });
+
+export const getMemoryStatus = (fetch: Fetch, signal?: AbortSignal) =>
+  call<MemoryStatus>(fetch, "/api/memory/status", { signal });
+
+export const addFact = (fetch: Fetch, fact: { content: string; category: Category }) =>
+  call<Fact>(fetch, "/api/memory/facts", { method: "POST", body: JSON.stringify(fact) });
+
+export const editFact = (fetch: Fetch, id: string, edit: FactEdit) =>
+  call<Fact>(fetch, `/api/memory/facts/${encodeURIComponent(id)}`, { method: "PATCH", body: JSON.stringify(edit) });
+
+export const deleteFact = (fetch: Fetch, id: string) =>
+  call<undefined>(fetch, `/api/memory/facts/${encodeURIComponent(id)}`, { method: "DELETE" });
+
+export const clearMemory = (fetch: Fetch) => call<undefined>(fetch, "/api/memory", { method: "DELETE" });
+
+export const exportMemory = (fetch: Fetch) => call<MemoryDocument>(fetch, "/api/memory/export");
+
+export const importMemory = (fetch: Fetch, doc: unknown) =>
+  call<MemoryDocument>(fetch, "/api/memory/import", { method: "POST", body: JSON.stringify(doc) });
+
+/** The JSON of an export file, or an error message for the user. */
+export function parseExportFile(text: string): { doc: unknown } | { error: string } {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    return { error: "That file is not JSON." };
+  }
+  if (!doc || typeof doc !== "object" || Array.isArray(doc) || !Array.isArray((doc as { facts?: unknown }).facts)) {
+    return { error: "That file is not a memory export (no facts list)." };
+  }
+  return { doc };
+}

@@ -20,6 +20,7 @@ from pronghorn.config.holder import ConfigHolder
 from pronghorn.config.loader import load_config
 from pronghorn.gateway.app import create_app
 from pronghorn.runtime.runtime import Runtime
+from support.inproc import Lifespan
 from support.live import base_config
 
 FACT_JSON = json.dumps(
@@ -41,15 +42,15 @@ async def running(tmp_path: Path, **overrides: Any) -> AsyncIterator[App]:
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(base_config(**overrides)), encoding="utf-8")
     app = create_app(ConfigHolder(load_config(path, {})), base_dir=tmp_path)
-    lifespan = app.router.lifespan_context(app)
-    await lifespan.__aenter__()
+    lifespan = Lifespan(app)  # its own task (the MCP endpoint's task group)
+    await lifespan.startup()
     try:
         runtime: Runtime = app.state.runtime
         runtime.authenticator = KeyAuth()
         runtime.authorizer = AllowAll()
         yield App(app, runtime, runtime.data_dir)
     finally:
-        await lifespan.__aexit__(None, None, None)
+        await lifespan.shutdown()
 
 
 ON = {"memory": {"enabled": True}}

@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
+from pronghorn.config.channels_schema import ChannelsConfig
 from pronghorn.config.hosts import check_host_pattern
 from pronghorn.config.mcp_schema import McpConfig
 from pronghorn.config.oidc_schema import OidcConfig
@@ -445,3 +446,4 @@ class AppConfig(Section):
     web: WebToolsConfig = Field(default_factory=WebToolsConfig)
     subagents: SubagentsConfig = Field(default_factory=SubagentsConfig)
     mcp: McpConfig = Field(default_factory=McpConfig)
+    channels: ChannelsConfig = Field(default_factory=ChannelsConfig)

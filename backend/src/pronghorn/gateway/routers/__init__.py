@@ -9,6 +9,7 @@ from pronghorn.gateway.routers import (
     auth,
     auth_admin,
     auth_keys,
+    channels,
     crons,
     files,
     mcp,
@@ -38,5 +39,6 @@ def register_routers(app: FastAPI) -> None:
         files,
         usage,
         mcp,
+        channels,
     ):
         app.include_router(module.router)

@@ -24,7 +24,14 @@ RULES = [
     {
         "match": "present",
         "steps": [
-            {"tool_calls": [{"name": "write_file", "args": {"description": "w", "path": f"{OUT}/a.txt", "content": "A"}}]},
+            {
+                "tool_calls": [
+                    {
+                        "name": "write_file",
+                        "args": {"description": "w", "path": f"{OUT}/a.txt", "content": "A"},
+                    }
+                ]
+            },
             {"tool_calls": [{"name": "present_files", "args": {"filepaths": [f"{OUT}/a.txt"]}}]},
             {"text": "Sent the file."},
         ],
@@ -61,7 +68,9 @@ def fakes() -> Iterator[tuple[FakeSlack, FakeTelegram]]:
 
 
 @pytest.fixture(scope="module")
-def srv(tmp_path_factory: pytest.TempPathFactory, fakes: tuple[FakeSlack, FakeTelegram]) -> Iterator[InProcessServer]:
+def srv(
+    tmp_path_factory: pytest.TempPathFactory, fakes: tuple[FakeSlack, FakeTelegram]
+) -> Iterator[InProcessServer]:
     server = InProcessServer(tmp_path_factory.mktemp("slack"), config(*fakes, access="bound"))
     server.start(timeout=120)
     yield server
@@ -71,7 +80,9 @@ def srv(tmp_path_factory: pytest.TempPathFactory, fakes: tuple[FakeSlack, FakeTe
 _ts = iter(range(1, 100_000))
 
 
-def event(text: str, *, user: str = "U1", channel: str = "D1", channel_type: str = "im", **extra: Any) -> dict[str, Any]:
+def event(
+    text: str, *, user: str = "U1", channel: str = "D1", channel_type: str = "im", **extra: Any
+) -> dict[str, Any]:
     n = next(_ts)
     return {
         "type": "event_callback",
@@ -88,7 +99,13 @@ def event(text: str, *, user: str = "U1", channel: str = "D1", channel_type: str
     }
 
 
-def post(srv: InProcessServer, payload: dict[str, Any], *, secret: str = SIGNING_SECRET, ts: int | None = None) -> Any:
+def post(
+    srv: InProcessServer,
+    payload: dict[str, Any],
+    *,
+    secret: str = SIGNING_SECRET,
+    ts: int | None = None,
+) -> Any:
     body = json.dumps(payload).encode()
     stamp = str(ts if ts is not None else int(time.time()))
     headers = {
@@ -102,7 +119,10 @@ def post(srv: InProcessServer, payload: dict[str, Any], *, secret: str = SIGNING
 
 def wait_text(slack: FakeSlack, channel: str, contains: str) -> str:
     return slack.wait_for(
-        lambda: next((t for t in reversed(slack.texts(channel)) if contains in t and not t.endswith(" …")), None)
+        lambda: next(
+            (t for t in reversed(slack.texts(channel)) if contains in t and not t.endswith(" …")),
+            None,
+        )
     )
 
 
@@ -118,7 +138,9 @@ def test_url_verification_and_bad_signature(srv: InProcessServer):
     assert unsigned.status_code == 401
 
 
-def test_unbound_user_gets_the_hint_then_binds_and_owns_the_thread(srv: InProcessServer, fakes: tuple[FakeSlack, FakeTelegram]):
+def test_unbound_user_gets_the_hint_then_binds_and_owns_the_thread(
+    srv: InProcessServer, fakes: tuple[FakeSlack, FakeTelegram]
+):
     slack, _ = fakes
     assert post(srv, event("hello", user="U7", channel="D7")).status_code == 200
     hint = wait_text(slack, "D7", "connect")
@@ -137,7 +159,9 @@ def test_unbound_user_gets_the_hint_then_binds_and_owns_the_thread(srv: InProces
     updates = [c for c in slack.of("chat.update") if c.body["channel"] == "D7"]
     assert updates  # streamed by editing the placeholder
     with srv.http() as http:
-        threads = http.post(f"{srv.api}/threads/search", json={"metadata": {"channel": "slack"}}).json()
+        threads = http.post(
+            f"{srv.api}/threads/search", json={"metadata": {"channel": "slack"}}
+        ).json()
         (thread,) = [t for t in threads if t["metadata"]["chat"] == "D7"]
         runs = http.get(f"{srv.api}/threads/{thread['thread_id']}/runs").json()
         conns = http.get("/api/channels/connections").json()
@@ -151,13 +175,17 @@ def test_unbound_user_gets_the_hint_then_binds_and_owns_the_thread(srv: InProces
     slack.wait_for(lambda: sum("/connect CODE" in t for t in slack.texts("D7")) >= 2)
 
 
-def test_channel_message_replies_in_thread_with_file(srv: InProcessServer, fakes: tuple[FakeSlack, FakeTelegram]):
+def test_channel_message_replies_in_thread_with_file(
+    srv: InProcessServer, fakes: tuple[FakeSlack, FakeTelegram]
+):
     slack, _ = fakes
     with srv.http() as http:
         code = http.post("/api/channels/slack/connect").json()["code"]
     post(srv, event(f"/connect {code}", user="U9", channel="D9"))
     wait_text(slack, "D9", "Connected")
-    mention = event(f"<@{BOT_USER}> please present it", user="U9", channel="C1", channel_type="channel")
+    mention = event(
+        f"<@{BOT_USER}> please present it", user="U9", channel="C1", channel_type="channel"
+    )
     mention["event"]["type"] = "app_mention"
     post(srv, mention)
     post(srv, mention)  # a redelivery: answered once
@@ -173,8 +201,10 @@ def test_channel_message_replies_in_thread_with_file(srv: InProcessServer, fakes
     post(srv, bot)
 
 
-def test_reload_restarts_only_the_changed_channel(srv: InProcessServer, fakes: tuple[FakeSlack, FakeTelegram]):
-    slack, tg = fakes
+def test_reload_restarts_only_the_changed_channel(
+    srv: InProcessServer, fakes: tuple[FakeSlack, FakeTelegram]
+):
+    _slack, _tg = fakes
     with srv.http() as http:
         before = {c["name"]: c["starts"] for c in http.get("/api/channels").json()}
     cfg = yaml.safe_load(srv.config_path.read_text())

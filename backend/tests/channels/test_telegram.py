@@ -48,7 +48,9 @@ RULES = [
 
 def config(fake: FakeTelegram, **telegram: Any) -> dict[str, Any]:
     return base_config(
-        models=[{"name": "s", "provider": "scripted", "rules": [*RULES, {"steps": [{"text": "ok"}]}]}],
+        models=[
+            {"name": "s", "provider": "scripted", "rules": [*RULES, {"steps": [{"text": "ok"}]}]}
+        ],
         agent={"default_model": "s"},
         sandbox={"isolation": "none"},
         channels={
@@ -92,7 +94,10 @@ def final_text(fake: FakeTelegram, chat: int, contains: str) -> str:
 
     def check() -> str | None:
         for call in reversed(fake.calls):
-            if call.method in ("sendMessage", "editMessageText") and int(call.body["chat_id"]) == chat:
+            if (
+                call.method in ("sendMessage", "editMessageText")
+                and int(call.body["chat_id"]) == chat
+            ):
                 text = str(call.body.get("text", ""))
                 if contains in text and not text.endswith(" …"):  # not a streaming preview
                     return str(call.body["text"])
@@ -103,7 +108,9 @@ def final_text(fake: FakeTelegram, chat: int, contains: str) -> str:
 
 def thread_of(srv: InProcessServer, user: int) -> dict[str, Any]:
     with srv.http() as http:
-        threads = http.post(f"{srv.api}/threads/search", json={"metadata": {"channel": "telegram"}}).json()
+        threads = http.post(
+            f"{srv.api}/threads/search", json={"metadata": {"channel": "telegram"}}
+        ).json()
     mine = [t for t in threads if t["metadata"].get("chat") == str(user)]
     assert mine, threads
     return mine[0]
@@ -133,7 +140,9 @@ def test_long_reply_is_split(srv: InProcessServer, fake: FakeTelegram):
     finals = [c.body["text"] for c in fake.of("editMessageText") if int(c.body["chat_id"]) == user]
     pieces = [finals[-1], *texts[1:]]
     assert len(pieces) >= 3 and all(len(p) <= 4096 for p in pieces)
-    assert "".join(pieces).replace("\n", "").replace(" ", "") == LONG.replace("\n", "").replace(" ", "")
+    assert "".join(pieces).replace("\n", "").replace(" ", "") == LONG.replace("\n", "").replace(
+        " ", ""
+    )
 
 
 def test_artifact_arrives_as_a_file(srv: InProcessServer, fake: FakeTelegram):
@@ -155,7 +164,9 @@ def test_inbound_file_lands_in_uploads(srv: InProcessServer, fake: FakeTelegram)
         files = http.get(f"/api/threads/{thread['thread_id']}/uploads").json()
     names = [f["name"] for f in (files["files"] if isinstance(files, dict) else files)]
     assert "notes.txt" in names
-    (stored,) = [p for p in (srv.workdir / "data").rglob("notes.txt") if thread["thread_id"] in str(p)]
+    (stored,) = [
+        p for p in (srv.workdir / "data").rglob("notes.txt") if thread["thread_id"] in str(p)
+    ]
     assert stored.read_bytes() == b"some notes" and stored.parent.name == "uploads"
 
 
@@ -225,7 +236,9 @@ def test_bots_are_ignored_and_commands_answer(srv: InProcessServer, fake: FakeTe
 def test_group_message_without_mention_is_ignored(srv: InProcessServer, fake: FakeTelegram):
     group = -5000
     fake.user_message("hello group", user_id=new_user(), chat_id=group, chat_type="supergroup")
-    fake.user_message("@pronghorn_bot hello there", user_id=new_user(), chat_id=group, chat_type="supergroup")
+    fake.user_message(
+        "@pronghorn_bot hello there", user_id=new_user(), chat_id=group, chat_type="supergroup"
+    )
     final_text(fake, group, "How can I help")
     sent = [c for c in fake.of("sendMessage") if int(c.body["chat_id"]) == group]
     assert len(sent) == 1  # only the mention was answered
@@ -246,9 +259,7 @@ async def test_platform_down_retries_and_gateway_stays_up(tmp_path: Path):
     fake.down = True
     server = InProcessServer(tmp_path, config(fake)).start(timeout=120)
     try:
-        await asyncio.to_thread(
-            lambda: _wait_status(server, lambda s: s["counts"]["errors"] >= 3)
-        )
+        await asyncio.to_thread(lambda: _wait_status(server, lambda s: s["counts"]["errors"] >= 3))
         with server.http() as http:
             assert http.get("/health").status_code == 200
             (tg,) = http.get("/api/channels").json()

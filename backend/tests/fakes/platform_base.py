@@ -60,7 +60,9 @@ class PlatformServer:
                     return value
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise AssertionError(f"timed out; last calls: {[c.method for c in self.calls[-20:]]}")
+                    raise AssertionError(
+                        f"timed out; last calls: {[c.method for c in self.calls[-20:]]}"
+                    )
                 self._cond.wait(left)
 
     def start(self) -> PlatformServer:

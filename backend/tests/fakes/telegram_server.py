@@ -5,6 +5,7 @@ the Bot API's request and response shapes (`{"ok": true, "result": ...}`)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 from typing import Any
@@ -84,7 +85,9 @@ class FakeTelegram(PlatformServer):
             self.loop.call_soon_threadsafe(self._new_update.set)
 
     def sent_texts(self, chat_id: int) -> list[str]:
-        return [str(c.body["text"]) for c in self.of("sendMessage") if int(c.body["chat_id"]) == chat_id]
+        return [
+            str(c.body["text"]) for c in self.of("sendMessage") if int(c.body["chat_id"]) == chat_id
+        ]
 
     # -- server side -------------------------------------------------------------------------
 
@@ -104,7 +107,9 @@ class FakeTelegram(PlatformServer):
 
     async def _api(self, request: Request) -> Response:
         if request.path_params["token"] != self.token:
-            return JSONResponse({"ok": False, "error_code": 401, "description": "Unauthorized"}, 401)
+            return JSONResponse(
+                {"ok": False, "error_code": 401, "description": "Unauthorized"}, 401
+            )
         if self.down:
             return JSONResponse({"ok": False, "error_code": 502, "description": "Bad Gateway"}, 502)
         method = request.path_params["method"]
@@ -127,7 +132,9 @@ class FakeTelegram(PlatformServer):
                     {"ok": False, "error_code": 400, "description": "Bad Request: invalid file_id"},
                     400,
                 )
-            return _ok({"file_id": body["file_id"], "file_path": found[0], "file_size": len(found[1])})
+            return _ok(
+                {"file_id": body["file_id"], "file_path": found[0], "file_size": len(found[1])}
+            )
         return JSONResponse({"ok": False, "error_code": 404, "description": "Not Found"}, 404)
 
     def _message(self, body: dict[str, Any], message_id: int | None = None) -> dict[str, Any]:
@@ -149,10 +156,8 @@ class FakeTelegram(PlatformServer):
         with self._cond:
             ready = [u for u in self.updates if u["update_id"] >= offset]
         if not ready and timeout:
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._new_update.wait(), timeout)
-            except TimeoutError:
-                pass
             with self._cond:
                 ready = [u for u in self.updates if u["update_id"] >= offset]
         self.record(Call("getUpdates", body))

@@ -15,7 +15,9 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "pronghorn"
 
 # For each top-level package, the pronghorn packages it must never import.
 FORBIDDEN: dict[str, set[str]] = {
-    "runtime": {"gateway", "cli"},
+    "runtime": {"gateway", "cli", "channels"},
+    # IM channels: above the runtime (they start runs through it), below the gateway
+    "channels": {"gateway", "cli"},
     "persistence": {"gateway", "runtime", "graphs", "agent", "models", "sandbox", "web", "cli"},
     "graphs": {"gateway", "runtime", "persistence", "cli"},
     "agent": {"gateway", "runtime", "persistence", "graphs", "cli"},

@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
+from pronghorn.config.channels_schema import ChannelsConfig
 from pronghorn.config.extensions_schema import SkillsConfig, ToolsConfig
 from pronghorn.config.governance_schema import (
     ApprovalsConfig,
@@ -466,3 +467,4 @@ class AppConfig(Section):
     guardrails: GuardrailsConfig = Field(default_factory=GuardrailsConfig)
     suggestions: SuggestionsConfig = Field(default_factory=SuggestionsConfig)
     memory: MemoryConfig = Field(default_factory=MemoryConfig)
+    channels: ChannelsConfig = Field(default_factory=ChannelsConfig)

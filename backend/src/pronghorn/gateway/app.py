@@ -14,6 +14,7 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
 from pronghorn import __version__
+from pronghorn.channels.component import channels
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.config.loader import load_config, resolve_config_path
 from pronghorn.gateway.auth_middleware import AuthMiddleware
@@ -49,6 +50,8 @@ def create_app(settings: ConfigHolder, *, base_dir: Path | None = None) -> FastA
             runtime = await stack.enter_async_context(open_runtime(settings, base_dir=base))
             app.state.runtime = runtime
             app.state.mcp = await stack.enter_async_context(McpService(runtime).running())
+            # IM channels start runs through runtime.runs: they stop before the runtime does.
+            app.state.channels = await stack.enter_async_context(channels(runtime))
             stack.callback(settings.add_listener(reload_recorder(runtime.db)))
             state = await stack.enter_async_context(custom_lifespan(custom)) if custom else None
             watcher = asyncio.create_task(settings.watch(stop), name="config-watcher")

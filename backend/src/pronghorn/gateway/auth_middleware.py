@@ -28,6 +28,7 @@ PUBLIC_PATHS = frozenset(
         "/api/langgraph/openapi.json",
         "/api/langgraph/docs",
         "/api/langgraph/ok",
+        "/api/channels/slack/events",  # Slack calls it; every request is signature-checked
     }
 )
 PUBLIC_PREFIXES = ("/api/auth/oidc/",)

@@ -270,3 +270,52 @@ run_feedback = Table(
     Column("updated_at", Ts, nullable=False),
     UniqueConstraint("run_id", "user_id", name="uq_run_feedback_run_user"),
 )
+
+# --- IM channels (channels/) ------------------------------------------------------------------
+
+# One platform chat (and topic) is one Pronghorn thread; /new points the key at a new one.
+channel_threads = Table(
+    "channel_threads",
+    metadata,
+    Column("channel", String(64), primary_key=True),
+    Column("chat_key", String(255), primary_key=True),  # chat id, or "chat id:topic id"
+    Column("thread_id", String(64), nullable=False),
+    Column("owner_id", String(255), nullable=True),
+    Column("model_name", String(255), nullable=True),  # chosen by /model NAME
+    Column("created_at", Ts, nullable=False),
+    Column("updated_at", Ts, nullable=False),
+)
+
+# Platform deliveries already handled (a redelivery runs nothing), kept for a TTL.
+channel_dedupe = Table(
+    "channel_dedupe",
+    metadata,
+    Column("channel", String(64), primary_key=True),
+    Column("event_key", String(255), primary_key=True),
+    Column("seen_at", Ts, nullable=False, index=True),
+)
+
+# A platform identity bound to a Pronghorn user (by a one-time code): runs execute as them.
+channel_bindings = Table(
+    "channel_bindings",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("channel", String(64), nullable=False),
+    Column("external_id", String(255), nullable=False),
+    Column("external_name", String(255), nullable=False, default=""),
+    Column("owner_id", String(255), nullable=False, index=True),
+    Column("principal", Json, nullable=False),
+    Column("created_at", Ts, nullable=False),
+    UniqueConstraint("channel", "external_id", name="uq_channel_bindings_identity"),
+)
+
+# One-time connect codes (sha256 of the code), for a user, until they expire or are used.
+channel_codes = Table(
+    "channel_codes",
+    metadata,
+    Column("code_hash", String(64), primary_key=True),
+    Column("channel", String(64), nullable=False),
+    Column("owner_id", String(255), nullable=False),
+    Column("principal", Json, nullable=False),
+    Column("expires_at", Ts, nullable=False, index=True),
+)

@@ -11,6 +11,7 @@ from pronghorn.gateway.routers import (
     auth,
     auth_admin,
     auth_keys,
+    channels,
     crons,
     deerflow_compat,
     feedback,
@@ -55,5 +56,6 @@ def register_routers(app: FastAPI) -> None:
         feedback,
         deerflow_compat,
         memory,
+        channels,
     ):
         app.include_router(module.router)

@@ -1,0 +1,329 @@
+"""What happens to one inbound message: dedupe, the access policy, `/connect`, commands,
+the chat → thread mapping, inbound files, and starting the run the driver follows.
+
+It starts runs with the run manager directly (`runtime.runs.create`), as the bound user.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any, cast
+
+from pronghorn.auth import users as users_service
+from pronghorn.auth.principal import Principal
+from pronghorn.channels import commands
+from pronghorn.channels.driver import Turn, options_of
+from pronghorn.channels.errors import PlatformError
+from pronghorn.channels.files import store_upload, thread_paths
+from pronghorn.channels.policy import access_of, decide
+from pronghorn.channels.transport import Transport
+from pronghorn.channels.types import ChannelCounts, Inbound, Target
+from pronghorn.models.errors import UnknownModelError
+from pronghorn.persistence.repos import channels as repo
+from pronghorn.persistence.repos import threads as threads_repo
+from pronghorn.persistence.repos.common import new_id
+from pronghorn.runtime.access import Access, principal_from_record
+from pronghorn.runtime.errors import DomainError
+from pronghorn.runtime.owned import authorize
+from pronghorn.runtime.run_request import RunCreate
+from pronghorn.runtime.runtime import Runtime
+from pronghorn.sandbox.errors import SandboxError
+
+log = logging.getLogger("pronghorn.channels")
+
+BIND_HINT = (
+    "This bot only talks to connected accounts. Sign in to Pronghorn, ask for a connect "
+    "code (Settings → Channels, or POST /api/channels/{name}/connect), then send "
+    "/connect CODE here."
+)
+REFUSED = "Sorry, you are not allowed to use this bot."
+QUEUED = "Queued: I will answer after the current request."
+BAD_CODE = "That code is not valid or has expired. Ask for a new one."
+
+
+def code_hash(code: str) -> str:
+    return hashlib.sha256(code.strip().encode("utf-8")).hexdigest()
+
+
+class Dispatcher:
+    def __init__(
+        self,
+        *,
+        runtime: Runtime,
+        name: str,
+        transport: Transport,
+        counts: ChannelCounts,
+        spawn: Callable[[Turn], None],
+        active: Callable[[str], int],
+    ) -> None:
+        self.runtime = runtime
+        self.name = name
+        self.t = transport
+        self.counts = counts
+        self._spawn = spawn
+        self._active = active
+
+    async def handle(self, msg: Inbound) -> None:
+        """Handle one message; a failure becomes a short reply, never silence."""
+        target = Target(msg.chat_id, msg.topic_id, msg.is_group)
+        try:
+            await self._handle(msg, target)
+        except PlatformError as exc:
+            self.counts.errors += 1
+            log.error("channel send failed", extra={"channel": self.name, "error": str(exc)})
+        except Exception:
+            self.counts.errors += 1
+            log.exception("channel message failed", extra={"channel": self.name})
+            await self._say_quietly(target, "Sorry, something went wrong. Please try again.")
+
+    async def _say(self, target: Target, markdown: str) -> None:
+        await self.t.send(target, self.t.render(markdown))
+
+    async def _say_quietly(self, target: Target, markdown: str) -> None:
+        with contextlib.suppress(PlatformError):
+            await self._say(target, markdown)
+
+    async def _handle(self, msg: Inbound, target: Target) -> None:
+        cfg = self.runtime.config
+        if msg.from_bot:
+            return
+        if not await repo.first_delivery(
+            self.runtime.db, self.name, msg.delivery_id, cfg.channels.dedupe_ttl_s
+        ):
+            self.counts.duplicates += 1
+            return
+        text = commands.strip_mentions(msg.text)
+        cmd = commands.parse(text)
+        if cmd is not None and cmd.name in ("connect", "start") and cmd.arg:
+            await self._connect(msg, target, cmd.arg)
+            return
+        bound = await self._bound_principal(msg.user_id)
+        decision = decide(
+            access_of(cfg, self.name), msg, bound, channel=self.name, auth_mode=cfg.auth.mode
+        )
+        if decision.verdict == "ignore":
+            return
+        if decision.verdict in ("refuse", "bind"):
+            self.counts.refused += 1
+            await self._say(target, REFUSED if decision.verdict == "refuse" else self._hint())
+            return
+        principal = decision.principal
+        assert principal is not None
+        key = msg.chat_key + (f"|{principal.identity}" if msg.is_group else "")
+        if cmd is not None:
+            await self._command(cmd, key, principal, target)
+            return
+        await self._chat(msg, text, key, principal, target)
+
+    def _hint(self) -> str:
+        return BIND_HINT.replace("{name}", self.name)
+
+    # -- identity -------------------------------------------------------------------------------
+
+    async def _connect(self, msg: Inbound, target: Target, code: str) -> None:
+        binding = await repo.redeem_code(
+            self.runtime.db,
+            code_hash=code_hash(code),
+            channel=self.name,
+            external_id=msg.user_id,
+            external_name=msg.user_name,
+        )
+        if binding is None:
+            await self._say(target, BAD_CODE)
+            return
+        who = str(binding.principal.get("display_name") or binding.owner_id)
+        log.info(
+            "channel identity bound",
+            extra={"channel": self.name, "external_id": msg.user_id, "owner_id": binding.owner_id},
+        )
+        await self._say(target, f"Connected: you talk to the agent as {who}.")
+
+    async def _bound_principal(self, external_id: str) -> Principal | None:
+        binding = await repo.binding_of(self.runtime.db, self.name, external_id)
+        if binding is None:
+            return None
+        principal = principal_from_record(binding.principal, binding.owner_id)
+        if self.runtime.config.auth.mode == "local" and principal.kind == "session":
+            user = await users_service.get(self.runtime.db, binding.owner_id)
+            if user is None or user.disabled:
+                return None  # the user is gone or disabled: the binding no longer counts
+            principal = Principal(
+                identity=user.id,
+                display_name=user.display_name or user.username,
+                role=user.role,
+                kind="session",
+                username=user.username,
+            )
+        return principal
+
+    # -- commands -------------------------------------------------------------------------------
+
+    async def _command(
+        self, cmd: commands.Command, key: str, principal: Principal, target: Target
+    ) -> None:
+        db = self.runtime.db
+        if cmd.name == "help" or cmd.name in ("start", "connect"):
+            await self._say(target, commands.HELP)
+        elif cmd.name == "new":
+            current = await repo.chat_thread(db, self.name, key)
+            model = current.model_name if current else None
+            thread_id = await self._new_thread(key, principal, model)
+            await self._say(target, f"New conversation started ({thread_id}).")
+        elif cmd.name == "status":
+            current = await repo.chat_thread(db, self.name, key)
+            if current is None:
+                await self._say(target, "No conversation yet: send a message to start one.")
+                return
+            model = current.model_name or self.runtime.models.default_model_name()
+            await self._say(target, f"Conversation {current.thread_id}\nModel: {model}")
+        elif cmd.name == "models":
+            names = [
+                f"- {m['name']}" + (" (default)" if m["is_default"] else "")
+                for m in self.runtime.models.list_models()
+            ]
+            await self._say(target, "Models:\n" + "\n".join(names))
+        elif cmd.name == "model":
+            await self._set_model(cmd.arg, key, principal, target)
+
+    async def _set_model(self, name: str, key: str, principal: Principal, target: Target) -> None:
+        if not name:
+            await self._say(target, "Usage: /model NAME (see /models)")
+            return
+        try:
+            self.runtime.models.resolve(name)
+        except UnknownModelError:
+            await self._say(target, f"Unknown model {name!r}; see /models.")
+            return
+        db = self.runtime.db
+        if not await repo.set_chat_model(db, self.name, key, name):
+            await self._new_thread(key, principal, name)
+        await self._say(target, f"This conversation now uses {name}.")
+
+    # -- chat -----------------------------------------------------------------------------------
+
+    async def _new_thread(self, key: str, principal: Principal, model: str | None) -> str:
+        access = Access(principal)
+        metadata: dict[str, object] = {"channel": self.name, "chat": key}
+        value: dict[str, object] = {"thread_id": None, "metadata": metadata}
+        await authorize(self.runtime, access, "threads", "create", value)
+        meta = value.get("metadata")
+        thread_id = new_id()
+        async with self.runtime.db.tx() as conn:
+            await threads_repo.insert_thread(
+                conn,
+                thread_id,
+                metadata=cast(dict[str, Any], meta) if isinstance(meta, dict) else metadata,
+                owner_id=principal.identity,
+            )
+            await repo.set_chat_thread(conn, self.name, key, thread_id, principal.identity, model)
+        return thread_id
+
+    async def _thread_for(
+        self, key: str, principal: Principal
+    ) -> tuple[str, str | None, Mapping[str, Any] | None]:
+        """The chat's thread (a new one when none, or when it is gone or someone else's),
+        its model, and its row."""
+        current = await repo.chat_thread(self.runtime.db, self.name, key)
+        if current is not None and current.owner_id == principal.identity:
+            async with self.runtime.db.read() as conn:
+                row = await threads_repo.get(conn, current.thread_id)
+            if row is not None and row.get("owner_id", principal.identity) == principal.identity:
+                return current.thread_id, current.model_name, row
+        model = current.model_name if current else None
+        return await self._new_thread(key, principal, model), model, None
+
+    async def _chat(
+        self, msg: Inbound, text: str, key: str, principal: Principal, target: Target
+    ) -> None:
+        cfg = self.runtime.config
+        section = getattr(cfg.channels, self.name)
+        thread_id, model, row = await self._thread_for(key, principal)
+        paths = thread_paths(self.runtime.data_dir, principal.identity, thread_id)
+        names = await self._receive_files(msg, paths)
+        if names:
+            listed = ", ".join(f"/mnt/user-data/uploads/{n}" for n in names)
+            text = f"{text}\n\n(Files uploaded: {listed})".strip()
+        if not text:
+            return
+        busy = self._active(thread_id) > 0 or (row is not None and row.get("status") == "busy")
+        interrupts = _pending_interrupts(row) if not busy else []
+        context: dict[str, object] = {"model_name": model} if model else {}
+        body: dict[str, object] = {
+            "assistant_id": section.assistant_id,
+            "stream_mode": ["messages-tuple", "values"],
+            "multitask_strategy": "enqueue",
+            "context": context,
+            "metadata": {"channel": self.name},
+        }
+        if interrupts:
+            body["command"] = {"resume": _answer(text, options_of(interrupts))}
+        else:
+            body["input"] = {"messages": [{"role": "human", "content": text}]}
+        req = RunCreate.model_validate(body)
+        values = row.get("values") if row else None
+        before = values.get("artifacts") if isinstance(values, dict) else None
+        try:
+            job = await self.runtime.runs.create(thread_id, req, Access(principal))
+        except DomainError as exc:
+            log.warning("channel run refused", extra={"channel": self.name, "error": str(exc)})
+            await self._say(target, "Sorry, I cannot answer right now. Please try again later.")
+            return
+        if busy:
+            await self._say(target, QUEUED)
+        self._spawn(
+            Turn(
+                job=job,
+                target=target,
+                paths=paths,
+                artifacts_before=frozenset(
+                    str(a) for a in cast(list[object], before) if isinstance(before, list)
+                )
+                if isinstance(before, list)
+                else frozenset(),
+                max_file_bytes=cfg.channels.max_file_bytes,
+            )
+        )
+
+    async def _receive_files(self, msg: Inbound, paths: Any) -> list[str]:
+        names: list[str] = []
+        limit = self.runtime.config.channels.max_file_bytes
+        for file in msg.files:
+            try:
+                data = await self.t.download(file, limit)
+                names.append(await store_upload(paths, file.name, data))
+                self.counts.files_in += 1
+            except (PlatformError, SandboxError, OSError) as exc:
+                log.warning(
+                    "inbound file not stored",
+                    extra={"channel": self.name, "file": file.name, "error": str(exc)},
+                )
+                await self._say(target_of(msg), f"Could not receive {file.name}.")
+        return names
+
+
+def target_of(msg: Inbound) -> Target:
+    return Target(msg.chat_id, msg.topic_id, msg.is_group)
+
+
+def _pending_interrupts(row: Mapping[str, Any] | None) -> list[object]:
+    if row is None:
+        return []
+    by_task = row.get("interrupts")
+    if not isinstance(by_task, dict) or not by_task:
+        return []
+    out: list[object] = []
+    for items in cast(dict[str, object], by_task).values():
+        if isinstance(items, list):
+            out.extend(cast(list[object], items))
+    return out
+
+
+def _answer(text: str, options: list[str]) -> str:
+    """A clarification answer: "2" picks the second option, anything else is the answer."""
+    choice = text.strip()
+    if choice.isdigit() and 1 <= int(choice) <= len(options):
+        return options[int(choice) - 1]
+    return choice

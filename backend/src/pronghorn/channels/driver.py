@@ -1,0 +1,230 @@
+"""One turn of a conversation: follow a run the dispatcher started, stream its answer by
+editing one message (throttled), then the final answer (split), the files it presented,
+or the clarification question it asked.
+
+The run is followed on the broker (the run's own event log), never over HTTP; its outcome
+is the job's output once it is done.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from pronghorn.channels.errors import PlatformError
+from pronghorn.channels.files import read_artifact
+from pronghorn.channels.render import fit
+from pronghorn.channels.transport import Transport
+from pronghorn.channels.types import ChannelCounts, Sent, Target
+from pronghorn.runtime.broker import EventBroker
+from pronghorn.runtime.jobs import Job
+from pronghorn.sandbox.errors import SandboxError
+from pronghorn.sandbox.paths import ThreadPaths
+
+log = logging.getLogger("pronghorn.channels")
+
+WORKING = "…"
+FAILED = "Sorry, something went wrong while answering. Please try again."
+EMPTY = "(no answer)"
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    job: Job
+    target: Target
+    paths: ThreadPaths
+    artifacts_before: frozenset[str]
+    max_file_bytes: int
+
+
+def _text_of(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts: list[str] = []
+        for block in cast(list[object], content):
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, Mapping):
+                b = cast(Mapping[str, object], block)
+                if b.get("type") == "text" and isinstance(b.get("text"), str):
+                    parts.append(cast(str, b["text"]))
+        return "".join(parts)
+    return ""
+
+
+class StreamText:
+    """The answer so far, from `messages` events: text chunks of AI messages only (tool
+    results and hidden context are never shown), the latest message's text."""
+
+    def __init__(self) -> None:
+        self.by_id: dict[str, str] = {}
+        self.current: str | None = None
+
+    def feed(self, data: bytes) -> bool:
+        try:
+            payload = json.loads(data)
+        except ValueError:
+            return False
+        if not isinstance(payload, list) or not payload:
+            return False
+        chunk = cast(list[object], payload)[0]
+        if not isinstance(chunk, Mapping):
+            return False
+        msg = cast(Mapping[str, object], chunk)
+        if msg.get("type") not in ("AIMessageChunk", "ai"):
+            return False
+        text = _text_of(msg.get("content"))
+        if not text:
+            return False
+        mid = str(msg.get("id") or "")
+        full = msg.get("type") == "ai"  # a whole message (not a chunk) replaces the text
+        self.by_id[mid] = text if full else self.by_id.get(mid, "") + text
+        self.current = mid
+        return True
+
+    @property
+    def text(self) -> str:
+        return self.by_id.get(self.current or "", "")
+
+
+def final_answer(output: Mapping[str, Any]) -> str:
+    messages = output.get("messages")
+    if isinstance(messages, list):
+        for msg in reversed(cast(list[object], messages)):
+            if isinstance(msg, Mapping):
+                m = cast(Mapping[str, object], msg)
+                if m.get("type") == "ai":
+                    return _text_of(m.get("content")).strip()
+                if m.get("type") == "human":
+                    break
+    return ""
+
+
+def clarification(output: Mapping[str, Any]) -> str | None:
+    """The question of a pending `ask_clarification` interrupt, with numbered options."""
+    interrupts = output.get("__interrupt__")
+    if not isinstance(interrupts, list):
+        return None
+    for item in cast(list[object], interrupts):
+        value: object = item.get("value") if isinstance(item, Mapping) else None
+        if not isinstance(value, Mapping):
+            continue
+        v = cast(Mapping[str, object], value)
+        question = v.get("question")
+        if not isinstance(question, str):
+            continue
+        options = v.get("options")
+        lines = [question]
+        if isinstance(options, list):
+            lines += [f"{i}. {o}" for i, o in enumerate(cast(list[object], options), 1)]
+        lines.append("(Reply to answer.)")
+        return "\n".join(lines)
+    return "The agent is waiting for your input. Reply to continue."
+
+
+def options_of(interrupts: Sequence[object]) -> list[str]:
+    """The options of a pending clarification (a reply "2" picks the second)."""
+    for item in interrupts:
+        value: object = item.get("value") if isinstance(item, Mapping) else None
+        if isinstance(value, Mapping):
+            opts = cast(Mapping[str, object], value).get("options")
+            if isinstance(opts, list):
+                return [str(o) for o in cast(list[object], opts)]
+    return []
+
+
+class RunDriver:
+    def __init__(self, transport: Transport, broker: EventBroker, counts: ChannelCounts) -> None:
+        self.transport = transport
+        self.broker = broker
+        self.counts = counts
+
+    async def drive(self, turn: Turn) -> None:
+        """Follow the run to its end and reply; a platform failure is logged, never raised."""
+        try:
+            await self._drive(turn)
+        except PlatformError as exc:
+            self.counts.errors += 1
+            log.error(
+                "channel reply failed",
+                extra={
+                    "channel": self.transport.name,
+                    "run_id": turn.job.run_id,
+                    "error": str(exc),
+                },
+            )
+
+    async def _drive(self, turn: Turn) -> None:
+        t = self.transport
+        job = turn.job
+        placeholder: Sent | None = await t.send(turn.target, WORKING) if t.supports_edit else None
+        stream = StreamText()
+        interval = t.edit_interval(turn.target)
+        last_edit = time.monotonic()
+        shown = ""
+        async for event in self.broker.subscribe(job.run_id, 0):
+            if event.event != "messages" or not stream.feed(event.data):
+                continue
+            if placeholder is None or time.monotonic() - last_edit < interval:
+                continue
+            text = stream.text
+            if text != shown:
+                shown = text
+                await self._edit_quietly(placeholder, _preview(t, text))
+                last_edit = time.monotonic()
+        await job.done.wait()
+        output = cast(Mapping[str, Any], job.output if isinstance(job.output, Mapping) else {})
+        if job.error is not None or job.status in ("error", "timeout"):
+            answer = FAILED
+        elif job.status == "interrupted" and "__interrupt__" not in output:
+            answer = "Stopped."
+        else:
+            answer = clarification(output) or final_answer(output) or EMPTY
+        pieces = fit(answer, t.max_text, t.render)
+        if placeholder is not None:
+            await t.edit(placeholder, pieces[0])
+            rest = pieces[1:]
+        else:
+            rest = pieces
+        for piece in rest:
+            await t.send(turn.target, piece)
+        self.counts.replied += 1
+        await self._send_artifacts(turn, output)
+
+    async def _edit_quietly(self, sent: Sent, text: str) -> None:
+        """A streaming edit may fail (rate limit, unchanged text): the final edit repairs it."""
+        try:
+            await self.transport.edit(sent, text)
+        except PlatformError as exc:
+            log.debug("streaming edit failed", extra={"error": str(exc)})
+
+    async def _send_artifacts(self, turn: Turn, output: Mapping[str, Any]) -> None:
+        artifacts = output.get("artifacts")
+        if not isinstance(artifacts, list):
+            return
+        for path in cast(list[object], artifacts):
+            if not isinstance(path, str) or path in turn.artifacts_before:
+                continue
+            name = path.rsplit("/", 1)[-1]
+            try:
+                data = await read_artifact(turn.paths, path, turn.max_file_bytes)
+            except SandboxError:
+                continue
+            if data is None:
+                await self.transport.send(turn.target, f"{name} is too large to send here.")
+                continue
+            await self.transport.upload(turn.target, name, data)
+            self.counts.files_out += 1
+
+
+def _preview(t: Transport, text: str) -> str:
+    """A streaming preview: the rendered text so far, cut to fit one message."""
+    budget = t.max_text - 2
+    head = text if len(text) <= budget else text[: budget - 1] + "…"
+    rendered = t.render(head + " …")
+    return rendered if len(rendered) <= t.max_text else rendered[: t.max_text]

@@ -1,0 +1,70 @@
+"""A platform Web API called over httpx: JSON in, JSON out, retried with backoff on
+network errors, 429 and 5xx. Error messages never carry the URL (it may hold a token)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from typing import Any, cast
+
+import httpx
+
+from pronghorn.channels.errors import PlatformError
+
+log = logging.getLogger("pronghorn.channels")
+
+
+class Backoff:
+    """Waits that double from `initial_s` up to `max_s`; `reset` after a success."""
+
+    def __init__(self, initial_s: float, max_s: float) -> None:
+        self.initial_s, self.max_s = initial_s, max_s
+        self.next_s = initial_s
+
+    def reset(self) -> None:
+        self.next_s = self.initial_s
+
+    async def wait(self, at_least: float | None = None) -> None:
+        delay = max(self.next_s, at_least or 0.0)
+        self.next_s = min(self.next_s * 2, self.max_s)
+        await asyncio.sleep(min(delay, self.max_s))
+
+
+def as_json(response: httpx.Response, what: str) -> dict[str, Any]:
+    try:
+        body: object = response.json()
+    except ValueError:
+        raise PlatformError(f"{what}: HTTP {response.status_code}, not JSON") from None
+    if not isinstance(body, Mapping):
+        raise PlatformError(f"{what}: HTTP {response.status_code}, unexpected body")
+    return dict(cast(Mapping[str, Any], body))
+
+
+async def call(
+    client: httpx.AsyncClient,
+    what: str,
+    url: str,
+    *,
+    attempts: int,
+    backoff: Backoff,
+    retry_after: Any = None,
+    **kwargs: Any,
+) -> httpx.Response:
+    """POST with retries on transport errors, 429 and 5xx; the last failure raises."""
+    for attempt in range(attempts):
+        try:
+            response = await client.post(url, **kwargs)
+        except httpx.HTTPError as exc:
+            error = PlatformError(f"{what}: {type(exc).__name__}")
+        else:
+            if response.status_code != 429 and response.status_code < 500:
+                backoff.reset()
+                return response
+            after = retry_after(response) if retry_after is not None else None
+            error = PlatformError(f"{what}: HTTP {response.status_code}", retry_after=after)
+        if attempt == attempts - 1:
+            raise error
+        log.warning("platform call failed, retrying", extra={"call": what, "error": str(error)})
+        await backoff.wait(error.retry_after)
+    raise AssertionError("unreachable")

@@ -1,0 +1,108 @@
+"""Every configured channel: built from `channels.<name>`, started and stopped with the
+app, restarted alone when its section changes on a hot reload, and asked for status."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+
+from pydantic import BaseModel
+
+from pronghorn.channels.channel import Channel, ChannelStatus
+from pronghorn.channels.errors import UnknownChannel
+from pronghorn.channels.slack import SlackTransport
+from pronghorn.channels.telegram import TelegramTransport
+from pronghorn.channels.transport import Transport
+from pronghorn.config.channels_schema import SlackConfig, TelegramConfig
+from pronghorn.config.schema import AppConfig
+from pronghorn.runtime.runtime import Runtime
+
+log = logging.getLogger("pronghorn.channels")
+
+PLATFORMS = ("telegram", "slack")
+
+
+def build_transport(name: str, section: BaseModel) -> Transport:
+    if name == "telegram" and isinstance(section, TelegramConfig):
+        return TelegramTransport(section)
+    if name == "slack" and isinstance(section, SlackConfig):
+        return SlackTransport(section)
+    raise UnknownChannel(name)
+
+
+class ChannelManager:
+    def __init__(
+        self,
+        runtime: Runtime,
+        build: Callable[[str, BaseModel], Transport] = build_transport,
+    ) -> None:
+        self.runtime = runtime
+        self._build = build
+        self.channels: dict[str, Channel] = {}
+        self.starts: dict[str, int] = {}  # how often each channel was started (status)
+        self._lock = asyncio.Lock()
+
+    @staticmethod
+    def section(config: AppConfig, name: str) -> BaseModel | None:
+        section: BaseModel | None = getattr(config.channels, name, None)
+        if section is None or not getattr(section, "enabled", False):
+            return None
+        return section
+
+    def configured(self) -> list[str]:
+        return [n for n in PLATFORMS if getattr(self.runtime.config.channels, n, None) is not None]
+
+    async def start(self) -> None:
+        async with self._lock:
+            for name in PLATFORMS:
+                await self._start(name, self.runtime.config)
+
+    async def _start(self, name: str, config: AppConfig) -> None:
+        section = self.section(config, name)
+        if section is None:
+            return
+        channel = Channel(self.runtime, name, self._build(name, section))
+        self.channels[name] = channel
+        self.starts[name] = self.starts.get(name, 0) + 1
+        try:
+            await channel.start()
+        except Exception as exc:  # a channel that cannot start never takes the app down
+            channel.report(f"start failed: {type(exc).__name__}")
+            log.exception("channel failed to start", extra={"channel": name})
+
+    async def _stop(self, name: str) -> None:
+        channel = self.channels.pop(name, None)
+        if channel is not None:
+            await channel.stop()
+
+    async def restart(self, name: str) -> None:
+        if name not in PLATFORMS or self.section(self.runtime.config, name) is None:
+            raise UnknownChannel(name)
+        async with self._lock:
+            await self._stop(name)
+            await self._start(name, self.runtime.config)
+
+    async def apply(self, old: AppConfig, new: AppConfig) -> None:
+        """A reload: restart exactly the channels whose section changed."""
+        async with self._lock:
+            for name in PLATFORMS:
+                if getattr(old.channels, name) == getattr(new.channels, name):
+                    continue
+                log.info("channel config changed", extra={"channel": name})
+                await self._stop(name)
+                await self._start(name, new)
+
+    async def aclose(self) -> None:
+        async with self._lock:
+            for name in list(self.channels):
+                await self._stop(name)
+
+    def get(self, name: str) -> Channel:
+        channel = self.channels.get(name)
+        if channel is None:
+            raise UnknownChannel(name)
+        return channel
+
+    def status(self) -> list[ChannelStatus]:
+        return [c.status() for c in self.channels.values()]

@@ -1,0 +1,164 @@
+"""`/api/channels/*`: IM channels' status and restart, the connect flow (a one-time code a
+user sends to the bot as `/connect CODE`), their connections, and Slack's Events webhook.
+
+`POST /api/channels/slack/events` is public: Slack calls it, and every request must carry
+a valid `X-Slack-Signature`; everything else needs a signed-in user (restart: admins).
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request, Response
+from fastapi.responses import JSONResponse
+
+from pronghorn.auth.principal import Principal
+from pronghorn.channels.channel import Channel
+from pronghorn.channels.dispatcher import code_hash
+from pronghorn.channels.errors import BadSignature, UnknownChannel
+from pronghorn.channels.manager import PLATFORMS, ChannelManager
+from pronghorn.channels.slack import SlackTransport
+from pronghorn.channels.telegram import TelegramTransport
+from pronghorn.gateway.deps import get_access, get_principal, get_runtime
+from pronghorn.gateway.errors import ApiError
+from pronghorn.persistence.repos import channels as repo
+from pronghorn.runtime.access import Access, principal_record
+from pronghorn.runtime.runtime import Runtime
+
+router = APIRouter(prefix="/api/channels", tags=["channels"])
+
+SLACK_EVENTS_PATH = "/api/channels/slack/events"
+
+
+def get_channels(request: Request) -> ChannelManager:
+    return request.app.state.channels
+
+
+def _status(manager: ChannelManager, name: str, admin: bool) -> dict[str, Any]:
+    channel = manager.channels.get(name)
+    section = getattr(manager.runtime.config.channels, name, None)
+    out: dict[str, Any] = {
+        "name": name,
+        "enabled": bool(section is not None and getattr(section, "enabled", False)),
+        "running": bool(channel and channel.running),
+        "last_error": channel.last_error if channel else None,
+        "starts": manager.starts.get(name, 0),
+    }
+    if channel is not None:
+        c = channel.counts
+        out["counts"] = {
+            "received": c.received,
+            "replied": c.replied,
+            "duplicates": c.duplicates,
+            "refused": c.refused,
+            "dropped_busy": c.dropped_busy,
+            "errors": c.errors,
+            "files_in": c.files_in,
+            "files_out": c.files_out,
+        }
+    if admin and section is not None:
+        out["config"] = section.model_dump(mode="json")  # secrets show as "**********"
+    return out
+
+
+@router.get("")
+async def list_channels(
+    principal: Principal = Depends(get_principal),
+    manager: ChannelManager = Depends(get_channels),
+) -> list[dict[str, Any]]:
+    return [_status(manager, n, principal.is_admin) for n in manager.configured()]
+
+
+@router.post("/{name}/restart")
+async def restart_channel(
+    name: str,
+    principal: Principal = Depends(get_principal),
+    manager: ChannelManager = Depends(get_channels),
+) -> dict[str, Any]:
+    if not principal.is_admin:
+        raise ApiError(403, "Admins only")
+    try:
+        await manager.restart(name)
+    except UnknownChannel:
+        raise ApiError(404, f"Channel {name!r} is not configured") from None
+    return _status(manager, name, True)
+
+
+@router.post("/{name}/connect")
+async def connect_code(
+    name: str,
+    principal: Principal = Depends(get_principal),
+    runtime: Runtime = Depends(get_runtime),
+    manager: ChannelManager = Depends(get_channels),
+) -> dict[str, Any]:
+    """A one-time code for the caller; sending `/connect CODE` to the bot binds that chat
+    account to them."""
+    if name not in PLATFORMS or ChannelManager.section(runtime.config, name) is None:
+        raise ApiError(404, f"Channel {name!r} is not configured")
+    code = secrets.token_urlsafe(12)
+    expires = await repo.add_code(
+        runtime.db,
+        code_hash=code_hash(code),
+        channel=name,
+        owner_id=principal.identity,
+        principal=principal_record(principal),
+        ttl_s=runtime.config.channels.connect_code_ttl_s,
+    )
+    out: dict[str, Any] = {
+        "channel": name,
+        "code": code,
+        "command": f"/connect {code}",
+        "expires_at": expires.isoformat(),
+    }
+    channel: Channel | None = manager.channels.get(name)
+    transport = channel.transport if channel is not None else None
+    if isinstance(transport, TelegramTransport) and transport.username:
+        out["deep_link"] = f"https://t.me/{transport.username}?start={code}"
+    return out
+
+
+@router.get("/connections")
+async def connections(
+    access: Access = Depends(get_access), runtime: Runtime = Depends(get_runtime)
+) -> list[dict[str, Any]]:
+    """The caller's connected chat accounts (an admin with all-users: everyone's)."""
+    rows = await repo.bindings(runtime.db, access.owner_scope)
+    return [
+        {
+            "id": b.id,
+            "channel": b.channel,
+            "external_id": b.external_id,
+            "external_name": b.external_name,
+            "owner_id": b.owner_id,
+            "created_at": b.created_at.isoformat(),
+        }
+        for b in rows
+    ]
+
+
+@router.delete("/connections/{connection_id}", status_code=204)
+async def revoke(
+    connection_id: str,
+    access: Access = Depends(get_access),
+    runtime: Runtime = Depends(get_runtime),
+) -> Response:
+    if not await repo.revoke_binding(runtime.db, connection_id, access.owner_scope):
+        raise ApiError(404, f"Connection {connection_id} not found")
+    return Response(status_code=204)
+
+
+@router.post("/slack/events", include_in_schema=True)
+async def slack_events(request: Request) -> JSONResponse:
+    """Slack's Events API: signature checked, `url_verification` answered, events taken."""
+    manager: ChannelManager = request.app.state.channels
+    channel = manager.channels.get("slack")
+    if channel is None or not isinstance(channel.transport, SlackTransport):
+        raise ApiError(404, "The Slack channel is not running")
+    body = await request.body()
+    headers = {k.lower(): v for k, v in request.headers.items()}
+    try:
+        answer = await channel.transport.handle_webhook(headers, body)
+    except BadSignature as exc:
+        raise ApiError(401, f"Invalid Slack request: {exc}") from None
+    return JSONResponse(answer)

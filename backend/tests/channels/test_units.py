@@ -1,0 +1,69 @@
+"""Rendering, splitting, command parsing and the access policy, as plain functions."""
+
+from __future__ import annotations
+
+import pytest
+
+from pronghorn.auth.principal import Principal
+from pronghorn.channels.commands import parse, strip_mentions
+from pronghorn.channels.policy import decide
+from pronghorn.channels.render import fit, slack_mrkdwn, split_text, telegram_html
+from pronghorn.channels.types import Inbound
+from pronghorn.config.channels_schema import ChannelAccess
+
+
+def test_telegram_html_escapes_and_converts():
+    out = telegram_html("# T\n**b** *i* `a<b` [x&y](https://e.x/?a=1&b=2)\n```\nif a<b:\n```")
+    assert out == (
+        '<b>T</b>\n<b>b</b> <i>i</i> <code>a&lt;b</code> <a href="https://e.x/?a=1&amp;b=2">'
+        "x&amp;y</a>\n<pre>if a&lt;b:</pre>"
+    )
+    assert telegram_html("1 < 2 & <script>") == "1 &lt; 2 &amp; &lt;script&gt;"
+
+
+def test_slack_mrkdwn():
+    assert slack_mrkdwn("**b** *i* [l](https://e.x) <@U1>") == "*b* _i_ <https://e.x|l> &lt;@U1&gt;"
+
+
+def test_split_prefers_boundaries_and_keeps_fences():
+    text = "a" * 50 + "\n\n" + "b" * 50
+    assert split_text(text, 60) == ["a" * 50, "b" * 50]
+    fenced = "```\n" + "\n".join(["line"] * 40) + "\n```"
+    pieces = split_text(fenced, 64)
+    assert all(len(p) <= 64 for p in pieces) and all(p.count("```") == 2 for p in pieces)
+    # escaping makes pieces grow: fit() still stays under the limit
+    assert all(len(p) <= 100 for p in fit("<&>" * 200, 100, telegram_html))
+    with pytest.raises(ValueError):
+        split_text("x", 3)
+
+
+def test_commands_and_mentions():
+    assert strip_mentions("<@U123> /new") == "/new"
+    assert strip_mentions("@bot, hello") == "hello"
+    assert parse("/model   gpt") is not None and parse("/model gpt").arg == "gpt"  # type: ignore[union-attr]
+    assert parse("/new@pronghorn_bot").name == "new"  # type: ignore[union-attr]
+    assert parse("/unknown thing") is None and parse("hello /new") is None
+
+
+def _msg(**kw: object) -> Inbound:
+    base: dict[str, object] = {"delivery_id": "1", "chat_id": "c", "user_id": "u1", "text": "hi"}
+    return Inbound(**{**base, **kw})  # type: ignore[arg-type]
+
+
+def test_policy():
+    bound = Principal(identity="alice", display_name="Alice")
+    kw = {"channel": "telegram", "auth_mode": "local"}
+    assert decide(ChannelAccess(), _msg(), None, **kw).verdict == "bind"
+    assert decide(ChannelAccess(), _msg(), bound, **kw).principal == bound
+    assert decide(ChannelAccess(), _msg(from_bot=True), bound, **kw).verdict == "ignore"
+    assert decide(ChannelAccess(), _msg(is_group=True), bound, **kw).verdict == "ignore"
+    assert (
+        decide(ChannelAccess(), _msg(is_group=True, mentioned=True), bound, **kw).verdict == "allow"
+    )
+    allow = ChannelAccess(mode="allowlist", users=["u2", "bob"])
+    assert decide(allow, _msg(), None, **kw).verdict == "refuse"
+    guest = decide(allow, _msg(user_name="bob"), None, **kw)
+    assert guest.verdict == "allow" and guest.principal is not None
+    assert guest.principal.identity == "telegram:u1" and not guest.principal.is_admin
+    opened = decide(ChannelAccess(mode="open"), _msg(), None, channel="t", auth_mode="none")
+    assert opened.principal is not None and opened.principal.identity == "local"

@@ -247,7 +247,10 @@ def test_group_message_without_mention_is_ignored(srv: InProcessServer, fake: Fa
 def test_status_api(srv: InProcessServer, fake: FakeTelegram):
     with srv.http() as http:
         status = http.get("/api/channels").json()
+        providers = http.get("/api/channels/providers").json()["providers"]
     (tg,) = status
+    enabled = {p["provider"] for p in providers if p["enabled"] and p["connectable"]}
+    assert enabled == {"telegram"}  # DeerFlow's view of the same config
     assert tg["name"] == "telegram" and tg["running"] is True
     assert tg["config"]["bot_token"] == "**********"
     assert TOKEN not in str(status)

@@ -135,6 +135,7 @@ async def test_features_suggestions_channels(two_users: App) -> None:
         ).status_code == 422
         providers = (await http.get("/api/channels/providers")).json()["providers"]
         assert {p["provider"] for p in providers} == {"telegram", "slack", "feishu", "discord"}
+        assert not any(p["enabled"] or p["connectable"] for p in providers)  # none configured
     async with two_users.http("bob") as http:
         r = await http.post(f"/api/threads/{tid}/suggestions", json=body)
         assert r.status_code == 404

@@ -205,20 +205,16 @@ async def thread_suggestions(
 
 
 @router.get("/api/channels/providers")
-async def channel_providers() -> JSONResponse:
-    """The IM platforms and whether a user can connect one from the browser (not yet:
-    channels are configured by the operator)."""
-    return JSONResponse(
-        {
-            "providers": [
-                {"provider": key, "display_name": label, "enabled": False, "connectable": False}
-                for key, label in CHANNEL_PROVIDERS
-            ]
-        }
-    )
-
-
-@router.get("/api/channels/connections")
-async def channel_connections() -> JSONResponse:
-    """The caller's channel connections (none can be made from the browser yet)."""
-    return JSONResponse({"connections": []})
+async def channel_providers(runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
+    """The IM platforms, whether each is configured and enabled here, and whether a user
+    can connect to it from the browser (a one-time code: POST /api/channels/{name}/connect;
+    the connections themselves are at /api/channels/connections, docs/channels.md)."""
+    channels = runtime.config.channels
+    providers: list[dict[str, object]] = []
+    for key, label in CHANNEL_PROVIDERS:
+        section = getattr(channels, key, None)
+        enabled = bool(section is not None and getattr(section, "enabled", False))
+        providers.append(
+            {"provider": key, "display_name": label, "enabled": enabled, "connectable": enabled}
+        )
+    return JSONResponse({"providers": providers})

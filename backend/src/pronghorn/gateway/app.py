@@ -21,11 +21,14 @@ from pronghorn.gateway.config_audit import reload_recorder
 from pronghorn.gateway.custom_app import add_custom_app, custom_lifespan, load_custom_app
 from pronghorn.gateway.errors import install_error_handlers
 from pronghorn.gateway.host_guard import HostGuardMiddleware
+from pronghorn.gateway.http_observer import HttpObserverMiddleware
 from pronghorn.gateway.limits import RequestLimitsMiddleware
 from pronghorn.gateway.logs import configure_logging
+from pronghorn.gateway.metrics_listener import metrics_listener
 from pronghorn.gateway.middleware import RequestIdMiddleware
 from pronghorn.gateway.openapi import GatewayApp, serve_under_api_root
 from pronghorn.gateway.origin_guard import OriginGuardMiddleware
+from pronghorn.gateway.rate_limit import RateLimitMiddleware
 from pronghorn.gateway.routers import register_routers
 from pronghorn.gateway.static import mount_ui
 from pronghorn.runtime.assemble import open_runtime
@@ -48,6 +51,7 @@ def create_app(settings: ConfigHolder, *, base_dir: Path | None = None) -> FastA
             runtime = await stack.enter_async_context(open_runtime(settings, base_dir=base))
             app.state.runtime = runtime
             stack.callback(settings.add_listener(reload_recorder(runtime.db)))
+            await stack.enter_async_context(metrics_listener(runtime))
             state = await stack.enter_async_context(custom_lifespan(custom)) if custom else None
             watcher = asyncio.create_task(settings.watch(stop), name="config-watcher")
             log.info(
@@ -70,7 +74,8 @@ def create_app(settings: ConfigHolder, *, base_dir: Path | None = None) -> FastA
         openapi_url="/openapi.json" if config.server.docs_enabled else None,
     )
     install_error_handlers(app)
-    app.add_middleware(AuthMiddleware)  # innermost: CORS answers preflights before it
+    app.add_middleware(RateLimitMiddleware)  # per-user rate, keyed by the principal
+    app.add_middleware(AuthMiddleware)  # CORS answers preflights before it
     if config.server.cors_origins:
         app.add_middleware(
             CORSMiddleware,
@@ -87,8 +92,8 @@ def create_app(settings: ConfigHolder, *, base_dir: Path | None = None) -> FastA
             ],
         )
     # add_middleware wraps what is there: the last one added runs first. Order of a
-    # request: request id -> size limits -> Host allow-list -> Origin check -> CORS ->
-    # authentication -> routes.
+    # request: request id -> metrics and trace span -> size limits -> Host allow-list ->
+    # Origin check -> CORS -> authentication -> rate limit -> routes.
     server = config.server
     app.add_middleware(
         OriginGuardMiddleware,
@@ -102,6 +107,7 @@ def create_app(settings: ConfigHolder, *, base_dir: Path | None = None) -> FastA
         max_header_bytes=server.max_header_bytes,
         max_header_count=server.max_header_count,
     )
+    app.add_middleware(HttpObserverMiddleware)
     app.add_middleware(RequestIdMiddleware)  # outermost: every answer above carries an id
     register_routers(app)
     if config.server.docs_enabled:

@@ -22,6 +22,7 @@ from pronghorn.runtime.message_input import message_input_validator
 from pronghorn.runtime.run_request import RunCreate
 from pronghorn.runtime.runtime import Runtime
 from pronghorn.runtime.scheduler import scheduler
+from pronghorn.runtime.telemetry import instrument, telemetry
 from pronghorn.runtime.thread_sweeper import purge_thread, thread_sweeper
 from pronghorn.runtime.webhook import WebhookRefusedError, WebhookSender, check_webhook_url
 from pronghorn.sandbox.local import LocalSandboxProvider
@@ -134,7 +135,8 @@ async def runs(runtime: Runtime) -> AsyncGenerator[None, None]:
         jobs=jobs,
         thread_deleter=delete_temporary,
     )
-    manager = RunManager(executor, jobs, runtime.authorizer)
+    instrument(executor, runtime)
+    manager = RunManager(executor, jobs, runtime.authorizer, runtime.metrics)
     runtime.settings.add_listener(manager.on_config_change)
     manager.validators.append(check_model(runtime))
     manager.validators.append(check_webhook(runtime))
@@ -150,6 +152,7 @@ async def runs(runtime: Runtime) -> AsyncGenerator[None, None]:
 
 COMPONENTS: list[Callable[[Runtime], contextlib.AbstractAsyncContextManager[None]]] = [
     models,
+    telemetry,
     sandbox,
     broker,
     runs,

@@ -42,3 +42,13 @@ class RefusedRun(DomainError):
 
 class Unavailable(DomainError):
     """The runtime cannot take the request right now (it is shutting down); retry later."""
+
+
+class Overloaded(DomainError):
+    """A cap on queued or concurrent runs (or on a user's request rate) is reached: nothing
+    was accepted; retry after `retry_after_s` seconds."""
+
+    def __init__(self, message: str, *, retry_after_s: float, reason: str) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+        self.reason = reason

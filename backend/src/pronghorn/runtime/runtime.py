@@ -20,6 +20,7 @@ from pronghorn.auth.services import AuthServices
 from pronghorn.config.schema import AppConfig
 from pronghorn.graphs.registry import GraphRegistry
 from pronghorn.persistence.db import Database, default_sqlite_url
+from pronghorn.runtime.metrics import Metrics
 
 if TYPE_CHECKING:
     from pronghorn.config.holder import ConfigHolder
@@ -27,13 +28,15 @@ if TYPE_CHECKING:
     from pronghorn.runtime.broker import EventBroker
     from pronghorn.runtime.manager import RunManager
     from pronghorn.runtime.scheduler import Scheduler
+    from pronghorn.runtime.trace_vendors import VendorCallbacks
+    from pronghorn.runtime.tracing import Tracing
     from pronghorn.sandbox.base import SandboxProvider
 
 log = logging.getLogger("pronghorn.runtime")
 
 T = TypeVar("T")
 
-Component = Literal["models", "sandbox", "broker", "runs", "scheduler"]
+Component = Literal["models", "tracing", "sandbox", "broker", "runs", "scheduler"]
 
 
 class NotStarted(RuntimeError):
@@ -92,6 +95,8 @@ class Runtime:
     models, sandbox, broker, runs, scheduler."""
 
     models: Started[ModelFactory] = Started()
+    tracing: Started[Tracing] = Started()
+    vendor_callbacks: Started[VendorCallbacks] = Started()
     sandbox: Started[SandboxProvider] = Started()
     broker: Started[EventBroker] = Started()
     runs: Started[RunManager] = Started()
@@ -130,6 +135,8 @@ class Runtime:
         # Single sign-on with auth.oidc's issuer (None when not configured)
         self.oidc = oidc
         self.store_sweeper = StoreSweeper(store)
+        # The Prometheus series of this app (its own registry; runtime/metrics.py)
+        self.metrics = Metrics()
 
     @property
     def config(self) -> AppConfig:

@@ -11,6 +11,7 @@ from pronghorn.gateway.routers import (
     auth_keys,
     crons,
     files,
+    metrics,
     models,
     oidc,
     runs,
@@ -36,5 +37,6 @@ def register_routers(app: FastAPI) -> None:
         models,
         files,
         usage,
+        metrics,
     ):
         app.include_router(module.router)

@@ -14,7 +14,7 @@ The counts are this process's (every run of a thread belongs to one process on S
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 
 from pronghorn.config.schema import RunsConfig
 from pronghorn.runtime.errors import Overloaded
@@ -102,7 +102,7 @@ class Admission:
 
     # -- slots -----------------------------------------------------------------------------
     @contextlib.asynccontextmanager
-    async def slots(self, user: str) -> AsyncIterator[None]:
+    async def slots(self, user: str) -> AsyncGenerator[None]:
         """Wait for the user's slot, then a global one; hold both for the block. Cancelling
         the wait (or a timeout around it) gives back what was taken."""
         user_limiter = self._user_limiter(user)

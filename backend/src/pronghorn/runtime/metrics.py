@@ -13,7 +13,9 @@ and tools are names from the config and the agent's tool list, statuses are fixe
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -141,7 +143,8 @@ class Metrics:
     def close(self) -> None:
         """This worker is stopping: its live gauges (runs active, SSE streams) stop counting."""
         if self.multiprocess:
-            prom_multiprocess.mark_process_dead(os.getpid())
+            mark_dead = cast("Callable[[int], None]", prom_multiprocess.mark_process_dead)
+            mark_dead(os.getpid())
 
     def render(self) -> bytes:
         """The text exposition of this registry, or of every worker's files in multiprocess

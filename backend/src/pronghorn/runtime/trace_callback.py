@@ -47,8 +47,8 @@ class TraceCallback(AsyncCallbackHandler):
         name: str,
         run_id: UUID,
         parent_run_id: UUID | None,
+        attributes: dict[str, str | int],
         kind: SpanKind = SpanKind.INTERNAL,
-        **attributes: str | int,
     ) -> Span:
         context = trace.set_span_in_context(self._parent_span(parent_run_id))
         span = self.tracer.start_span(
@@ -83,13 +83,13 @@ class TraceCallback(AsyncCallbackHandler):
         name = str(kwargs.get("name") or (serialized or {}).get("name") or "chain")
         node = (metadata or {}).get("langgraph_node")
         if parent_run_id is None:
-            self._start(f"graph {name}", run_id, None, **{"langgraph.graph": name})
+            self._start(f"graph {name}", run_id, None, {"langgraph.graph": name})
         elif node is not None and name == node:
             step: object = (metadata or {}).get("langgraph_step")
             extra: dict[str, str | int] = {"langgraph.node": name}
             if isinstance(step, int):
                 extra["langgraph.step"] = step
-            self._start(f"node {name}", run_id, parent_run_id, **extra)
+            self._start(f"node {name}", run_id, parent_run_id, extra)
         else:
             self._parents[run_id] = parent_run_id
 
@@ -120,8 +120,8 @@ class TraceCallback(AsyncCallbackHandler):
             f"chat {model}",
             run_id,
             parent_run_id,
+            {"gen_ai.request.model": model, "gen_ai.system": provider},
             SpanKind.CLIENT,
-            **{"gen_ai.request.model": model, "gen_ai.system": provider},
         )
 
     async def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
@@ -146,7 +146,7 @@ class TraceCallback(AsyncCallbackHandler):
         **kwargs: Any,
     ) -> None:
         name = str(kwargs.get("name") or (serialized or {}).get("name") or "tool")
-        self._start(f"tool {name}", run_id, parent_run_id, **{"gen_ai.tool.name": name})
+        self._start(f"tool {name}", run_id, parent_run_id, {"gen_ai.tool.name": name})
 
     async def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
         self._end(run_id, "the tool reported an error" if tool_failed(output) else None)

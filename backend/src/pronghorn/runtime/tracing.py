@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Generator
 
 from opentelemetry import trace
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
@@ -84,7 +84,7 @@ class Tracing:
             await asyncio.to_thread(provider.shutdown)
 
     @contextlib.contextmanager
-    def run_span(self, job: Job) -> Iterator[None]:
+    def run_span(self, job: Job) -> Generator[None]:
         """The span of one run's execution, current while it executes (its log lines and
         its graph's spans belong to it)."""
         if not self.enabled:

@@ -57,9 +57,7 @@ def wait_status(
         time.sleep(0.02)
 
 
-def running(
-    http: httpx.Client, tid: str, headers: dict[str, str] | None = None
-) -> dict[str, Any]:
+def running(http: httpx.Client, tid: str, headers: dict[str, str] | None = None) -> dict[str, Any]:
     resp = start_run(http, tid, headers)
     assert resp.status_code == 200, resp.text
     return wait_status(http, tid, resp.json()["run_id"], "running", headers)

@@ -77,7 +77,8 @@ def test_run_and_http_series_after_known_runs(start_app: Start) -> None:
         assert value(samples, f"{hist}_bucket", le="+Inf") == 3
         assert value(samples, f"{hist}_sum") > 0
     route = f"{API}/threads/{{thread_id}}/runs/wait"
-    assert value(samples, "pronghorn_http_requests_total", route=route, method="POST", status="200") == 3
+    requests = "pronghorn_http_requests_total"
+    assert value(samples, requests, route=route, method="POST", status="200") == 3
     assert value(samples, "pronghorn_http_request_duration_seconds_count", route=route) == 3
     assert (
         value(
@@ -223,8 +224,8 @@ def test_metrics_on_their_own_port(start_app: Start) -> None:
     resp = httpx.get(url, headers={"Authorization": "Bearer t0k"}, timeout=30)
     assert resp.status_code == 200
     samples = parse(resp.text)
-    route = "/health"
-    assert value(samples, "pronghorn_http_requests_total", route=route, method="GET", status="200") == 1
+    requests = "pronghorn_http_requests_total"
+    assert value(samples, requests, route="/health", method="GET", status="200") == 1
     app.stop()
     with pytest.raises(httpx.ConnectError):
         httpx.get(url, timeout=30)
@@ -242,5 +243,5 @@ def test_unknown_metrics_keys_fail_loudly(start_app: Start, tmp_path: Any) -> No
 
     path = tmp_path / "bad.yaml"
     path.write_text(yaml.safe_dump({"metrics": {"prot": 1}}))
-    with pytest.raises(ConfigError, match="metrics.prot"):
+    with pytest.raises(ConfigError, match=r"metrics\.prot"):
         load_config(path)

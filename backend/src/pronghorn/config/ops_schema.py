@@ -38,6 +38,12 @@ class MetricsConfig(_Section):
         ),
     )
 
+    @field_validator("token")
+    @classmethod
+    def _empty_is_unset(cls, value: SecretStr | None) -> SecretStr | None:
+        # `PRONGHORN_METRICS__TOKEN=` (empty) in an .env means no token, not "".
+        return value if value is None or value.get_secret_value() else None
+
 
 class OtlpConfig(_Section):
     endpoint: str | None = Field(

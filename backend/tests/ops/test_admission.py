@@ -228,3 +228,16 @@ def test_bad_caps_are_config_errors(field: str, value: float) -> None:
 
     with pytest.raises(ValidationError, match=field):
         RunsConfig.model_validate({field: value})
+
+
+def test_a_batch_that_does_not_fit_creates_none(start_app: Start) -> None:
+    app = start_app(runs={"max_concurrency": 1, "max_queued": 2, "drain_timeout_s": 0})
+    with app.http() as http:
+        running(http, new_thread(http))
+        before = thread_count(http)
+        batch = [{"assistant_id": "echo", "input": held()} for _ in range(3)]
+        assert_overloaded(http.post(f"{API}/runs/batch", json=batch), "runs.max_queued")
+        assert thread_count(http) == before
+        fits = http.post(f"{API}/runs/batch", json=batch[:2])
+        assert fits.status_code == 200, fits.text
+        assert len(fits.json()) == 2

@@ -78,6 +78,19 @@ class Admission:
                 "retry when one has finished",
             )
 
+    def check_many(self, user: str, count: int) -> None:
+        """Raise `Overloaded` unless `count` new runs of `user` on fresh threads (a batch)
+        would all be accepted; counts nothing."""
+        entered = 0
+        try:
+            for _ in range(count):
+                self.check(user, thread_busy=False)
+                self.enter(user)
+                entered += 1
+        finally:
+            for _ in range(entered):
+                self.leave(user)
+
     def _refuse(self, reason: str, message: str) -> None:
         if self.metrics is not None:
             self.metrics.runs_refused.labels(reason).inc()

@@ -124,6 +124,10 @@ class RunManager:
             raise NotFound.of("Assistant", req.assistant_id)
         self._check(req, assistant)
 
+    def check_room(self, access: Access, count: int) -> None:
+        """Admission for a batch of `count` stateless runs, before any is created."""
+        self.admission.check_many(access.identity, count)
+
     async def _ownership(
         self, thread_id: str | None, req: RunCreate, access: Access
     ) -> run_units.RunOwnership:

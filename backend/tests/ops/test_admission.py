@@ -207,7 +207,7 @@ def test_request_rate_limit_per_user(start_app: Start) -> None:
     app = start_app(auth=CUSTOM_AUTH, rate_limits={"requests_per_second": 0.001, "burst": 3})
     with app.http() as http:
         for _ in range(3):
-            assert http.get(f"{API}/assistants/search", headers=ALICE).status_code != 429
+            assert http.post(f"{API}/threads/search", json={}, headers=ALICE).status_code == 200
         limited = http.post(f"{API}/threads", json={}, headers=ALICE)
         assert limited.status_code == 429
         assert int(limited.headers["Retry-After"]) >= 900  # one token per 1000 s
@@ -241,3 +241,17 @@ def test_a_batch_that_does_not_fit_creates_none(start_app: Start) -> None:
         fits = http.post(f"{API}/runs/batch", json=batch[:2])
         assert fits.status_code == 200, fits.text
         assert len(fits.json()) == 2
+
+
+def test_rate_limit_store_down_lets_requests_through(start_app: Start) -> None:
+    from support.live import free_port
+
+    app = start_app(
+        auth=CUSTOM_AUTH,
+        broker={"redis_url": f"redis://127.0.0.1:{free_port()}/0"},  # nothing listens
+        rate_limits={"requests_per_second": 0.001, "burst": 1, "backend": "redis"},
+    )
+    with app.http() as http:
+        for _ in range(2):
+            assert http.post(f"{API}/threads/search", json={}, headers=ALICE).status_code == 200
+    assert "rate limit store unavailable" in app.logs()

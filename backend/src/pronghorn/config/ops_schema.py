@@ -115,10 +115,10 @@ class RateLimitsConfig(_Section):
     burst: int = Field(
         default=60, ge=1, description="Requests one user may make at once above the rate."
     )
-    backend: Literal["memory"] = Field(
+    backend: Literal["memory", "redis"] = Field(
         default="memory",
         description=(
-            "Where buckets live: memory (per process). A shared Redis backend plugs in "
-            "through the same interface with the scale-out work (startup-only)."
+            "Where buckets live: memory (per process: behind N replicas a user gets N "
+            "times the rate) or redis (shared by every replica, at broker.redis_url)."
         ),
     )

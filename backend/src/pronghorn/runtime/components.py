@@ -22,6 +22,7 @@ from pronghorn.runtime.message_input import message_input_validator
 from pronghorn.runtime.run_request import RunCreate
 from pronghorn.runtime.runtime import Runtime
 from pronghorn.runtime.scheduler import scheduler
+from pronghorn.runtime.rate_buckets import rate_buckets
 from pronghorn.runtime.telemetry import instrument, telemetry
 from pronghorn.runtime.thread_sweeper import purge_thread, thread_sweeper
 from pronghorn.runtime.webhook import WebhookRefusedError, WebhookSender, check_webhook_url
@@ -153,6 +154,7 @@ async def runs(runtime: Runtime) -> AsyncGenerator[None, None]:
 COMPONENTS: list[Callable[[Runtime], contextlib.AbstractAsyncContextManager[None]]] = [
     models,
     telemetry,
+    rate_buckets,
     sandbox,
     broker,
     runs,

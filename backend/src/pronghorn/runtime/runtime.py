@@ -23,6 +23,7 @@ from pronghorn.persistence.db import Database, default_sqlite_url
 from pronghorn.runtime.metrics import Metrics
 
 if TYPE_CHECKING:
+    from pronghorn.auth.request_rate import RateBuckets
     from pronghorn.config.holder import ConfigHolder
     from pronghorn.models.factory import ModelFactory
     from pronghorn.runtime.broker import EventBroker
@@ -97,6 +98,7 @@ class Runtime:
     models: Started[ModelFactory] = Started()
     tracing: Started[Tracing] = Started()
     vendor_callbacks: Started[VendorCallbacks] = Started()
+    rate_buckets: Started[RateBuckets] = Started()
     sandbox: Started[SandboxProvider] = Started()
     broker: Started[EventBroker] = Started()
     runs: Started[RunManager] = Started()

@@ -245,3 +245,16 @@ def test_unknown_metrics_keys_fail_loudly(start_app: Start, tmp_path: Any) -> No
     path.write_text(yaml.safe_dump({"metrics": {"prot": 1}}))
     with pytest.raises(ConfigError, match=r"metrics\.prot"):
         load_config(path)
+
+
+def test_each_app_counts_apart_and_the_global_registry_stays_empty(start_app: Start) -> None:
+    from prometheus_client import REGISTRY
+
+    busy, idle = start_app(), start_app()
+    with busy.http() as http:
+        tid = http.post(f"{API}/threads", json={}).json()["thread_id"]
+        assert wait_run(http, tid, {"assistant_id": "echo", "input": echo("a")}).is_success
+        assert value(scrape(http), "pronghorn_runs_total", status="success") == 1
+    with idle.http() as http:
+        assert value(scrape(http), "pronghorn_runs_total", status="success") == 0
+    assert not [m for m in REGISTRY.collect() if m.name.startswith("pronghorn_")]

@@ -217,7 +217,12 @@ class RunManager:
             owner_id=accepted.owner_id or access.identity,
             principal=access.principal,
         )
-        await self._start(job)
+        try:
+            await self._start(job)
+        except BaseException:
+            if job.task is None:  # its task never began: it holds no place any more
+                self.admission.leave(access.identity)
+            raise
         if inflight and req.multitask_strategy in ("interrupt", "rollback"):
             for other in inflight:
                 with contextlib.suppress(DomainError):
@@ -238,8 +243,7 @@ class RunManager:
         self, job: Job, prev: asyncio.Future[None] | None, tail: asyncio.Future[None]
     ) -> None:
         user = job.principal.identity
-        slots = self.admission.slots(user)
-        acquired = False
+        held = contextlib.AsyncExitStack()  # the run's slots, once it has them
         try:
             try:
                 job.waiting = True  # a cancel may now interrupt the waits below
@@ -251,8 +255,7 @@ class RunManager:
                 async with asyncio.timeout(job.config.runs.max_queue_wait_s):
                     if prev is not None and not prev.done():
                         await asyncio.shield(prev)
-                    await slots.__aenter__()
-                acquired = True
+                    await held.enter_async_context(self.admission.slots(user))
             except asyncio.CancelledError:
                 self.admission.leave(user)
                 await self.ex.finish_unstarted(job)
@@ -271,8 +274,7 @@ class RunManager:
         except Exception:  # the executor records failures itself; this is a last resort
             log.exception("run task failed", extra={"run_id": job.run_id})
         finally:
-            if acquired:
-                await slots.__aexit__(None, None, None)
+            await held.aclose()
             if self.metrics is not None:
                 self.metrics.runs_total.labels(final_status(job.status)).inc()
             if not tail.done():

@@ -19,10 +19,10 @@ from pronghorn.runtime.job_table import JobTable
 from pronghorn.runtime.manager import RunManager
 from pronghorn.runtime.memory_broker import MemoryBroker
 from pronghorn.runtime.message_input import message_input_validator
+from pronghorn.runtime.rate_buckets import rate_buckets
 from pronghorn.runtime.run_request import RunCreate
 from pronghorn.runtime.runtime import Runtime
 from pronghorn.runtime.scheduler import scheduler
-from pronghorn.runtime.rate_buckets import rate_buckets
 from pronghorn.runtime.telemetry import instrument, telemetry
 from pronghorn.runtime.thread_sweeper import purge_thread, thread_sweeper
 from pronghorn.runtime.webhook import WebhookRefusedError, WebhookSender, check_webhook_url

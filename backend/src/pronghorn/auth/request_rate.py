@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, cast
 
 from redis.asyncio import Redis
 
@@ -102,7 +102,8 @@ class RedisRateBuckets:
 
     @classmethod
     def from_url(cls, url: str) -> RedisRateBuckets:
-        return cls(Redis.from_url(url))
+        connect = cast("Callable[[str], Redis]", Redis.from_url)
+        return cls(connect(url))
 
     async def take(self, key: str, *, rate: float, burst: int) -> float | None:
         raw: object = await self._take(keys=[self.prefix + key], args=[repr(rate), burst])

@@ -258,3 +258,13 @@ def test_each_app_counts_apart_and_the_global_registry_stays_empty(start_app: St
     with idle.http() as http:
         assert value(scrape(http), "pronghorn_runs_total", status="success") == 0
     assert not [m for m in REGISTRY.collect() if m.name.startswith("pronghorn_")]
+
+
+def test_custom_app_routes_are_labelled_by_their_template(start_app: Start) -> None:
+    app = start_app(http={"app": "testgraphs.custom_app:app"})
+    with app.http() as http:
+        assert http.post("/custom/items/7", json={"name": "seven"}).status_code == 200
+        samples = scrape(http)
+    routes = {dict(labels).get("route") for name, labels in samples if "http_requests" in name}
+    assert "/custom/items/{item_id}" in routes
+    assert not any(r and "/7" in r for r in routes)

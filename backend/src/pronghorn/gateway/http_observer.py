@@ -15,7 +15,7 @@ import time
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
-from starlette.routing import Mount
+from starlette.routing import BaseRoute, Mount
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pronghorn.runtime.metrics import Metrics
@@ -28,6 +28,9 @@ def route_label(scope: Scope) -> str:
     route = scope.get("route")
     if route is None:
         return "unmatched"
+    inner = getattr(route, "route", None)  # a custom app's route (gateway/custom_app.py)
+    if isinstance(inner, BaseRoute):
+        route = inner
     if isinstance(route, Mount):
         return "static"
     path = getattr(route, "path_format", None) or getattr(route, "path", None)

@@ -43,7 +43,7 @@ def test_workers_are_summed(tmp_path: Path, monkeypatch) -> None:
     folder = tmp_path / "prom"
     folder.mkdir()
     (folder / "counter_999.db").write_bytes(b"stale from a previous start")
-    monkeypatch.delenv(MULTIPROC_ENV, raising=False)
+    monkeypatch.setenv(MULTIPROC_ENV, "")  # unset for prepare; restored (removed) after
     assert prepare_multiprocess(folder) == folder
     assert os.environ[MULTIPROC_ENV] == str(folder)
     assert list(folder.glob("*.db")) == []

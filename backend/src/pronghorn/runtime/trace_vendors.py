@@ -59,6 +59,7 @@ def check_vendors(config: TracingConfig) -> None:
 class VendorCallbacks:
     def __init__(self) -> None:
         self._clients: dict[tuple[str, str | None], Client] = {}
+        self._langfuse_keys: set[tuple[str, str | None]] = set()  # v3 clients registered
         self._warned = False
 
     def __call__(self, job: Job) -> list[BaseCallbackHandler]:
@@ -94,13 +95,14 @@ class VendorCallbacks:
         if major == 3:
             # v3 reads its keys from a client registered under the public key, and the
             # session and user from the run's metadata (langfuse_session_id/_user_id).
-            client_module = importlib.import_module("langfuse")
-            client_module.Langfuse(
-                public_key=cfg.public_key.get_secret_value(),
-                secret_key=cfg.secret_key.get_secret_value(),
-                host=cfg.host,
-            )
-            return handler_class(public_key=cfg.public_key.get_secret_value())
+            key = (cfg.public_key.get_secret_value(), cfg.host)
+            if key not in self._langfuse_keys:
+                client_module = importlib.import_module("langfuse")
+                client_module.Langfuse(
+                    public_key=key[0], secret_key=cfg.secret_key.get_secret_value(), host=cfg.host
+                )
+                self._langfuse_keys.add(key)
+            return handler_class(public_key=key[0])
         return handler_class(
             public_key=cfg.public_key.get_secret_value(),
             secret_key=cfg.secret_key.get_secret_value(),

@@ -174,6 +174,7 @@ class Executor:
         self.settings = settings
         self.webhooks = webhooks
         self.thread_deleter = thread_deleter  # async (thread_id) -> None, for stateless runs
+        self.background: set[asyncio.Task[None]] = set()  # those deletions, under way
         # The runs of this process (the run manager adds them): on SQLite every run of a
         # thread belongs to this process, so whether another is to come is answered here.
         self.jobs = jobs
@@ -404,7 +405,19 @@ class Executor:
             )
         if job.temporary and job.request.on_completion == "delete" and self.thread_deleter:
             task = asyncio.create_task(self.thread_deleter(job.thread_id))
-            task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
+            self.background.add(task)
+            task.add_done_callback(self._forget)
+
+    def _forget(self, task: asyncio.Task[None]) -> None:
+        self.background.discard(task)
+        if not task.cancelled():
+            task.exception()  # retrieved: a failed deletion is not "never retrieved"
+
+    async def drain(self) -> None:
+        """Wait for the deletions of finished stateless runs' threads (before shutdown
+        closes the database under them)."""
+        while self.background:
+            await asyncio.wait(list(self.background))
 
     async def finish_expired(self, job: Job, error: dict[str, Any]) -> None:
         """A run that waited past `runs.max_queue_wait_s`: it ends `error`, never started."""

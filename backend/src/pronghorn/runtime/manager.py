@@ -477,6 +477,8 @@ class RunManager:
             job.interrupt("shutdown")
         if left:
             await asyncio.wait([asyncio.ensure_future(j.done.wait()) for j in left], timeout=10)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.ex.drain(), timeout=10)
 
     # -- thread turns ------------------------------------------------------------------
     @contextlib.asynccontextmanager

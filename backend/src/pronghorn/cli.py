@@ -70,6 +70,12 @@ def serve(
     # The app reads where it listens from its config (the setup link, the auth-mode check).
     os.environ["PRONGHORN_SERVER__HOST"] = bind
     os.environ["PRONGHORN_SERVER__PORT"] = str(port or cfg.server.port)
+    if workers > 1 and not reload:
+        # The workers share their metrics through files (runtime/metrics.py).
+        from pronghorn.runtime.metrics import prepare_multiprocess
+        from pronghorn.runtime.runtime import resolve_data_dir
+
+        prepare_multiprocess(resolve_data_dir(cfg, Path.cwd()) / "metrics")
     warning = open_bind_warning(bind, cfg.server.allowed_hosts)
     if warning:
         click.echo(f"pronghorn: warning: {warning}", err=True)

@@ -36,6 +36,9 @@ def test_packaging_passes_every_static_check() -> None:
         "ok    schema docker-compose.yaml",
         "ok    profile default: 1 services (gateway)",
         "ok    profile nginx+scale: 3 services (gateway, nginx, postgres)",
+        "ok    profile monitoring: 3 services (gateway, grafana, prometheus)",
+        "ok    dashboard pronghorn.json",
+        "ok    monitoring files",
         "ok    nginx -t nginx.conf",
         "ok    nginx -t with the TLS block enabled",
     ):

@@ -62,6 +62,7 @@ class ConfigHolder:
         self._last_error: str | None = None
         self._restart_required: list[str] = []
         self._listeners: list[Listener] = []
+        self._failure_listeners: list[Callable[[str], None]] = []
         self._lock = asyncio.Lock()
         self.edit_lock = asyncio.Lock()  # one API edit of the file at a time (file_edit.py)
 
@@ -100,6 +101,17 @@ class ConfigHolder:
         def remove() -> None:
             if callback in self._listeners:
                 self._listeners.remove(callback)
+
+        return remove
+
+    def add_failure_listener(self, callback: Callable[[str], None]) -> Callable[[], None]:
+        """Call ``callback(message)`` after each reload that was refused (the old config is
+        kept); returns an unsubscribe."""
+        self._failure_listeners.append(callback)
+
+        def remove() -> None:
+            if callback in self._failure_listeners:
+                self._failure_listeners.remove(callback)
 
         return remove
 
@@ -152,6 +164,11 @@ class ConfigHolder:
 
     def _fail(self, message: str) -> bool:
         self._last_error = message
+        for callback in list(self._failure_listeners):
+            try:
+                callback(message)
+            except Exception:
+                logger.exception("config failure listener %r failed", callback)
         logger.error(
             "config reload failed, still running version %s: %s",
             self._version_hash[:12],

@@ -25,6 +25,13 @@ STARTUP_ONLY: tuple[str, ...] = (
     "logging",  # handlers and formatters are installed once
     "graphs",  # the registry imports and compiles graphs once (a missing file still fails)
     "protocols.mcp.stateless",  # the MCP session manager is built once
+    "metrics.enabled",  # the route and the listener are set up once
+    "metrics.port",
+    "metrics.host",
+    "tracing.service_name",  # the tracer provider and its exporter are built once
+    "tracing.sample_ratio",
+    "tracing.otlp",
+    "rate_limits.backend",
 )
 
 

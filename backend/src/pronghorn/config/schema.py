@@ -24,6 +24,7 @@ from pronghorn.config.hosts import check_host_pattern
 from pronghorn.config.mcp_schema import McpConfig
 from pronghorn.config.memory_schema import MemoryConfig
 from pronghorn.config.oidc_schema import OidcConfig
+from pronghorn.config.ops_schema import MetricsConfig, RateLimitsConfig, TracingConfig
 from pronghorn.config.protocols_schema import ProtocolsConfig
 from pronghorn.config.subagents_schema import SubagentsConfig
 
@@ -158,6 +159,32 @@ class RunsConfig(Section):
             "next; nothing of a finished step is lost) or exit (only when the run ends, also "
             "on error, interrupt or cancel: fewer writes, but no per-step history, so "
             "regenerate/fork and a page reloaded mid-run see less). See docs/performance.md."
+        ),
+    )
+    max_queued: int | None = Field(
+        default=None,
+        ge=0,
+        description=(
+            "Runs that may wait for a slot at once (all users); a run that would wait "
+            "beyond it is refused with 429 and Retry-After. null: no cap."
+        ),
+    )
+    max_concurrency_per_user: int | None = Field(
+        default=None,
+        ge=1,
+        description="Runs of one user executing at once; more wait. null: no cap.",
+    )
+    max_queued_per_user: int | None = Field(
+        default=None,
+        ge=0,
+        description="Runs of one user that may wait at once; more answer 429. null: no cap.",
+    )
+    max_queue_wait_s: float | None = Field(
+        default=None,
+        gt=0,
+        description=(
+            "Longest a run waits for its slot (after any after_seconds delay); then it ends "
+            "`error` (QueueTimeout). null: no bound."
         ),
     )
     webhook_timeout_s: float = Field(default=10.0, gt=0, description="Timeout of one webhook call.")
@@ -468,3 +495,6 @@ class AppConfig(Section):
     suggestions: SuggestionsConfig = Field(default_factory=SuggestionsConfig)
     memory: MemoryConfig = Field(default_factory=MemoryConfig)
     channels: ChannelsConfig = Field(default_factory=ChannelsConfig)
+    metrics: MetricsConfig = Field(default_factory=MetricsConfig)
+    tracing: TracingConfig = Field(default_factory=TracingConfig)
+    rate_limits: RateLimitsConfig = Field(default_factory=RateLimitsConfig)

@@ -22,12 +22,15 @@ from pronghorn.gateway.config_audit import reload_recorder
 from pronghorn.gateway.custom_app import add_custom_app, custom_lifespan, load_custom_app
 from pronghorn.gateway.errors import install_error_handlers
 from pronghorn.gateway.host_guard import HostGuardMiddleware
+from pronghorn.gateway.http_observer import HttpObserverMiddleware
 from pronghorn.gateway.limits import RequestLimitsMiddleware
 from pronghorn.gateway.logs import configure_logging
+from pronghorn.gateway.metrics_listener import metrics_listener
 from pronghorn.gateway.middleware import RequestIdMiddleware
 from pronghorn.gateway.openapi import GatewayApp, serve_under_api_root
 from pronghorn.gateway.origin_guard import OriginGuardMiddleware
 from pronghorn.gateway.protocols.mcp_server import McpService, add_mcp_routes
+from pronghorn.gateway.rate_limit import RateLimitMiddleware
 from pronghorn.gateway.routers import register_routers
 from pronghorn.gateway.static import mount_ui
 from pronghorn.runtime.assemble import open_runtime
@@ -53,6 +56,7 @@ def create_app(settings: ConfigHolder, *, base_dir: Path | None = None) -> FastA
             # IM channels start runs through runtime.runs: they stop before the runtime does.
             app.state.channels = await stack.enter_async_context(channels(runtime))
             stack.callback(settings.add_listener(reload_recorder(runtime.db)))
+            await stack.enter_async_context(metrics_listener(runtime))
             state = await stack.enter_async_context(custom_lifespan(custom)) if custom else None
             watcher = asyncio.create_task(settings.watch(stop), name="config-watcher")
             log.info(
@@ -75,7 +79,8 @@ def create_app(settings: ConfigHolder, *, base_dir: Path | None = None) -> FastA
         openapi_url="/openapi.json" if config.server.docs_enabled else None,
     )
     install_error_handlers(app)
-    app.add_middleware(AuthMiddleware)  # innermost: CORS answers preflights before it
+    app.add_middleware(RateLimitMiddleware)  # per-user rate, keyed by the principal
+    app.add_middleware(AuthMiddleware)  # CORS answers preflights before it
     if config.server.cors_origins:
         app.add_middleware(
             CORSMiddleware,
@@ -94,8 +99,8 @@ def create_app(settings: ConfigHolder, *, base_dir: Path | None = None) -> FastA
             ],
         )
     # add_middleware wraps what is there: the last one added runs first. Order of a
-    # request: request id -> size limits -> Host allow-list -> Origin check -> CORS ->
-    # authentication -> routes.
+    # request: request id -> metrics and trace span -> size limits -> Host allow-list ->
+    # Origin check -> CORS -> authentication -> rate limit -> routes.
     server = config.server
     app.add_middleware(
         OriginGuardMiddleware,
@@ -109,6 +114,7 @@ def create_app(settings: ConfigHolder, *, base_dir: Path | None = None) -> FastA
         max_header_bytes=server.max_header_bytes,
         max_header_count=server.max_header_count,
     )
+    app.add_middleware(HttpObserverMiddleware)
     app.add_middleware(RequestIdMiddleware)  # outermost: every answer above carries an id
     register_routers(app)
     add_mcp_routes(app)

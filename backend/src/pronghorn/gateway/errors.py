@@ -26,6 +26,7 @@ from pronghorn.runtime.errors import (
     InvalidInput,
     InvalidRun,
     NotFound,
+    Overloaded,
     RefusedRun,
     Unavailable,
 )
@@ -61,6 +62,7 @@ DOMAIN_STATUS: Mapping[type[DomainError], int] = {
     NotFound: 404,
     Conflict: 409,
     RefusedRun: 422,
+    Overloaded: 429,
     Unavailable: 503,
 }
 """The HTTP status of each kind of runtime error (the most specific class wins)."""
@@ -153,7 +155,12 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(DomainError)
     async def _domain_error(_: Request, exc: DomainError) -> JSONResponse:
-        return JSONResponse({"detail": exc.message}, status_code=domain_status(exc))
+        headers: dict[str, str] = {}
+        if isinstance(exc, Overloaded):
+            headers["Retry-After"] = str(max(1, math.ceil(exc.retry_after_s)))
+        return JSONResponse(
+            {"detail": exc.message}, status_code=domain_status(exc), headers=headers
+        )
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:

@@ -7,6 +7,8 @@ import logging
 import sys
 import time
 
+from opentelemetry import trace
+
 from pronghorn.runtime.log_context import request_id_var, run_id_var
 
 _STD_ATTRS = set(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "color_message"}
@@ -17,6 +19,11 @@ class ContextFilter(logging.Filter):
         record.request_id = request_id_var.get()
         if not getattr(record, "run_id", None):
             record.run_id = run_id_var.get()
+        # The trace this line belongs to (tracing.otlp on): find it in the trace backend.
+        context = trace.get_current_span().get_span_context()
+        if context.is_valid:
+            record.trace_id = format(context.trace_id, "032x")
+            record.span_id = format(context.span_id, "016x")
         return True
 
 

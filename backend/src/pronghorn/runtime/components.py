@@ -23,9 +23,11 @@ from pronghorn.runtime.mcp_component import mcp_servers
 from pronghorn.runtime.memory_broker import MemoryBroker
 from pronghorn.runtime.memory_component import memory
 from pronghorn.runtime.message_input import message_input_validator
+from pronghorn.runtime.rate_buckets import rate_buckets
 from pronghorn.runtime.run_request import RunCreate
 from pronghorn.runtime.runtime import Runtime
 from pronghorn.runtime.scheduler import scheduler
+from pronghorn.runtime.telemetry import instrument, telemetry
 from pronghorn.runtime.thread_sweeper import purge_thread, thread_sweeper
 from pronghorn.runtime.webhook import WebhookRefusedError, WebhookSender, check_webhook_url
 from pronghorn.sandbox.local import LocalSandboxProvider
@@ -140,7 +142,8 @@ async def runs(runtime: Runtime) -> AsyncGenerator[None, None]:
         jobs=jobs,
         thread_deleter=delete_temporary,
     )
-    manager = RunManager(executor, jobs, runtime.authorizer)
+    instrument(executor, runtime)
+    manager = RunManager(executor, jobs, runtime.authorizer, runtime.metrics)
     runtime.settings.add_listener(manager.on_config_change)
     manager.validators.append(check_model(runtime))
     manager.validators.append(check_webhook(runtime))
@@ -170,6 +173,8 @@ async def subagents(runtime: Runtime) -> AsyncGenerator[None, None]:
 
 COMPONENTS: list[Callable[[Runtime], contextlib.AbstractAsyncContextManager[None]]] = [
     models,
+    telemetry,
+    rate_buckets,
     sandbox,
     subagents,
     mcp_servers,

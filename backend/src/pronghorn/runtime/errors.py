@@ -46,3 +46,13 @@ class Unavailable(DomainError):
 
 class InvalidInput(DomainError):
     """Input that breaks the rules of what it describes (a bad skill archive, agent name)."""
+
+
+class Overloaded(DomainError):
+    """A cap on queued or concurrent runs (or on a user's request rate) is reached: nothing
+    was accepted; retry after `retry_after_s` seconds."""
+
+    def __init__(self, message: str, *, retry_after_s: float, reason: str) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+        self.reason = reason

@@ -4,10 +4,14 @@ enforces the timeout, and settles the run and its thread in one transaction."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import Any, cast
 
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command, Send, StateSnapshot
 
@@ -24,6 +28,7 @@ from pronghorn.runtime.jobs import Job
 from pronghorn.runtime.log_context import run_id_var
 from pronghorn.runtime.serialization import dumps, to_jsonable
 from pronghorn.runtime.state import thread_values_and_interrupts
+from pronghorn.runtime.trace_vendors import vendor_metadata
 from pronghorn.runtime.usage import UsageCounter
 from pronghorn.runtime.webhook import WebhookSender
 from pronghorn.sandbox.paths import user_folder
@@ -169,9 +174,15 @@ class Executor:
         self.settings = settings
         self.webhooks = webhooks
         self.thread_deleter = thread_deleter  # async (thread_id) -> None, for stateless runs
+        self.background: set[asyncio.Task[None]] = set()  # those deletions, under way
         # The runs of this process (the run manager adds them): on SQLite every run of a
         # thread belongs to this process, so whether another is to come is answered here.
         self.jobs = jobs
+        # Extra callback handlers for each run (metrics, traces, LangSmith/Langfuse):
+        # factories called with the job as it starts streaming.
+        self.callback_factories: list[Callable[[Job], list[BaseCallbackHandler]]] = []
+        # Context managers around each run's execution (the run's trace span).
+        self.run_scopes: list[Callable[[Job], AbstractContextManager[None]]] = []
 
     async def emit(self, job: Job, event: str, data: Any) -> None:
         await self.broker.publish(job.run_id, event, dumps(data))
@@ -179,7 +190,10 @@ class Executor:
     async def execute(self, job: Job) -> None:
         token = run_id_var.set(job.run_id)
         try:
-            await self._execute(job)
+            with contextlib.ExitStack() as scopes:
+                for scope in self.run_scopes:
+                    scopes.enter_context(scope(job))
+                await self._execute(job)
         finally:
             run_id_var.reset(token)
 
@@ -230,7 +244,10 @@ class Executor:
     ) -> None:
         token = run_id_var.set(job.run_id)
         try:
-            config = build_config(job, [usage])
+            extra = [handler for make in self.callback_factories for handler in make(job)]
+            config = build_config(job, [usage, *extra])
+            if job.config.tracing.langfuse is not None:
+                config["metadata"].update(vendor_metadata(job))
             context = config.pop("__context__", {})
             request = GraphRequest(
                 access="threads.create_run",
@@ -391,7 +408,25 @@ class Executor:
             )
         if job.temporary and job.request.on_completion == "delete" and self.thread_deleter:
             task = asyncio.create_task(self.thread_deleter(job.thread_id))
-            task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
+            self.background.add(task)
+            task.add_done_callback(self._forget)
+
+    def _forget(self, task: asyncio.Task[None]) -> None:
+        self.background.discard(task)
+        if not task.cancelled():
+            task.exception()  # retrieved: a failed deletion is not "never retrieved"
+
+    async def drain(self) -> None:
+        """Wait for the deletions of finished stateless runs' threads (before shutdown
+        closes the database under them)."""
+        while self.background:
+            await asyncio.wait(list(self.background))
+
+    async def finish_expired(self, job: Job, error: dict[str, Any]) -> None:
+        """A run that waited past `runs.max_queue_wait_s`: it ends `error`, never started."""
+        job.phase = "finishing"
+        await self.emit(job, "error", error)
+        await self._settle(job, "error", error, {}, None)
 
     async def finish_unstarted(self, job: Job) -> None:
         """A run cancelled before it started executing."""

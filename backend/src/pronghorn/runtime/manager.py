@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 import uuid
 from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import Any
@@ -23,11 +24,12 @@ from pronghorn.persistence.repos import runs as runs_repo
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.persistence.repos.common import new_id
 from pronghorn.runtime.access import Access, principal_from_record, principal_record
+from pronghorn.runtime.admission import Admission
 from pronghorn.runtime.errors import Conflict, DomainError, NotFound, Unavailable
 from pronghorn.runtime.executor import Executor
 from pronghorn.runtime.job_table import JobTable
 from pronghorn.runtime.jobs import Job
-from pronghorn.runtime.limiter import FairLimiter
+from pronghorn.runtime.metrics import Metrics
 from pronghorn.runtime.owned import authorize_with, visible
 from pronghorn.runtime.run_request import RunCreate
 
@@ -36,9 +38,30 @@ log = logging.getLogger("pronghorn.runs")
 RunValidator = Callable[[RunCreate, dict[str, Any]], None]
 
 
+FINAL_STATUSES = frozenset({"success", "error", "interrupted", "timeout"})
+
+
+def final_status(status: str) -> str:
+    """A run's status label for the runs counter (a run that never settled is an error)."""
+    return status if status in FINAL_STATUSES else "error"
+
+
+def queue_timeout_error(job: Job) -> dict[str, str]:
+    limit = job.config.runs.max_queue_wait_s or 0
+    return {
+        "error": "QueueTimeout",
+        "message": f"The run waited more than {limit:g}s for a free slot "
+        "(runs.max_queue_wait_s) and was not started",
+    }
+
+
 class RunManager:
     def __init__(
-        self, executor: Executor, jobs: JobTable, authorizer: Authorizer | None = None
+        self,
+        executor: Executor,
+        jobs: JobTable,
+        authorizer: Authorizer | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self.ex = executor
         self.authorizer: Authorizer = authorizer or AllowAll()
@@ -46,7 +69,10 @@ class RunManager:
         self.broker = executor.broker
         self.owner = uuid.uuid4().hex
         cfg = executor.settings.current
-        self.limiter = FairLimiter(cfg.runs.max_concurrency)
+        self.metrics = metrics
+        # Queue caps, per-user and global slots (runtime/admission.py)
+        self.admission = Admission(cfg.runs, metrics)
+        self.limiter = self.admission.limiter
         self._jobs = jobs  # shared with the executor, which asks it about queued runs
         self._tails: dict[str, asyncio.Future[None]] = {}
         self._accepting = True
@@ -78,7 +104,7 @@ class RunManager:
         return len(self._jobs)
 
     def on_config_change(self, old: Any, new: Any) -> None:
-        self.limiter.resize(new.runs.max_concurrency)
+        self.admission.resize(new.runs)
 
     # -- create ----------------------------------------------------------------------
     def _check(self, req: RunCreate, assistant: dict[str, Any]) -> None:
@@ -97,6 +123,10 @@ class RunManager:
         if assistant is None:
             raise NotFound.of("Assistant", req.assistant_id)
         self._check(req, assistant)
+
+    def check_room(self, access: Access, count: int) -> None:
+        """Admission for a batch of `count` stateless runs, before any is created."""
+        self.admission.check_many(access.identity, count)
 
     async def _ownership(
         self, thread_id: str | None, req: RunCreate, access: Access
@@ -139,6 +169,10 @@ class RunManager:
 
         kwargs = req.kwargs()
         kwargs["temporary"] = stateless
+        # Admission: refuse before anything is written; from here the run holds its place.
+        tail = self._tails.get(tid)
+        self.admission.check(access.identity, thread_busy=tail is not None and not tail.done())
+        self.admission.enter(access.identity)
 
         def unit(conn: Any) -> run_units.Accepted:
             return run_units.accept_run(
@@ -165,7 +199,11 @@ class RunManager:
                 ownership=ownership,
             )
 
-        accepted = await self.db.retry(lambda: self.db.run(unit))
+        try:
+            accepted = await self.db.retry(lambda: self.db.run(unit))
+        except BaseException:
+            self.admission.leave(access.identity)
+            raise
         assistant, run, inflight = accepted.assistant, accepted.run, accepted.inflight
         thread_meta = accepted.thread_metadata
         job = Job(
@@ -179,7 +217,12 @@ class RunManager:
             owner_id=accepted.owner_id or access.identity,
             principal=access.principal,
         )
-        await self._start(job)
+        try:
+            await self._start(job)
+        except BaseException:
+            if job.task is None:  # its task never began: it holds no place any more
+                self.admission.leave(access.identity)
+            raise
         if inflight and req.multitask_strategy in ("interrupt", "rollback"):
             for other in inflight:
                 with contextlib.suppress(DomainError):
@@ -199,7 +242,8 @@ class RunManager:
     async def _run(
         self, job: Job, prev: asyncio.Future[None] | None, tail: asyncio.Future[None]
     ) -> None:
-        acquired = False
+        user = job.principal.identity
+        held = contextlib.AsyncExitStack()  # the run's slots, once it has them
         try:
             try:
                 job.waiting = True  # a cancel may now interrupt the waits below
@@ -207,20 +251,32 @@ class RunManager:
                     raise asyncio.CancelledError
                 if job.request.after_seconds:
                     await asyncio.sleep(job.request.after_seconds)
-                if prev is not None and not prev.done():
-                    await asyncio.shield(prev)
-                await self.limiter.acquire()
-                acquired = True
+                waiting_since = time.monotonic()
+                async with asyncio.timeout(job.config.runs.max_queue_wait_s):
+                    if prev is not None and not prev.done():
+                        await asyncio.shield(prev)
+                    await held.enter_async_context(self.admission.slots(user))
             except asyncio.CancelledError:
+                self.admission.leave(user)
                 await self.ex.finish_unstarted(job)
                 return
+            except TimeoutError:
+                self.admission.leave(user)
+                await self.ex.finish_expired(job, queue_timeout_error(job))
+                return
+            self.admission.started(user, time.monotonic() - waiting_since)
             job.phase = "starting"
-            await self.ex.execute(job)
+            began = time.monotonic()
+            try:
+                await self.ex.execute(job)
+            finally:
+                self.admission.finished(user, time.monotonic() - began)
         except Exception:  # the executor records failures itself; this is a last resort
             log.exception("run task failed", extra={"run_id": job.run_id})
         finally:
-            if acquired:
-                self.limiter.release()
+            await held.aclose()
+            if self.metrics is not None:
+                self.metrics.runs_total.labels(final_status(job.status)).inc()
             if not tail.done():
                 tail.set_result(None)
             if self._tails.get(job.thread_id) is tail:
@@ -393,6 +449,7 @@ class RunManager:
             principal=principal_from_record(row.get("principal"), row.get("owner_id")),
             attempt=2,
         )
+        self.admission.enter(job.principal.identity)
         await self._start(job)
 
     async def _wrote_checkpoint(self, thread_id: str, run_id: str) -> bool:
@@ -420,6 +477,8 @@ class RunManager:
             job.interrupt("shutdown")
         if left:
             await asyncio.wait([asyncio.ensure_future(j.done.wait()) for j in left], timeout=10)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.ex.drain(), timeout=10)
 
     # -- thread turns ------------------------------------------------------------------
     @contextlib.asynccontextmanager

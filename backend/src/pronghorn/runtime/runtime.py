@@ -21,9 +21,11 @@ from pronghorn.config.schema import AppConfig
 from pronghorn.graphs.registry import GraphRegistry
 from pronghorn.persistence.db import Database, default_sqlite_url
 from pronghorn.runtime.governance import SqlGovernance
+from pronghorn.runtime.metrics import Metrics
 from pronghorn.runtime.skills import SkillCatalog
 
 if TYPE_CHECKING:
+    from pronghorn.auth.request_rate import RateBuckets
     from pronghorn.config.holder import ConfigHolder
     from pronghorn.mcp.manager import McpManager
     from pronghorn.memory.service import MemoryService
@@ -31,6 +33,8 @@ if TYPE_CHECKING:
     from pronghorn.runtime.broker import EventBroker
     from pronghorn.runtime.manager import RunManager
     from pronghorn.runtime.scheduler import Scheduler
+    from pronghorn.runtime.trace_vendors import VendorCallbacks
+    from pronghorn.runtime.tracing import Tracing
     from pronghorn.sandbox.base import SandboxProvider
     from pronghorn.subagents import SubagentPool
 
@@ -39,7 +43,15 @@ log = logging.getLogger("pronghorn.runtime")
 T = TypeVar("T")
 
 Component = Literal[
-    "models", "sandbox", "mcp", "broker", "memory", "runs", "scheduler", "subagents"
+    "models",
+    "tracing",
+    "sandbox",
+    "mcp",
+    "broker",
+    "memory",
+    "runs",
+    "scheduler",
+    "subagents",
 ]
 
 
@@ -99,6 +111,9 @@ class Runtime:
     models, sandbox, mcp, broker, memory, runs, scheduler."""
 
     models: Started[ModelFactory] = Started()
+    tracing: Started[Tracing] = Started()
+    vendor_callbacks: Started[VendorCallbacks] = Started()
+    rate_buckets: Started[RateBuckets] = Started()
     sandbox: Started[SandboxProvider] = Started()
     mcp: Started[McpManager] = Started()
     broker: Started[EventBroker] = Started()
@@ -145,6 +160,8 @@ class Runtime:
         self.skills = SkillCatalog(settings, data_dir, db, config_dir or data_dir)
         # Usage ledger and audit of the lead agent's budgets, approvals and guardrails
         self.governance = SqlGovernance(db)
+        # The Prometheus series of this app (its own registry; runtime/metrics.py)
+        self.metrics = Metrics()
 
     @property
     def config(self) -> AppConfig:

@@ -17,6 +17,7 @@ from croniter import croniter
 from pronghorn.persistence.repos import crons as crons_repo
 from pronghorn.persistence.repos.common import as_utc
 from pronghorn.runtime.access import Access, principal_from_record
+from pronghorn.runtime.errors import Overloaded
 from pronghorn.runtime.run_request import RunCreate
 
 if TYPE_CHECKING:
@@ -118,6 +119,8 @@ class Scheduler:
             owner = principal_from_record(row.get("principal"), row.get("owner_id"))
             job = await self.runtime.runs.create(row["thread_id"], req, Access(owner))
             log.info("cron fired", extra={"cron_id": row["cron_id"], "run_id": job.run_id})
+        except Overloaded as exc:  # admission control: this firing is skipped, not a bug
+            log.warning("cron run refused: %s", exc.message, extra={"cron_id": row["cron_id"]})
         except Exception:
             log.exception("cron run could not be created", extra={"cron_id": row["cron_id"]})
 

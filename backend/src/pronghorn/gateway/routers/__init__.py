@@ -19,6 +19,7 @@ from pronghorn.gateway.routers import (
     governance,
     mcp,
     memory,
+    metrics,
     models,
     oidc,
     runs,
@@ -57,5 +58,6 @@ def register_routers(app: FastAPI) -> None:
         deerflow_compat,
         memory,
         channels,
+        metrics,
     ):
         app.include_router(module.router)

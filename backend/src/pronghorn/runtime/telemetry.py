@@ -1,0 +1,60 @@
+"""The telemetry component (metrics hooks, the tracer provider) and how runs are
+instrumented with it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncGenerator
+
+from langchain_core.callbacks import BaseCallbackHandler
+
+from pronghorn.config.schema import AppConfig
+from pronghorn.runtime.executor import Executor
+from pronghorn.runtime.jobs import Job
+from pronghorn.runtime.metrics_callback import MetricsCallback
+from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.trace_vendors import VendorCallbacks, check_vendors
+from pronghorn.runtime.tracing import Tracing
+
+
+@contextlib.asynccontextmanager
+async def telemetry(runtime: Runtime) -> AsyncGenerator[None, None]:
+    """Count config reloads, start the tracer provider (a no-op without an endpoint) and
+    check the tracing vendors; at shutdown export the spans still buffered."""
+    config = runtime.config
+    check_vendors(config.tracing)
+    metrics = runtime.metrics
+
+    def applied(old: AppConfig, new: AppConfig) -> None:
+        metrics.config_reloads.labels("applied").inc()
+
+    def refused(message: str) -> None:
+        metrics.config_reloads.labels("invalid").inc()
+
+    unsubscribe = [runtime.settings.add_listener(applied)]
+    unsubscribe.append(runtime.settings.add_failure_listener(refused))
+    tracing = Tracing(config.tracing)
+    runtime.tracing = tracing
+    runtime.vendor_callbacks = VendorCallbacks()
+    try:
+        yield
+    finally:
+        for remove in unsubscribe:
+            remove()
+        await tracing.aclose()
+        metrics.close()
+        await asyncio.to_thread(runtime.vendor_callbacks.close)
+
+
+def instrument(executor: Executor, runtime: Runtime) -> None:
+    """Give every run the metrics and tracing callbacks and its run span."""
+    metrics = runtime.metrics
+    tracing = runtime.tracing
+    vendors = runtime.vendor_callbacks
+
+    def callbacks(job: Job) -> list[BaseCallbackHandler]:
+        return [MetricsCallback(metrics), *tracing.callbacks(job), *vendors(job)]
+
+    executor.callback_factories.append(callbacks)
+    executor.run_scopes.append(tracing.run_span)

@@ -29,7 +29,7 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any, cast
 
 from redis import exceptions as redis_errors
@@ -71,6 +71,7 @@ class _Outbox:
 
     __slots__ = (
         "closed",
+        "idle",
         "last_id",
         "pending",
         "pump",
@@ -81,7 +82,6 @@ class _Outbox:
         "trim_to",
         "trimmed",
         "wake",
-        "idle",
     )
 
     def __init__(self, run_id: str, thread_id: str, last_id: int) -> None:
@@ -100,8 +100,8 @@ class _Outbox:
         self.pump: asyncio.Task[None] | None = None
 
     def work(self) -> bool:
-        return bool(self.pending) or self.trim_to > self.trimmed or (
-            self.closed and not self.sealed
+        return (
+            bool(self.pending) or self.trim_to > self.trimmed or (self.closed and not self.sealed)
         )
 
 
@@ -156,7 +156,7 @@ class RedisBroker:
     async def aclose(self) -> None:
         boxes = list(self._boxes.values())
         # Give Redis a moment to take what is queued, then stop trying.
-        await self._drained(boxes, timeout=min(self.retry_s, 2.0))
+        await self._drained(boxes, within_s=min(self.retry_s, 2.0))
         pumps = [b.pump for b in boxes if b.pump is not None]
         for task in pumps:
             task.cancel()
@@ -209,11 +209,11 @@ class RedisBroker:
 
         return int(await self._call(append, patience_s=self.retry_s))
 
-    async def _drained(self, boxes: Iterable[_Outbox], timeout: float | None = None) -> None:
-        """Wait (up to `timeout`, default `retry_s`) until Redis has what these runs queued."""
+    async def _drained(self, boxes: Iterable[_Outbox], within_s: float | None = None) -> None:
+        """Wait (up to `within_s`, default `retry_s`) until Redis has what these runs queued."""
         waits = [asyncio.ensure_future(b.idle.wait()) for b in boxes if not b.idle.is_set()]
         if waits:
-            _, late = await asyncio.wait(waits, timeout=timeout or self.retry_s)
+            _, late = await asyncio.wait(waits, timeout=within_s or self.retry_s)
             for w in late:
                 w.cancel()
 
@@ -436,15 +436,22 @@ class RedisBroker:
 async def drop_keys(client: Redis, prefix: str) -> int:
     """Delete every key under `prefix` (tests; an operator resetting a namespace)."""
     dropped = 0
-    async for key in client.scan_iter(match=f"{prefix}:*", count=500):
-        dropped += int(await client.delete(key))
-    return dropped
+    cursor = 0
+    while True:
+        cursor, keys = cast(
+            "tuple[int, list[bytes]]",
+            await client.scan(cursor, match=f"{prefix}:*", count=500),  # type: ignore[misc]
+        )
+        if keys:
+            dropped += int(await client.delete(*keys))
+        if cursor == 0:
+            return dropped
 
 
 @contextlib.asynccontextmanager
-async def redis_client(url: str, *, block_s: float) -> AsyncIterator[Redis]:
+async def redis_client(url: str, *, block_s: float) -> AsyncGenerator[Redis]:
     """A client for the broker and the control bus: reads may block `block_s` (XREAD)."""
-    client = Redis.from_url(
+    client = Redis.from_url(  # pyright: ignore[reportUnknownMemberType]
         url,
         socket_connect_timeout=2.0,
         socket_timeout=block_s + 5.0,

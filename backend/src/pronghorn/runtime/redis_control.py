@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from typing import cast
 
 from redis.asyncio import Redis
 
@@ -51,17 +52,24 @@ class RedisControlBus:
         delay = 0.05
         while True:
             try:
-                async with self.client.pubsub() as pubsub:
+                pubsub = self.client.pubsub()  # pyright: ignore[reportUnknownMemberType]
+                async with pubsub:
                     await pubsub.subscribe(channel)
                     self._listening.set()
                     delay = 0.05
                     while True:
-                        msg = await pubsub.get_message(
-                            ignore_subscribe_messages=True, timeout=POLL_S
+                        msg = cast(
+                            "dict[str, object] | None",
+                            await pubsub.get_message(
+                                ignore_subscribe_messages=True, timeout=POLL_S
+                            ),
                         )
+                        data = msg.get("data") if msg is not None else None
                         if msg is None or msg.get("type") != "message":
                             continue
-                        message = ControlMessage.decode(msg["data"])
+                        if not isinstance(data, (bytes, str)):
+                            continue
+                        message = ControlMessage.decode(data)
                         if message is None:
                             log.warning("ignored a malformed control message")
                             continue

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from pronghorn.config.holder import ConfigHolder
     from pronghorn.models.factory import ModelFactory
     from pronghorn.runtime.broker import EventBroker
+    from pronghorn.runtime.control import ControlBus
     from pronghorn.runtime.manager import RunManager
     from pronghorn.runtime.scheduler import Scheduler
     from pronghorn.sandbox.base import SandboxProvider
@@ -34,7 +35,7 @@ log = logging.getLogger("pronghorn.runtime")
 
 T = TypeVar("T")
 
-Component = Literal["models", "sandbox", "broker", "runs", "scheduler", "subagents"]
+Component = Literal["models", "sandbox", "broker", "control", "runs", "scheduler", "subagents"]
 
 
 class NotStarted(RuntimeError):
@@ -95,6 +96,7 @@ class Runtime:
     models: Started[ModelFactory] = Started()
     sandbox: Started[SandboxProvider] = Started()
     broker: Started[EventBroker] = Started()
+    control: Started[ControlBus] = Started()  # set with the broker (signals between processes)
     runs: Started[RunManager] = Started()
     scheduler: Started[Scheduler] = Started()
     subagents: Started[SubagentPool] = Started()

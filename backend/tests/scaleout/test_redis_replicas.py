@@ -113,3 +113,18 @@ def test_b_starting_leaves_a_running_run_alone(replica, tmp_path: Path):
             assert cb.get(f"{API}/threads/{tid}/runs/{rid}").json()["status"] == "running"
             gate.write_text("go")
             assert wait_status(cb, tid, rid, {"success", "error"})["status"] == "success"
+
+
+def test_deleting_a_thread_on_b_stops_its_run_on_a(replica, tmp_path: Path):
+    a, b = replica(), replica()
+    gate = tmp_path / "never"
+    with a.http() as ca, b.http() as cb:
+        tid = _thread(ca)
+        rid = ca.post(
+            f"{API}/threads/{tid}/runs", json={"assistant_id": "chatty", "input": chatty(gate)}
+        ).json()["run_id"]
+        wait_status(ca, tid, rid, {"running"})
+        assert cb.delete(f"{API}/threads/{tid}").status_code == 204
+        assert ca.get(f"{API}/threads/{tid}").status_code == 404
+        # A's run ended (it was cancelled before the thread went): nothing left in flight.
+        assert ca.get(f"{API}/threads/{tid}/runs/{rid}").status_code == 404

@@ -367,6 +367,17 @@ class RunManager:
         jobs = self._jobs.of_thread(thread_id)
         for job in jobs:
             await self.cancel(thread_id, job.run_id, action="interrupt")
+        if not self.db.is_sqlite or not isinstance(self.control, LocalControlBus):
+            # Runs of the thread another process executes: cancelled there, waited for.
+            mine = {j.run_id for j in jobs}
+            async with self.db.read() as conn:
+                rows = await runs_repo.select_for_cancel(
+                    conn, thread_id=thread_id, run_ids=None, status=None
+                )
+            for row in rows:
+                if row["run_id"] not in mine:
+                    with contextlib.suppress(DomainError):
+                        await self.cancel(thread_id, row["run_id"], action="interrupt", wait=True)
         for job in jobs:
             await job.done.wait()
         await self.broker.drop_thread(thread_id)

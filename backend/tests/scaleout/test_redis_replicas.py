@@ -23,9 +23,7 @@ def test_a_run_on_a_streams_byte_exact_from_b_with_last_event_id(replica, tmp_pa
         # B follows the thread before the run exists; A executes the run.
         thread_frames: list[bytes] = []
         follower = threading.Thread(
-            target=lambda: thread_frames.extend(
-                _until_run_done(cb, f"{API}/threads/{tid}/stream")
-            )
+            target=lambda: thread_frames.extend(_until_run_done(cb, f"{API}/threads/{tid}/stream"))
         )
         follower.start()
         run = ca.post(

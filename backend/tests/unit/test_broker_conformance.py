@@ -26,6 +26,7 @@ from pronghorn.persistence.tables import threads as threads_table
 from pronghorn.runtime.broker import Event, EventBroker, EventStore
 from pronghorn.runtime.event_store import SqlEventStore
 from pronghorn.runtime.memory_broker import MemoryBroker
+from support.redis_kit import redis_broker
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ async def memory_broker(store: EventStore, limits: Limits) -> AsyncIterator[Even
         await broker.aclose()
 
 
-FACTORIES = [pytest.param(memory_broker, id="memory")]
+FACTORIES = [pytest.param(memory_broker, id="memory"), pytest.param(redis_broker, id="redis")]
 
 
 @pytest.fixture(params=FACTORIES)

@@ -129,12 +129,41 @@ class BrokerConfig(Section):
     kind: Literal["memory", "redis"] = Field(
         default="memory",
         description=(
-            "memory: the in-process broker, the only one today. redis is reserved for the "
-            "scale-out work and refused at startup until it lands."
+            "memory: the in-process broker (one process). redis: Redis Streams and pub/sub, "
+            "so several gateway processes share run events, thread streams and cancels."
         ),
     )
     redis_url: str = Field(
         default="redis://127.0.0.1:6379/0", description="Redis URL (kind=redis)."
+    )
+    key_prefix: str = Field(
+        default="pronghorn",
+        min_length=1,
+        max_length=64,
+        pattern=r"^[A-Za-z0-9_.:-]+$",
+        description="Prefix of every Redis key and channel (several deployments, one Redis).",
+    )
+    run_cache_events: int = Field(
+        default=10_000,
+        ge=1,
+        description="Events of one run kept in its Redis stream; older ones the database "
+        "has stored are trimmed (readers read those from the database).",
+    )
+    thread_cache_events: int = Field(
+        default=1_000, ge=1, description="Events kept in a thread's Redis stream (live only)."
+    )
+    stream_ttl_s: int = Field(
+        default=3600, ge=10, description="A run or thread stream with no new event expires."
+    )
+    finished_ttl_s: int = Field(
+        default=60, ge=1, description="How long a finished run's stream stays in Redis."
+    )
+    retry_s: float = Field(
+        default=5.0,
+        gt=0,
+        le=300,
+        description="How long a stream retries a lost Redis connection before it ends with "
+        "an error event (new requests get 503 meanwhile).",
     )
 
 

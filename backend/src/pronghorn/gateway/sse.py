@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from pronghorn.runtime.broker import Event
+from pronghorn.runtime.errors import Unavailable
 from pronghorn.runtime.request_fields import INT64_MAX
 
 
@@ -24,6 +26,13 @@ def frame(ev: Event) -> bytes:
             b"\r\n\r\n",
         )
     )
+
+
+def error_frame(error: str, message: str) -> bytes:
+    """An `error` event that is not part of the run's log (it has no id: a client resuming
+    with Last-Event-ID continues from the last event it did get)."""
+    data = json.dumps({"error": error, "message": message}, separators=(",", ":"))
+    return b"event: error\r\ndata: " + data.encode() + b"\r\n\r\n"
 
 
 def _heartbeat() -> ServerSentEvent:
@@ -42,8 +51,11 @@ def sse_response(
     async def body() -> AsyncIterator[bytes]:
         finished = False
         try:
-            async for ev in events:
-                yield frame(ev)
+            try:
+                async for ev in events:
+                    yield frame(ev)
+            except Unavailable as exc:  # the broker went away: say so, the client retries
+                yield error_frame("BrokerUnavailable", exc.message)
             finished = True
         finally:
             if not finished and on_disconnect is not None:

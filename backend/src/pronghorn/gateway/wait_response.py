@@ -20,7 +20,7 @@ from collections.abc import Callable
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from pronghorn.runtime.jobs import Job
+from pronghorn.runtime.remote_run import RunResult
 from pronghorn.runtime.serialization import dumps
 
 
@@ -34,7 +34,7 @@ class RunOutputResponse(Response):
 
     def __init__(
         self,
-        job: Job,
+        job: RunResult,
         *,
         heartbeat_s: float,
         headers: dict[str, str],

@@ -9,7 +9,7 @@ drop events the store has confirmed.
 
 `EventBroker` is the interface the rest of the code sees; `MemoryBroker`
 (memory_broker.py) is the in-process implementation, `SqlEventStore` (event_store.py) the
-store. A Redis Streams broker plugs in for scale-out.
+store. `RedisBroker` (redis_broker.py) is the scale-out one, on Redis Streams.
 """
 
 from __future__ import annotations
@@ -18,12 +18,18 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from pronghorn.runtime.errors import Unavailable
+
 
 @dataclass(frozen=True, slots=True)
 class Event:
     id: int
     event: str
     data: bytes  # one line of compact JSON
+
+
+class BrokerUnavailable(Unavailable):
+    """The broker's backing service (Redis) cannot be reached right now; retry later."""
 
 
 class EventStore(Protocol):

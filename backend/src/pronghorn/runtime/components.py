@@ -14,6 +14,7 @@ from pronghorn.models.errors import UnknownModelError
 from pronghorn.models.factory import ModelFactory
 from pronghorn.runtime.agent_directory import AssistantAgentDirectory
 from pronghorn.runtime.approval_sweeper import approval_sweeper
+from pronghorn.runtime.control import LocalControlBus
 from pronghorn.runtime.errors import InvalidRun, RefusedRun
 from pronghorn.runtime.event_store import SqlEventStore
 from pronghorn.runtime.executor import Executor
@@ -24,6 +25,7 @@ from pronghorn.runtime.memory_broker import MemoryBroker
 from pronghorn.runtime.memory_component import memory
 from pronghorn.runtime.message_input import message_input_validator
 from pronghorn.runtime.rate_buckets import rate_buckets
+from pronghorn.runtime.redis_components import redis_broker
 from pronghorn.runtime.run_request import RunCreate
 from pronghorn.runtime.runtime import Runtime
 from pronghorn.runtime.scheduler import scheduler
@@ -102,8 +104,11 @@ async def sandbox(runtime: Runtime) -> AsyncGenerator[None, None]:
 @contextlib.asynccontextmanager
 async def broker(runtime: Runtime) -> AsyncGenerator[None, None]:
     cfg = runtime.config
-    if cfg.broker.kind != "memory":
-        raise RuntimeError(f"broker.kind {cfg.broker.kind!r} is not available yet")
+    if cfg.broker.kind == "redis":
+        async with redis_broker(runtime):
+            yield
+        return
+    runtime.control = LocalControlBus()
     mem = MemoryBroker(
         store=SqlEventStore(runtime.db),
         run_retention_bytes=cfg.streaming.run_retention_bytes,
@@ -143,7 +148,10 @@ async def runs(runtime: Runtime) -> AsyncGenerator[None, None]:
         thread_deleter=delete_temporary,
     )
     instrument(executor, runtime)
-    manager = RunManager(executor, jobs, runtime.authorizer, runtime.metrics)
+    manager = RunManager(
+        executor, jobs, runtime.authorizer, runtime.metrics, control=runtime.control
+    )
+    await runtime.control.listen(manager.owner, manager.on_control)
     runtime.settings.add_listener(manager.on_config_change)
     manager.validators.append(check_model(runtime))
     manager.validators.append(check_webhook(runtime))

@@ -20,7 +20,7 @@ from pronghorn.graphs.requests import GraphRequest
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.repos import run_units
 from pronghorn.runtime.access import graph_user
-from pronghorn.runtime.broker import EventBroker
+from pronghorn.runtime.broker import BrokerUnavailable, EventBroker
 from pronghorn.runtime.checkpoint_ops import delete_run_checkpoints
 from pronghorn.runtime.graph_stream import StreamedState, stream_graph
 from pronghorn.runtime.job_table import JobTable
@@ -359,9 +359,12 @@ class Executor:
             if flat:
                 out["__interrupt__"] = flat
             job.output = out
-        await self.broker.publish_thread(
-            job.thread_id, "metadata", dumps({"status": "run_done", "run_id": job.run_id})
-        )
+        try:
+            await self.broker.publish_thread(
+                job.thread_id, "metadata", dumps({"status": "run_done", "run_id": job.run_id})
+            )
+        except BrokerUnavailable:  # the run is settled: its log still closes
+            log.warning("the thread stream missed a run's end (broker unreachable)")
         # Subscribers already attached finish reading from memory; later joins read the
         # run_events table.
         await self.broker.close_run(job.run_id)

@@ -25,12 +25,14 @@ from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.persistence.repos.common import new_id
 from pronghorn.runtime.access import Access, principal_from_record, principal_record
 from pronghorn.runtime.admission import Admission
+from pronghorn.runtime.control import ControlBus, ControlMessage, LocalControlBus
 from pronghorn.runtime.errors import Conflict, DomainError, NotFound, Unavailable
 from pronghorn.runtime.executor import Executor
 from pronghorn.runtime.job_table import JobTable
 from pronghorn.runtime.jobs import Job
 from pronghorn.runtime.metrics import Metrics
 from pronghorn.runtime.owned import authorize_with, visible
+from pronghorn.runtime.remote_run import RemoteRun
 from pronghorn.runtime.run_request import RunCreate
 
 log = logging.getLogger("pronghorn.runs")
@@ -62,8 +64,12 @@ class RunManager:
         jobs: JobTable,
         authorizer: Authorizer | None = None,
         metrics: Metrics | None = None,
+        *,
+        control: ControlBus | None = None,
     ) -> None:
         self.ex = executor
+        # Cancels of runs another process executes travel on it (runtime/control.py).
+        self.control: ControlBus = control or LocalControlBus()
         self.authorizer: Authorizer = authorizer or AllowAll()
         self.db = executor.db
         self.broker = executor.broker
@@ -199,10 +205,19 @@ class RunManager:
                 ownership=ownership,
             )
 
+        # The run's log first: a broker that cannot be reached fails the request (503)
+        # before anything is written; a request the unit refuses closes it again.
+        try:
+            await self.broker.open_run(run_id, tid)
+        except BaseException:
+            self.admission.leave(access.identity)
+            raise
         try:
             accepted = await self.db.retry(lambda: self.db.run(unit))
         except BaseException:
             self.admission.leave(access.identity)
+            with contextlib.suppress(Exception):
+                await self.broker.close_run(run_id)
             raise
         assistant, run, inflight = accepted.assistant, accepted.run, accepted.inflight
         thread_meta = accepted.thread_metadata
@@ -293,6 +308,10 @@ class RunManager:
             row = await self.db.run(lambda c: run_units.get_run(c, run_id, thread_id))
             if row is None:
                 raise NotFound.of("Run", run_id)
+            if row["status"] in runs_repo.INFLIGHT and await self._cancel_elsewhere(
+                run_id, action, wait
+            ):
+                return None
             if row["status"] in runs_repo.INFLIGHT:
                 # Owned by no live task here (a dead process): settle it directly.
                 await self.ex.settle_orphan(
@@ -306,6 +325,51 @@ class RunManager:
         if wait:
             await job.done.wait()
         return job
+
+    async def _cancel_elsewhere(self, run_id: str, action: str, wait: bool) -> bool:
+        """Ask the process executing the run to cancel it (and, with `wait`, wait until the
+        run has ended); False when no live process executes it."""
+        found = await self.db.run(lambda c: run_units.run_status_owner(c, run_id))
+        if found is None or found[0] not in runs_repo.INFLIGHT:
+            return found is not None  # it ended meanwhile: nothing to settle
+        owner = found[1]
+        if owner is None or owner == self.owner:
+            return False
+        if not await self.control.send(owner, ControlMessage("cancel", run_id, action)):
+            return False
+        if wait:
+            await self.wait_elsewhere(run_id)
+        return True
+
+    async def wait_elsewhere(self, run_id: str) -> None:
+        """Return once a run another process executes has ended: its log closes."""
+        async for _ in self.broker.subscribe(run_id, None):
+            pass
+
+    def follow_elsewhere(self, thread_id: str, run_id: str) -> RemoteRun:
+        """A run this process does not execute (another one does): done with its output
+        once it has ended."""
+        remote = RemoteRun(run_id, thread_id)
+
+        async def follow() -> None:
+            try:
+                await self.wait_elsewhere(run_id)
+                remote.output = await self.output(thread_id, run_id)
+            except DomainError as exc:  # the broker or the run went away meanwhile
+                remote.output = {"__error__": {"error": type(exc).__name__, "message": exc.message}}
+            finally:
+                remote.done.set()
+
+        remote.task = asyncio.create_task(follow(), name=f"follow-{run_id}")
+        self._background.add(remote.task)
+        remote.task.add_done_callback(self._background.discard)
+        return remote
+
+    def on_control(self, message: ControlMessage) -> None:
+        """A signal from another process about a run this one executes."""
+        job = self._jobs.get(message.run_id)
+        if message.kind == "cancel" and job is not None:
+            job.interrupt(message.action)
 
     def cancel_soon(self, thread_id: str, run_id: str) -> None:
         """Cancel from a context that cannot await (a client that went away)."""
@@ -357,6 +421,17 @@ class RunManager:
         jobs = self._jobs.of_thread(thread_id)
         for job in jobs:
             await self.cancel(thread_id, job.run_id, action="interrupt")
+        if not self.db.is_sqlite or not isinstance(self.control, LocalControlBus):
+            # Runs of the thread another process executes: cancelled there, waited for.
+            mine = {j.run_id for j in jobs}
+            async with self.db.read() as conn:
+                rows = await runs_repo.select_for_cancel(
+                    conn, thread_id=thread_id, run_ids=None, status=None
+                )
+            for row in rows:
+                if row["run_id"] not in mine:
+                    with contextlib.suppress(DomainError):
+                        await self.cancel(thread_id, row["run_id"], action="interrupt", wait=True)
         for job in jobs:
             await job.done.wait()
         await self.broker.drop_thread(thread_id)
@@ -385,6 +460,9 @@ class RunManager:
             orphans = await runs_repo.inflight_all(conn)
         if not orphans:
             return
+        orphans = [row for row in orphans if not await self._owner_alive(row.get("owner"))]
+        if not orphans:
+            return
         mode = self.ex.settings.current.runs.recover
         log.warning("recovering runs left in flight", extra={"count": len(orphans), "mode": mode})
         for row in orphans:
@@ -401,6 +479,18 @@ class RunManager:
                     },
                     cancel_reason=None,
                 )
+
+    async def _owner_alive(self, owner: str | None) -> bool:
+        """Whether another live process executes runs as `owner` (then they are not
+        orphans). Unknown (the control bus is down) counts as alive: never settle a run
+        that may be executing."""
+        if owner is None or owner == self.owner:
+            return False
+        try:
+            return await self.control.alive(owner)
+        except DomainError:
+            log.warning("cannot tell whether a run's process is alive; left as is")
+            return True
 
     async def _resume(self, row: dict[str, Any]) -> None:
         async with self.db.read() as conn:

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from pronghorn.memory.service import MemoryService
     from pronghorn.models.factory import ModelFactory
     from pronghorn.runtime.broker import EventBroker
+    from pronghorn.runtime.control import ControlBus
     from pronghorn.runtime.manager import RunManager
     from pronghorn.runtime.scheduler import Scheduler
     from pronghorn.runtime.trace_vendors import VendorCallbacks
@@ -48,6 +49,7 @@ Component = Literal[
     "sandbox",
     "mcp",
     "broker",
+    "control",
     "memory",
     "runs",
     "scheduler",
@@ -118,6 +120,7 @@ class Runtime:
     mcp: Started[McpManager] = Started()
     broker: Started[EventBroker] = Started()
     memory: Started[MemoryService] = Started()
+    control: Started[ControlBus] = Started()  # set with the broker (signals between processes)
     runs: Started[RunManager] = Started()
     scheduler: Started[Scheduler] = Started()
     subagents: Started[SubagentPool] = Started()

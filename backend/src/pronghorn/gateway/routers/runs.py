@@ -19,6 +19,7 @@ from pronghorn.gateway.wait_response import RunOutputResponse
 from pronghorn.persistence.repos import run_units
 from pronghorn.persistence.repos import runs as runs_repo
 from pronghorn.runtime.access import Access
+from pronghorn.runtime.broker import BrokerUnavailable
 from pronghorn.runtime.jobs import Job
 from pronghorn.runtime.owned import authorize, load_thread, visible
 from pronghorn.runtime.request_fields import INT64_MAX
@@ -309,11 +310,27 @@ async def delete_run(
 
 
 async def _join(runtime: Runtime, access: Access, thread_id: str, run_id: str) -> Response:
-    await _get_run(runtime, access, run_id, thread_id)  # 404 unless it is theirs
+    run = await _get_run(runtime, access, run_id, thread_id)  # 404 unless it is theirs
     job = runtime.runs.active(run_id)
     if job is not None and job.thread_id == thread_id:
         return _wait_response(runtime, job, stateless=False, cancel_on_disconnect=False)
+    if run["status"] in runs_repo.INFLIGHT:  # executing in another process
+        await _broker_ready(runtime)
+        remote = runtime.runs.follow_elsewhere(thread_id, run_id)
+        base = f"{PREFIX}/threads/{thread_id}/runs/{run_id}"
+        return RunOutputResponse(
+            remote,
+            heartbeat_s=runtime.config.streaming.heartbeat_s,
+            headers={"Location": f"{base}/join", "Content-Location": base},
+            on_disconnect=remote.stop_following,
+        )
     return JSONResponse(await runtime.runs.output(thread_id, run_id))
+
+
+async def _broker_ready(runtime: Runtime) -> None:
+    """503 before a stream starts when the broker cannot be reached (Redis away)."""
+    if not await runtime.broker.ping():
+        raise BrokerUnavailable("The event broker is unreachable; retry shortly")
 
 
 @router.get("/threads/{thread_id}/runs/{run_id}/join")
@@ -339,6 +356,7 @@ async def _join_stream(
     except ValueError as exc:
         raise ApiError(422, str(exc)) from None
     run_id, thread_id = run["run_id"], run["thread_id"]
+    await _broker_ready(runtime)
     # Without Last-Event-ID: only new events of a live run; nothing of a finished one.
     events = runtime.broker.subscribe(run_id, after)
     events = filter_modes(events, _modes_param(stream_mode))
@@ -423,6 +441,7 @@ async def thread_stream(
     modes = set(_modes_param(stream_mode, THREAD_STREAM_MODES) or []) | set(
         (_modes_param([stream_modes], THREAD_STREAM_MODES) or []) if stream_modes else []
     )
+    await _broker_ready(runtime)
     events = runtime.broker.subscribe_thread(tid, after)
     if modes and "run_modes" not in modes:
         wanted: set[str] = set()

@@ -305,3 +305,9 @@ def settle_orphan(
             thread_id, status=new_status, error=error if new_status == "error" else None
         )
     )
+
+
+def run_status_owner(conn: Connection, run_id: str) -> tuple[str, str | None] | None:
+    """(status, owner) of a run — owner: the run manager executing it — or None."""
+    row = conn.execute(select(runs.c.status, runs.c.owner).where(runs.c.run_id == run_id)).first()
+    return (row[0], row[1]) if row is not None else None

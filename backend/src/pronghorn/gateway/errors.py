@@ -23,10 +23,12 @@ from pronghorn.runtime.errors import (
     Conflict,
     DomainError,
     Forbidden,
+    InvalidRequest,
     InvalidRun,
     NotFound,
     RefusedRun,
     Unavailable,
+    Unprocessable,
 )
 
 log = logging.getLogger("pronghorn.http")
@@ -55,10 +57,12 @@ def bad_request(detail: str) -> ApiError:
 
 DOMAIN_STATUS: Mapping[type[DomainError], int] = {
     InvalidRun: 400,
+    InvalidRequest: 400,
     Forbidden: 403,
     NotFound: 404,
     Conflict: 409,
     RefusedRun: 422,
+    Unprocessable: 422,
     Unavailable: 503,
 }
 """The HTTP status of each kind of runtime error (the most specific class wins)."""

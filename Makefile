@@ -11,6 +11,9 @@ UV       ?= $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 HOST     ?= 127.0.0.1
 PORT     ?= 2026
 APT_GET  := DEBIAN_FRONTEND=noninteractive apt-get
+# Backend test workers (pytest-xdist): one per CPU by default; PYTEST_WORKERS=0 runs serially.
+# Each test module runs whole on one worker (--dist loadscope), so module fixtures are shared.
+PYTEST_WORKERS ?= auto
 
 .PHONY: help install install-uv install-backend install-frontend install-system ui \
         install-browser test-smoke \
@@ -82,7 +85,7 @@ install-browser:
 test-backend: install-backend install-system install-browser
 	cd $(BACKEND) && $(UV) run ruff check src tests && $(UV) run ruff format --check src tests
 	@$(MAKE) --no-print-directory typecheck
-	cd $(BACKEND) && $(UV) run pytest -q -p no:cacheprovider
+	cd $(BACKEND) && $(UV) run pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) --dist loadscope
 
 test-frontend: install-frontend
 	@if command -v npm >/dev/null 2>&1; then \

@@ -69,3 +69,29 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessServer
     app = InProcessServer(tmp_path_factory.mktemp("app"), base_config()).start()
     yield app
     app.stop()
+
+
+# --- SDK clients over real HTTP ---------------------------------------------------------------
+from collections.abc import AsyncIterator  # noqa: E402
+
+from langgraph_sdk import get_client  # noqa: E402
+from langgraph_sdk.client import LangGraphClient  # noqa: E402
+
+from support.sdk import SdkFactory  # noqa: E402
+
+
+@pytest.fixture
+async def sdk_client() -> AsyncIterator[SdkFactory]:
+    """Factory: `sdk_client(url=..., api_key=..., headers=...)` is the official SDK's
+    `get_client(...)` against a live server; every client it made is closed after the test
+    (on the test's own event loop, so no connection outlives it)."""
+    clients: list[LangGraphClient] = []
+
+    def _open(**kwargs: Any) -> LangGraphClient:
+        client = get_client(**kwargs)
+        clients.append(client)
+        return client
+
+    yield _open
+    for client in clients:
+        await client.aclose()

@@ -37,6 +37,13 @@ class SetupRecord:
 class AuthedServer:
     server: LiveServer
     record: SetupRecord
+    opened: list[httpx.Client] = field(default_factory=list[httpx.Client])
+
+    def close(self) -> None:
+        """Close every client `client()` and `login()` opened (the fixture's teardown)."""
+        for http in self.opened:
+            http.close()
+        self.opened.clear()
 
     @property
     def url(self) -> str:
@@ -47,7 +54,9 @@ class AuthedServer:
         return self.server.workdir / "data"
 
     def client(self, **kwargs: Any) -> httpx.Client:
-        return httpx.Client(base_url=self.server.url, timeout=60, **kwargs)
+        http = httpx.Client(base_url=self.server.url, timeout=60, **kwargs)
+        self.opened.append(http)
+        return http
 
     def login(self, username: str = ADMIN, password: str = ADMIN_PASSWORD) -> Browser:
         http = self.client()

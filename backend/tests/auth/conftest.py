@@ -16,7 +16,9 @@ def authed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AuthedServer]:
     # (test_rate_limits.py covers it).
     config = local_config(auth={"max_failures_per_ip": 10_000})
     server = LiveServer(tmp_path_factory.mktemp("auth"), config).start()
+    authed = AuthedServer(server, set_up(server))
     try:
-        yield AuthedServer(server, set_up(server))
+        yield authed
     finally:
+        authed.close()
         server.stop()

@@ -8,10 +8,10 @@ import time
 import uuid
 
 import pytest
-from langgraph_sdk import get_client
 from langgraph_sdk.errors import AuthenticationError
 
 from auth.authkit import ADMIN, ADMIN_PASSWORD, AuthedServer
+from support.sdk import SdkFactory
 
 
 def test_first_run_setup_flow(authed: AuthedServer) -> None:
@@ -113,7 +113,7 @@ def test_cookie_writes_need_the_csrf_token_and_same_origin(authed: AuthedServer)
     assert browser.delete(f"/api/langgraph/threads/{thread_id}").status_code == 204
 
 
-async def test_official_sdk_with_api_keys(authed: AuthedServer) -> None:
+async def test_official_sdk_with_api_keys(authed: AuthedServer, sdk_client: SdkFactory) -> None:
     admin = authed.login()
     key = authed.new_key(admin, "sdk")
     assert key["key"].startswith("phk_") and key["prefix"] == key["key"][:12]
@@ -121,7 +121,7 @@ async def test_official_sdk_with_api_keys(authed: AuthedServer) -> None:
     listed = admin.get("/api/auth/keys").json()
     assert [k["id"] for k in listed if k["id"] == key["id"]] and all("key" not in k for k in listed)
 
-    client = get_client(url=f"{authed.url}/api/langgraph", api_key=key["key"])
+    client = sdk_client(url=f"{authed.url}/api/langgraph", api_key=key["key"])
     thread = await client.threads.create()
     run = await client.runs.wait(thread["thread_id"], "echo", input={"messages": []})
     assert run is not None
@@ -149,10 +149,10 @@ async def test_official_sdk_with_api_keys(authed: AuthedServer) -> None:
     assert admin.delete(f"/api/auth/keys/{uuid.uuid4()}").status_code == 404
 
 
-async def test_expired_key_is_refused(authed: AuthedServer) -> None:
+async def test_expired_key_is_refused(authed: AuthedServer, sdk_client: SdkFactory) -> None:
     admin = authed.login()
     key = authed.new_key(admin, "short", expires_in_days=0.00002)  # about 1.7 s
-    client = get_client(url=f"{authed.url}/api/langgraph", api_key=key["key"])
+    client = sdk_client(url=f"{authed.url}/api/langgraph", api_key=key["key"])
     deadline = asyncio.get_running_loop().time() + 60
     while True:  # wait for the expiry by polling the key itself (no fixed sleep)
         try:
@@ -199,12 +199,14 @@ def test_password_change_revokes_sessions(authed: AuthedServer) -> None:
     assert authed.login("carol", "carol-password-2").get("/api/auth/me").status_code == 200
 
 
-async def test_disable_revokes_sessions_and_keys(authed: AuthedServer) -> None:
+async def test_disable_revokes_sessions_and_keys(
+    authed: AuthedServer, sdk_client: SdkFactory
+) -> None:
     admin = authed.login()
     dave_id = authed.new_user(admin, "dave", "dave-password-1")
     dave = authed.login("dave", "dave-password-1")
     key = authed.new_key(dave, "dave-key")
-    client = get_client(url=f"{authed.url}/api/langgraph", api_key=key["key"])
+    client = sdk_client(url=f"{authed.url}/api/langgraph", api_key=key["key"])
     await client.threads.search()
     # Not an admin: the admin endpoints are 403.
     assert dave.get("/api/auth/users").status_code == 403

@@ -8,11 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import httpx
-from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
 from auth.authkit import AuthedServer
 from isolation.test_isolation import ENDPOINTS, _alice, _status
+from support.sdk import SdkFactory
 
 
 @dataclass
@@ -21,10 +21,11 @@ class LiveUsers:
     server and real API keys."""
 
     url: str
+    open_sdk: SdkFactory
     keys: dict[str, str] = field(default_factory=dict)
 
     def sdk(self, name: str) -> LangGraphClient:
-        return get_client(url=f"{self.url}/api/langgraph", api_key=self.keys[name])
+        return self.open_sdk(url=f"{self.url}/api/langgraph", api_key=self.keys[name])
 
     def http(self, name: str) -> httpx.AsyncClient:
         return httpx.AsyncClient(
@@ -32,9 +33,11 @@ class LiveUsers:
         )
 
 
-async def test_two_real_users_never_see_each_other(authed: AuthedServer) -> None:
+async def test_two_real_users_never_see_each_other(
+    authed: AuthedServer, sdk_client: SdkFactory
+) -> None:
     admin = authed.login()
-    users = LiveUsers(authed.url)
+    users = LiveUsers(authed.url, sdk_client)
     for name in ("alice", "bob"):
         authed.new_user(admin, f"{name}-iso", f"{name}-password-123")
         browser = authed.login(f"{name}-iso", f"{name}-password-123")
@@ -61,9 +64,9 @@ async def test_two_real_users_never_see_each_other(authed: AuthedServer) -> None
     assert (await alice.threads.get(a.thread_id))["metadata"]["project"] == "x"
     # The admin sees alice's thread only when asking for everyone's.
     admin_key = authed.new_key(admin, "iso-admin")["key"]
-    root = get_client(url=f"{authed.url}/api/langgraph", api_key=admin_key)
+    root = sdk_client(url=f"{authed.url}/api/langgraph", api_key=admin_key)
     assert a.thread_id not in [t["thread_id"] for t in await root.threads.search(limit=100)]
-    everyone = get_client(
+    everyone = sdk_client(
         url=f"{authed.url}/api/langgraph",
         api_key=admin_key,
         headers={"X-Pronghorn-All-Users": "true"},

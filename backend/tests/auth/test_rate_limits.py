@@ -23,9 +23,11 @@ def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AuthedServer]:
         }
     )
     server = LiveServer(tmp_path_factory.mktemp("limits"), config).start()
+    authed = AuthedServer(server, set_up(server))
     try:
-        yield AuthedServer(server, set_up(server))
+        yield authed
     finally:
+        authed.close()
         server.stop()
 
 

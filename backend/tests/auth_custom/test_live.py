@@ -10,10 +10,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from langgraph_sdk import get_client
 from langgraph_sdk.errors import NotFoundError, PermissionDeniedError
 
 from support.live import BACKEND_DIR, LiveServer, base_config
+from support.sdk import SdkFactory
 
 EXAMPLE = BACKEND_DIR.parent / "examples" / "custom_auth" / "auth.py"
 ALICE = {"Authorization": "Bearer alice-token"}
@@ -89,8 +89,10 @@ def test_public_paths_need_no_token(server: LiveServer) -> None:
     assert httpx.get(f"{server.api}/openapi.json", timeout=30).status_code == 200
 
 
-async def test_a_known_token_uses_the_api_through_the_sdk(server: LiveServer) -> None:
-    alice = get_client(url=server.api, headers=ALICE)
+async def test_a_known_token_uses_the_api_through_the_sdk(
+    server: LiveServer, sdk_client: SdkFactory
+) -> None:
+    alice = sdk_client(url=server.api, headers=ALICE)
     thread = await alice.threads.create(metadata={"topic": "custom"})
     found = await alice.threads.get(thread["thread_id"])
     assert found["metadata"]["topic"] == "custom"
@@ -98,9 +100,11 @@ async def test_a_known_token_uses_the_api_through_the_sdk(server: LiveServer) ->
 
 
 @needs_call_sites
-async def test_each_user_sees_only_their_own_threads(server: LiveServer) -> None:
-    alice = get_client(url=server.api, headers=ALICE)
-    bob = get_client(url=server.api, headers=BOB)
+async def test_each_user_sees_only_their_own_threads(
+    server: LiveServer, sdk_client: SdkFactory
+) -> None:
+    alice = sdk_client(url=server.api, headers=ALICE)
+    bob = sdk_client(url=server.api, headers=BOB)
     mine = await alice.threads.create(metadata={"topic": "a"})
     theirs = await bob.threads.create(metadata={"topic": "b"})
     assert mine["metadata"]["owner"] == "alice"  # stamped by @auth.on.threads.create
@@ -124,18 +128,22 @@ async def test_each_user_sees_only_their_own_threads(server: LiveServer) -> None
 
 
 @needs_call_sites
-async def test_a_handler_http_exception_reaches_the_client(server: LiveServer) -> None:
-    bob = get_client(url=server.api, headers=BOB)  # no assistants:write permission
+async def test_a_handler_http_exception_reaches_the_client(
+    server: LiveServer, sdk_client: SdkFactory
+) -> None:
+    bob = sdk_client(url=server.api, headers=BOB)  # no assistants:write permission
     with pytest.raises(PermissionDeniedError, match="assistants:write needed"):
         await bob.assistants.create(graph_id="echo", name="bob's")
-    alice = get_client(url=server.api, headers=ALICE)
+    alice = sdk_client(url=server.api, headers=ALICE)
     created = await alice.assistants.create(graph_id="echo", name="alice's")
     assert created["graph_id"] == "echo"
 
 
 @needs_call_sites
-async def test_a_run_executes_as_the_user_the_handler_returned(server: LiveServer) -> None:
-    alice = get_client(url=server.api, headers=ALICE)
+async def test_a_run_executes_as_the_user_the_handler_returned(
+    server: LiveServer, sdk_client: SdkFactory
+) -> None:
+    alice = sdk_client(url=server.api, headers=ALICE)
     thread = await alice.threads.create()
     out = await alice.runs.wait(thread["thread_id"], "whoami", input={})
     assert isinstance(out, dict)

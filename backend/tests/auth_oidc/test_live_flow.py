@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import httpx
@@ -52,6 +53,23 @@ def gateway(
     server.stop()
 
 
+_OPENED: list[httpx.Client] = []
+
+
+def _client(**kwargs: Any) -> httpx.Client:
+    """A browser-like client on the live gateway, closed after the test (see `_close`)."""
+    http = httpx.Client(**kwargs)
+    _OPENED.append(http)
+    return http
+
+
+@pytest.fixture(autouse=True)
+def _close() -> Iterator[None]:
+    yield
+    while _OPENED:
+        _OPENED.pop().close()
+
+
 def start_login(http: httpx.Client, gateway: LiveServer, next_path: str | None = None) -> str:
     """GET /login: the issuer's authorization URL (the login cookie lands in `http`)."""
     query = f"?{urlencode({'next': next_path})}" if next_path is not None else ""
@@ -72,7 +90,7 @@ def at_issuer(http: httpx.Client, url: str) -> str:
 def sign_in(
     gateway: LiveServer, next_path: str | None = None
 ) -> tuple[httpx.Client, httpx.Response]:
-    http = httpx.Client(timeout=30)
+    http = _client(timeout=30)
     callback = at_issuer(http, start_login(http, gateway, next_path))
     return http, http.get(callback)
 
@@ -90,7 +108,7 @@ def test_full_flow_then_a_second_login_reuses_the_user(
     gateway: LiveServer, issuer: FakeOidcIssuer
 ) -> None:
     issuer.user = IssuerUser(sub="sub-ann", email="ann@example.com", name="Ann Example")
-    http = httpx.Client(timeout=30)
+    http = _client(timeout=30)
     authorize = start_login(http, gateway, "/chat/abc?x=1")
     params = dict(parse_qsl(urlsplit(authorize).query))
     assert authorize.startswith(f"{issuer.issuer}/authorize?")
@@ -145,7 +163,7 @@ def test_a_foreign_domain_is_refused(gateway: LiveServer, issuer: FakeOidcIssuer
     assert "evil.com" in answer.json()["detail"]
     assert "pronghorn_session" not in http.cookies and me(http, gateway).status_code == 401
     # a browser gets a small HTML page instead of JSON
-    browser = httpx.Client(timeout=30, headers={"Accept": "text/html"})
+    browser = _client(timeout=30, headers={"Accept": "text/html"})
     page = browser.get(at_issuer(browser, start_login(browser, gateway)))
     assert page.status_code == 403 and page.headers["content-type"].startswith("text/html")
     assert "evil.com" in page.text and "<script" not in page.text
@@ -179,12 +197,12 @@ def _with_state(url: str, state: str) -> str:
 
 
 def test_state_mismatch_and_a_foreign_browser_are_refused(gateway: LiveServer) -> None:
-    http = httpx.Client(timeout=30)
+    http = _client(timeout=30)
     callback = at_issuer(http, start_login(http, gateway))
     forged = http.get(_with_state(callback, "forged-state"))
     assert forged.status_code == 400 and "state" in forged.json()["detail"]
     # the code in another browser (no login cookie there): login CSRF refused
-    other = httpx.Client(timeout=30)
+    other = _client(timeout=30)
     callback = at_issuer(http, start_login(http, gateway))
     stolen = other.get(callback)
     assert stolen.status_code == 400 and "no login in progress" in stolen.json()["detail"]

@@ -26,13 +26,14 @@ def _start_slow_run(srv: LiveServer) -> tuple[str, str]:
                 "durability": "sync",
             },
         ).json()
-        deadline = time.monotonic() + 10
-        while (
-            http.get(f"{srv.api}/threads/{tid}/runs/{run['run_id']}").json()["status"] != "running"
-        ):
-            assert time.monotonic() < deadline
+        # Until `prepare` has checkpointed (durability sync): the thread's next step is
+        # `respond`, which sleeps, so the kill lands mid-run after a checkpoint.
+        deadline = time.monotonic() + 60
+        while http.get(f"{srv.api}/threads/{tid}/state").json()["next"] != ["respond"]:
+            assert time.monotonic() < deadline, "the run never checkpointed `prepare`"
             time.sleep(0.05)
-        time.sleep(0.5)  # `prepare` has checkpointed
+        status = http.get(f"{srv.api}/threads/{tid}/runs/{run['run_id']}").json()["status"]
+        assert status == "running"
         queued = http.post(
             f"{srv.api}/threads/{tid}/runs", json={"assistant_id": "echo", "input": human("queued")}
         ).json()

@@ -16,12 +16,12 @@ from typing import Any
 
 import httpx
 import pytest
-from langgraph_sdk import get_client
 
 from pronghorn.config.schema import AppConfig
 from pronghorn.sandbox import LocalSandbox, LocalSandboxProvider, cgroups
 from pronghorn.sandbox import bwrap as bw
 from support.live import LiveServer, base_config
+from support.sdk import SdkFactory
 
 from .conftest import assert_responsive
 
@@ -259,8 +259,9 @@ def gateway(tmp_path: Path) -> Iterator[LiveServer]:
 
 async def test_attacks_through_the_bash_tool_leave_the_gateway_responsive(
     gateway: LiveServer,
+    sdk_client: SdkFactory,
 ) -> None:
-    client = get_client(url=gateway.api)
+    client = sdk_client(url=gateway.api)
     tid = (await client.threads.create())["thread_id"]
     with assert_responsive(gateway.url):
         result = await client.runs.wait(

@@ -16,10 +16,10 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import httpx
 import pytest
-from langgraph_sdk import get_client
 from langgraph_sdk.errors import UnprocessableEntityError
 
 from support.live import LiveServer
+from support.sdk import SdkFactory
 
 from .conftest import assert_responsive
 
@@ -109,9 +109,9 @@ LITERAL_TARGETS = [
 
 @pytest.mark.parametrize("target", LITERAL_TARGETS)
 async def test_internal_literal_targets_are_refused_at_accept(
-    strict: LiveServer, hook: Hook, target: str
+    strict: LiveServer, hook: Hook, target: str, sdk_client: SdkFactory
 ):
-    client = get_client(url=strict.api, timeout=30)
+    client = sdk_client(url=strict.api, timeout=30)
     thread = await client.threads.create()
     url = target.format(port=hook.port)
     with pytest.raises(UnprocessableEntityError) as err:
@@ -121,9 +121,9 @@ async def test_internal_literal_targets_are_refused_at_accept(
     assert await client.runs.list(thread["thread_id"]) == []
 
 
-async def test_gateway_itself_is_refused(strict: LiveServer):
+async def test_gateway_itself_is_refused(strict: LiveServer, sdk_client: SdkFactory):
     """The webhook cannot make the gateway call its own API (e.g. to delete threads)."""
-    client = get_client(url=strict.api, timeout=30)
+    client = sdk_client(url=strict.api, timeout=30)
     victim = await client.threads.create()
     thread = await client.threads.create()
     own = f"http://127.0.0.1:{strict.port}/api/langgraph/threads/{victim['thread_id']}"
@@ -132,10 +132,12 @@ async def test_gateway_itself_is_refused(strict: LiveServer):
     assert (await client.threads.get(victim["thread_id"]))["thread_id"] == victim["thread_id"]
 
 
-async def test_a_name_for_loopback_is_refused_at_delivery(strict: LiveServer, hook: Hook):
+async def test_a_name_for_loopback_is_refused_at_delivery(
+    strict: LiveServer, hook: Hook, sdk_client: SdkFactory
+):
     """``localhost`` needs DNS, so the run is accepted; delivery vets the resolved address
     and refuses it — the loopback server never sees the run's output."""
-    client = get_client(url=strict.api, timeout=30)
+    client = sdk_client(url=strict.api, timeout=30)
     thread = await client.threads.create()
     with assert_responsive(strict.url):
         out = await client.runs.wait(
@@ -161,9 +163,9 @@ def lenient(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     server.stop()
 
 
-async def test_opt_in_delivers_to_loopback_with_retry(lenient: LiveServer):
+async def test_opt_in_delivers_to_loopback_with_retry(lenient: LiveServer, sdk_client: SdkFactory):
     with Hook(statuses=[503]) as h:
-        client = get_client(url=lenient.api, timeout=30)
+        client = sdk_client(url=lenient.api, timeout=30)
         thread = await client.threads.create()
         url = f"http://127.0.0.1:{h.port}/hook"
         out = await client.runs.wait(thread["thread_id"], "echo", input=human("wh"), webhook=url)
@@ -177,19 +179,19 @@ async def test_opt_in_delivers_to_loopback_with_retry(lenient: LiveServer):
         assert payload["webhook_sent_at"]
 
 
-async def test_opt_in_still_refuses_metadata(lenient: LiveServer):
-    client = get_client(url=lenient.api, timeout=30)
+async def test_opt_in_still_refuses_metadata(lenient: LiveServer, sdk_client: SdkFactory):
+    client = sdk_client(url=lenient.api, timeout=30)
     thread = await client.threads.create()
     for url in ("http://169.254.169.254/latest/", "http://[::ffff:169.254.169.254]/"):
         with pytest.raises(UnprocessableEntityError):
             await client.runs.create(thread["thread_id"], "echo", input=human("x"), webhook=url)
 
 
-async def test_redirects_are_not_followed(lenient: LiveServer):
+async def test_redirects_are_not_followed(lenient: LiveServer, sdk_client: SdkFactory):
     """A webhook answering 307 to another target does not get the body re-sent there."""
     with Hook() as inner, Hook(statuses=[307], location="") as outer:
         outer.location = f"http://127.0.0.1:{inner.port}/stolen"
-        client = get_client(url=lenient.api, timeout=30)
+        client = sdk_client(url=lenient.api, timeout=30)
         thread = await client.threads.create()
         await client.runs.wait(
             thread["thread_id"],

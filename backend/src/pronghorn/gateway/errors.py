@@ -23,12 +23,13 @@ from pronghorn.runtime.errors import (
     Conflict,
     DomainError,
     Forbidden,
-    InvalidInput,
+    InvalidRequest,
     InvalidRun,
     NotFound,
     Overloaded,
     RefusedRun,
     Unavailable,
+    Unprocessable,
 )
 
 log = logging.getLogger("pronghorn.http")
@@ -57,12 +58,13 @@ def bad_request(detail: str) -> ApiError:
 
 DOMAIN_STATUS: Mapping[type[DomainError], int] = {
     InvalidRun: 400,
-    InvalidInput: 422,
+    InvalidRequest: 400,
     Forbidden: 403,
     NotFound: 404,
     Conflict: 409,
     RefusedRun: 422,
     Overloaded: 429,
+    Unprocessable: 422,
     Unavailable: 503,
 }
 """The HTTP status of each kind of runtime error (the most specific class wins)."""

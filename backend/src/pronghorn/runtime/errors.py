@@ -36,6 +36,15 @@ class InvalidRun(DomainError):
     """A run request that can never be run as given (an unknown model, a bad message)."""
 
 
+class InvalidRequest(DomainError):
+    """A request the runtime cannot apply as given (e.g. a state update the graph rejects)."""
+
+
+class Unprocessable(DomainError):
+    """A well-formed request that lacks what it needs to be applied (e.g. supersteps on a
+    thread with no known graph)."""
+
+
 class RefusedRun(DomainError):
     """A well-formed run request the server refuses by policy (e.g. a private webhook URL)."""
 
@@ -44,8 +53,9 @@ class Unavailable(DomainError):
     """The runtime cannot take the request right now (it is shutting down); retry later."""
 
 
-class InvalidInput(DomainError):
-    """Input that breaks the rules of what it describes (a bad skill archive, agent name)."""
+class InvalidInput(Unprocessable):
+    """Input that breaks the rules of what it describes (a bad skill archive, agent name):
+    422 like every `Unprocessable`."""
 
 
 class Overloaded(DomainError):

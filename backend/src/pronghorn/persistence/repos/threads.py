@@ -55,6 +55,16 @@ async def get_row(conn: AsyncConnection, thread_id: str) -> Any | None:
     )
 
 
+async def status_of(conn: AsyncConnection, thread_id: str, *, lock: bool = False) -> str | None:
+    """The thread's status (None if unknown). With ``lock`` the row stays locked (``SELECT …
+    FOR UPDATE``) until the transaction ends: a run accepted meanwhile (which locks the row
+    too) waits for it, on any replica."""
+    query = select(threads.c.status).where(threads.c.thread_id == thread_id)
+    if lock:
+        query = query.with_for_update()
+    return (await conn.execute(query)).scalar_one_or_none()
+
+
 async def get(conn: AsyncConnection, thread_id: str) -> dict[str, Any] | None:
     row = await get_row(conn, thread_id)
     return to_api(row) if row else None

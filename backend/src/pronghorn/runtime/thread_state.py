@@ -1,0 +1,189 @@
+"""A thread's state and history through its graph, and state updates that never interleave
+with a run (the threads router calls these).
+
+Graph-bound work (the checkpointer) happens outside the app's database transactions on
+SQLite, where both share one lock. A state update claims the thread first:
+
+- in this process, `RunManager.thread_turn`: refused if a run of the thread is in flight
+  here; runs created meanwhile wait until the update is done;
+- in the database, the thread row: refused if it says busy (a run accepted by any replica).
+  On PostgreSQL the row stays locked (`SELECT … FOR UPDATE`) for the whole update, so a run
+  that another replica accepts meanwhile (its accept locks the row too) waits for the update
+  and then starts from the updated state: the check and the update are one step.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from langgraph.errors import InvalidUpdateError
+
+from pronghorn.graphs.requests import AccessContext, GraphRequest
+from pronghorn.persistence.repos import threads as repo
+from pronghorn.runtime import state as st
+from pronghorn.runtime.access import Access, graph_user
+from pronghorn.runtime.errors import InvalidRequest, NotFound
+from pronghorn.runtime.owned import load_thread
+from pronghorn.runtime.threads import ThreadBusy
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import RowMapping
+
+    from pronghorn.runtime.runtime import Runtime
+
+CachedState = tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]
+SaveCache = Callable[[CachedState], Awaitable[None]]
+
+
+@contextlib.asynccontextmanager
+async def thread_graph(
+    runtime: Runtime, row: RowMapping, access: Access, context: AccessContext = "threads.read"
+) -> AsyncGenerator[Any, None]:
+    """The thread's graph (metadata.graph_id), or None for a thread that never ran."""
+    metadata: dict[str, Any] = row["metadata"] or {}
+    graph_id: str | None = metadata.get("graph_id")
+    if not graph_id:
+        yield None
+        return
+    if graph_id not in runtime.graphs:
+        raise NotFound(f"Graph '{graph_id}' not found")
+    config = {"configurable": {"thread_id": row["thread_id"], "graph_id": graph_id}}
+    request = GraphRequest(
+        access=context,
+        config=config,  # type: ignore[arg-type]
+        user=graph_user(access.principal),
+    )
+    async with runtime.graphs.graph(graph_id, request) as graph:
+        yield graph
+
+
+@contextlib.contextmanager
+def _bad_update() -> Any:
+    """An update LangGraph rejects (unknown `as_node`, a value its channels refuse...) is the
+    client's error, as the reference answers."""
+    try:
+        yield
+    except (InvalidUpdateError, ValueError, KeyError, TypeError) as exc:
+        raise InvalidRequest(f"Invalid state update: {exc}") from None
+
+
+def _check_idle(thread_id: str, status: str | None) -> None:
+    if status is None:
+        raise NotFound.of("Thread", thread_id)
+    if status == "busy":  # a run of any replica (one of a dead process: recovery settles it)
+        raise ThreadBusy(thread_id)
+
+
+@contextlib.asynccontextmanager
+async def idle_turn(runtime: Runtime, thread_id: str) -> AsyncGenerator[SaveCache, None]:
+    """Hold an idle thread for the block (see the module doc); `ThreadBusy` if a run is in
+    flight. Yields how to store the thread row's cached state within the claim."""
+    async with runtime.runs.thread_turn(
+        thread_id, busy=lambda run_id: ThreadBusy(thread_id, run_id)
+    ):
+        if runtime.db.is_sqlite:
+            async with runtime.db.read() as conn:
+                _check_idle(thread_id, await repo.status_of(conn, thread_id))
+
+            async def save_apart(cache: CachedState) -> None:
+                async with runtime.db.tx() as conn:
+                    await repo.set_fields(conn, thread_id, values=cache[0], interrupts=cache[1])
+
+            yield save_apart
+            return
+        async with runtime.db.tx() as locked:
+            _check_idle(thread_id, await repo.status_of(locked, thread_id, lock=True))
+
+            async def save_locked(cache: CachedState) -> None:
+                await repo.set_fields(locked, thread_id, values=cache[0], interrupts=cache[1])
+
+            yield save_locked
+
+
+async def refresh_cache(runtime: Runtime, thread_id: str, graph: Any) -> None:
+    cache = await st.current_cache(graph, thread_id)
+    async with runtime.db.tx() as conn:
+        await repo.set_fields(conn, thread_id, values=cache[0], interrupts=cache[1])
+
+
+async def apply_supersteps(
+    runtime: Runtime, access: Access, thread_id: str, supersteps: list[dict[str, Any]]
+) -> None:
+    """Apply `supersteps` to a new thread (one no run can know yet) and cache its state."""
+    row = await load_thread(runtime, access, thread_id)
+    async with thread_graph(runtime, row, access, "threads.update") as graph:
+        with _bad_update():
+            await st.apply_supersteps(graph, thread_id, supersteps)
+        await refresh_cache(runtime, thread_id, graph)
+
+
+async def read_state(
+    runtime: Runtime,
+    access: Access,
+    thread_id: str,
+    checkpoint: dict[str, Any] | str | None,
+    *,
+    subgraphs: bool,
+) -> dict[str, Any]:
+    """ThreadState at the latest (or the given) checkpoint; `NotFound` for an unknown one."""
+    row = await load_thread(runtime, access, thread_id)
+    async with thread_graph(runtime, row, access) as graph:
+        if graph is None:
+            if checkpoint:
+                raise NotFound.of("Checkpoint", str(checkpoint))
+            return st.empty_state(row["thread_id"])
+        state = await st.read_state(graph, row["thread_id"], checkpoint, subgraphs=subgraphs)
+    if state is None:
+        raise NotFound.of("Checkpoint", str(checkpoint))
+    return state
+
+
+async def read_history(
+    runtime: Runtime,
+    access: Access,
+    thread_id: str,
+    *,
+    limit: int,
+    before: dict[str, Any] | str | None = None,
+    metadata: dict[str, Any] | None = None,
+    checkpoint: dict[str, Any] | None = None,
+) -> list[dict[str, Any]]:
+    """The thread's states, newest first (none for a thread that never ran)."""
+    row = await load_thread(runtime, access, thread_id)
+    async with thread_graph(runtime, row, access) as graph:
+        if graph is None:
+            return []
+        return await st.read_history(
+            graph,
+            row["thread_id"],
+            limit=limit,
+            before=before,
+            metadata=metadata,
+            checkpoint=checkpoint,
+        )
+
+
+async def update_state(
+    runtime: Runtime,
+    access: Access,
+    thread_id: str,
+    values: Any,
+    *,
+    as_node: str | None,
+    checkpoint: dict[str, Any] | str | None,
+) -> dict[str, Any]:
+    """Apply an update through the graph's reducers on an idle thread; the new checkpoint.
+    `ThreadBusy` while a run is in flight, `InvalidRequest` for an update the graph rejects."""
+    row = await load_thread(runtime, access, thread_id, "update")
+    async with thread_graph(runtime, row, access, "threads.update") as graph:
+        if graph is None:
+            raise InvalidRequest("Thread has no graph yet: run it first or create it with graph_id")
+        async with idle_turn(runtime, row["thread_id"]) as save_cache:
+            with _bad_update():
+                result = await st.update_state(
+                    graph, row["thread_id"], values, as_node=as_node, checkpoint=checkpoint
+                )
+            await save_cache(await st.current_cache(graph, row["thread_id"]))
+    return result

@@ -297,9 +297,10 @@ async def test_cancel_stops_sub_agents_at_once(srv: InProcessServer):
         async for p in client.runs.join_stream(tid, run["run_id"], last_event_id="-1")
         if p.event == "custom"
     ]
-    # started, never completed (the run's stream ends with the cancel; clients show a task
-    # without an end event of a finished run as cancelled)
-    assert [e["type"] for e in events] == ["task_started"]
+    # the end event reaches the log although the run's stream ended with the cancel
+    assert [e["type"] for e in events] == ["task_started", "task_cancelled"]
+    assert events[1]["task_id"] == events[0]["task_id"]
+    assert events[1]["status"] == "cancelled" and events[1]["stop_reason"] == "parent_cancelled"
 
 
 async def test_custom_agent_is_a_sub_agent_type(srv: InProcessServer):

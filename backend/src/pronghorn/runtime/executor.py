@@ -22,6 +22,7 @@ from pronghorn.persistence.repos import run_units
 from pronghorn.runtime.access import graph_user
 from pronghorn.runtime.broker import BrokerUnavailable, EventBroker
 from pronghorn.runtime.checkpoint_ops import delete_run_checkpoints
+from pronghorn.runtime.direct_events import DirectEvents
 from pronghorn.runtime.graph_stream import StreamedState, stream_graph
 from pronghorn.runtime.job_table import JobTable
 from pronghorn.runtime.jobs import Job
@@ -245,6 +246,8 @@ class Executor:
         token = run_id_var.set(job.run_id)
         try:
             extra = [handler for make in self.callback_factories for handler in make(job)]
+            if "custom" in job.request.modes:  # events tools write past the stream writer
+                extra.append(DirectEvents(lambda ev, data: self.emit(job, ev, data)))
             config = build_config(job, [usage, *extra])
             if job.config.tracing.langfuse is not None:
                 config["metadata"].update(vendor_metadata(job))

@@ -12,6 +12,7 @@ nesting).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -34,6 +35,7 @@ from pronghorn.agent.middlewares import (
     ToolOutputBudgetMiddleware,
 )
 from pronghorn.agent.state import ThreadState
+from pronghorn.agent.stream_events import write_direct
 from pronghorn.config.schema import AppConfig
 from pronghorn.models.factory import ModelFactory
 from pronghorn.subagents.events import FINAL_EVENT, Status, clip, message_text, step_of
@@ -242,7 +244,9 @@ class SubagentRunner:
         except asyncio.CancelledError:
             outcome.status, outcome.stop_reason = "cancelled", "parent_cancelled"
             outcome.duration_s = time.monotonic() - started
-            write(outcome.event())
+            # The run's stream is gone already: past the writer, to the run's log.
+            with contextlib.suppress(Exception):
+                await write_direct(outcome.event(), config)
             raise
         except TimeoutError:
             outcome.status, outcome.stop_reason = "timed_out", "timeout"

@@ -234,11 +234,12 @@ async def test_component_puts_the_pool_on_the_runtime_and_resizes_on_reload():
 
     settings = _Settings()
     old = AppConfig(subagents={"max_concurrent": 2})
-    runtime = SimpleNamespace(config=old, settings=settings, db=None)
+    skills = object()
+    runtime = SimpleNamespace(config=old, settings=settings, db=None, skills=skills)
     async with subagents(runtime):  # type: ignore[arg-type]
         pool = runtime.subagents
         assert isinstance(pool, SubagentPool) and pool.limit == 2
-        assert pool.directory is not None
+        assert pool.directory is not None and pool.skills is skills
         for fn in settings.listeners:
             fn(old, AppConfig(subagents={"max_concurrent": 5}))
         assert pool.limit == 5

@@ -168,7 +168,9 @@ async def runs(runtime: Runtime) -> AsyncGenerator[None, None]:
 @contextlib.asynccontextmanager
 async def subagents(runtime: Runtime) -> AsyncGenerator[None, None]:
     pool = SubagentPool(
-        runtime.config.subagents.max_concurrent, directory=AssistantAgentDirectory(runtime.db)
+        runtime.config.subagents.max_concurrent,
+        directory=AssistantAgentDirectory(runtime.db),
+        skills=runtime.skills,
     )
 
     def _resize(old: Any, new: Any) -> None:

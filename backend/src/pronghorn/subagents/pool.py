@@ -13,13 +13,20 @@ import contextlib
 from collections import deque
 from collections.abc import AsyncIterator
 
+from pronghorn.skills.model import RunSkillSource
 from pronghorn.subagents.specs import AgentDirectory
 
 
 class SubagentPool:
-    def __init__(self, limit: int, directory: AgentDirectory | None = None) -> None:
+    def __init__(
+        self,
+        limit: int,
+        directory: AgentDirectory | None = None,
+        skills: RunSkillSource | None = None,
+    ) -> None:
         self.limit = limit
         self.directory = directory
+        self.skills = skills  # the users' enabled skills, listed in a sub-agent's prompt
         self.running = 0
         self._waiters: deque[asyncio.Future[None]] = deque()
 

@@ -34,10 +34,12 @@ from pronghorn.agent.middlewares import (
     ToolErrorMiddleware,
     ToolOutputBudgetMiddleware,
 )
+from pronghorn.agent.prompt_extensions import skills_section
 from pronghorn.agent.state import ThreadState
 from pronghorn.agent.stream_events import write_direct
 from pronghorn.config.schema import AppConfig
 from pronghorn.models.factory import ModelFactory
+from pronghorn.skills.model import RunSkill
 from pronghorn.subagents.events import FINAL_EVENT, Status, clip, message_text, step_of
 from pronghorn.subagents.pool import SubagentPool
 from pronghorn.subagents.specs import SubagentSpec, tools_for
@@ -166,7 +168,14 @@ class SubagentRunner:
     retry_base_delay_s: float = 0.5
     _graphs: dict[tuple[object, ...], tuple[Any, str]] = field(default_factory=dict)
 
-    def _build(self, spec: SubagentSpec) -> tuple[Any, str]:
+    async def skills_for(self, spec: SubagentSpec, config: RunnableConfig) -> tuple[RunSkill, ...]:
+        """The run user's enabled skills within the type's allow-list (None: all of them)."""
+        owner = dict(config.get("configurable") or {}).get("langgraph_auth_user_id")
+        if self.pool.skills is None or not owner:
+            return ()
+        return await self.pool.skills.for_run(str(owner), spec.skills, self.config)
+
+    def _build(self, spec: SubagentSpec, skills: tuple[RunSkill, ...] = ()) -> tuple[Any, str]:
         entry = self.models.resolve(spec.model or self.parent_model)
         model = self.models.create(entry.name, thinking_enabled=False)
         cfg = self.config.agent
@@ -193,7 +202,7 @@ class SubagentRunner:
         graph = create_agent(
             model=model,
             tools=tools_for(spec, self.tools),
-            system_prompt=spec.system_prompt + _WORKDIR,
+            system_prompt=spec.system_prompt + skills_section(skills) + _WORKDIR,
             state_schema=ThreadState,
             middleware=chain,
             name=f"subagent:{spec.name}",
@@ -201,11 +210,13 @@ class SubagentRunner:
         )
         return graph, entry.name
 
-    async def graph_for(self, spec: SubagentSpec) -> tuple[Any, str]:
-        key = spec.key()
+    async def graph_for(
+        self, spec: SubagentSpec, skills: tuple[RunSkill, ...] = ()
+    ) -> tuple[Any, str]:
+        key = (*spec.key(), skills)
         found = self._graphs.get(key)
         if found is None:
-            found = await asyncio.to_thread(self._build, spec)
+            found = await asyncio.to_thread(self._build, spec, skills)
             self._graphs[key] = found
         return found
 
@@ -234,7 +245,8 @@ class SubagentRunner:
             }
         )
         try:
-            graph, outcome.model = await self.graph_for(spec)
+            skills = await self.skills_for(spec, config)
+            graph, outcome.model = await self.graph_for(spec, skills)
             if not self.pool.has_room():
                 write({"type": "task_running", "task_id": task_id, "message": _WAITING})
             async with self.pool.slot():

@@ -23,6 +23,7 @@ from pronghorn.runtime.errors import (
     Conflict,
     DomainError,
     Forbidden,
+    InvalidInput,
     InvalidRequest,
     InvalidRun,
     NotFound,
@@ -59,6 +60,7 @@ def bad_request(detail: str) -> ApiError:
 DOMAIN_STATUS: Mapping[type[DomainError], int] = {
     InvalidRun: 400,
     InvalidRequest: 400,
+    InvalidInput: 422,
     Forbidden: 403,
     NotFound: 404,
     Conflict: 409,

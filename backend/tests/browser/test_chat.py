@@ -84,6 +84,9 @@ def test_thread_list_survives_reload(page: Any, request: pytest.FixtureRequest) 
     first = thread_id(page)
     page.get_by_role("button", name="+ New chat").click()
     page.wait_for_url("**/")
+    # The new chat is empty before the next message goes out (send counts the messages on
+    # screen; the old thread's could still be shown for a moment on a loaded machine).
+    page.wait_for_function("() => !document.querySelector('[data-testid=message-human]')")
     send(page, "second chat about voles")
     wait_idle(page)
     second = thread_id(page)

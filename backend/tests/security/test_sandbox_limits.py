@@ -78,12 +78,22 @@ async def _host_fine(sb: LocalSandbox) -> None:
     """A plain command still works afterwards, and nothing of the attack is left running."""
     r = await sb.execute("echo still-ok")
     assert r.exit_code == 0 and r.stdout == "still-ok\n", r
-    assert not _leftover_commands()
-    assert not _leftover_cgroups()
+    assert not _leftover_commands(sb.thread_paths.thread_id)
+    assert not _leftover_cgroups(sb.thread_paths.thread_id)
 
 
-def _leftover_commands() -> list[str]:
-    """Processes of a sandboxed command (the limits prologue names itself) still alive."""
+def _of_sandbox(pid: str, marker: str) -> bool:
+    """The process runs in this sandbox: its mount table binds the thread's folder (other
+    tests, e.g. on other xdist workers, run sandboxed commands of their own meanwhile)."""
+    try:
+        return marker.encode() in Path(f"/proc/{pid}/mountinfo").read_bytes()
+    except OSError:
+        return False
+
+
+def _leftover_commands(marker: str) -> list[str]:
+    """Processes of a sandboxed command of this sandbox (the limits prologue names itself)
+    still alive."""
     found = []
     for proc in Path("/proc").iterdir():
         try:
@@ -91,12 +101,21 @@ def _leftover_commands() -> list[str]:
                 found.append(proc.name)
         except OSError:
             continue
-    return found
+    return [pid for pid in found if _of_sandbox(pid, marker)]
 
 
-def _leftover_cgroups() -> list[Path]:
+def _leftover_cgroups(marker: str) -> list[Path]:
+    """Command cgroups still holding a process of this sandbox."""
     support = cgroups.detect()
-    return [p for parent in support.parents.values() for p in parent.glob("pronghorn-cmd-*")]
+    groups = [p for parent in support.parents.values() for p in parent.glob("pronghorn-cmd-*")]
+    return [g for g in groups if any(_of_sandbox(pid, marker) for pid in _procs(g))]
+
+
+def _procs(group: Path) -> list[str]:
+    try:
+        return (group / "cgroup.procs").read_text().split()
+    except OSError:
+        return []
 
 
 async def test_fork_bomb_is_stopped_by_the_process_limit(sandbox: LocalSandbox) -> None:

@@ -23,7 +23,6 @@ import base64
 import hashlib
 import json
 import secrets
-import socket
 import threading
 import time
 import urllib.parse
@@ -31,12 +30,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import jwt
-import uvicorn
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
+
+from support.threaded_server import ThreadedServer
 
 Tweak = Literal[
     "wrong_aud",
@@ -130,9 +130,7 @@ class FakeOidcIssuer:
         self._access_tokens: dict[str, IssuerUser] = {}
         self._lock = threading.Lock()
         self.port = 0
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
-        self._sock: socket.socket | None = None
+        self._http: ThreadedServer | None = None
 
     @property
     def issuer(self) -> str:
@@ -314,30 +312,13 @@ class FakeOidcIssuer:
         )
 
     def start(self) -> FakeOidcIssuer:
-        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._sock.bind(("127.0.0.1", 0))
-        self.port = self._sock.getsockname()[1]
-        config = uvicorn.Config(self._app(), log_level="critical", access_log=False, lifespan="off")
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True
-        )
-        self._thread.start()
-        deadline = time.monotonic() + 30
-        while not self._server.started:
-            if time.monotonic() > deadline or not self._thread.is_alive():
-                raise RuntimeError("fake OIDC issuer did not start")
-            time.sleep(0.01)
+        self._http = ThreadedServer(self._app(), lifespan="off", name="fake OIDC issuer").start()
+        self.port = self._http.port
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-        if self._sock is not None:
-            self._sock.close()
+        if self._http is not None:
+            self._http.stop()
 
     def __enter__(self) -> FakeOidcIssuer:
         return self.start()

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import socket
 import threading
 import time
 import uuid
@@ -29,11 +28,12 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+
+from support.threaded_server import ThreadedServer
 
 _ERROR_TYPES = {
     400: ("invalid_request_error", None),
@@ -112,9 +112,7 @@ class FakeOpenAIServer:
         self.requests: list[RecordedRequest] = []
         self.default = default
         self._lock = threading.Lock()
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
-        self._sock: socket.socket | None = None
+        self._http: ThreadedServer | None = None
         self.port = 0
 
     # -- programming -------------------------------------------------------------------
@@ -232,30 +230,13 @@ class FakeOpenAIServer:
 
     # -- lifecycle ---------------------------------------------------------------------
     def start(self) -> FakeOpenAIServer:
-        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._sock.bind(("127.0.0.1", 0))
-        self.port = self._sock.getsockname()[1]
-        config = uvicorn.Config(self._app(), log_level="critical", access_log=False, lifespan="off")
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True
-        )
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if time.monotonic() > deadline or not self._thread.is_alive():
-                raise RuntimeError("fake OpenAI server did not start")
-            time.sleep(0.01)
+        self._http = ThreadedServer(self._app(), lifespan="off", name="fake OpenAI server").start()
+        self.port = self._http.port
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-        if self._sock is not None:
-            self._sock.close()
+        if self._http is not None:
+            self._http.stop()
 
     def __enter__(self) -> FakeOpenAIServer:
         return self.start()

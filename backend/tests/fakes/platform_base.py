@@ -4,16 +4,16 @@ that fake chat platforms build on: it records every call and lets tests wait for
 from __future__ import annotations
 
 import asyncio
-import socket
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute
+
+from support.threaded_server import ThreadedServer
 
 
 @dataclass
@@ -28,9 +28,7 @@ class PlatformServer:
         self.calls: list[Call] = []
         self._cond = threading.Condition()
         self.down = False  # answer every API call with 503
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
-        self._sock: socket.socket | None = None
+        self._http: ThreadedServer | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.port = 0
 
@@ -66,28 +64,12 @@ class PlatformServer:
                 self._cond.wait(left)
 
     def start(self) -> PlatformServer:
-        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._sock.bind(("127.0.0.1", 0))
-        self.port = self._sock.getsockname()[1]
-        app = Starlette(routes=self.routes())
-        config = uvicorn.Config(app, log_level="critical", access_log=False, lifespan="off")
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True
-        )
-        self._thread.start()
-        deadline = time.monotonic() + 30
-        while not self._server.started:  # uvicorn offers no event to wait on
-            if time.monotonic() > deadline or not self._thread.is_alive():
-                raise RuntimeError("fake platform server did not start")
-            time.sleep(0.01)
+        self._http = ThreadedServer(
+            Starlette(routes=self.routes()), lifespan="off", name="fake platform server"
+        ).start()
+        self.port = self._http.port
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-        if self._sock is not None:
-            self._sock.close()
+        if self._http is not None:
+            self._http.stop()

@@ -4,65 +4,39 @@ token endpoint, each under uvicorn in a background thread."""
 from __future__ import annotations
 
 import secrets
-import socket
-import threading
-import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
+from support.threaded_server import ThreadedServer
+
 
 class Served:
     """An ASGI app on a free 127.0.0.1 port until `stop()`."""
 
-    def __init__(self, app: ASGIApp, *, lifespan: str = "on") -> None:
+    def __init__(self, app: ASGIApp, *, lifespan: Literal["on", "off"] = "on") -> None:
         self.app = app
         self.lifespan = lifespan
         self.port = 0
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
-        self._sock: socket.socket | None = None
+        self._http: ThreadedServer | None = None
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> Served:
-        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._sock.bind(("127.0.0.1", 0))
-        self.port = self._sock.getsockname()[1]
-        config = uvicorn.Config(
-            self.app,
-            log_level="critical",
-            access_log=False,
-            lifespan=self.lifespan,  # type: ignore[arg-type]
-        )
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True
-        )
-        self._thread.start()
-        deadline = time.monotonic() + 30
-        while not self._server.started:
-            if time.monotonic() > deadline or not self._thread.is_alive():
-                raise RuntimeError("test server did not start")
-            time.sleep(0.01)
+        self._http = ThreadedServer(self.app, lifespan=self.lifespan, name="MCP server").start()
+        self.port = self._http.port
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=15)
-        if self._sock is not None:
-            self._sock.close()
+        if self._http is not None:
+            self._http.stop()
 
     def __enter__(self) -> Served:
         return self.start()

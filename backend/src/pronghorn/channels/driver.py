@@ -20,6 +20,7 @@ from pronghorn.channels.files import read_artifact
 from pronghorn.channels.render import fit
 from pronghorn.channels.transport import Transport
 from pronghorn.channels.types import ChannelCounts, Sent, Target
+from pronghorn.runtime.agent_output import text_of
 from pronghorn.runtime.broker import EventBroker
 from pronghorn.runtime.jobs import Job
 from pronghorn.sandbox.errors import SandboxError
@@ -39,22 +40,6 @@ class Turn:
     paths: ThreadPaths
     artifacts_before: frozenset[str]
     max_file_bytes: int
-
-
-def _text_of(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts: list[str] = []
-        for block in cast(list[object], content):
-            if isinstance(block, str):
-                parts.append(block)
-            elif isinstance(block, Mapping):
-                b = cast(Mapping[str, object], block)
-                if b.get("type") == "text" and isinstance(b.get("text"), str):
-                    parts.append(cast(str, b["text"]))
-        return "".join(parts)
-    return ""
 
 
 class StreamText:
@@ -78,7 +63,7 @@ class StreamText:
         msg = cast(Mapping[str, object], chunk)
         if msg.get("type") not in ("AIMessageChunk", "ai"):
             return False
-        text = _text_of(msg.get("content"))
+        text = text_of(msg.get("content"))
         if not text:
             return False
         mid = str(msg.get("id") or "")
@@ -99,7 +84,7 @@ def final_answer(output: Mapping[str, Any]) -> str:
             if isinstance(msg, Mapping):
                 m = cast(Mapping[str, object], msg)
                 if m.get("type") == "ai":
-                    return _text_of(m.get("content")).strip()
+                    return text_of(m.get("content")).strip()
                 if m.get("type") == "human":
                     break
     return ""

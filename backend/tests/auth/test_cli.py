@@ -45,8 +45,8 @@ def test_keys_create_list_revoke(authed: AuthedServer) -> None:
     assert key_out.returncode == 0, key_out.stderr
     key = key_out.stdout.strip().splitlines()[-1]
     assert key.startswith("phk_") and " " not in key
-    client = get_sync_client(url=f"{authed.url}/api/langgraph", api_key=key)
-    assert client.threads.create()["thread_id"]
+    with get_sync_client(url=f"{authed.url}/api/langgraph", api_key=key) as client:
+        assert client.threads.create()["thread_id"]
     keys = cli(authed, "keys", "list", "grace")
     assert keys.returncode == 0 and "laptop" in keys.stdout and key not in keys.stdout
     key_id = keys.stdout.split()[0]

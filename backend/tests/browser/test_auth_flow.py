@@ -134,6 +134,7 @@ def test_setup_login_keys_users_and_isolation(
     with pytest.raises(httpx.HTTPStatusError) as refused:
         sdk.threads.get(thread)
     assert refused.value.response.status_code == 401
+    sdk.close()
 
     # 5. The admin adds a second user.
     open_account_menu(page, ADMIN[1]).get_by_role("menuitem", name="Users").click()

@@ -23,11 +23,12 @@ from support.live import LiveServer
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer, str]]:
     cfg = protocol_config(**{"auth": local_config()["auth"]})
     server = LiveServer(tmp_path_factory.mktemp("protocols-live"), cfg).start()
+    authed = AuthedServer(server, set_up(server))
     try:
-        authed = AuthedServer(server, set_up(server))
         key = authed.new_key(authed.login(), "protocols")["key"]
         yield server, str(key)
     finally:
+        authed.close()  # its login's HTTP client
         server.stop()
 
 

@@ -210,10 +210,11 @@ async def channel_providers(runtime: Runtime = Depends(get_runtime)) -> JSONResp
     can connect to it from the browser (a one-time code: POST /api/channels/{name}/connect;
     the connections themselves are at /api/channels/connections, docs/channels.md)."""
     channels = runtime.config.channels
+    sections = {"telegram": channels.telegram, "slack": channels.slack}  # the ones built
     providers: list[dict[str, object]] = []
     for key, label in CHANNEL_PROVIDERS:
-        section = getattr(channels, key, None)
-        enabled = bool(section is not None and getattr(section, "enabled", False))
+        section = sections.get(key)
+        enabled = section is not None and section.enabled
         providers.append(
             {"provider": key, "display_name": label, "enabled": enabled, "connectable": enabled}
         )

@@ -17,7 +17,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from pronghorn.agent.builder import AgentDeps, build_lead_agent
 from pronghorn.agent.options import AgentOptions
@@ -32,6 +32,8 @@ from pronghorn.skills.model import RunSkill, RunSkillSource
 from pronghorn.subagents import SubagentPool
 
 MAX_CACHED = 32
+
+T = TypeVar("T")
 
 
 class GraphCache:
@@ -95,6 +97,14 @@ def run_identity(request: GraphRequest) -> str | None:
     return str(identity) if identity else None
 
 
+def _optional(read: Callable[[], T]) -> T | None:
+    """A component the host may not have started (NotStarted, e.g. a test's host): None."""
+    try:
+        return read()
+    except RuntimeError:
+        return None
+
+
 class LeadAgentFactory:
     """``lead_agent``: builds the agent for a ``GraphRequest`` from the app's components.
 
@@ -108,25 +118,15 @@ class LeadAgentFactory:
 
     def deps(self) -> AgentDeps:
         if self._deps is None:
-            try:
-                memory: MemoryService | None = self.host.memory
-            except RuntimeError:  # a host without the memory component (some tests)
-                memory = None
             self._deps = AgentDeps(
                 sandboxes=self.host.sandbox,
                 data_dir=self.host.data_dir,
-                subagents=self._subagents(),
+                subagents=_optional(lambda: self.host.subagents),  # None: no task tool
                 mcp=self.host.mcp,
                 governance=self.host.governance,
-                memory=memory,
+                memory=_optional(lambda: self.host.memory),  # None: no memory
             )
         return self._deps
-
-    def _subagents(self) -> SubagentPool | None:
-        try:
-            return self.host.subagents
-        except RuntimeError:  # a host without the component (NotStarted): no task tool
-            return None
 
     async def __call__(self, request: GraphRequest) -> Any:
         settings = self.host.settings

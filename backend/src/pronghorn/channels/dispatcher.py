@@ -68,7 +68,7 @@ class Dispatcher:
 
     async def handle(self, msg: Inbound) -> None:
         """Handle one message; a failure becomes a short reply, never silence."""
-        target = Target(msg.chat_id, msg.topic_id, msg.is_group)
+        target = target_of(msg)
         try:
             await self._handle(msg, target)
         except PlatformError as exc:
@@ -305,7 +305,7 @@ class Dispatcher:
 
 
 def target_of(msg: Inbound) -> Target:
-    return Target(msg.chat_id, msg.topic_id, msg.is_group)
+    return Target(msg.chat_id, msg.topic_id, msg.is_group, msg.reply_ref)
 
 
 def _pending_interrupts(row: Mapping[str, Any] | None) -> list[object]:

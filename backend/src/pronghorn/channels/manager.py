@@ -10,17 +10,18 @@ from collections.abc import Callable
 from pydantic import BaseModel
 
 from pronghorn.channels.channel import Channel, ChannelStatus
+from pronghorn.channels.discord import DiscordTransport
 from pronghorn.channels.errors import UnknownChannel
 from pronghorn.channels.slack import SlackTransport
 from pronghorn.channels.telegram import TelegramTransport
 from pronghorn.channels.transport import Transport
-from pronghorn.config.channels_schema import SlackConfig, TelegramConfig
+from pronghorn.config.channels_schema import DiscordConfig, SlackConfig, TelegramConfig
 from pronghorn.config.schema import AppConfig
 from pronghorn.runtime.runtime import Runtime
 
 log = logging.getLogger("pronghorn.channels")
 
-PLATFORMS = ("telegram", "slack")
+PLATFORMS = ("telegram", "slack", "discord")
 
 
 def build_transport(name: str, section: BaseModel) -> Transport:
@@ -28,6 +29,8 @@ def build_transport(name: str, section: BaseModel) -> Transport:
         return TelegramTransport(section)
     if name == "slack" and isinstance(section, SlackConfig):
         return SlackTransport(section)
+    if name == "discord" and isinstance(section, DiscordConfig):
+        return DiscordTransport(section)
     raise UnknownChannel(name)
 
 

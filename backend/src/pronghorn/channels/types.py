@@ -29,6 +29,7 @@ class Inbound:
     mentioned: bool = False  # the bot was mentioned (or replied to)
     from_bot: bool = False  # a bot (or the bot itself) sent it
     files: tuple[InboundFile, ...] = ()
+    reply_ref: str | None = None  # a platform handle replies go through (a Discord interaction)
 
     @property
     def chat_key(self) -> str:
@@ -42,6 +43,7 @@ class Target:
     chat_id: str
     topic_id: str | None = None
     is_group: bool = False
+    reply_ref: str | None = None  # Inbound.reply_ref: the transport answers through it
 
 
 @dataclass(frozen=True, slots=True)

@@ -79,6 +79,37 @@ class SlackConfig(ChannelCommon):
     )
 
 
+class DiscordConfig(ChannelCommon):
+    """A Discord bot over the gateway WebSocket (messages, DMs, slash commands) and REST."""
+
+    bot_token: SecretStr = Field(description="The bot's token (use ${VAR}).")
+    api_base_url: str = Field(
+        default="https://discord.com/api/v10",
+        description="REST API base; calls go to {api_base_url}/channels/..., /gateway/bot...",
+    )
+    gateway_url: str | None = Field(
+        default=None,
+        description="Gateway WebSocket URL; default: the one GET /gateway/bot returns.",
+    )
+    intents: int = Field(
+        default=(1 << 0) | (1 << 9) | (1 << 12),
+        ge=0,
+        description=(
+            "Gateway intents: GUILDS, GUILD_MESSAGES, DIRECT_MESSAGES (4609). Mentions and "
+            "DMs carry their text without the privileged MESSAGE_CONTENT (32768); add it for "
+            "`mention_only: false`."
+        ),
+    )
+    register_commands: bool = Field(
+        default=True,
+        description="Register the slash commands (/ask, /new, /status...) on connect.",
+    )
+    command_guild_ids: list[str] = Field(
+        default_factory=list,
+        description="Register the slash commands in these guilds only (instant); default: global.",
+    )
+
+
 class ChannelsConfig(_Section):
     access: ChannelAccess = Field(
         default_factory=ChannelAccess, description="The default access policy of every channel."
@@ -100,3 +131,4 @@ class ChannelsConfig(_Section):
     )
     telegram: TelegramConfig | None = Field(default=None, description="The Telegram bot.")
     slack: SlackConfig | None = Field(default=None, description="The Slack app.")
+    discord: DiscordConfig | None = Field(default=None, description="The Discord bot.")

@@ -382,6 +382,9 @@ def test_reconnect_invalid_session_and_zombie(srv: InProcessServer, fake: FakeDi
 def test_status_api(srv: InProcessServer, fake: FakeDiscord):
     with srv.http() as http:
         (dc,) = http.get("/api/channels").json()
+        providers = http.get("/api/channels/providers").json()["providers"]
+    enabled = {p["provider"] for p in providers if p["enabled"] and p["connectable"]}
+    assert enabled == {"discord"}  # DeerFlow's view of the same config
     assert dc["name"] == "discord" and dc["running"] is True
     assert dc["config"]["bot_token"] == "**********" and TOKEN not in str(dc)
     assert dc["counts"]["received"] >= 1

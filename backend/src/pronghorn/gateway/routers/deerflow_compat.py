@@ -210,7 +210,11 @@ async def channel_providers(runtime: Runtime = Depends(get_runtime)) -> JSONResp
     can connect to it from the browser (a one-time code: POST /api/channels/{name}/connect;
     the connections themselves are at /api/channels/connections, docs/channels.md)."""
     channels = runtime.config.channels
-    sections = {"telegram": channels.telegram, "slack": channels.slack}  # the ones built
+    sections = {  # the ones built
+        "telegram": channels.telegram,
+        "slack": channels.slack,
+        "discord": channels.discord,
+    }
     providers: list[dict[str, object]] = []
     for key, label in CHANNEL_PROVIDERS:
         section = sections.get(key)

@@ -7,14 +7,18 @@ import asyncio
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
+from fastapi import FastAPI
 
 from fakes.discord_server import BOT_ID, GUILD, TOKEN, FakeDiscord
+from isolation.appkit import KeyAuth
+from pronghorn.auth.authorizer import AllowAll
 from pronghorn.channels.discord import DiscordTransport
 from pronghorn.channels.types import Inbound
 from pronghorn.config.channels_schema import DiscordConfig
+from pronghorn.runtime.runtime import Runtime
 from support.inproc import InProcessServer
 from support.live import base_config
 
@@ -391,30 +395,41 @@ def test_status_api(srv: InProcessServer, fake: FakeDiscord):
 
 
 def test_bound_user_owns_the_thread_and_unbound_gets_the_hint(tmp_path: Path):
+    """Mode bound with two API-key users (isolation.appkit's KeyAuth): alice binds her
+    Discord account, and her chat's run and thread are hers, invisible to bob."""
     fake = FakeDiscord().start()
     server = start_server(tmp_path, fake, access="bound")
+    runtime: Runtime = cast(FastAPI, server.app).state.runtime
+    runtime.authenticator = KeyAuth()
+    runtime.authorizer = runtime.runs.authorizer = AllowAll()
     try:
         user = new_user()
         dm = f"dm-{user}"
         fake.message("hello", user_id=user)
         assert "/connect CODE" in final_text(fake, dm, "connect")
-        with server.http() as http:
-            code = http.post("/api/channels/discord/connect").json()
+        with server.http(headers={"x-api-key": "alice"}) as alice:
+            code = alice.post("/api/channels/discord/connect").json()
         assert code["command"] == f"/connect {code['code']}"
         fake.slash("connect", {"code": code["code"]}, user_id=user)
-        assert "Connected" in final_text(fake, dm, "Connected")
+        assert "as Alice" in final_text(fake, dm, "Connected")
         other = new_user()
         fake.slash("connect", {"code": code["code"]}, user_id=other)  # a code works once
         final_text(fake, f"dm-{other}", "not valid")
         fake.message("hello again", user_id=user)
         final_text(fake, dm, "How can I help")
-        thread = thread_of(server, dm)
-        with server.http() as http:
-            runs = http.get(f"{server.api}/threads/{thread['thread_id']}/runs").json()
-            conns = http.get("/api/channels/connections").json()
+        search = {"metadata": {"channel": "discord"}}
+        with server.http(headers={"x-api-key": "alice"}) as alice:
+            (thread,) = alice.post(f"{server.api}/threads/search", json=search).json()
+            runs = alice.get(f"{server.api}/threads/{thread['thread_id']}/runs").json()
+            conns = alice.get("/api/channels/connections").json()
+        with server.http(headers={"x-api-key": "bob"}) as bob:
+            assert bob.post(f"{server.api}/threads/search", json=search).json() == []
+            seen = bob.get(f"{server.api}/threads/{thread['thread_id']}")
+        assert seen.status_code == 404
+        assert thread["metadata"]["chat"] == dm
         assert len(runs) == 1 and runs[0]["metadata"]["channel"] == "discord"
         (conn,) = [c for c in conns if c["external_id"] == user]
-        assert conn["channel"] == "discord" and conn["owner_id"] == "local"
+        assert conn["channel"] == "discord" and conn["owner_id"] == "alice"
         assert conn["external_name"] == "alice"
     finally:
         server.stop()

@@ -12,10 +12,11 @@ from typing import Any, cast
 import pytest
 from fastapi import FastAPI
 
-from fakes.discord_server import BOT_ID, GUILD, TOKEN, FakeDiscord
+from fakes.discord_server import APP_ID, BOT_ID, GUILD, TOKEN, FakeDiscord
 from isolation.appkit import KeyAuth
 from pronghorn.auth.authorizer import AllowAll
-from pronghorn.channels.discord import DiscordTransport
+from pronghorn.channels.discord import INTERACTION_TTL_S, DiscordTransport
+from pronghorn.channels.dispatcher import target_of
 from pronghorn.channels.types import Inbound
 from pronghorn.config.channels_schema import DiscordConfig
 from pronghorn.runtime.runtime import Runtime
@@ -410,8 +411,10 @@ def test_bound_user_owns_the_thread_and_unbound_gets_the_hint(tmp_path: Path):
         with server.http(headers={"x-api-key": "alice"}) as alice:
             code = alice.post("/api/channels/discord/connect").json()
         assert code["command"] == f"/connect {code['code']}"
-        fake.slash("connect", {"code": code["code"]}, user_id=user)
+        connect = fake.slash("connect", {"code": code["code"]}, user_id=user)
         assert "as Alice" in final_text(fake, dm, "Connected")
+        (ack,) = [c for c in fake.of("callback") if c.body["token"] == connect["token"]]
+        assert ack.body["data"] == {"flags": 64}  # only the user sees the answer
         other = new_user()
         fake.slash("connect", {"code": code["code"]}, user_id=other)  # a code works once
         final_text(fake, f"dm-{other}", "not valid")
@@ -499,3 +502,43 @@ def _wait_status(server: InProcessServer, check: Any, timeout: float = 60) -> di
                 return dc
             time.sleep(0.1)
     raise AssertionError("status never matched")
+
+
+async def test_interaction_replies_then_channel_messages_once_its_token_expires():
+    """The first reply edits the deferred response, later ones are follow-ups; after the
+    token's 15 minutes, replies and edits go through the channel instead."""
+    fake = FakeDiscord().start()
+    transport = DiscordTransport(DiscordConfig(bot_token=TOKEN, api_base_url=fake.api_base))  # pyright: ignore[reportArgumentType]
+    try:
+        fake.tokens["tok"] = "C1"
+        msg = await transport._interaction(  # pyright: ignore[reportPrivateUsage]
+            {
+                "id": "1",
+                "application_id": APP_ID,
+                "type": 2,
+                "token": "tok",
+                "channel_id": "C1",
+                "data": {"name": "ask", "options": [{"name": "message", "value": "hi"}]},
+                "user": {"id": "42", "username": "alice"},
+            }
+        )
+        assert msg is not None and msg.text == "hi" and msg.reply_ref == "1" and msg.mentioned
+        target = target_of(msg)
+        first = await transport.send(target, "one")
+        await transport.edit(first, "one!")
+        await transport.send(target, "two")
+        transport._interactions["1"].at -= INTERACTION_TTL_S + 1  # pyright: ignore[reportPrivateUsage]
+        await transport.edit(first, "late")
+        await transport.send(target, "three")
+        assert [(c.method, c.body.get("content")) for c in fake.calls] == [
+            ("callback", None),
+            ("editWebhookMessage", "one"),
+            ("editWebhookMessage", "one!"),
+            ("followup", "two"),
+            ("editMessage", "late"),
+            ("createMessage", "three"),
+        ]
+        assert fake.of("editMessage")[0].body["message_id"] == first.message_id
+    finally:
+        await transport.stop()
+        fake.stop()

@@ -60,6 +60,8 @@ USER_MESSAGE_TYPES = {0, 19}  # DEFAULT, REPLY
 CDN_HOSTS = ("cdn.discordapp.com", "media.discordapp.net")
 INTERACTION_TTL_S = 14 * 60.0  # an interaction token lives 15 minutes
 NO_PINGS = {"parse": []}
+EPHEMERAL = 1 << 6  # message flag: only the interaction's user sees it
+PRIVATE_COMMANDS = {"connect"}
 
 _TEXT = 3  # application command option type STRING
 
@@ -452,7 +454,7 @@ class DiscordTransport:
                 "POST",
                 f"/interactions/{iid}/{token}/callback",
                 "interaction callback",
-                json={"type": 5},  # DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE
+                json=_deferred(name),
             )
         except PlatformError as exc:  # e.g. a replayed interaction, already acknowledged
             log.warning(
@@ -563,6 +565,14 @@ def retry_after(response: httpx.Response) -> float | None:
         return float(response.headers.get("retry-after", ""))
     except ValueError:
         return None
+
+
+def _deferred(command: str) -> dict[str, Any]:
+    """The interaction callback: DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE; the answers to
+    private commands (`/connect`) are ephemeral (only the user sees them)."""
+    if command in PRIVATE_COMMANDS:
+        return {"type": 5, "data": {"flags": EPHEMERAL}}
+    return {"type": 5}
 
 
 def _with_query(url: str) -> str:

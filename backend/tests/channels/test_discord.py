@@ -34,7 +34,7 @@ def _call(name: str, **args: Any) -> dict[str, Any]:
 
 
 RULES = [
-    {"match": "hello", "steps": [{"text": HELLO}]},
+    {"match": "hello", "steps": [{"text": HELLO, "delay_s": 0.03}]},  # paced: previews show
     {"match": "long", "steps": [{"text": LONG}]},
     {
         "match": "present",

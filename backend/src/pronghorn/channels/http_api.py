@@ -49,12 +49,14 @@ async def call(
     attempts: int,
     backoff: Backoff,
     retry_after: Any = None,
+    verb: str = "POST",
     **kwargs: Any,
 ) -> httpx.Response:
-    """POST with retries on transport errors, 429 and 5xx; the last failure raises."""
+    """`verb` (POST unless told) with retries on transport errors, 429 and 5xx; the last
+    failure raises."""
     for attempt in range(attempts):
         try:
-            response = await client.post(url, **kwargs)
+            response = await client.request(verb, url, **kwargs)
         except httpx.HTTPError as exc:
             error = PlatformError(f"{what}: {type(exc).__name__}")
         else:

@@ -11,16 +11,17 @@ from pydantic import BaseModel
 
 from pronghorn.channels.channel import Channel, ChannelStatus
 from pronghorn.channels.errors import UnknownChannel
+from pronghorn.channels.feishu import FeishuTransport
 from pronghorn.channels.slack import SlackTransport
 from pronghorn.channels.telegram import TelegramTransport
 from pronghorn.channels.transport import Transport
-from pronghorn.config.channels_schema import SlackConfig, TelegramConfig
+from pronghorn.config.channels_schema import FeishuConfig, SlackConfig, TelegramConfig
 from pronghorn.config.schema import AppConfig
 from pronghorn.runtime.runtime import Runtime
 
 log = logging.getLogger("pronghorn.channels")
 
-PLATFORMS = ("telegram", "slack")
+PLATFORMS = ("telegram", "slack", "feishu")
 
 
 def build_transport(name: str, section: BaseModel) -> Transport:
@@ -28,6 +29,8 @@ def build_transport(name: str, section: BaseModel) -> Transport:
         return TelegramTransport(section)
     if name == "slack" and isinstance(section, SlackConfig):
         return SlackTransport(section)
+    if name == "feishu" and isinstance(section, FeishuConfig):
+        return FeishuTransport(section)
     raise UnknownChannel(name)
 
 

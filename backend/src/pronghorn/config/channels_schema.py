@@ -79,6 +79,41 @@ class SlackConfig(ChannelCommon):
     )
 
 
+class FeishuConfig(ChannelCommon):
+    """A Feishu / Lark app over the event subscription (`POST /api/channels/feishu/events`)."""
+
+    app_id: str = Field(description="The app's App ID (cli_…).")
+    app_secret: SecretStr = Field(description="The app's App Secret (use ${VAR}).")
+    verification_token: SecretStr = Field(
+        description="The event subscription's Verification Token; events without it are refused."
+    )
+    encrypt_key: SecretStr | None = Field(
+        default=None,
+        description=(
+            "The event subscription's Encrypt Key: events arrive AES-encrypted and signed "
+            "(X-Lark-Signature is checked). Unset: plain events, token check only."
+        ),
+    )
+    api_base_url: str = Field(
+        default="https://open.feishu.cn",
+        description=(
+            "Open API base: https://open.feishu.cn (Feishu) or https://open.larksuite.com (Lark)."
+        ),
+    )
+    reply_in_thread: bool = Field(
+        default=False,
+        description=(
+            "Answer group messages in a Feishu topic thread (reply_in_thread) instead of "
+            "a quoted reply."
+        ),
+    )
+    max_clock_skew_s: float = Field(
+        default=3600.0,
+        gt=0,
+        description="Oldest X-Lark-Request-Timestamp accepted on a signed event (replay guard).",
+    )
+
+
 class ChannelsConfig(_Section):
     access: ChannelAccess = Field(
         default_factory=ChannelAccess, description="The default access policy of every channel."
@@ -100,3 +135,4 @@ class ChannelsConfig(_Section):
     )
     telegram: TelegramConfig | None = Field(default=None, description="The Telegram bot.")
     slack: SlackConfig | None = Field(default=None, description="The Slack app.")
+    feishu: FeishuConfig | None = Field(default=None, description="The Feishu / Lark app.")

@@ -210,7 +210,7 @@ async def channel_providers(runtime: Runtime = Depends(get_runtime)) -> JSONResp
     can connect to it from the browser (a one-time code: POST /api/channels/{name}/connect;
     the connections themselves are at /api/channels/connections, docs/channels.md)."""
     channels = runtime.config.channels
-    sections = {"telegram": channels.telegram, "slack": channels.slack}  # the ones built
+    sections = {"telegram": channels.telegram, "slack": channels.slack, "feishu": channels.feishu}
     providers: list[dict[str, object]] = []
     for key, label in CHANNEL_PROVIDERS:
         section = sections.get(key)

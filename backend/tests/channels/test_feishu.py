@@ -24,9 +24,13 @@ from fakes.feishu_server import (
     encrypt,
     mention,
 )
+from pronghorn.channels.errors import PlatformError
+from pronghorn.channels.feishu import FeishuTransport
 from pronghorn.channels.feishu_crypto import decrypt
 from pronghorn.channels.feishu_token import TenantToken
 from pronghorn.channels.http_api import Backoff
+from pronghorn.channels.types import InboundFile, Target
+from pronghorn.config.channels_schema import FeishuConfig
 from support.inproc import InProcessServer
 from support.live import base_config
 
@@ -519,3 +523,64 @@ def test_decrypt_reads_the_documented_sample():
     world"; and the fake's envelope (written from the same guide) round-trips."""
     assert decrypt("test key", "P37w+VZImNgPEO1RBhJ6RtKl7n6zymIbEG1pReEzghk=") == b"hello world"
     assert json.loads(decrypt("k", encrypt("k", b'{"a":1}'))) == {"a": 1}
+
+
+# -- the transport alone, against the fake ---------------------------------------------------
+
+
+def _transport(fake: FakeFeishu, **overrides: Any) -> FeishuTransport:
+    section = {
+        "app_id": APP_ID,
+        "app_secret": APP_SECRET,
+        "verification_token": VERIFICATION_TOKEN,
+        "api_base_url": fake.url,
+        "retry_initial_s": 0.05,
+        "retry_max_s": 0.2,
+        **overrides,
+    }
+    return FeishuTransport(FeishuConfig.model_validate(section))
+
+
+async def test_transport_threads_files_and_limits(fake: FakeFeishu):
+    t = _transport(fake, reply_in_thread=True)
+    try:
+        group, root = new_chat(), "om_root_x"
+        fake.chat_of[root] = group
+        sent = await t.send(Target(group, root, is_group=True), t.render("# Title\na <b> & c"))
+        (reply,) = fake.sent(group)
+        assert reply.body["reply_in_thread"] is True and reply.body["root_id"] == root
+        assert fake.texts(group) == ["**Title**\na &lt;b&gt; &amp; c"]
+        await t.edit(sent, t.render("`x < y` stays code"))
+        assert fake.texts(group)[-1] == "`x < y` stays code"
+        await t.upload(Target(group, root, is_group=True), "slides.pdf", b"%PDF")
+        (upload,) = [c for c in fake.of("upload") if c.body["file_name"] == "slides.pdf"]
+        assert upload.body["file_type"] == "pdf"
+        big = fake.message_event(chat_id=group, message_type="file", content={})
+        mid = big["event"]["message"]["message_id"]
+        fake.resources[(mid, "k_big")] = b"x" * 5000
+        with pytest.raises(PlatformError, match="larger than"):
+            await t.download(InboundFile("big.bin", f"{mid}/file/k_big"), 1000)
+        with pytest.raises(PlatformError, match="code 234003"):
+            await t.download(InboundFile("gone.bin", f"{mid}/file/k_missing"), 1000)
+        with pytest.raises(PlatformError, match="not a Feishu file"):
+            await t.download(InboundFile("x", "https://elsewhere/x"), 1000)
+        # A topic thread inside a direct chat is a conversation of its own.
+        t.bot_open_id = BOT_OPEN_ID
+        event = fake.message_event(chat_id="oc_dm", text="hi", root_id="om_topic_root")
+        event["event"]["message"]["thread_id"] = "omt_1"
+        msg = t.parse("ev-x", event["event"])
+        assert msg is not None and msg.topic_id == "om_topic_root" and not msg.is_group
+        plain = t.parse("ev-y", fake.message_event(chat_id="oc_dm", text="hi")["event"])
+        assert plain is not None and plain.topic_id is None and plain.chat_key == "oc_dm"
+        other = fake.message_event(
+            chat_id="oc_g",
+            text="@_user_1 hi",
+            chat_type="group",
+            mentions=[mention("@_user_1", "ou_someone", "Someone")],
+        )
+        seen = t.parse("ev-z", other["event"])
+        assert seen is not None and not seen.mentioned and seen.text == "@Someone hi"
+        sticker = fake.message_event(chat_id="oc_dm", message_type="sticker", content={})
+        assert t.parse("ev-s", sticker["event"]) is None
+    finally:
+        await t.stop()

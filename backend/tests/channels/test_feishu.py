@@ -18,6 +18,7 @@ from fakes.feishu_server import (
     APP_SECRET,
     BOT_OPEN_ID,
     ENCRYPT_KEY,
+    FRAME,
     VERIFICATION_TOKEN,
     FakeFeishu,
     delivery,
@@ -27,6 +28,7 @@ from fakes.feishu_server import (
 from pronghorn.channels.errors import PlatformError
 from pronghorn.channels.feishu import FeishuTransport
 from pronghorn.channels.feishu_crypto import decrypt
+from pronghorn.channels.feishu_frame import Frame, FrameError, decode, encode
 from pronghorn.channels.feishu_token import TenantToken
 from pronghorn.channels.http_api import Backoff
 from pronghorn.channels.types import InboundFile, Target
@@ -584,3 +586,64 @@ async def test_transport_threads_files_and_limits(fake: FakeFeishu):
         assert t.parse("ev-s", sticker["event"]) is None
     finally:
         await t.stop()
+
+
+# -- the long connection ---------------------------------------------------------------------
+
+
+def test_frame_codec_matches_the_protobuf_runtime():
+    frame = FRAME(SeqID=2**40, LogID=7, service=77, method=1, payload=b'{"a":1}')
+    frame.headers.add(key="type", value="event")
+    frame.headers.add(key="message_id", value="m-1")
+    mine = decode(frame.SerializeToString())
+    assert (mine.seq_id, mine.log_id, mine.service, mine.method) == (2**40, 7, 77, 1)
+    assert mine.headers == [("type", "event"), ("message_id", "m-1")]
+    assert mine.payload == b'{"a":1}' and mine.header("type") == "event"
+    mine.headers.append(("biz_rt", "3"))
+    mine.log_id_new = "L"
+    back = FRAME()
+    back.ParseFromString(encode(mine))
+    assert [(h.key, h.value) for h in back.headers][-1] == ("biz_rt", "3")
+    assert back.SeqID == 2**40 and back.payload == b'{"a":1}' and back.LogIDNew == "L"
+    negative = FRAME(SeqID=0, LogID=0, service=-5, method=0)
+    assert decode(negative.SerializeToString()).service == -5
+    assert decode(encode(Frame(service=-5))).service == -5
+    for bad in (b"\x08", b"\x0a\x05ab", b"\x0b"):
+        with pytest.raises(FrameError):
+            decode(bad)
+
+
+async def test_long_connection_receives_acks_and_reconnects(tmp_path: Path):
+    fake = FakeFeishu().start()
+    cfg = config(fake)
+    section = cfg["channels"]["feishu"]
+    section["receive"] = "long_connection"
+    del section["verification_token"], section["encrypt_key"]
+    server = InProcessServer(tmp_path, cfg).start(timeout=120)
+    try:
+        connected = await asyncio.to_thread(fake.wait_for, lambda: fake.of("ws_connect"))
+        assert connected[0].body["service_id"] == "77"
+        await asyncio.to_thread(fake.wait_for, lambda: fake.of("ws_ping"))
+        chat = new_chat()
+        fake.push_event(fake.message_event(chat_id=chat, text="hello over the socket"), parts=3)
+        await asyncio.to_thread(final_text, fake, chat, "How can I help")
+        (ack,) = fake.of("ws_ack")
+        assert ack.body["payload"] == {"code": 200} and "biz_rt" in ack.body["headers"]
+        with server.http() as http:  # no callbacks in this mode
+            assert http.post(EVENTS, json={"type": "url_verification"}).status_code == 404
+        fake.drop_connection()
+        await asyncio.to_thread(fake.wait_for, lambda: len(fake.of("ws_connect")) >= 2)
+        fake.push_event(fake.message_event(chat_id=chat, text="second question"))
+        await asyncio.to_thread(final_text, fake, chat, "The second answer.")
+        assert "feishu long connection failed" in server.logs()
+    finally:
+        server.stop()
+        fake.stop()
+
+
+def test_webhook_mode_needs_the_verification_token():
+    with pytest.raises(ValueError, match="verification_token is required"):
+        FeishuConfig.model_validate({"app_id": "a", "app_secret": "s"})
+    section = {"app_id": "a", "app_secret": "s", "receive": "long_connection"}
+    ok = FeishuConfig.model_validate(section)
+    assert ok.verification_token is None

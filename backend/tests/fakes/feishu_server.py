@@ -10,6 +10,7 @@ the gateway's code, so a test checks one against the other.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import itertools
@@ -20,9 +21,11 @@ from typing import Any
 
 from cryptography.hazmat.primitives import padding
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute, Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from fakes.platform_base import Call, PlatformServer
 
@@ -44,6 +47,9 @@ class FakeFeishu(PlatformServer):
         self.uploads: dict[str, tuple[str, str, bytes]] = {}  # file_key -> (type, name, data)
         self.resources: dict[tuple[str, str], bytes] = {}  # (message_id, key) -> bytes
         self.chat_of: dict[str, str] = {}  # a user message's id -> its chat (for replies)
+        self.ping_interval = 1  # the long connection's PingInterval (s) in ClientConfig
+        self._socket: WebSocket | None = None
+        self._frame_ids = itertools.count(1)
 
     def routes(self) -> list[BaseRoute]:
         return [
@@ -58,6 +64,8 @@ class FakeFeishu(PlatformServer):
                 self._resource,
                 methods=["GET"],
             ),
+            Route("/callback/ws/endpoint", self._ws_endpoint, methods=["POST"]),
+            WebSocketRoute("/ws", self._ws),
         ]
 
     # -- test side ---------------------------------------------------------------------------
@@ -196,6 +204,86 @@ class FakeFeishu(PlatformServer):
             return JSONResponse({"code": 234003, "msg": "File not in msg."}, 400)
         return Response(data, media_type="application/octet-stream")
 
+    # -- the long connection -------------------------------------------------------------------
+
+    async def _ws_endpoint(self, request: Request) -> Response:
+        if self.down:
+            return Response("upstream unavailable", status_code=503)
+        body = json.loads(await request.body())
+        self.record(Call("ws_endpoint", body))
+        if body.get("AppID") != APP_ID or body.get("AppSecret") != APP_SECRET:
+            return JSONResponse({"code": 514, "msg": "auth failed"})
+        url = f"ws://127.0.0.1:{self.port}/ws?device_id=dev-{next(self._ids)}&service_id=77"
+        settings = {
+            "ReconnectCount": -1,
+            "ReconnectInterval": 120,
+            "ReconnectNonce": 30,
+            "PingInterval": self.ping_interval,
+        }
+        data = {"URL": url, "ClientConfig": settings}
+        return JSONResponse({"code": 0, "msg": "ok", "data": data})
+
+    async def _ws(self, socket: WebSocket) -> None:
+        await socket.accept()
+        self.loop = asyncio.get_running_loop()
+        self._socket = socket
+        self.record(Call("ws_connect", dict(socket.query_params)))
+        try:
+            while True:
+                frame = FRAME()
+                frame.ParseFromString(await socket.receive_bytes())
+                headers = {h.key: h.value for h in frame.headers}
+                if frame.method == 0 and headers.get("type") == "ping":
+                    self.record(Call("ws_ping", {"service": frame.service}))
+                    pong = _frame(0, {"type": "pong"}, service=frame.service)
+                    pong.payload = json.dumps({"PingInterval": self.ping_interval}).encode()
+                    await socket.send_bytes(pong.SerializeToString())
+                elif frame.method == 1:
+                    ack = json.loads(frame.payload)
+                    self.record(Call("ws_ack", {"headers": headers, "payload": ack}))
+        except WebSocketDisconnect:
+            pass
+        finally:
+            if self._socket is socket:
+                self._socket = None
+
+    def push_event(self, payload: dict[str, Any], parts: int = 1) -> None:
+        """Send an event down the long connection, in `parts` data frames."""
+        raw = json.dumps(payload).encode()
+        size = -(-len(raw) // parts)
+        chunks = [raw[i * size : (i + 1) * size] for i in range(parts)]
+        message_id = f"msg-{next(self._frame_ids)}"
+        frames = []
+        for seq, chunk in reversed(list(enumerate(chunks))):  # out of order on purpose
+            headers = {
+                "type": "event",
+                "message_id": message_id,
+                "sum": str(parts),
+                "seq": str(seq),
+                "trace_id": "trace",
+            }
+            frame = _frame(1, headers, service=77)
+            frame.payload = chunk
+            frames.append(frame.SerializeToString())
+        self._on_loop(self._send_all(frames))
+
+    def drop_connection(self) -> None:
+        """Close the long connection from the platform's side."""
+        self._on_loop(self._close())
+
+    def _on_loop(self, coro: Any) -> None:
+        assert self.loop is not None, "no long connection yet"
+        asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=30)
+
+    async def _send_all(self, frames: list[bytes]) -> None:
+        assert self._socket is not None, "no long connection open"
+        for data in frames:
+            await self._socket.send_bytes(data)
+
+    async def _close(self) -> None:
+        if self._socket is not None:
+            await self._socket.close(code=1001)
+
     # -- events --------------------------------------------------------------------------------
 
     def message_event(
@@ -295,3 +383,46 @@ def delivery(
             "x-lark-signature": digest,
         }
     return body, headers
+
+
+def _frame_class() -> Any:
+    """`pbbp2.Frame` built with the protobuf runtime from the platform's schema (field
+    numbers and types as in Feishu's SDK), independently of the gateway's hand codec."""
+    fd = descriptor_pb2.FileDescriptorProto(name="fake_pbbp2.proto", package="fakepbbp2")
+    fd.syntax = "proto2"
+    f = descriptor_pb2.FieldDescriptorProto
+    header = fd.message_type.add(name="Header")
+    header.field.add(name="key", number=1, type=f.TYPE_STRING, label=f.LABEL_REQUIRED)
+    header.field.add(name="value", number=2, type=f.TYPE_STRING, label=f.LABEL_REQUIRED)
+    frame = fd.message_type.add(name="Frame")
+    for name, number, kind, label in (
+        ("SeqID", 1, f.TYPE_UINT64, f.LABEL_REQUIRED),
+        ("LogID", 2, f.TYPE_UINT64, f.LABEL_REQUIRED),
+        ("service", 3, f.TYPE_INT32, f.LABEL_REQUIRED),
+        ("method", 4, f.TYPE_INT32, f.LABEL_REQUIRED),
+        ("payload_encoding", 6, f.TYPE_STRING, f.LABEL_OPTIONAL),
+        ("payload_type", 7, f.TYPE_STRING, f.LABEL_OPTIONAL),
+        ("payload", 8, f.TYPE_BYTES, f.LABEL_OPTIONAL),
+        ("LogIDNew", 9, f.TYPE_STRING, f.LABEL_OPTIONAL),
+    ):
+        frame.field.add(name=name, number=number, type=kind, label=label)
+    frame.field.add(
+        name="headers",
+        number=5,
+        type=f.TYPE_MESSAGE,
+        label=f.LABEL_REPEATED,
+        type_name=".fakepbbp2.Header",
+    )
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(fd)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("fakepbbp2.Frame"))
+
+
+FRAME = _frame_class()
+
+
+def _frame(method: int, headers: dict[str, str], *, service: int) -> Any:
+    frame = FRAME(SeqID=0, LogID=0, service=service, method=method)
+    for key, value in headers.items():
+        frame.headers.add(key=key, value=value)
+    return frame

@@ -13,8 +13,8 @@ at it: the bot replies to the root (`/messages/{root}/reply`), so the Feishu thr
 (`root_id`) is one Pronghorn thread. A direct chat is one conversation (a topic thread in it,
 one of its own). Files go up through `/open-apis/im/v1/files` and are sent as `file`
 messages; files users send are fetched from `/messages/{id}/resources/{key}`. Calls carry
-the app's tenant_access_token (feishu_token.py). The long connection (WebSocket) is not
-implemented.
+the app's tenant_access_token (feishu_token.py). With `receive: long_connection` the same
+events arrive over a WebSocket the gateway opens instead (feishu_ws.py).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from pronghorn.channels.errors import BadSignature, ChannelError, PlatformError
 from pronghorn.channels.feishu_card import card, card_markdown, mention_text, post_text
 from pronghorn.channels.feishu_crypto import decrypt, verify_signature
 from pronghorn.channels.feishu_token import TOKEN_INVALID_CODES, TenantToken
+from pronghorn.channels.feishu_ws import LongConnection
 from pronghorn.channels.http_api import Backoff, as_json, call
 from pronghorn.channels.transport import ErrorReport, Sink
 from pronghorn.channels.types import Inbound, InboundFile, Sent, Target
@@ -104,8 +105,9 @@ class FeishuTransport:
             Backoff(config.retry_initial_s, config.retry_max_s),
         )
         self._sink: Sink | None = None
-        self._task: asyncio.Task[None] | None = None
+        self._tasks: list[asyncio.Task[None]] = []
         self.bot_open_id: str | None = None
+        self.long_connection: LongConnection | None = None
 
     def edit_interval(self, target: Target) -> float:
         return self.config.edit_interval_s
@@ -162,14 +164,27 @@ class FeishuTransport:
 
     async def start(self, sink: Sink, report: ErrorReport) -> None:
         self._sink = sink
-        self._task = asyncio.create_task(self._watch_bot(report), name="feishu-bot-info")
+        self._tasks.append(asyncio.create_task(self._watch_bot(report), name="feishu-bot-info"))
+        if self.config.receive == "long_connection":
+            self.long_connection = LongConnection(
+                self._client,
+                self._base,
+                self.config.app_id,
+                self.config.app_secret.get_secret_value(),
+                Backoff(self.config.retry_initial_s, self.config.retry_max_s),
+                self._take,
+                report,
+            )
+            self._tasks.append(asyncio.create_task(self.long_connection.run(), name="feishu-ws"))
 
     async def stop(self) -> None:
         self._sink = None
-        if self._task is not None:
-            self._task.cancel()
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+                await task
+        self._tasks.clear()
         await self._client.aclose()
 
     # -- callbacks --------------------------------------------------------------------------
@@ -188,8 +203,9 @@ class FeishuTransport:
 
     def _check_token(self, payload: Mapping[str, Any]) -> None:
         given = payload.get("token") or _map(payload.get("header")).get("token") or ""
-        expected = self.config.verification_token.get_secret_value()
-        if not isinstance(given, str) or not hmac.compare_digest(given, expected):
+        token = self.config.verification_token
+        expected = token.get_secret_value() if token is not None else ""
+        if not expected or not isinstance(given, str) or not hmac.compare_digest(given, expected):
             raise BadSignature("verification token mismatch")
 
     def _check_signature(self, headers: Mapping[str, str], body: bytes) -> None:
@@ -218,12 +234,16 @@ class FeishuTransport:
         if payload.get("type") == "url_verification":
             return {"challenge": str(payload.get("challenge") or "")}
         self._check_signature(headers, body)
+        await self._take(payload)
+        return {"msg": "success"}
+
+    async def _take(self, payload: Mapping[str, Any]) -> None:
+        """An authenticated event (a verified callback, or from the long connection)."""
         header = _map(payload.get("header"))
         if payload.get("schema") == "2.0" and header.get("event_type") == MESSAGE_EVENT:
             msg = self.parse(str(header.get("event_id") or ""), _map(payload.get("event")))
             if msg is not None and self._sink is not None:
                 await self._sink(msg)
-        return {"msg": "success"}
 
     def parse(self, event_id: str, event: Mapping[str, Any]) -> Inbound | None:
         message, sender = _map(event.get("message")), _map(event.get("sender"))

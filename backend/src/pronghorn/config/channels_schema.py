@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
 AccessMode = Literal["open", "allowlist", "bound"]
 
@@ -80,12 +80,24 @@ class SlackConfig(ChannelCommon):
 
 
 class FeishuConfig(ChannelCommon):
-    """A Feishu / Lark app over the event subscription (`POST /api/channels/feishu/events`)."""
+    """A Feishu / Lark app: events by HTTP callback (`POST /api/channels/feishu/events`) or
+    over the long connection (a WebSocket the gateway opens)."""
 
     app_id: str = Field(description="The app's App ID (cli_…).")
     app_secret: SecretStr = Field(description="The app's App Secret (use ${VAR}).")
-    verification_token: SecretStr = Field(
-        description="The event subscription's Verification Token; events without it are refused."
+    receive: Literal["webhook", "long_connection"] = Field(
+        default="webhook",
+        description=(
+            "webhook: Feishu POSTs events to /api/channels/feishu/events; long_connection: "
+            "the gateway connects out to Feishu (no public URL needed)."
+        ),
+    )
+    verification_token: SecretStr | None = Field(
+        default=None,
+        description=(
+            "The event subscription's Verification Token; callbacks without it are refused "
+            "(required with receive: webhook)."
+        ),
     )
     encrypt_key: SecretStr | None = Field(
         default=None,
@@ -112,6 +124,12 @@ class FeishuConfig(ChannelCommon):
         gt=0,
         description="Oldest X-Lark-Request-Timestamp accepted on a signed event (replay guard).",
     )
+
+    @model_validator(mode="after")
+    def _webhook_needs_token(self) -> FeishuConfig:
+        if self.receive == "webhook" and self.verification_token is None:
+            raise ValueError("channels.feishu.verification_token is required with receive: webhook")
+        return self
 
 
 class ChannelsConfig(_Section):

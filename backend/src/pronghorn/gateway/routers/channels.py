@@ -176,6 +176,8 @@ async def feishu_events(request: Request) -> JSONResponse:
     channel = manager.channels.get("feishu")
     if channel is None or not isinstance(channel.transport, FeishuTransport):
         raise ApiError(404, "The Feishu channel is not running")
+    if channel.transport.config.receive != "webhook":
+        raise ApiError(404, "The Feishu channel receives over its long connection")
     body = await request.body()
     headers = {k.lower(): v for k, v in request.headers.items()}
     try:

@@ -146,10 +146,15 @@ class LongConnection:
         code = 200
         try:
             event: object = json.loads(payload)
-            await self._on_event(_map(event))
         except ValueError:
-            code = 500
+            code, event = 500, None
             log.warning("feishu event is not JSON", extra={"channel": "feishu"})
+        if event is not None:
+            try:
+                await self._on_event(_map(event))
+            except Exception:  # one bad event never ends the connection
+                code = 500
+                log.exception("feishu event failed", extra={"channel": "feishu"})
         elapsed_ms = int((time.monotonic() - started) * 1000)
         frame.headers.append(("biz_rt", str(elapsed_ms)))
         frame.payload = json.dumps({"code": code}).encode()

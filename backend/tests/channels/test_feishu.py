@@ -4,6 +4,7 @@ gateway in-process with the scripted model, replies to a fake Open API on loopba
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections.abc import Callable, Iterator
@@ -30,6 +31,7 @@ from pronghorn.channels.feishu import FeishuTransport
 from pronghorn.channels.feishu_crypto import decrypt
 from pronghorn.channels.feishu_frame import Frame, FrameError, decode, encode
 from pronghorn.channels.feishu_token import TenantToken
+from pronghorn.channels.feishu_ws import LongConnection
 from pronghorn.channels.http_api import Backoff
 from pronghorn.channels.types import InboundFile, Target
 from pronghorn.config.channels_schema import FeishuConfig
@@ -647,3 +649,29 @@ def test_webhook_mode_needs_the_verification_token():
     section = {"app_id": "a", "app_secret": "s", "receive": "long_connection"}
     ok = FeishuConfig.model_validate(section)
     assert ok.verification_token is None
+
+
+async def test_long_connection_reports_refused_credentials(fake: FakeFeishu):
+    reports: list[str] = []
+    reported = asyncio.Event()
+
+    def report(error: str) -> None:
+        reports.append(error)
+        reported.set()
+
+    async def on_event(_event: Any) -> None:
+        raise AssertionError("no event expected")
+
+    async with httpx.AsyncClient() as client:
+        conn = LongConnection(
+            client, fake.url, APP_ID, "wrong-secret", Backoff(0.05, 0.2), on_event, report
+        )
+        task = asyncio.create_task(conn.run())
+        try:
+            await asyncio.wait_for(reported.wait(), 60)
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+    assert "code 514" in reports[0] and "wrong-secret" not in reports[0]
+    assert conn.connects == 0

@@ -559,6 +559,11 @@ async def test_transport_threads_files_and_limits(fake: FakeFeishu):
         await t.upload(Target(group, root, is_group=True), "slides.pdf", b"%PDF")
         (upload,) = [c for c in fake.of("upload") if c.body["file_name"] == "slides.pdf"]
         assert upload.body["file_type"] == "pdf"
+        await t.upload(Target(group, root, is_group=True), "chart.PNG", b"\x89PNG")
+        (image,) = [c for c in fake.sent(group) if c.body["msg_type"] == "image"]
+        key = json.loads(image.body["content"])["image_key"]
+        assert fake.uploads[key] == ("image", "chart.PNG", b"\x89PNG")
+        assert image.body["root_id"] == root
         big = fake.message_event(chat_id=group, message_type="file", content={})
         mid = big["event"]["message"]["message_id"]
         fake.resources[(mid, "k_big")] = b"x" * 5000

@@ -1,5 +1,6 @@
 """A fake Feishu / Lark Open API: the tenant_access_token endpoint, bot info, sending,
-replying to and patching messages, file upload and message resources, with Feishu's shapes
+replying to and patching messages, file and image upload, message resources, the long
+connection (endpoint and WebSocket, protobuf frames), with Feishu's shapes
 (`{"code": 0, "msg": "success", "data": …}`, bearer tenant token, code 99991663 for a bad
 token). Plus the other direction: events as Feishu delivers them (schema 2.0
 `im.message.receive_v1`), plain or AES-encrypted and signed, to POST at the gateway.
@@ -59,6 +60,7 @@ class FakeFeishu(PlatformServer):
             Route("/open-apis/im/v1/messages/{message_id}/reply", self._reply, methods=["POST"]),
             Route("/open-apis/im/v1/messages/{message_id}", self._patch, methods=["PATCH"]),
             Route("/open-apis/im/v1/files", self._upload, methods=["POST"]),
+            Route("/open-apis/im/v1/images", self._upload_image, methods=["POST"]),
             Route(
                 "/open-apis/im/v1/messages/{message_id}/resources/{key}",
                 self._resource,
@@ -193,6 +195,20 @@ class FakeFeishu(PlatformServer):
         self.uploads[key] = (file_type, name, data)
         self.record(Call("upload", {"file_key": key, "file_type": file_type, "file_name": name}))
         return self._ok({"file_key": key})
+
+    async def _upload_image(self, request: Request) -> Response:
+        if (refused := self._auth(request)) is not None:
+            return refused
+        async with request.form() as form:
+            part = form["image"]
+            assert not isinstance(part, str)
+            if form.get("image_type") != "message":
+                return JSONResponse({"code": 234001, "msg": "Invalid request param."}, 400)
+            name, data = part.filename or "", await part.read()
+        key = f"img_v3_{next(self._ids)}"
+        self.uploads[key] = ("image", name, data)
+        self.record(Call("upload_image", {"image_key": key, "name": name}))
+        return self._ok({"image_key": key})
 
     async def _resource(self, request: Request) -> Response:
         if (refused := self._auth(request)) is not None:

@@ -11,9 +11,10 @@ Replies are interactive cards (one Markdown element) edited in place with
 `PATCH /open-apis/im/v1/messages/{id}`. In a group, a message starts a conversation rooted
 at it: the bot replies to the root (`/messages/{root}/reply`), so the Feishu thread
 (`root_id`) is one Pronghorn thread. A direct chat is one conversation (a topic thread in it,
-one of its own). Files go up through `/open-apis/im/v1/files` and are sent as `file`
-messages; files users send are fetched from `/messages/{id}/resources/{key}`. Calls carry
-the app's tenant_access_token (feishu_token.py). With `receive: long_connection` the same
+one of its own). Files go up through `/open-apis/im/v1/files` (images through
+`/open-apis/im/v1/images`) and are sent as `file` (`image`) messages; files users send
+are fetched from `/messages/{id}/resources/{key}`. Calls carry the app's
+tenant_access_token (feishu_token.py). With `receive: long_connection` the same
 events arrive over a WebSocket the gateway opens instead (feishu_ws.py).
 """
 
@@ -55,6 +56,10 @@ _FILE_TYPES = {
     "mp4": "mp4",
     "opus": "opus",
 }
+
+# Artifacts of these types go up as images (shown inline), up to Feishu's 10 MB image limit.
+_IMAGE_TYPES = frozenset({"png", "jpg", "jpeg", "gif", "webp", "bmp"})
+_IMAGE_MAX_BYTES = 10 * 1024 * 1024
 
 
 class BadEvent(ChannelError):
@@ -336,6 +341,16 @@ class FeishuTransport:
 
     async def upload(self, target: Target, name: str, data: bytes) -> None:
         ext = name.rsplit(".", 1)[-1].lower() if "." in name else ""
+        if ext in _IMAGE_TYPES and len(data) <= _IMAGE_MAX_BYTES:  # shown inline
+            fields = {"image_type": "message"}
+            files = {"image": (name, data)}
+            path = "/open-apis/im/v1/images"
+            uploaded = await self._api("POST", path, "upload image", data=fields, files=files)
+            image_key = uploaded.get("image_key")
+            if not isinstance(image_key, str) or not image_key:
+                raise PlatformError("upload image: no image_key")
+            await self._post(target, "image", json.dumps({"image_key": image_key}), "send image")
+            return
         fields = {"file_type": _FILE_TYPES.get(ext, "stream"), "file_name": name}
         files = {"file": (name, data)}
         path = "/open-apis/im/v1/files"

@@ -390,7 +390,7 @@ def test_redelivered_event_runs_once(srv: InProcessServer, fake: FakeFeishu):
     assert post(srv, event).status_code == 200
     assert post(srv, event).status_code == 200  # Feishu's retry: same event_id, new signature
     final_text(fake, chat, "How can I help")
-    fake.wait_for(lambda: channel_status(srv)["counts"]["duplicates"] >= 1)
+    _wait_status(srv, lambda s: s["counts"]["duplicates"] >= 1)
     (thread,) = threads_of(srv, chat)
     assert len(runs_of(srv, thread["thread_id"])) == 1
 
@@ -634,7 +634,7 @@ async def test_long_connection_receives_acks_and_reconnects(tmp_path: Path):
         chat = new_chat()
         fake.push_event(fake.message_event(chat_id=chat, text="hello over the socket"), parts=3)
         await asyncio.to_thread(final_text, fake, chat, "How can I help")
-        (ack,) = fake.of("ws_ack")
+        (ack,) = await asyncio.to_thread(fake.wait_for, lambda: fake.of("ws_ack"))
         assert ack.body["payload"] == {"code": 200} and "biz_rt" in ack.body["headers"]
         with server.http() as http:  # no callbacks in this mode
             assert http.post(EVENTS, json={"type": "url_verification"}).status_code == 404

@@ -12,16 +12,22 @@ from pydantic import BaseModel
 from pronghorn.channels.channel import Channel, ChannelStatus
 from pronghorn.channels.discord import DiscordTransport
 from pronghorn.channels.errors import UnknownChannel
+from pronghorn.channels.feishu import FeishuTransport
 from pronghorn.channels.slack import SlackTransport
 from pronghorn.channels.telegram import TelegramTransport
 from pronghorn.channels.transport import Transport
-from pronghorn.config.channels_schema import DiscordConfig, SlackConfig, TelegramConfig
+from pronghorn.config.channels_schema import (
+    DiscordConfig,
+    FeishuConfig,
+    SlackConfig,
+    TelegramConfig,
+)
 from pronghorn.config.schema import AppConfig
 from pronghorn.runtime.runtime import Runtime
 
 log = logging.getLogger("pronghorn.channels")
 
-PLATFORMS = ("telegram", "slack", "discord")
+PLATFORMS = ("telegram", "slack", "discord", "feishu")
 
 
 def build_transport(name: str, section: BaseModel) -> Transport:
@@ -31,6 +37,8 @@ def build_transport(name: str, section: BaseModel) -> Transport:
         return SlackTransport(section)
     if name == "discord" and isinstance(section, DiscordConfig):
         return DiscordTransport(section)
+    if name == "feishu" and isinstance(section, FeishuConfig):
+        return FeishuTransport(section)
     raise UnknownChannel(name)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
 AccessMode = Literal["open", "allowlist", "bound"]
 
@@ -110,6 +110,59 @@ class DiscordConfig(ChannelCommon):
     )
 
 
+class FeishuConfig(ChannelCommon):
+    """A Feishu / Lark app: events by HTTP callback (`POST /api/channels/feishu/events`) or
+    over the long connection (a WebSocket the gateway opens)."""
+
+    app_id: str = Field(description="The app's App ID (cli_…).")
+    app_secret: SecretStr = Field(description="The app's App Secret (use ${VAR}).")
+    receive: Literal["webhook", "long_connection"] = Field(
+        default="webhook",
+        description=(
+            "webhook: Feishu POSTs events to /api/channels/feishu/events; long_connection: "
+            "the gateway connects out to Feishu (no public URL needed)."
+        ),
+    )
+    verification_token: SecretStr | None = Field(
+        default=None,
+        description=(
+            "The event subscription's Verification Token; callbacks without it are refused "
+            "(required with receive: webhook)."
+        ),
+    )
+    encrypt_key: SecretStr | None = Field(
+        default=None,
+        description=(
+            "The event subscription's Encrypt Key: events arrive AES-encrypted and signed "
+            "(X-Lark-Signature is checked). Unset: plain events, token check only."
+        ),
+    )
+    api_base_url: str = Field(
+        default="https://open.feishu.cn",
+        description=(
+            "Open API base: https://open.feishu.cn (Feishu) or https://open.larksuite.com (Lark)."
+        ),
+    )
+    reply_in_thread: bool = Field(
+        default=False,
+        description=(
+            "Answer group messages in a Feishu topic thread (reply_in_thread) instead of "
+            "a quoted reply."
+        ),
+    )
+    max_clock_skew_s: float = Field(
+        default=3600.0,
+        gt=0,
+        description="Oldest X-Lark-Request-Timestamp accepted on a signed event (replay guard).",
+    )
+
+    @model_validator(mode="after")
+    def _webhook_needs_token(self) -> FeishuConfig:
+        if self.receive == "webhook" and self.verification_token is None:
+            raise ValueError("channels.feishu.verification_token is required with receive: webhook")
+        return self
+
+
 class ChannelsConfig(_Section):
     access: ChannelAccess = Field(
         default_factory=ChannelAccess, description="The default access policy of every channel."
@@ -132,3 +185,4 @@ class ChannelsConfig(_Section):
     telegram: TelegramConfig | None = Field(default=None, description="The Telegram bot.")
     slack: SlackConfig | None = Field(default=None, description="The Slack app.")
     discord: DiscordConfig | None = Field(default=None, description="The Discord bot.")
+    feishu: FeishuConfig | None = Field(default=None, description="The Feishu / Lark app.")

@@ -29,6 +29,7 @@ PUBLIC_PATHS = frozenset(
         "/api/langgraph/docs",
         "/api/langgraph/ok",
         "/api/channels/slack/events",  # Slack calls it; every request is signature-checked
+        "/api/channels/feishu/events",  # Feishu calls it; token (and signature) checked
     }
 )
 PUBLIC_PREFIXES = ("/api/auth/oidc/",)

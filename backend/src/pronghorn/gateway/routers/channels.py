@@ -1,8 +1,11 @@
 """`/api/channels/*`: IM channels' status and restart, the connect flow (a one-time code a
-user sends to the bot as `/connect CODE`), their connections, and Slack's Events webhook.
+user sends to the bot as `/connect CODE`), their connections, and the Slack and Feishu
+event webhooks.
 
 `POST /api/channels/slack/events` is public: Slack calls it, and every request must carry
-a valid `X-Slack-Signature`; everything else needs a signed-in user (restart: admins).
+a valid `X-Slack-Signature`; so is `POST /api/channels/feishu/events` (Verification Token,
+and `X-Lark-Signature` with an Encrypt Key); everything else needs a signed-in user
+(restart: admins).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from pronghorn.auth.principal import Principal
 from pronghorn.channels.channel import Channel
 from pronghorn.channels.dispatcher import code_hash
 from pronghorn.channels.errors import BadSignature, UnknownChannel
+from pronghorn.channels.feishu import BadEvent, FeishuTransport
 from pronghorn.channels.manager import PLATFORMS, ChannelManager
 from pronghorn.channels.slack import SlackTransport
 from pronghorn.channels.telegram import TelegramTransport
@@ -161,4 +165,25 @@ async def slack_events(request: Request) -> JSONResponse:
         answer = await channel.transport.handle_webhook(headers, body)
     except BadSignature as exc:
         raise ApiError(401, f"Invalid Slack request: {exc}") from None
+    return JSONResponse(answer)
+
+
+@router.post("/feishu/events", include_in_schema=True)
+async def feishu_events(request: Request) -> JSONResponse:
+    """Feishu / Lark event callbacks: decrypted, token (and signature) checked, the
+    `url_verification` challenge answered, message events taken."""
+    manager: ChannelManager = request.app.state.channels
+    channel = manager.channels.get("feishu")
+    if channel is None or not isinstance(channel.transport, FeishuTransport):
+        raise ApiError(404, "The Feishu channel is not running")
+    if channel.transport.config.receive != "webhook":
+        raise ApiError(404, "The Feishu channel receives over its long connection")
+    body = await request.body()
+    headers = {k.lower(): v for k, v in request.headers.items()}
+    try:
+        answer = await channel.transport.handle_webhook(headers, body)
+    except BadSignature as exc:
+        raise ApiError(401, f"Invalid Feishu request: {exc}") from None
+    except BadEvent as exc:
+        raise ApiError(400, f"Invalid Feishu request: {exc}") from None
     return JSONResponse(answer)

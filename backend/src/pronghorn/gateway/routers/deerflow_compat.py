@@ -214,6 +214,7 @@ async def channel_providers(runtime: Runtime = Depends(get_runtime)) -> JSONResp
         "telegram": channels.telegram,
         "slack": channels.slack,
         "discord": channels.discord,
+        "feishu": channels.feishu,
     }
     providers: list[dict[str, object]] = []
     for key, label in CHANNEL_PROVIDERS:

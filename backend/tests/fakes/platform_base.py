@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute
@@ -24,6 +24,8 @@ class Call:
 
 
 class PlatformServer:
+    ws: Literal["auto", "websockets-sansio"] = "auto"  # uvicorn's WebSocket implementation
+
     def __init__(self) -> None:
         self.calls: list[Call] = []
         self._cond = threading.Condition()
@@ -65,7 +67,7 @@ class PlatformServer:
 
     def start(self) -> PlatformServer:
         self._http = ThreadedServer(
-            Starlette(routes=self.routes()), lifespan="off", name="fake platform server"
+            Starlette(routes=self.routes()), lifespan="off", name="fake platform server", ws=self.ws
         ).start()
         self.port = self._http.port
         return self

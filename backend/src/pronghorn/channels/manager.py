@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from pronghorn.channels.channel import Channel, ChannelStatus
 from pronghorn.channels.errors import UnknownChannel
 from pronghorn.channels.slack import SlackTransport
+from pronghorn.channels.slack_socket import SlackSocketTransport
 from pronghorn.channels.telegram import TelegramTransport
 from pronghorn.channels.transport import Transport
 from pronghorn.config.channels_schema import SlackConfig, TelegramConfig
@@ -27,6 +28,8 @@ def build_transport(name: str, section: BaseModel) -> Transport:
     if name == "telegram" and isinstance(section, TelegramConfig):
         return TelegramTransport(section)
     if name == "slack" and isinstance(section, SlackConfig):
+        if section.mode == "socket":
+            return SlackSocketTransport(section)
         return SlackTransport(section)
     raise UnknownChannel(name)
 

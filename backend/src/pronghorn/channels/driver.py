@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
+from pronghorn.channels import approvals
 from pronghorn.channels.errors import PlatformError
 from pronghorn.channels.files import read_artifact
 from pronghorn.channels.render import fit
@@ -112,6 +113,15 @@ def clarification(output: Mapping[str, Any]) -> str | None:
     return "The agent is waiting for your input. Reply to continue."
 
 
+def approval_question(output: Mapping[str, Any]) -> str | None:
+    """The question of pending tool approvals (channels/approvals.py), if any."""
+    interrupts = output.get("__interrupt__")
+    if not isinstance(interrupts, list):
+        return None
+    requests = approvals.requests_of(cast(list[object], interrupts))
+    return approvals.question(requests) if requests else None
+
+
 def options_of(interrupts: Sequence[object]) -> list[str]:
     """The options of a pending clarification (a reply "2" picks the second)."""
     for item in interrupts:
@@ -169,7 +179,12 @@ class RunDriver:
         elif job.status == "interrupted" and "__interrupt__" not in output:
             answer = "Stopped."
         else:
-            answer = clarification(output) or final_answer(output) or EMPTY
+            answer = (
+                approval_question(output)
+                or clarification(output)
+                or final_answer(output)
+                or EMPTY
+            )
         pieces = fit(answer, t.max_text, t.render)
         if placeholder is not None:
             await t.edit(placeholder, pieces[0])

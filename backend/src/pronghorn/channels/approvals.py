@@ -85,11 +85,21 @@ def _mask_text(text: str) -> str:
     return _SECRET_VALUE.sub(keep_prefix, text)
 
 
+def _masked(value: object) -> object:
+    """Nested mappings and lists with the values of secret-looking keys masked."""
+    if isinstance(value, Mapping):
+        items = cast(Mapping[object, object], value).items()
+        return {str(k): MASK if _SECRET_KEY.search(str(k)) else _masked(v) for k, v in items}
+    if isinstance(value, list):
+        return [_masked(v) for v in cast(list[object], value)]
+    return value
+
+
 def _shown(key: str, value: object) -> str:
     if _SECRET_KEY.search(key):
         return MASK
-    text = value if isinstance(value, str) else json.dumps(value, default=str)
-    text = _mask_text(text).replace("\n", " ")
+    text = value if isinstance(value, str) else json.dumps(_masked(value), default=str)
+    text = _mask_text(text).replace("\n", " ").replace("`", "'")
     return text if len(text) <= MAX_VALUE else text[: MAX_VALUE - 1] + "…"
 
 

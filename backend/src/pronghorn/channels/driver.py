@@ -180,10 +180,7 @@ class RunDriver:
             answer = "Stopped."
         else:
             answer = (
-                approval_question(output)
-                or clarification(output)
-                or final_answer(output)
-                or EMPTY
+                approval_question(output) or clarification(output) or final_answer(output) or EMPTY
             )
         pieces = fit(answer, t.max_text, t.render)
         if placeholder is not None:

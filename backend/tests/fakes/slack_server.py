@@ -79,6 +79,12 @@ class FakeSlack(PlatformServer):
         else:
             async with request.form() as form:
                 body = {k: v for k, v in form.items() if isinstance(v, str)}
+        if self.take_limit(method, body):
+            return JSONResponse(
+                {"ok": False, "error": "ratelimited"},
+                429,
+                headers={"retry-after": str(self.retry_after)},
+            )
         self.record(Call(method, body))
         if method == "auth.test":
             return JSONResponse({"ok": True, "user_id": BOT_USER, "bot_id": "B1", "team": "T"})

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
 from pronghorn.channels import approvals
+from pronghorn.channels.edits import EditPump, final_edit
 from pronghorn.channels.errors import PlatformError
 from pronghorn.channels.files import read_artifact
 from pronghorn.channels.render import fit
@@ -159,20 +159,17 @@ class RunDriver:
         job = turn.job
         placeholder: Sent | None = await t.send(turn.target, WORKING) if t.supports_edit else None
         stream = StreamText()
-        interval = t.edit_interval(turn.target)
-        last_edit = time.monotonic()
-        shown = ""
-        async for event in self.broker.subscribe(job.run_id, 0):
-            if event.event != "messages" or not stream.feed(event.data):
-                continue
-            if placeholder is None or time.monotonic() - last_edit < interval:
-                continue
-            text = stream.text
-            if text != shown:
-                shown = text
-                await self._edit_quietly(placeholder, _preview(t, text))
-                last_edit = time.monotonic()
-        await job.done.wait()
+        pump = EditPump(t, placeholder, t.edit_interval(turn.target)) if placeholder else None
+        try:
+            async for event in self.broker.subscribe(job.run_id, 0):
+                if event.event != "messages" or not stream.feed(event.data):
+                    continue
+                if pump is not None:
+                    pump.offer(_preview(t, stream.text))
+            await job.done.wait()
+        finally:
+            if pump is not None:
+                await pump.close()
         output = cast(Mapping[str, Any], job.output if isinstance(job.output, Mapping) else {})
         if job.error is not None or job.status in ("error", "timeout"):
             answer = FAILED
@@ -184,7 +181,7 @@ class RunDriver:
             )
         pieces = fit(answer, t.max_text, t.render)
         if placeholder is not None:
-            await t.edit(placeholder, pieces[0])
+            await final_edit(t, placeholder, turn.target, pieces[0])
             rest = pieces[1:]
         else:
             rest = pieces
@@ -192,13 +189,6 @@ class RunDriver:
             await t.send(turn.target, piece)
         self.counts.replied += 1
         await self._send_artifacts(turn, output)
-
-    async def _edit_quietly(self, sent: Sent, text: str) -> None:
-        """A streaming edit may fail (rate limit, unchanged text): the final edit repairs it."""
-        try:
-            await self.transport.edit(sent, text)
-        except PlatformError as exc:
-            log.debug("streaming edit failed", extra={"error": str(exc)})
 
     async def _send_artifacts(self, turn: Turn, output: Mapping[str, Any]) -> None:
         artifacts = output.get("artifacts")

@@ -90,6 +90,9 @@ class SlackSocketTransport(SlackTransport):
         backoff = Backoff(self.config.retry_initial_s, self.config.retry_max_s)
         while True:
             try:
+                if self.bot_user_id is None:  # auth.test failed at start: mentions need it
+                    me = await self._call("auth.test")
+                    self.bot_user_id = str(me.get("user_id") or "") or None
                 url = await self.open_url()
                 async with connect(url, open_timeout=20, max_size=MAX_FRAME) as ws:
                     if await self._session(ws, backoff):

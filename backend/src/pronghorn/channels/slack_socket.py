@@ -50,7 +50,6 @@ class SlackSocketTransport(SlackTransport):
         app_token = config.app_token
         self._app_token = app_token.get_secret_value() if app_token is not None else ""
         self._task: asyncio.Task[None] | None = None
-        self.connections = 0  # sockets opened (hello received), for the status and tests
 
     async def start(self, sink: Sink, report: ErrorReport) -> None:
         await super().start(sink, report)
@@ -116,7 +115,6 @@ class SlackSocketTransport(SlackTransport):
                 continue
             kind = envelope.get("type")
             if kind == "hello":
-                self.connections += 1
                 backoff.reset()
                 log.info("slack socket connected", extra={"channel": "slack"})
                 continue

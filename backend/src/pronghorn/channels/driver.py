@@ -159,13 +159,17 @@ class RunDriver:
         job = turn.job
         placeholder: Sent | None = await t.send(turn.target, WORKING) if t.supports_edit else None
         stream = StreamText()
-        pump = EditPump(t, placeholder, t.edit_interval(turn.target)) if placeholder else None
+        pump = (
+            EditPump(t, placeholder, t.edit_interval(turn.target), lambda s: _preview(t, s))
+            if placeholder
+            else None
+        )
         try:
             async for event in self.broker.subscribe(job.run_id, 0):
                 if event.event != "messages" or not stream.feed(event.data):
                     continue
                 if pump is not None:
-                    pump.offer(_preview(t, stream.text))
+                    pump.offer(stream.text)
             await job.done.wait()
         finally:
             if pump is not None:

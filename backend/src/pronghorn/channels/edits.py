@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Callable
 
 from pronghorn.channels.errors import PlatformError
 from pronghorn.channels.transport import Transport
@@ -31,10 +32,17 @@ def bounded(seconds: float | None) -> float:
 
 
 class EditPump:
-    def __init__(self, transport: Transport, sent: Sent, interval: float) -> None:
+    def __init__(
+        self,
+        transport: Transport,
+        sent: Sent,
+        interval: float,
+        shape: Callable[[str], str] = lambda text: text,
+    ) -> None:
         self.t = transport
         self.sent = sent
         self.interval = interval
+        self.shape = shape  # the text as shown (rendered when sent, not per chunk)
         self.latest: str | None = None
         self.shown: str | None = None
         self.not_before = time.monotonic() + interval
@@ -59,7 +67,7 @@ class EditPump:
             text = self.latest
             self._in_flight = True
             try:
-                await self.t.edit(self.sent, text)
+                await self.t.edit(self.sent, self.shape(text))
             except PlatformError as exc:
                 if exc.retry_after is not None:
                     self.rate_limited += 1

@@ -67,3 +67,48 @@ def test_policy():
     assert guest.principal.identity == "telegram:u1" and not guest.principal.is_admin
     opened = decide(ChannelAccess(mode="open"), _msg(), None, channel="t", auth_mode="none")
     assert opened.principal is not None and opened.principal.identity == "local"
+
+
+def test_approval_question_masks_and_cuts_and_answers_parse():
+    from pronghorn.channels import approvals
+
+    (req,) = approvals.requests_of(
+        [
+            {
+                "id": "i1",
+                "value": {
+                    "type": "tool_approval",
+                    "tool": "bash",
+                    "args": {
+                        "command": "curl -H 'Authorization: Bearer abc.def' https://x `id`",
+                        "api_key": "k-123",
+                        "env": {"MY_TOKEN": "plain", "HOME": "/root"},
+                        "long": "x" * 500,
+                    },
+                    "call_id": "c1",
+                },
+            },
+            {"id": "i2", "value": {"question": "Which?"}},  # a clarification: not an approval
+        ]
+    )
+    text = approvals.question([req])
+    for secret in ("abc.def", "k-123", "plain"):
+        assert secret not in text
+    assert "Bearer ****" in text and '"HOME": "/root"' in text and "`id`" not in text
+    assert "x" * 200 not in text and len(text) < 700
+    assert approvals.parse_answer("Yes") == approvals.Answer(True)
+    assert approvals.parse_answer("approve please") is None  # only a plain approve counts
+    assert approvals.parse_answer("deny: too risky") == approvals.Answer(False, "too risky")
+    assert approvals.parse_answer("no") == approvals.Answer(False, None)
+    assert approvals.parse_answer("hmm") is None
+    assert approvals.resume_value([req], approvals.Answer(False, "r")) == {
+        "approved": False,
+        "call_id": "c1",
+        "reason": "r",
+    }
+    two = [req, approvals.ApprovalRequest("write_file", {}, "c2", "i9")]
+    assert approvals.resume_value(two, approvals.Answer(True)) == {
+        "i1": {"approved": True, "call_id": "c1"},
+        "i9": {"approved": True, "call_id": "c2"},
+    }
+    assert "2 tool calls" in approvals.question(two)

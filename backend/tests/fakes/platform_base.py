@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute
@@ -21,13 +21,19 @@ class Call:
     method: str  # the platform's API method (sendMessage, chat.update...)
     body: dict[str, Any]
     files: dict[str, tuple[str, bytes]] = field(default_factory=dict)
+    at: float = field(default_factory=time.monotonic)  # when the call arrived
 
 
 class PlatformServer:
+    ws: Literal["auto", "websockets-sansio"] = "auto"  # uvicorn's WebSocket implementation
+
     def __init__(self) -> None:
         self.calls: list[Call] = []
         self._cond = threading.Condition()
         self.down = False  # answer every API call with 503
+        # method -> how many of its next calls are refused with 429 (recorded as "method!429")
+        self.limited: dict[str, int] = {}
+        self.retry_after = 1  # the seconds a 429 asks to wait
         self._http: ThreadedServer | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.port = 0
@@ -43,6 +49,16 @@ class PlatformServer:
         with self._cond:
             self.calls.append(call)
             self._cond.notify_all()
+
+    def take_limit(self, method: str, body: dict[str, Any]) -> bool:
+        """Whether this call of `method` is to be refused with 429 (then it is recorded)."""
+        with self._cond:
+            left = self.limited.get(method, 0)
+            if left <= 0:
+                return False
+            self.limited[method] = left - 1
+        self.record(Call(f"{method}!429", body))
+        return True
 
     def of(self, method: str) -> list[Call]:
         with self._cond:
@@ -65,7 +81,7 @@ class PlatformServer:
 
     def start(self) -> PlatformServer:
         self._http = ThreadedServer(
-            Starlette(routes=self.routes()), lifespan="off", name="fake platform server"
+            Starlette(routes=self.routes()), lifespan="off", name="fake platform server", ws=self.ws
         ).start()
         self.port = self._http.port
         return self

@@ -116,6 +116,16 @@ class FakeTelegram(PlatformServer):
         body, files = await self._body(request)
         if method == "getUpdates":
             return await self._get_updates(body)
+        if self.take_limit(method, body):
+            return JSONResponse(
+                {
+                    "ok": False,
+                    "error_code": 429,
+                    "description": f"Too Many Requests: retry after {self.retry_after}",
+                    "parameters": {"retry_after": self.retry_after},
+                },
+                429,
+            )
         self.record(Call(method, body, files))
         if method == "getMe":
             return _ok(BOT)

@@ -14,9 +14,15 @@ from starlette.types import ASGIApp
 
 class ThreadedServer:
     def __init__(
-        self, app: ASGIApp, *, lifespan: Literal["on", "off", "auto"] = "off", name: str = "server"
+        self,
+        app: ASGIApp,
+        *,
+        lifespan: Literal["on", "off", "auto"] = "off",
+        name: str = "server",
+        ws: Literal["auto", "websockets-sansio"] = "auto",
     ) -> None:
         self.app = app
+        self.ws: Literal["auto", "websockets-sansio"] = ws
         self.lifespan: Literal["on", "off", "auto"] = lifespan
         self.name = name
         self.port = 0
@@ -30,7 +36,7 @@ class ThreadedServer:
         self._sock.bind(("127.0.0.1", 0))
         self.port = self._sock.getsockname()[1]
         config = uvicorn.Config(
-            self.app, log_level="critical", access_log=False, lifespan=self.lifespan
+            self.app, log_level="critical", access_log=False, lifespan=self.lifespan, ws=self.ws
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(

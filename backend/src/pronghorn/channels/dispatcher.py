@@ -14,13 +14,14 @@ from typing import Any, cast
 
 from pronghorn.auth import users as users_service
 from pronghorn.auth.principal import Principal
-from pronghorn.channels import commands
+from pronghorn.channels import approvals, commands, memory_text
 from pronghorn.channels.driver import Turn, options_of
 from pronghorn.channels.errors import PlatformError
 from pronghorn.channels.files import store_upload, thread_paths
 from pronghorn.channels.policy import access_of, decide
 from pronghorn.channels.transport import Transport
 from pronghorn.channels.types import ChannelCounts, Inbound, Target
+from pronghorn.memory.records import MemoryScope
 from pronghorn.models.errors import UnknownModelError
 from pronghorn.persistence.repos import channels as repo
 from pronghorn.persistence.repos import threads as threads_repo
@@ -113,9 +114,19 @@ class Dispatcher:
         principal = decision.principal
         assert principal is not None
         key = msg.chat_key + (f"|{principal.identity}" if msg.is_group else "")
+        if cmd is not None and cmd.name == "memory":
+            await self._memory(principal, target, guest=bound is None and cfg.auth.mode != "none")
+            return
         if cmd is not None:
             await self._command(cmd, key, principal, target)
             return
+        skill = await self._skill_call(text, principal)
+        if skill is not None:
+            name, task = skill
+            if not task:
+                await self._say(target, f"Usage: /{name} TASK (runs the task with that skill)")
+                return
+            text = f"/{name} {task}"  # how the web UI asks for a skill (the agent activates it)
         await self._chat(msg, text, key, principal, target)
 
     def _hint(self) -> str:
@@ -166,7 +177,8 @@ class Dispatcher:
     ) -> None:
         db = self.runtime.db
         if cmd.name == "help" or cmd.name in ("start", "connect"):
-            await self._say(target, commands.HELP)
+            skills = await self.runtime.skills.for_run(principal.identity)
+            await self._say(target, commands.help_text([(s.name, s.description) for s in skills]))
         elif cmd.name == "new":
             current = await repo.chat_thread(db, self.name, key)
             model = current.model_name if current else None
@@ -187,6 +199,25 @@ class Dispatcher:
             await self._say(target, "Models:\n" + "\n".join(names))
         elif cmd.name == "model":
             await self._set_model(cmd.arg, key, principal, target)
+
+    async def _memory(self, principal: Principal, target: Target, *, guest: bool) -> None:
+        """The user's long-term memory; a chat account that is not bound has none to show."""
+        if guest:
+            await self._say(target, self._hint())
+            return
+        if not self.runtime.config.memory.enabled:
+            await self._say(target, memory_text.OFF)
+            return
+        doc = await self.runtime.memory.document(MemoryScope(user_id=principal.identity))
+        await self._say(target, memory_text.memory_text(doc))
+
+    async def _skill_call(self, text: str, principal: Principal) -> tuple[str, str] | None:
+        """`/name task` naming one of the user's enabled skills, else None (chat text)."""
+        call = commands.skill_call(text)
+        if call is None:
+            return None
+        skills = await self.runtime.skills.for_run(principal.identity)
+        return call if any(s.name == call[0] for s in skills) else None
 
     async def _set_model(self, name: str, key: str, principal: Principal, target: Target) -> None:
         if not name:
@@ -258,7 +289,14 @@ class Dispatcher:
             "context": context,
             "metadata": {"channel": self.name},
         }
-        if interrupts:
+        pending = approvals.requests_of(interrupts)
+        if pending:  # a tool approval asked in the chat: this message answers it
+            answer = approvals.parse_answer(text)
+            if answer is None:
+                await self._say(target, approvals.HOW_TO_ANSWER)
+                return
+            body["command"] = {"resume": approvals.resume_value(pending, answer)}
+        elif interrupts:
             body["command"] = {"resume": _answer(text, options_of(interrupts))}
         else:
             body["input"] = {"messages": [{"role": "human", "content": text}]}

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
+from pronghorn.channels import approvals
+from pronghorn.channels.edits import EditPump, final_edit
 from pronghorn.channels.errors import PlatformError
 from pronghorn.channels.files import read_artifact
 from pronghorn.channels.render import fit
@@ -112,6 +113,15 @@ def clarification(output: Mapping[str, Any]) -> str | None:
     return "The agent is waiting for your input. Reply to continue."
 
 
+def approval_question(output: Mapping[str, Any]) -> str | None:
+    """The question of pending tool approvals (channels/approvals.py), if any."""
+    interrupts = output.get("__interrupt__")
+    if not isinstance(interrupts, list):
+        return None
+    requests = approvals.requests_of(cast(list[object], interrupts))
+    return approvals.question(requests) if requests else None
+
+
 def options_of(interrupts: Sequence[object]) -> list[str]:
     """The options of a pending clarification (a reply "2" picks the second)."""
     for item in interrupts:
@@ -149,30 +159,33 @@ class RunDriver:
         job = turn.job
         placeholder: Sent | None = await t.send(turn.target, WORKING) if t.supports_edit else None
         stream = StreamText()
-        interval = t.edit_interval(turn.target)
-        last_edit = time.monotonic()
-        shown = ""
-        async for event in self.broker.subscribe(job.run_id, 0):
-            if event.event != "messages" or not stream.feed(event.data):
-                continue
-            if placeholder is None or time.monotonic() - last_edit < interval:
-                continue
-            text = stream.text
-            if text != shown:
-                shown = text
-                await self._edit_quietly(placeholder, _preview(t, text))
-                last_edit = time.monotonic()
-        await job.done.wait()
+        pump = (
+            EditPump(t, placeholder, t.edit_interval(turn.target), lambda s: _preview(t, s))
+            if placeholder
+            else None
+        )
+        try:
+            async for event in self.broker.subscribe(job.run_id, 0):
+                if event.event != "messages" or not stream.feed(event.data):
+                    continue
+                if pump is not None:
+                    pump.offer(stream.text)
+            await job.done.wait()
+        finally:
+            if pump is not None:
+                await pump.close()
         output = cast(Mapping[str, Any], job.output if isinstance(job.output, Mapping) else {})
         if job.error is not None or job.status in ("error", "timeout"):
             answer = FAILED
         elif job.status == "interrupted" and "__interrupt__" not in output:
             answer = "Stopped."
         else:
-            answer = clarification(output) or final_answer(output) or EMPTY
+            answer = (
+                approval_question(output) or clarification(output) or final_answer(output) or EMPTY
+            )
         pieces = fit(answer, t.max_text, t.render)
         if placeholder is not None:
-            await t.edit(placeholder, pieces[0])
+            await final_edit(t, placeholder, turn.target, pieces[0])
             rest = pieces[1:]
         else:
             rest = pieces
@@ -180,13 +193,6 @@ class RunDriver:
             await t.send(turn.target, piece)
         self.counts.replied += 1
         await self._send_artifacts(turn, output)
-
-    async def _edit_quietly(self, sent: Sent, text: str) -> None:
-        """A streaming edit may fail (rate limit, unchanged text): the final edit repairs it."""
-        try:
-            await self.transport.edit(sent, text)
-        except PlatformError as exc:
-            log.debug("streaming edit failed", extra={"error": str(exc)})
 
     async def _send_artifacts(self, turn: Turn, output: Mapping[str, Any]) -> None:
         artifacts = output.get("artifacts")

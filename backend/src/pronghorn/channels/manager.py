@@ -14,6 +14,7 @@ from pronghorn.channels.discord import DiscordTransport
 from pronghorn.channels.errors import UnknownChannel
 from pronghorn.channels.feishu import FeishuTransport
 from pronghorn.channels.slack import SlackTransport
+from pronghorn.channels.slack_socket import SlackSocketTransport
 from pronghorn.channels.telegram import TelegramTransport
 from pronghorn.channels.transport import Transport
 from pronghorn.config.channels_schema import (
@@ -34,6 +35,8 @@ def build_transport(name: str, section: BaseModel) -> Transport:
     if name == "telegram" and isinstance(section, TelegramConfig):
         return TelegramTransport(section)
     if name == "slack" and isinstance(section, SlackConfig):
+        if section.mode == "socket":
+            return SlackSocketTransport(section)
         return SlackTransport(section)
     if name == "discord" and isinstance(section, DiscordConfig):
         return DiscordTransport(section)

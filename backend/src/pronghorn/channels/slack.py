@@ -107,7 +107,10 @@ class SlackTransport:
             raise BadSignature("missing or bad X-Slack-Request-Timestamp") from None
         if age > self.config.max_clock_skew_s:
             raise BadSignature("request timestamp too old")
-        expected = sign(self.config.signing_secret.get_secret_value(), timestamp, body)
+        secret = self.config.signing_secret
+        if secret is None:
+            raise BadSignature("no signing secret configured")
+        expected = sign(secret.get_secret_value(), timestamp, body)
         if not hmac.compare_digest(expected, signature):
             raise BadSignature("signature mismatch")
 
@@ -121,11 +124,17 @@ class SlackTransport:
         kind = payload.get("type")
         if kind == "url_verification":
             return {"challenge": str(payload.get("challenge", ""))}
-        if kind == "event_callback" and self._sink is not None:
-            msg = self.parse(_map(payload.get("event")))
-            if msg is not None:
-                await self._sink(msg)
+        if kind == "event_callback":
+            await self.take(payload)
         return {"ok": True}
+
+    async def take(self, payload: Mapping[str, Any]) -> None:
+        """Hand the message of one `event_callback` payload (webhook or socket) to the sink."""
+        if self._sink is None:
+            return
+        msg = self.parse(_map(payload.get("event")))
+        if msg is not None:
+            await self._sink(msg)
 
     def parse(self, event: Mapping[str, Any]) -> Inbound | None:
         if event.get("type") not in ("message", "app_mention"):

@@ -67,16 +67,49 @@ class TelegramConfig(ChannelCommon):
 
 
 class SlackConfig(ChannelCommon):
-    """A Slack app over the HTTP Events API (`POST /api/channels/slack/events`)."""
+    """A Slack app over the HTTP Events API (`POST /api/channels/slack/events`) or Socket
+    Mode (a WebSocket the gateway opens; no public URL needed)."""
 
     bot_token: SecretStr = Field(description="The bot token, xoxb-… (use ${VAR}).")
-    signing_secret: SecretStr = Field(description="The app's signing secret (use ${VAR}).")
+    signing_secret: SecretStr | None = Field(
+        default=None,
+        description="The app's signing secret (use ${VAR}); required in mode `events`.",
+    )
     api_base_url: str = Field(
         default="https://slack.com/api", description="Web API base; calls go to {base}/{method}."
     )
     max_clock_skew_s: float = Field(
         default=300.0, gt=0, description="Oldest request timestamp accepted (replay guard)."
     )
+    mode: Literal["events", "socket"] = Field(
+        default="events",
+        description=(
+            "events: Slack POSTs to /api/channels/slack/events (needs a public URL); socket: "
+            "Socket Mode, the gateway opens a WebSocket to Slack (needs `app_token`)."
+        ),
+    )
+    app_token: SecretStr | None = Field(
+        default=None,
+        description="The app-level token, xapp-… with connections:write (mode socket).",
+    )
+
+    slash_command: str = Field(
+        default="/pronghorn",
+        pattern=r"^/[a-z0-9_-]+$",
+        description=(
+            "Socket Mode: the app's own slash command, whose text is a message as typed "
+            "(`/pronghorn hello`, `/pronghorn /new`); any other command the app registers "
+            "(`/new`, `/memory`, a skill's name) is that command with its text."
+        ),
+    )
+
+    @model_validator(mode="after")
+    def _mode_needs_its_secret(self) -> SlackConfig:
+        if self.mode == "socket" and self.app_token is None:
+            raise ValueError("channels.slack.mode socket needs app_token (xapp-…)")
+        if self.mode == "events" and self.signing_secret is None:
+            raise ValueError("channels.slack.mode events needs signing_secret")
+        return self
 
 
 class DiscordConfig(ChannelCommon):

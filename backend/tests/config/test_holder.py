@@ -62,7 +62,7 @@ async def watching(path: Path, env: dict[str, str] | None = None) -> AsyncIterat
     holder = ConfigHolder(load_config(path, env, None), env)
     stop = asyncio.Event()
     task = asyncio.create_task(holder.watch(stop))
-    await asyncio.sleep(0.3)  # let the watcher start before the first write
+    await asyncio.wait_for(holder.watching.wait(), 30)  # the first write is then seen
     try:
         yield holder
     finally:

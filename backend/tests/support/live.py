@@ -7,6 +7,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,7 +72,7 @@ class LiveServer:
         self.write_config()
         self.log_path = self.workdir / "server.log"
         env = {k: v for k, v in os.environ.items() if not k.startswith("PRONGHORN_")}
-        env.update({"PYTHONPATH": str(TESTS_DIR), **self.env})
+        env.update({"PYTHONPATH": str(TESTS_DIR), **child_bytecode_env(), **self.env})
         # The child writes to its own copy of the descriptor; ours is closed at once.
         with open(self.log_path, "ab") as log:
             self.proc = subprocess.Popen(
@@ -90,17 +91,31 @@ class LiveServer:
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )
+        try:
+            self._wait_healthy(timeout)
+        except BaseException:
+            # Not started (it exited, never answered, or the test timed out meanwhile): no
+            # process outlives the attempt (an unreaped Popen is a ResourceWarning later).
+            self.kill()
+            raise
+        return self
+
+    def _wait_healthy(self, timeout: float) -> None:
+        """Until `/health` answers 200. A child process has no event to wait on, so its port
+        is probed — through one plain-HTTP client: a client per probe would load the CA
+        bundle each time (tens of ms, seconds on a loaded machine)."""
+        assert self.proc is not None
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited early:\n{self.logs()}")
-            try:
-                if httpx.get(f"{self.url}/health", timeout=1).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.05)
-        self.stop()
+        with httpx.Client(timeout=1, verify=False) as http:
+            while time.monotonic() < deadline:
+                if self.proc.poll() is not None:
+                    raise RuntimeError(f"server exited early:\n{self.logs()}")
+                try:
+                    if http.get(f"{self.url}/health").status_code == 200:
+                        return
+                except httpx.HTTPError:
+                    pass
+                time.sleep(0.05)
         raise RuntimeError(f"server did not start in {timeout}s:\n{self.logs()}")
 
     def logs(self) -> str:
@@ -122,6 +137,21 @@ class LiveServer:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(5)
+
+
+def child_bytecode_env() -> dict[str, str]:
+    """Bytecode caching for server subprocesses, kept out of the source tree.
+
+    With ``PYTHONDONTWRITEBYTECODE`` set (as on CI) every child compiles the gateway and its
+    dependencies from source again: tens of seconds of CPU per ``pronghorn serve`` on a
+    loaded machine. A cache under the temp dir (``PYTHONPYCACHEPREFIX``) lets the first
+    child compile and the others load, and still writes nothing next to the sources."""
+    if not os.environ.get("PYTHONDONTWRITEBYTECODE") or os.environ.get("PYTHONPYCACHEPREFIX"):
+        return {}
+    return {
+        "PYTHONDONTWRITEBYTECODE": "",
+        "PYTHONPYCACHEPREFIX": str(Path(tempfile.gettempdir()) / "pronghorn-tests-pycache"),
+    }
 
 
 def base_config(**overrides: Any) -> dict[str, Any]:

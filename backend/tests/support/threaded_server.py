@@ -30,7 +30,7 @@ class ThreadedServer:
         self._thread: threading.Thread | None = None
         self._sock: socket.socket | None = None
 
-    def start(self, timeout_s: float = 30.0) -> ThreadedServer:
+    def start(self, timeout_s: float = 120.0) -> ThreadedServer:
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._sock.bind(("127.0.0.1", 0))
@@ -46,6 +46,7 @@ class ThreadedServer:
         deadline = time.monotonic() + timeout_s
         while not self._server.started:  # uvicorn offers no event to wait on
             if time.monotonic() > deadline or not self._thread.is_alive():
+                self.stop()  # its thread and listening socket do not outlive the attempt
                 raise RuntimeError(f"the test {self.name} did not start")
             time.sleep(0.01)
         return self

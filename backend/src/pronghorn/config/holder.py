@@ -65,6 +65,9 @@ class ConfigHolder:
         self._failure_listeners: list[Callable[[str], None]] = []
         self._lock = asyncio.Lock()
         self.edit_lock = asyncio.Lock()  # one API edit of the file at a time (file_edit.py)
+        # Set once `watch` watches the file: a change written after it is seen (tests wait
+        # on it instead of sleeping).
+        self.watching = asyncio.Event()
 
     @property
     def current(self) -> AppConfig:
@@ -216,19 +219,37 @@ class ConfigHolder:
 
         logger.info("watching %s for config changes", ", ".join(str(f) for f in sorted(files)))
         while not stop.is_set():
+            batches = awatch(
+                *dirs,
+                watch_filter=wanted,
+                debounce=WATCH_DEBOUNCE_MS,
+                step=WATCH_STEP_MS,
+                stop_event=stop,
+                recursive=False,
+            )
             try:
-                async for _changes in awatch(
-                    *dirs,
-                    watch_filter=wanted,
-                    debounce=WATCH_DEBOUNCE_MS,
-                    step=WATCH_STEP_MS,
-                    stop_event=stop,
-                    recursive=False,
-                ):
+                # The generator's first step builds its file watcher (which keeps every
+                # change from then on) before its first await; that step runs before this
+                # task resumes from sleep(0) (the loop runs callbacks in order), so from
+                # then on the file is watched.
+                first = asyncio.ensure_future(anext(batches, None))
+                try:
+                    await asyncio.sleep(0)
+                    self.watching.set()
+                    changes = await first
+                finally:
+                    if not first.done():
+                        first.cancel()
+                        with contextlib.suppress(asyncio.CancelledError):
+                            await first
+                while changes is not None:
                     await self.reload()
+                    changes = await anext(batches, None)
             except Exception as exc:  # e.g. the directory vanished: retry
                 logger.warning("config watcher error: %r; retrying", exc)
                 await _sleep_or_stop(stop, _WATCH_RETRY_S)
+            finally:
+                await batches.aclose()
 
 
 async def _sleep_or_stop(stop: asyncio.Event, seconds: float) -> None:

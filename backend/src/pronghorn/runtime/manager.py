@@ -34,6 +34,7 @@ from pronghorn.runtime.metrics import Metrics
 from pronghorn.runtime.owned import authorize_with, visible
 from pronghorn.runtime.remote_run import RemoteRun
 from pronghorn.runtime.run_request import RunCreate
+from pronghorn.runtime.run_thread import new_thread_metadata
 
 log = logging.getLogger("pronghorn.runs")
 
@@ -165,6 +166,11 @@ class RunManager:
             raise Unavailable("The server is shutting down; retry shortly")
         ownership = await self._ownership(thread_id, req, access)
         stateless = thread_id is None
+        new_thread = (
+            None
+            if thread_id is None
+            else await new_thread_metadata(self.db, self.authorizer, access, thread_id, req)
+        )
         # The config the run is accepted under (and will execute with), taken before any await.
         snapshot, version = self.ex.settings.current, self.ex.settings.version
         run_id = new_id()
@@ -185,7 +191,8 @@ class RunManager:
                 conn,
                 assistant_ref=req.assistant_id,
                 thread_id=tid,
-                create_thread=stateless or req.if_not_exists == "create",
+                create_thread=stateless or new_thread is not None,
+                new_thread_metadata=new_thread or {},
                 check=check,
                 inflight_of=self._inflight,
                 reject_if_busy=req.multitask_strategy == "reject",

@@ -91,9 +91,12 @@ def accept_run(
     busy_error: Callable[[str, str], Exception],
     missing_error: Callable[[str, str], Exception],
     ownership: RunOwnership,
+    new_thread_metadata: dict[str, Any] | None = None,
 ) -> Accepted:
     """Resolve the assistant, check the thread and the multitask strategy, insert the run as
-    pending and mark the thread busy — all or nothing (an exception rolls it all back)."""
+    pending and mark the thread busy — all or nothing (an exception rolls it all back). A
+    thread it creates gets `new_thread_metadata` (as its creation was authorized) and the
+    graph's ids."""
     assistant = resolve_assistant(conn, assistant_ref, ownership.may_use_assistant)
     if assistant is None:
         raise missing_error("Assistant", assistant_ref)
@@ -106,7 +109,7 @@ def accept_run(
     if row is None:
         if not create_thread:
             raise missing_error("Thread", thread_id)
-        meta = dict(graph_meta)
+        meta = {**(new_thread_metadata or {}), **graph_meta}
         owner_id: str | None = ownership.owner_id
         # Parameters apart from the statement: the compiled INSERT is cached once.
         conn.execute(

@@ -30,3 +30,11 @@ def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
         }
         for status in statuses
     }
+
+
+def answers(
+    model: Any, status: int = 200, description: str = "Successful Response"
+) -> dict[int | str, dict[str, Any]]:
+    """`responses=` documenting the success body of a route that returns a plain dict or
+    list (with `response_model=None`, so FastAPI neither filters nor re-encodes it)."""
+    return {status: {"model": model, "description": description}}

@@ -200,7 +200,9 @@ async def post_a2a(
             raise RpcError(INVALID_REQUEST, "Invalid request: expected a JSON-RPC object")
         env = cast(dict[str, Any], envelope)
         raw_id = env.get("id")
-        rpc_id = raw_id if isinstance(raw_id, (str, int)) else None
+        # JSON-RPC ids are strings, numbers or null (`true` is not an id, though a Python int)
+        valid_id = isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool)
+        rpc_id = raw_id if valid_id else None
         method, params = env.get("method"), env.get("params")
         if env.get("jsonrpc") != "2.0" or not isinstance(method, str):
             raise RpcError(INVALID_REQUEST, "Invalid request: jsonrpc '2.0' and a method needed")

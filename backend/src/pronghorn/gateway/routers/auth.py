@@ -18,10 +18,11 @@ from pronghorn.gateway.models.errors import answers, errors
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.routers.auth_deps import current_user, require_local
 from pronghorn.gateway.session_cookie import clear_session_cookie, client_ip, set_session_cookie
+from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.persistence.repos.users import User, username_key
 from pronghorn.runtime.runtime import Runtime
 
-router = APIRouter(prefix="/api/auth", tags=["auth"])
+router = APIRouter(prefix="/api/auth", tags=["auth"], route_class=StrictJSONRoute)
 
 BAD_LOGIN = "Invalid username or password"
 

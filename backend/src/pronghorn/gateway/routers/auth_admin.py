@@ -11,10 +11,11 @@ from pronghorn.gateway.models.auth import AuditEntry, AuthUser
 from pronghorn.gateway.models.errors import answers, errors
 from pronghorn.gateway.routers.auth_deps import admin_user
 from pronghorn.gateway.session_cookie import client_ip
+from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.persistence.repos.users import User
 from pronghorn.runtime.runtime import Runtime
 
-router = APIRouter(prefix="/api/auth", tags=["auth"])
+router = APIRouter(prefix="/api/auth", tags=["auth"], route_class=StrictJSONRoute)
 
 
 class UserCreate(BaseModel):

@@ -28,6 +28,7 @@ from pronghorn.gateway.models.deerflow import (
 from pronghorn.gateway.models.errors import errors
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.routers.files import file_entry, upload_entries
+from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.persistence.repos import run_events
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.owned import load_thread
@@ -35,7 +36,7 @@ from pronghorn.runtime.runtime import Runtime
 from pronghorn.runtime.suggestions import suggest
 from pronghorn.runtime.thread_messages import load_run, page_before, page_window, thread_messages
 
-router = APIRouter(tags=["deerflow"])
+router = APIRouter(tags=["deerflow"], route_class=StrictJSONRoute)
 
 CHANNEL_PROVIDERS = (
     ("telegram", "Telegram"),

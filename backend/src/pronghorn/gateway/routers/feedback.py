@@ -12,13 +12,16 @@ from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.models.errors import errors
 from pronghorn.gateway.models.feedback import Feedback, ThreadFeedback
 from pronghorn.gateway.responses import JSONResponse
+from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.persistence.repos import feedback as repo
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.owned import load_thread
 from pronghorn.runtime.runtime import Runtime
 from pronghorn.runtime.thread_messages import load_run
 
-router = APIRouter(prefix="/api/threads/{thread_id}", tags=["feedback"])
+router = APIRouter(
+    prefix="/api/threads/{thread_id}", tags=["feedback"], route_class=StrictJSONRoute
+)
 
 MAX_COMMENT = 4000
 

@@ -24,11 +24,12 @@ from pronghorn.gateway.deps import get_principal, get_runtime
 from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.models.errors import answers, errors
 from pronghorn.gateway.models.mcp import McpConfigView, McpProbe, McpStatus
+from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.mcp.errors import McpConfigError
 from pronghorn.mcp.masking import check_api_stdio, mask_server, unmask_server
 from pronghorn.runtime.runtime import Runtime
 
-router = APIRouter(tags=["mcp"])
+router = APIRouter(tags=["mcp"], route_class=StrictJSONRoute)
 
 _OPTIONS = ("tool_name_prefix", "tool_search_threshold", "max_stdio_sessions")
 

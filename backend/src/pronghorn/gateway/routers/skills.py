@@ -20,12 +20,13 @@ from pronghorn.gateway.models.skills import (
     SkillsReloaded,
 )
 from pronghorn.gateway.responses import JSONResponse
+from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.runtime import Runtime
 from pronghorn.runtime.skill_from_thread import install_from_thread
 from pronghorn.runtime.skills import SkillView, skill_body
 
-router = APIRouter(prefix="/api/skills", tags=["skills"])
+router = APIRouter(prefix="/api/skills", tags=["skills"], route_class=StrictJSONRoute)
 
 
 class InstallFromThread(BaseModel):

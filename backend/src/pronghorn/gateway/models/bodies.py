@@ -32,16 +32,18 @@ def json_body(
 
 def hoist_body_defs(document: dict[str, Any]) -> dict[str, Any]:
     """Move each documented body's `$defs` into `components.schemas` (refs already point there)."""
-    components = document.setdefault("components", {}).setdefault("schemas", {})
-    for item in document.get("paths", {}).values():
-        for operation in cast("dict[str, Any]", item).values():
+    components: dict[str, Any] = document.setdefault("components", {}).setdefault("schemas", {})
+    paths: dict[str, dict[str, Any]] = document.get("paths", {})
+    for item in paths.values():
+        for operation in item.values():
             if not isinstance(operation, dict):
                 continue
-            body = cast("dict[str, Any]", operation).get("requestBody") or {}
-            for media in (body.get("content") or {}).values():
-                schema = media.get("schema")
+            body: dict[str, Any] = cast("dict[str, Any]", operation).get("requestBody") or {}
+            content: dict[str, dict[str, Any]] = body.get("content") or {}
+            for media in content.values():
+                schema: object = media.get("schema")
                 if isinstance(schema, dict):
-                    defs = cast("dict[str, Any]", schema).pop("$defs", {})
+                    defs: dict[str, Any] = cast("dict[str, Any]", schema).pop("$defs", {})
                     for name, value in defs.items():
                         components.setdefault(name, value)
     return document

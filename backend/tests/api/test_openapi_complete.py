@@ -211,3 +211,16 @@ def test_the_document_is_valid_openapi_and_every_reference_resolves(
     dangling = sorted(r for r in refs if r.removeprefix("#/components/schemas/") not in names)
     assert dangling == []
     assert "$defs" not in json.dumps(document["paths"])
+    # Every link (create a thread -> read it...) names an operation of the document.
+    operation_ids = {
+        op["operationId"] for item in document["paths"].values() for op in item.values()
+    }
+    links = [
+        link
+        for item in document["paths"].values()
+        for op in item.values()
+        for answer in op["responses"].values()
+        for link in (answer.get("links") or {}).values()
+    ]
+    assert len(links) >= 10
+    assert [link["operationId"] for link in links if link["operationId"] not in operation_ids] == []

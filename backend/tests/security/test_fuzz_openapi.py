@@ -122,4 +122,51 @@ def test_fuzz_every_operation_answers_no_5xx(gateway: LiveServer) -> None:
     took = time.monotonic() - started
     print(f"fuzzed {len(operations)} operations with {calls} requests in {took:.1f}s")
     print("slowest:", ", ".join(f"{label} {s:.1f}s" for s, label in sorted(slowest)[-8:]))
-    assert not failures, f"{len(failures)} server errors:\n" + "\n".join(failures)
+    assert not failures, f"{len(failures)} violations:\n" + "\n".join(failures)
+
+
+STATEFUL_RUNS = int(os.environ.get("FUZZ_STATEFUL_RUNS", "8"))
+"""Sequences of linked calls the stateful run tries (each at most `STATEFUL_STEPS` calls)."""
+
+STATEFUL_STEPS = 6
+
+
+@pytest.mark.timeout(300)
+def test_fuzz_linked_calls_conform(gateway: LiveServer) -> None:
+    """Follow the document's links (create a thread or assistant, then use the id it
+    answered: read, patch, copy, state, history, uploads, usage, delete...) with the same
+    conformance checks, so the answers about real resources are checked too, not only 404s."""
+    schema = schemathesis.openapi.from_url(f"{gateway.url}/openapi.json")
+    failures: list[str] = []
+    statuses: list[int] = []
+
+    class Linked(schema.as_state_machine()):  # type: ignore[misc]
+        def get_call_kwargs(self, case) -> dict[str, object]:  # type: ignore[no-untyped-def]
+            return {"base_url": gateway.url, "timeout": REQUEST_TIMEOUT_S}
+
+        def validate_response(self, response, case, additional_checks=None, **kwargs) -> None:  # type: ignore[no-untyped-def]
+            statuses.append(response.status_code)
+            try:
+                case.validate_response(response, checks=CONFORMANCE)
+            except (Failure, FailureGroup) as exc:
+                found = exc.exceptions if isinstance(exc, FailureGroup) else [exc]
+                why = "; ".join(f"{f.title}: {f.message[:300]}" for f in found)
+                failures.append(
+                    f"{case.operation.label} -> {response.status_code}: {why}"
+                    f"\n    body {response.text[:300]!r}\n    {case.as_curl_command()}"
+                )
+
+    Linked.run(
+        settings=settings(
+            max_examples=STATEFUL_RUNS,
+            stateful_step_count=STATEFUL_STEPS,
+            deadline=None,
+            database=None,
+            derandomize=True,
+            phases=[Phase.explicit, Phase.generate],
+            suppress_health_check=list(HealthCheck),
+        )
+    )
+    print(f"stateful: {len(statuses)} linked calls, {sum(s < 300 for s in statuses)} answered 2xx")
+    assert sum(s < 300 for s in statuses) > STATEFUL_RUNS, "the links reached no resource"
+    assert not failures, f"{len(failures)} violations:\n" + "\n".join(failures)

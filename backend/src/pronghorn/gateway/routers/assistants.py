@@ -22,6 +22,7 @@ from pronghorn.gateway.models.langgraph import (
     GraphSchema,
     Subgraphs,
 )
+from pronghorn.gateway.models.links import ASSISTANT_LINKS
 from pronghorn.gateway.paging import page_headers
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
@@ -88,7 +89,11 @@ def _select(items: list[dict[str, Any]], select: list[str] | None) -> list[dict[
     return [{k: v for k, v in item.items() if k in select} for item in items]
 
 
-@router.post("", response_model=Assistant, responses=errors(404, 409, 422))
+@router.post(
+    "",
+    response_model=Assistant,
+    responses={200: {"links": ASSISTANT_LINKS}, **errors(404, 409, 422)},
+)
 async def create_assistant(
     body: AssistantCreate,
     runtime: Runtime = Depends(get_runtime),

@@ -18,6 +18,7 @@ from pronghorn.gateway.models.langgraph import (
     ThreadState,
     ThreadStateUpdateResponse,
 )
+from pronghorn.gateway.models.links import THREAD_LINKS
 from pronghorn.gateway.paging import page_headers
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
@@ -137,7 +138,11 @@ class HistorySearch(BaseModel):
 # --- CRUD --------------------------------------------------------------------------------------
 
 
-@router.post("", response_model=Thread, responses=errors(404, 409, 422))
+@router.post(
+    "",
+    response_model=Thread,
+    responses={200: {"links": THREAD_LINKS}, **errors(404, 409, 422)},
+)
 async def create_thread(
     body: ThreadCreate = Body(default_factory=ThreadCreate),
     runtime: Runtime = Depends(get_runtime),
@@ -264,7 +269,11 @@ async def delete_thread(
     return Response(status_code=204)
 
 
-@router.post("/{thread_id}/copy", response_model=Thread, responses=errors(404, 409, 422))
+@router.post(
+    "/{thread_id}/copy",
+    response_model=Thread,
+    responses={200: {"links": THREAD_LINKS}, **errors(404, 409, 422)},
+)
 async def copy(
     thread_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> JSONResponse:

@@ -1,4 +1,4 @@
-"""`pronghorn serve | migrate | config check | doctor | users | keys`."""
+"""`pronghorn serve | migrate | config check | doctor | openapi | users | keys`."""
 
 from __future__ import annotations
 
@@ -181,6 +181,25 @@ def config_check(config_file: str | None) -> None:
     ok, message = check_config(path)
     click.echo(message, err=not ok)
     sys.exit(0 if ok else 1)
+
+
+@main.command()
+@click.option("--config", "config_file", default=None, help="Path to config.yaml.")
+@click.option("--defaults", is_flag=True, help="Ignore any config file: a default install's.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="File.")
+def openapi(config_file: str | None, defaults: bool, output: str | None) -> None:
+    """Write the OpenAPI document (what /openapi.json serves) without starting a server."""
+    from pronghorn.gateway.openapi_export import openapi_json
+
+    try:
+        loaded = load_config(None, {}) if defaults else _load(config_file)
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+    text = openapi_json(loaded, Path.cwd())
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        Path(output).write_text(text, encoding="utf-8")
 
 
 def _add_account_commands() -> None:

@@ -18,6 +18,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from pronghorn.auth.authenticator import AuthError
 from pronghorn.auth.errors import AccountError
+from pronghorn.gateway.models.bodies import hoist_body_defs
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.runtime.errors import (
     Conflict,
@@ -202,7 +203,7 @@ def _document_error_body(app: FastAPI) -> None:
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = use_error_response(generate())
+            app.openapi_schema = hoist_body_defs(use_error_response(generate()))
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

@@ -31,6 +31,15 @@ from starlette.responses import Response, StreamingResponse
 from pronghorn import __version__
 from pronghorn.auth.authorizer import Action
 from pronghorn.gateway.deps import get_access, get_runtime
+from pronghorn.gateway.models.a2a import (
+    CARD_ERRORS,
+    RPC_ANSWERS,
+    AgentCard,
+    JsonRpcRequest,
+    JsonRpcResponse,
+)
+from pronghorn.gateway.models.bodies import json_body
+from pronghorn.gateway.models.errors import errors
 from pronghorn.gateway.protocols import a2a_tasks as tasks
 from pronghorn.gateway.protocols.a2a_dialects import METHODS, BadParams, Dialect, StreamEvent
 from pronghorn.gateway.responses import JSONResponse
@@ -140,7 +149,11 @@ async def _card_response(
     return JSONResponse(agent_card(runtime, callee, _base_url(request)))
 
 
-@router.get("/a2a/{assistant_id}/.well-known/agent-card.json")
+@router.get(
+    "/a2a/{assistant_id}/.well-known/agent-card.json",
+    response_model=AgentCard,
+    responses=CARD_ERRORS,
+)
 async def get_agent_card(
     assistant_id: str,
     request: Request,
@@ -150,7 +163,11 @@ async def get_agent_card(
     return await _card_response(request, runtime, access, assistant_id)
 
 
-@router.get("/.well-known/agent-card.json")
+@router.get(
+    "/.well-known/agent-card.json",
+    response_model=AgentCard,
+    responses={**CARD_ERRORS, **errors(422)},
+)
 async def get_agent_card_by_query(
     request: Request,
     assistant_id: str = Query(...),
@@ -161,7 +178,12 @@ async def get_agent_card_by_query(
 
 
 # -- JSON-RPC ---------------------------------------------------------------------------
-@router.post("/a2a/{assistant_id}")
+@router.post(
+    "/a2a/{assistant_id}",
+    response_model=JsonRpcResponse,
+    responses=RPC_ANSWERS,
+    openapi_extra=json_body(JsonRpcRequest),
+)
 async def post_a2a(
     assistant_id: str,
     request: Request,
@@ -178,7 +200,9 @@ async def post_a2a(
             raise RpcError(INVALID_REQUEST, "Invalid request: expected a JSON-RPC object")
         env = cast(dict[str, Any], envelope)
         raw_id = env.get("id")
-        rpc_id = raw_id if isinstance(raw_id, (str, int)) else None
+        # JSON-RPC ids are strings, numbers or null (`true` is not an id, though a Python int)
+        valid_id = isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool)
+        rpc_id = raw_id if valid_id else None
         method, params = env.get("method"), env.get("params")
         if env.get("jsonrpc") != "2.0" or not isinstance(method, str):
             raise RpcError(INVALID_REQUEST, "Invalid request: jsonrpc '2.0' and a method needed")

@@ -28,6 +28,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.responses import Response, StreamingResponse
 
 from pronghorn.gateway.deps import get_access, get_runtime
+from pronghorn.gateway.models.bodies import json_body
+from pronghorn.gateway.models.openai import (
+    CHAT_ANSWERS,
+    ChatCompletion,
+    ModelObject,
+    ModelObjectList,
+    openai_errors,
+)
 from pronghorn.gateway.protocols.openai_errors import OpenAIError, error_body
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.runtime import agent_calls as calls
@@ -200,7 +208,12 @@ def _headers(job: Job) -> dict[str, str]:
     return {THREAD_HEADER: job.thread_id, RUN_HEADER: job.run_id}
 
 
-@router.post("/chat/completions")
+@router.post(
+    "/chat/completions",
+    response_model=ChatCompletion,
+    responses=CHAT_ANSWERS,
+    openapi_extra=json_body(ChatRequest),
+)
 async def chat_completions(
     request: Request,
     runtime: Runtime = Depends(get_runtime),
@@ -354,7 +367,7 @@ def _epoch(value: Any) -> int:
         return 0
 
 
-@router.get("/models")
+@router.get("/models", response_model=ModelObjectList, responses=openai_errors(401, 404, 429))
 async def list_models(
     runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> Response:
@@ -365,7 +378,9 @@ async def list_models(
         return exc.response()
 
 
-@router.get("/models/{model_id:path}")
+@router.get(
+    "/models/{model_id:path}", response_model=ModelObject, responses=openai_errors(401, 404, 429)
+)
 async def get_model(
     model_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> Response:

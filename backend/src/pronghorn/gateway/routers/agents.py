@@ -9,6 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pronghorn.gateway.deps import get_access, get_runtime
 from pronghorn.gateway.errors import ApiError
+from pronghorn.gateway.models.agents import Agent, AgentList, AgentNameCheck
+from pronghorn.gateway.models.errors import errors
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.runtime import agents as service
@@ -58,14 +60,14 @@ class AgentUpdate(AgentFields):
     name: str | None = Field(default=None, description="If given, the agent's own name.")
 
 
-@router.get("")
+@router.get("", response_model=AgentList)
 async def list_agents(
     runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> JSONResponse:
     return JSONResponse({"agents": await service.list_agents(runtime, access)})
 
 
-@router.get("/check")
+@router.get("/check", response_model=AgentNameCheck, responses=errors(422))
 async def check_name(
     name: str = Query(),
     runtime: Runtime = Depends(get_runtime),
@@ -76,14 +78,14 @@ async def check_name(
     return JSONResponse({"available": available, "name": name})
 
 
-@router.get("/{name}")
+@router.get("/{name}", response_model=Agent, responses=errors(404, 422))
 async def get_agent(
     name: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> JSONResponse:
     return JSONResponse(await service.get_agent(runtime, access, name))
 
 
-@router.post("", status_code=201)
+@router.post("", status_code=201, response_model=Agent, responses=errors(400, 404, 409, 422))
 async def create_agent(
     body: AgentCreate,
     runtime: Runtime = Depends(get_runtime),
@@ -93,7 +95,7 @@ async def create_agent(
     return JSONResponse(created, status_code=201)
 
 
-@router.put("/{name}")
+@router.put("/{name}", response_model=Agent, responses=errors(400, 404, 422))
 async def update_agent(
     name: str,
     body: AgentUpdate,
@@ -107,7 +109,7 @@ async def update_agent(
     return JSONResponse(await service.update_agent(runtime, access, name, body.spec()))
 
 
-@router.delete("/{name}", status_code=204)
+@router.delete("/{name}", status_code=204, responses=errors(404, 422))
 async def delete_agent(
     name: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> Response:

@@ -13,6 +13,16 @@ from pydantic import BaseModel, Field
 
 from pronghorn.gateway.deps import check_uuid, get_access, get_runtime
 from pronghorn.gateway.errors import ApiError
+from pronghorn.gateway.models.errors import errors
+from pronghorn.gateway.models.langgraph import (
+    Assistant,
+    AssistantSelection,
+    AssistantVersion,
+    DrawableGraph,
+    GraphSchema,
+    Subgraphs,
+)
+from pronghorn.gateway.models.links import ASSISTANT_LINKS
 from pronghorn.gateway.paging import page_headers
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
@@ -79,7 +89,11 @@ def _select(items: list[dict[str, Any]], select: list[str] | None) -> list[dict[
     return [{k: v for k, v in item.items() if k in select} for item in items]
 
 
-@router.post("")
+@router.post(
+    "",
+    response_model=Assistant,
+    responses={200: {"links": ASSISTANT_LINKS}, **errors(404, 409, 422)},
+)
 async def create_assistant(
     body: AssistantCreate,
     runtime: Runtime = Depends(get_runtime),
@@ -101,7 +115,7 @@ async def create_assistant(
     return JSONResponse(created)
 
 
-@router.post("/search")
+@router.post("/search", response_model=list[AssistantSelection], responses=errors(422))
 async def search_assistants(
     body: AssistantSearch = Body(default_factory=AssistantSearch),
     runtime: Runtime = Depends(get_runtime),
@@ -125,7 +139,7 @@ async def search_assistants(
     )
 
 
-@router.post("/count")
+@router.post("/count", response_model=int, responses=errors(422))
 async def count_assistants(
     body: AssistantCount = Body(default_factory=AssistantCount),
     runtime: Runtime = Depends(get_runtime),
@@ -137,7 +151,7 @@ async def count_assistants(
     return JSONResponse(total)
 
 
-@router.get("/{assistant_id}")
+@router.get("/{assistant_id}", response_model=Assistant, responses=errors(404, 422))
 async def get_assistant(
     assistant_id: str,
     runtime: Runtime = Depends(get_runtime),
@@ -146,7 +160,7 @@ async def get_assistant(
     return JSONResponse(await service.get(runtime, access, assistant_id))
 
 
-@router.patch("/{assistant_id}")
+@router.patch("/{assistant_id}", response_model=Assistant, responses=errors(404, 422))
 async def patch_assistant(
     assistant_id: str,
     body: AssistantPatch = Body(default_factory=AssistantPatch),
@@ -167,7 +181,7 @@ async def patch_assistant(
     return JSONResponse(updated)
 
 
-@router.delete("/{assistant_id}", status_code=204)
+@router.delete("/{assistant_id}", status_code=204, responses=errors(404, 409, 422))
 async def delete_assistant(
     assistant_id: str,
     delete_threads: bool = False,
@@ -178,7 +192,9 @@ async def delete_assistant(
     return Response(status_code=204)
 
 
-@router.post("/{assistant_id}/versions")
+@router.post(
+    "/{assistant_id}/versions", response_model=list[AssistantVersion], responses=errors(404, 422)
+)
 async def list_versions(
     assistant_id: str,
     body: VersionsSearch = Body(default_factory=VersionsSearch),
@@ -191,7 +207,7 @@ async def list_versions(
     return JSONResponse(found)
 
 
-@router.post("/{assistant_id}/latest")
+@router.post("/{assistant_id}/latest", response_model=Assistant, responses=errors(404, 422))
 async def set_latest(
     assistant_id: str,
     version: int | None = Query(None, ge=1, le=INT64_MAX),
@@ -241,7 +257,7 @@ def _parse_xray(xray: str) -> bool | int:
     return depth if depth > 0 else False
 
 
-@router.get("/{assistant_id}/graph")
+@router.get("/{assistant_id}/graph", response_model=DrawableGraph, responses=errors(404, 422))
 async def get_graph(
     assistant_id: str,
     xray: str = "false",
@@ -285,7 +301,7 @@ def graph_schemas(graph: Any) -> dict[str, Any]:
     }
 
 
-@router.get("/{assistant_id}/schemas")
+@router.get("/{assistant_id}/schemas", response_model=GraphSchema, responses=errors(404, 422))
 async def get_schemas(
     assistant_id: str,
     runtime: Runtime = Depends(get_runtime),
@@ -311,7 +327,7 @@ async def _subgraphs(
         return JSONResponse(out)
 
 
-@router.get("/{assistant_id}/subgraphs")
+@router.get("/{assistant_id}/subgraphs", response_model=Subgraphs, responses=errors(404, 422))
 async def get_subgraphs(
     assistant_id: str,
     recurse: bool = False,
@@ -321,7 +337,9 @@ async def get_subgraphs(
     return await _subgraphs(runtime, access, assistant_id, None, recurse)
 
 
-@router.get("/{assistant_id}/subgraphs/{namespace}")
+@router.get(
+    "/{assistant_id}/subgraphs/{namespace}", response_model=Subgraphs, responses=errors(404, 422)
+)
 async def get_subgraphs_ns(
     assistant_id: str,
     namespace: str,

@@ -13,13 +13,16 @@ from pronghorn.auth.principal import Principal
 from pronghorn.auth.verify import verify_password_of
 from pronghorn.gateway.deps import get_principal, get_runtime
 from pronghorn.gateway.errors import ApiError
+from pronghorn.gateway.models.auth import AuthConfig, Session
+from pronghorn.gateway.models.errors import answers, errors
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.routers.auth_deps import current_user, require_local
 from pronghorn.gateway.session_cookie import clear_session_cookie, client_ip, set_session_cookie
+from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.persistence.repos.users import User, username_key
 from pronghorn.runtime.runtime import Runtime
 
-router = APIRouter(prefix="/api/auth", tags=["auth"])
+router = APIRouter(prefix="/api/auth", tags=["auth"], route_class=StrictJSONRoute)
 
 BAD_LOGIN = "Invalid username or password"
 
@@ -64,7 +67,11 @@ async def _logged_in(request: Request, runtime: Runtime, user: User, status: int
     return response
 
 
-@router.get("/config")
+@router.get(
+    "/config",
+    response_model=None,
+    responses={**answers(AuthConfig)},
+)
 async def auth_config(runtime: Runtime = Depends(get_runtime)) -> dict[str, object]:
     mode = runtime.auth.mode
     setup_required = mode == "local" and await users.count(runtime.db) == 0
@@ -73,7 +80,12 @@ async def auth_config(runtime: Runtime = Depends(get_runtime)) -> dict[str, obje
     return {"mode": mode, "setup_required": setup_required, "oidc": sso}
 
 
-@router.post("/setup", status_code=201)
+@router.post(
+    "/setup",
+    status_code=201,
+    response_model=None,
+    responses={**answers(Session, 201), **errors(403, 409, 422)},
+)
 async def setup(
     body: SetupBody, request: Request, runtime: Runtime = Depends(get_runtime)
 ) -> Response:
@@ -101,7 +113,11 @@ async def setup(
     return await _logged_in(request, runtime, user, 201)
 
 
-@router.post("/login")
+@router.post(
+    "/login",
+    response_model=None,
+    responses={**answers(Session), **errors(400, 401, 422, 429)},
+)
 async def login(
     body: LoginBody, request: Request, runtime: Runtime = Depends(get_runtime)
 ) -> Response:
@@ -122,7 +138,7 @@ async def login(
     return await _logged_in(request, runtime, user, 200)
 
 
-@router.post("/logout", status_code=204)
+@router.post("/logout", status_code=204, responses=errors(401))
 async def logout(
     request: Request,
     runtime: Runtime = Depends(get_runtime),
@@ -142,7 +158,11 @@ async def logout(
     return response
 
 
-@router.get("/me")
+@router.get(
+    "/me",
+    response_model=None,
+    responses={**answers(Session), **errors(401)},
+)
 async def me(
     request: Request,
     runtime: Runtime = Depends(get_runtime),
@@ -159,7 +179,7 @@ async def me(
     return {"user": user.to_api(), "csrf_token": csrf}
 
 
-@router.post("/password", status_code=204)
+@router.post("/password", status_code=204, responses=errors(400, 401, 403, 422))
 async def change_password(
     body: PasswordBody,
     request: Request,

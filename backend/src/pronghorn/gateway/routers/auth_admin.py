@@ -7,12 +7,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pronghorn.auth import audit, users
 from pronghorn.gateway.deps import get_runtime
+from pronghorn.gateway.models.auth import AuditEntry, AuthUser
+from pronghorn.gateway.models.errors import answers, errors
 from pronghorn.gateway.routers.auth_deps import admin_user
 from pronghorn.gateway.session_cookie import client_ip
+from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.persistence.repos.users import User
 from pronghorn.runtime.runtime import Runtime
 
-router = APIRouter(prefix="/api/auth", tags=["auth"])
+router = APIRouter(prefix="/api/auth", tags=["auth"], route_class=StrictJSONRoute)
 
 
 class UserCreate(BaseModel):
@@ -33,14 +36,23 @@ class UserPatch(BaseModel):
     password: str | None = Field(None, max_length=4096)
 
 
-@router.get("/users")
+@router.get(
+    "/users",
+    response_model=None,
+    responses={**answers(list[AuthUser]), **errors(400, 401, 403)},
+)
 async def list_users(
     runtime: Runtime = Depends(get_runtime), _admin: User = Depends(admin_user)
 ) -> list[dict[str, object]]:
     return [user.to_api() for user in await users.list_users(runtime.db)]
 
 
-@router.post("/users", status_code=201)
+@router.post(
+    "/users",
+    status_code=201,
+    response_model=None,
+    responses={**answers(AuthUser, 201), **errors(400, 401, 403, 409, 422)},
+)
 async def create_user(
     body: UserCreate,
     request: Request,
@@ -65,7 +77,11 @@ async def create_user(
     return user.to_api()
 
 
-@router.patch("/users/{user_id}")
+@router.patch(
+    "/users/{user_id}",
+    response_model=None,
+    responses={**answers(AuthUser), **errors(400, 401, 403, 404, 409, 422)},
+)
 async def update_user(
     user_id: str,
     body: UserPatch,
@@ -99,7 +115,11 @@ async def update_user(
     return after.to_api()
 
 
-@router.get("/audit")
+@router.get(
+    "/audit",
+    response_model=None,
+    responses={**answers(list[AuditEntry]), **errors(400, 401, 403, 422)},
+)
 async def audit_log(
     runtime: Runtime = Depends(get_runtime),
     _admin: User = Depends(admin_user),

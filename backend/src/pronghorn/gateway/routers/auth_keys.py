@@ -7,12 +7,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pronghorn.auth import api_keys, audit
 from pronghorn.gateway.deps import get_runtime
+from pronghorn.gateway.models.auth import ApiKeyCreated, ApiKeyRecord
+from pronghorn.gateway.models.errors import answers, errors
 from pronghorn.gateway.routers.auth_deps import current_user
 from pronghorn.gateway.session_cookie import client_ip
+from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.persistence.repos.users import User
 from pronghorn.runtime.runtime import Runtime
 
-router = APIRouter(prefix="/api/auth/keys", tags=["auth"])
+router = APIRouter(prefix="/api/auth/keys", tags=["auth"], route_class=StrictJSONRoute)
 
 
 class KeyCreate(BaseModel):
@@ -22,14 +25,23 @@ class KeyCreate(BaseModel):
     expires_in_days: float | None = Field(None, description="None: the key never expires.")
 
 
-@router.get("")
+@router.get(
+    "",
+    response_model=None,
+    responses={**answers(list[ApiKeyRecord]), **errors(400, 401)},
+)
 async def list_keys(
     runtime: Runtime = Depends(get_runtime), user: User = Depends(current_user)
 ) -> list[dict[str, object]]:
     return [key.to_api() for key in await api_keys.list_keys(runtime.db, user.id)]
 
 
-@router.post("", status_code=201)
+@router.post(
+    "",
+    status_code=201,
+    response_model=None,
+    responses={**answers(ApiKeyCreated, 201), **errors(400, 401, 422)},
+)
 async def create_key(
     body: KeyCreate,
     request: Request,
@@ -50,7 +62,7 @@ async def create_key(
     return {**record.to_api(), "key": secret}
 
 
-@router.delete("/{key_id}", status_code=204)
+@router.delete("/{key_id}", status_code=204, responses=errors(400, 401, 404))
 async def revoke_key(
     key_id: str,
     request: Request,

@@ -26,6 +26,13 @@ from pronghorn.channels.slack import SlackTransport
 from pronghorn.channels.telegram import TelegramTransport
 from pronghorn.gateway.deps import get_access, get_principal, get_runtime
 from pronghorn.gateway.errors import ApiError
+from pronghorn.gateway.models.channels import (
+    ChannelConnection,
+    ChannelStatus,
+    ConnectCode,
+    SlackAnswer,
+)
+from pronghorn.gateway.models.errors import answers, errors
 from pronghorn.persistence.repos import channels as repo
 from pronghorn.runtime.access import Access, principal_record
 from pronghorn.runtime.runtime import Runtime
@@ -66,7 +73,11 @@ def _status(manager: ChannelManager, name: str, admin: bool) -> dict[str, Any]:
     return out
 
 
-@router.get("")
+@router.get(
+    "",
+    response_model=None,
+    responses={**answers(list[ChannelStatus])},
+)
 async def list_channels(
     principal: Principal = Depends(get_principal),
     manager: ChannelManager = Depends(get_channels),
@@ -74,7 +85,11 @@ async def list_channels(
     return [_status(manager, n, principal.is_admin) for n in manager.configured()]
 
 
-@router.post("/{name}/restart")
+@router.post(
+    "/{name}/restart",
+    response_model=None,
+    responses={**answers(ChannelStatus), **errors(403, 404)},
+)
 async def restart_channel(
     name: str,
     principal: Principal = Depends(get_principal),
@@ -89,7 +104,11 @@ async def restart_channel(
     return _status(manager, name, True)
 
 
-@router.post("/{name}/connect")
+@router.post(
+    "/{name}/connect",
+    response_model=None,
+    responses={**answers(ConnectCode), **errors(404)},
+)
 async def connect_code(
     name: str,
     principal: Principal = Depends(get_principal),
@@ -122,7 +141,11 @@ async def connect_code(
     return out
 
 
-@router.get("/connections")
+@router.get(
+    "/connections",
+    response_model=None,
+    responses={**answers(list[ChannelConnection])},
+)
 async def connections(
     access: Access = Depends(get_access), runtime: Runtime = Depends(get_runtime)
 ) -> list[dict[str, Any]]:
@@ -141,7 +164,7 @@ async def connections(
     ]
 
 
-@router.delete("/connections/{connection_id}", status_code=204)
+@router.delete("/connections/{connection_id}", status_code=204, responses=errors(404))
 async def revoke(
     connection_id: str,
     access: Access = Depends(get_access),
@@ -152,7 +175,12 @@ async def revoke(
     return Response(status_code=204)
 
 
-@router.post("/slack/events", include_in_schema=True)
+@router.post(
+    "/slack/events",
+    include_in_schema=True,
+    response_model=SlackAnswer,
+    responses=errors(401, 404),
+)
 async def slack_events(request: Request) -> JSONResponse:
     """Slack's Events API: signature checked, `url_verification` answered, events taken."""
     manager: ChannelManager = request.app.state.channels

@@ -10,6 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pronghorn.gateway.deps import check_uuid, get_access, get_runtime
 from pronghorn.gateway.errors import ApiError, invalid
+from pronghorn.gateway.models.errors import errors
+from pronghorn.gateway.models.langgraph import Cron, CronSelection
 from pronghorn.gateway.paging import page_headers
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
@@ -119,7 +121,7 @@ def _spec(runtime: Runtime, body: CronCreate) -> service.CronSpec:
     )
 
 
-@router.post("/runs/crons")
+@router.post("/runs/crons", response_model=Cron, responses=errors(400, 404, 422))
 async def create_cron(
     body: CronCreate,
     runtime: Runtime = Depends(get_runtime),
@@ -128,7 +130,9 @@ async def create_cron(
     return JSONResponse(await service.create(runtime, access, _spec(runtime, body), None))
 
 
-@router.post("/threads/{thread_id}/runs/crons")
+@router.post(
+    "/threads/{thread_id}/runs/crons", response_model=Cron, responses=errors(400, 404, 422)
+)
 async def create_thread_cron(
     thread_id: str,
     body: CronCreate,
@@ -139,7 +143,7 @@ async def create_thread_cron(
     return JSONResponse(await service.create(runtime, access, _spec(runtime, body), tid))
 
 
-@router.post("/runs/crons/search")
+@router.post("/runs/crons/search", response_model=list[CronSelection], responses=errors(422))
 async def search_crons(
     body: CronSearch,
     runtime: Runtime = Depends(get_runtime),
@@ -162,7 +166,7 @@ async def search_crons(
     return JSONResponse(items, headers=page_headers(body.offset, body.limit, len(items), total))
 
 
-@router.post("/runs/crons/count")
+@router.post("/runs/crons/count", response_model=int, responses=errors(422))
 async def count_crons(
     body: CronSearch | None = None,
     runtime: Runtime = Depends(get_runtime),
@@ -179,14 +183,14 @@ async def count_crons(
     return JSONResponse(n)
 
 
-@router.get("/runs/crons/{cron_id}")
+@router.get("/runs/crons/{cron_id}", response_model=Cron, responses=errors(404, 422))
 async def get_cron(
     cron_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> Response:
     return JSONResponse(await service.get(runtime, access, check_uuid(cron_id, "cron")))
 
 
-@router.patch("/runs/crons/{cron_id}")
+@router.patch("/runs/crons/{cron_id}", response_model=Cron, responses=errors(400, 404, 422))
 async def update_cron(
     cron_id: str,
     body: dict[str, Any],
@@ -213,7 +217,7 @@ async def update_cron(
     return JSONResponse(await service.update(runtime, access, cid, _spec(runtime, new)))
 
 
-@router.delete("/runs/crons/{cron_id}", status_code=204)
+@router.delete("/runs/crons/{cron_id}", status_code=204, responses=errors(404, 422))
 async def delete_cron(
     cron_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> Response:

@@ -14,8 +14,21 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pronghorn.gateway.deps import check_uuid, get_access, get_runtime
 from pronghorn.gateway.errors import ApiError
+from pronghorn.gateway.models.deerflow import (
+    ChannelProviders,
+    DeerFlowUploadLimits,
+    DeerFlowUploadList,
+    Features,
+    MessagePage,
+    RunEvent,
+    RunMessages,
+    Suggestions,
+    SuggestionsConfig,
+)
+from pronghorn.gateway.models.errors import errors
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.routers.files import file_entry, upload_entries
+from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.persistence.repos import run_events
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.owned import load_thread
@@ -23,7 +36,7 @@ from pronghorn.runtime.runtime import Runtime
 from pronghorn.runtime.suggestions import suggest
 from pronghorn.runtime.thread_messages import load_run, page_before, page_window, thread_messages
 
-router = APIRouter(tags=["deerflow"])
+router = APIRouter(tags=["deerflow"], route_class=StrictJSONRoute)
 
 CHANNEL_PROVIDERS = (
     ("telegram", "Telegram"),
@@ -34,7 +47,11 @@ CHANNEL_PROVIDERS = (
 NOMINAL_MAX_FILES = 1000  # uploads have no count limit; DeerFlow's UI wants a number
 
 
-@router.get("/api/threads/{thread_id}/messages/page")
+@router.get(
+    "/api/threads/{thread_id}/messages/page",
+    response_model=MessagePage,
+    responses=errors(404, 422),
+)
 async def messages_page(
     thread_id: str,
     limit: int = Query(default=50, ge=1, le=200),
@@ -54,7 +71,11 @@ async def messages_page(
     return JSONResponse({"data": page.data, "has_more": page.has_more, "next_before_seq": nxt})
 
 
-@router.get("/api/threads/{thread_id}/runs/{run_id}/messages")
+@router.get(
+    "/api/threads/{thread_id}/runs/{run_id}/messages",
+    response_model=RunMessages,
+    responses=errors(404, 422),
+)
 async def run_messages(
     thread_id: str,
     run_id: str,
@@ -73,7 +94,11 @@ async def run_messages(
     return JSONResponse({"data": page.data, "has_more": page.has_more})
 
 
-@router.get("/api/threads/{thread_id}/runs/{run_id}/events")
+@router.get(
+    "/api/threads/{thread_id}/runs/{run_id}/events",
+    response_model=list[RunEvent],
+    responses=errors(404, 422),
+)
 async def run_event_list(
     thread_id: str,
     run_id: str,
@@ -116,7 +141,11 @@ async def run_event_list(
     return JSONResponse(out)
 
 
-@router.get("/api/threads/{thread_id}/uploads/list")
+@router.get(
+    "/api/threads/{thread_id}/uploads/list",
+    response_model=DeerFlowUploadList,
+    responses=errors(404, 409, 422),
+)
 async def uploads_list(
     thread_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> JSONResponse:
@@ -138,7 +167,11 @@ async def uploads_list(
     return JSONResponse({"files": files, "count": len(files)})
 
 
-@router.get("/api/threads/{thread_id}/uploads/limits")
+@router.get(
+    "/api/threads/{thread_id}/uploads/limits",
+    response_model=DeerFlowUploadLimits,
+    responses=errors(404, 422),
+)
 async def uploads_limits(
     thread_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> JSONResponse:
@@ -154,7 +187,7 @@ async def uploads_limits(
     )
 
 
-@router.get("/api/features")
+@router.get("/api/features", response_model=Features)
 async def features(runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
     """Feature flags of DeerFlow's UI (the ones Pronghorn does not offer are off)."""
     return JSONResponse(
@@ -169,7 +202,7 @@ async def features(runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
     )
 
 
-@router.get("/api/suggestions/config")
+@router.get("/api/suggestions/config", response_model=SuggestionsConfig)
 async def suggestions_config(runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
     cfg = runtime.config.suggestions
     return JSONResponse({"enabled": cfg.enabled, "max_suggestions": cfg.max_suggestions})
@@ -190,7 +223,11 @@ class SuggestionsRequest(BaseModel):
     model_name: str | None = Field(default=None)
 
 
-@router.post("/api/threads/{thread_id}/suggestions")
+@router.post(
+    "/api/threads/{thread_id}/suggestions",
+    response_model=Suggestions,
+    responses=errors(404, 422),
+)
 async def thread_suggestions(
     thread_id: str,
     body: SuggestionsRequest,
@@ -204,7 +241,7 @@ async def thread_suggestions(
     return JSONResponse({"suggestions": await suggest(runtime, pairs, body.n, body.model_name)})
 
 
-@router.get("/api/channels/providers")
+@router.get("/api/channels/providers", response_model=ChannelProviders)
 async def channel_providers(runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
     """The IM platforms, whether each is configured and enabled here, and whether a user
     can connect to it from the browser (a one-time code: POST /api/channels/{name}/connect;

@@ -9,14 +9,19 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from pronghorn.gateway.deps import check_uuid, get_access, get_runtime
 from pronghorn.gateway.errors import ApiError
+from pronghorn.gateway.models.errors import errors
+from pronghorn.gateway.models.feedback import Feedback, ThreadFeedback
 from pronghorn.gateway.responses import JSONResponse
+from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.persistence.repos import feedback as repo
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.owned import load_thread
 from pronghorn.runtime.runtime import Runtime
 from pronghorn.runtime.thread_messages import load_run
 
-router = APIRouter(prefix="/api/threads/{thread_id}", tags=["feedback"])
+router = APIRouter(
+    prefix="/api/threads/{thread_id}", tags=["feedback"], route_class=StrictJSONRoute
+)
 
 MAX_COMMENT = 4000
 
@@ -43,7 +48,7 @@ async def _run_ids(
     return tid, rid
 
 
-@router.put("/runs/{run_id}/feedback")
+@router.put("/runs/{run_id}/feedback", response_model=Feedback, responses=errors(404, 422))
 async def put_feedback(
     thread_id: str,
     run_id: str,
@@ -67,7 +72,7 @@ async def put_feedback(
     return JSONResponse(saved)
 
 
-@router.get("/runs/{run_id}/feedback")
+@router.get("/runs/{run_id}/feedback", response_model=list[Feedback], responses=errors(404, 422))
 async def get_feedback(
     thread_id: str,
     run_id: str,
@@ -81,7 +86,7 @@ async def get_feedback(
     return JSONResponse([found] if found else [])
 
 
-@router.delete("/runs/{run_id}/feedback", status_code=204)
+@router.delete("/runs/{run_id}/feedback", status_code=204, responses=errors(404, 422))
 async def delete_feedback(
     thread_id: str,
     run_id: str,
@@ -97,7 +102,7 @@ async def delete_feedback(
     return Response(status_code=204)
 
 
-@router.get("/feedback")
+@router.get("/feedback", response_model=ThreadFeedback, responses=errors(404, 422))
 async def thread_feedback(
     thread_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> JSONResponse:

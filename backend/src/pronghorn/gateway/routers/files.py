@@ -34,6 +34,8 @@ from pronghorn.auth.authorizer import Action
 from pronghorn.gateway.deps import check_uuid, get_access, get_runtime
 from pronghorn.gateway.descriptor_response import serve_descriptor
 from pronghorn.gateway.errors import ApiError
+from pronghorn.gateway.models.errors import errors
+from pronghorn.gateway.models.files import FILE_BYTES, MULTIPART_FILES, UploadList, UploadResult
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.owned import load_thread
@@ -284,7 +286,12 @@ async def _open_uploads(paths: ThreadPaths) -> UploadsFolder:
         raise ApiError(409, str(exc)) from None
 
 
-@router.post("/uploads")
+@router.post(
+    "/uploads",
+    response_model=UploadResult,
+    responses=errors(400, 403, 404, 409, 413, 415, 422, 507),
+    openapi_extra=MULTIPART_FILES,
+)
 async def upload(
     thread_id: str,
     request: Request,
@@ -344,7 +351,7 @@ async def _receive(
     return JSONResponse({"files": files})
 
 
-@router.get("/uploads")
+@router.get("/uploads", response_model=UploadList, responses=errors(404, 409, 422))
 async def list_uploads(
     thread_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> JSONResponse:
@@ -359,7 +366,7 @@ async def list_uploads(
     return JSONResponse({"files": files, "limits": _limits(runtime)})
 
 
-@router.delete("/uploads/{name}", status_code=204)
+@router.delete("/uploads/{name}", status_code=204, responses=errors(400, 404, 409, 422))
 async def delete_upload(
     thread_id: str,
     name: str,
@@ -406,8 +413,16 @@ def content_disposition(disposition: str, name: str) -> str:
 
 
 # One route per method, so each gets its own OpenAPI operation id.
-@router.get("/artifacts/{path:path}")
-@router.head("/artifacts/{path:path}")
+@router.get(
+    "/artifacts/{path:path}",
+    response_class=Response,
+    responses={**FILE_BYTES, **errors(400, 403, 404, 422)},
+)
+@router.head(
+    "/artifacts/{path:path}",
+    response_class=Response,
+    responses={**FILE_BYTES, **errors(400, 403, 404, 422)},
+)
 async def artifact(
     thread_id: str,
     path: str,

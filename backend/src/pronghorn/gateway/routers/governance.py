@@ -6,6 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends
 
 from pronghorn.gateway.deps import get_access, get_runtime
+from pronghorn.gateway.models.usage import Budget
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.governance.budget import is_limited, remaining
 from pronghorn.runtime.access import Access
@@ -14,7 +15,7 @@ from pronghorn.runtime.runtime import Runtime
 router = APIRouter(prefix="/api/usage", tags=["usage"])
 
 
-@router.get("/budget")
+@router.get("/budget", response_model=Budget)
 async def my_budget(
     runtime: Runtime = Depends(get_runtime),
     access: Access = Depends(get_access),

@@ -22,11 +22,14 @@ from pronghorn.config.file_edit import NoConfigFile, apply_edit, read_document, 
 from pronghorn.config.mcp_schema import McpServerConfig
 from pronghorn.gateway.deps import get_principal, get_runtime
 from pronghorn.gateway.errors import ApiError
+from pronghorn.gateway.models.errors import answers, errors
+from pronghorn.gateway.models.mcp import McpConfigView, McpProbe, McpStatus
+from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.mcp.errors import McpConfigError
 from pronghorn.mcp.masking import check_api_stdio, mask_server, unmask_server
 from pronghorn.runtime.runtime import Runtime
 
-router = APIRouter(tags=["mcp"])
+router = APIRouter(tags=["mcp"], route_class=StrictJSONRoute)
 
 _OPTIONS = ("tool_name_prefix", "tool_search_threshold", "max_stdio_sessions")
 
@@ -126,7 +129,11 @@ async def _edit(runtime: Runtime, servers: dict[str, Any], options: dict[str, An
         raise ApiError(409, f"cannot write the config file: {exc}") from None
 
 
-@router.get("/api/mcp/config")
+@router.get(
+    "/api/mcp/config",
+    response_model=None,
+    responses={**answers(McpConfigView), **errors(403)},
+)
 async def get_mcp_config(
     runtime: Runtime = Depends(get_runtime), _admin: Principal = Depends(admin)
 ) -> dict[str, Any]:
@@ -134,7 +141,11 @@ async def get_mcp_config(
     return _view(runtime, await _document(runtime))
 
 
-@router.put("/api/mcp/config")
+@router.put(
+    "/api/mcp/config",
+    response_model=None,
+    responses={**answers(McpConfigView), **errors(400, 403, 409, 422)},
+)
 async def put_mcp_config(
     body: McpConfigBody,
     runtime: Runtime = Depends(get_runtime),
@@ -157,7 +168,11 @@ async def put_mcp_config(
     return _view(runtime, await _document(runtime))
 
 
-@router.patch("/api/mcp/config")
+@router.patch(
+    "/api/mcp/config",
+    response_model=None,
+    responses={**answers(McpConfigView), **errors(400, 403, 404, 409, 422)},
+)
 async def patch_mcp_config(
     body: McpEnabledBody,
     runtime: Runtime = Depends(get_runtime),
@@ -173,7 +188,11 @@ async def patch_mcp_config(
     return _view(runtime, await _document(runtime))
 
 
-@router.get("/api/mcp/status")
+@router.get(
+    "/api/mcp/status",
+    response_model=None,
+    responses={**answers(McpStatus), **errors(403)},
+)
 async def get_mcp_status(
     runtime: Runtime = Depends(get_runtime), _admin: Principal = Depends(admin)
 ) -> dict[str, Any]:
@@ -181,7 +200,11 @@ async def get_mcp_status(
     return runtime.mcp.status()
 
 
-@router.post("/api/mcp/test")
+@router.post(
+    "/api/mcp/test",
+    response_model=None,
+    responses={**answers(McpProbe), **errors(400, 403, 404, 422)},
+)
 async def test_mcp_server(
     body: McpTestBody,
     runtime: Runtime = Depends(get_runtime),

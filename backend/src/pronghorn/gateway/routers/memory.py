@@ -17,6 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pronghorn.gateway.deps import get_access, get_runtime
 from pronghorn.gateway.errors import ApiError
+from pronghorn.gateway.models.errors import errors
+from pronghorn.gateway.models.memory import MemoryDocument, MemoryFact, MemoryStatus
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.memory.errors import FactNotFound, InvalidMemory
@@ -100,20 +102,20 @@ def domain_errors() -> Generator[None]:
         raise ApiError(422, str(exc)) from None
 
 
-@router.get("")
+@router.get("", response_model=MemoryDocument, responses=errors(400, 422))
 async def get_memory(runtime: RuntimeDep, scope: Scope) -> JSONResponse:
     """The caller's memory: `{version, revision, agent_name, updated_at, summaries, facts}`."""
     return JSONResponse((await runtime.memory.document(scope)).to_json())
 
 
-@router.delete("", status_code=204)
+@router.delete("", status_code=204, responses=errors(400, 422))
 async def clear_memory(runtime: RuntimeDep, scope: Scope) -> Response:
     """Forget everything (summaries, facts, queued updates) of the caller's memory."""
     await runtime.memory.clear(scope)
     return Response(status_code=204)
 
 
-@router.post("/facts", status_code=201)
+@router.post("/facts", status_code=201, response_model=MemoryFact, responses=errors(400, 422))
 async def add_fact(body: FactCreate, runtime: RuntimeDep, scope: Scope) -> JSONResponse:
     """Remember a fact; 422 for an empty or duplicate fact or a full memory."""
     with domain_errors():
@@ -123,7 +125,7 @@ async def add_fact(body: FactCreate, runtime: RuntimeDep, scope: Scope) -> JSONR
     return JSONResponse(fact.to_json(), status_code=201)
 
 
-@router.patch("/facts/{fact_id}")
+@router.patch("/facts/{fact_id}", response_model=MemoryFact, responses=errors(400, 404, 422))
 async def edit_fact(
     fact_id: str, body: FactPatch, runtime: RuntimeDep, scope: Scope
 ) -> JSONResponse:
@@ -139,14 +141,14 @@ async def edit_fact(
     return JSONResponse(fact.to_json())
 
 
-@router.delete("/facts/{fact_id}", status_code=204)
+@router.delete("/facts/{fact_id}", status_code=204, responses=errors(400, 404, 422))
 async def delete_fact(fact_id: str, runtime: RuntimeDep, scope: Scope) -> Response:
     with domain_errors():
         await runtime.memory.delete_fact(scope, fact_id)
     return Response(status_code=204)
 
 
-@router.get("/export")
+@router.get("/export", response_model=MemoryDocument, responses=errors(400, 422))
 async def export_memory(runtime: RuntimeDep, scope: Scope) -> JSONResponse:
     """The whole memory as a downloadable JSON file (what POST /import takes back)."""
     doc = await runtime.memory.document(scope)
@@ -156,7 +158,7 @@ async def export_memory(runtime: RuntimeDep, scope: Scope) -> JSONResponse:
     )
 
 
-@router.post("/import")
+@router.post("/import", response_model=MemoryDocument, responses=errors(400, 422))
 async def import_memory(body: MemoryImport, runtime: RuntimeDep, scope: Scope) -> JSONResponse:
     """Replace the memory's content with an export file's; 422 (nothing written) if bad."""
     data: dict[str, Any] = body.model_dump()
@@ -165,7 +167,7 @@ async def import_memory(body: MemoryImport, runtime: RuntimeDep, scope: Scope) -
     return JSONResponse(doc.to_json())
 
 
-@router.get("/status")
+@router.get("/status", response_model=MemoryStatus, responses=errors(400, 422))
 async def memory_status(runtime: RuntimeDep, scope: Scope) -> JSONResponse:
     """The update queue (depth, the caller's queued updates, in flight) with the caller's
     last update and last error, and the memory config."""

@@ -12,6 +12,7 @@ from starlette.responses import Response
 
 from pronghorn.gateway.auth_middleware import credentials_of
 from pronghorn.gateway.errors import ApiError
+from pronghorn.gateway.models.errors import errors
 from pronghorn.runtime.metrics import CONTENT_TYPE
 from pronghorn.runtime.runtime import Runtime
 
@@ -43,7 +44,17 @@ async def authorize_scrape(request: Request, runtime: Runtime) -> None:
         raise ApiError(403, "Metrics are for admins (or set metrics.token for a scraper)")
 
 
-@router.get("/metrics", include_in_schema=False)
+@router.get(
+    "/metrics",
+    response_class=Response,
+    responses={
+        200: {
+            "description": "The Prometheus text exposition",
+            "content": {"text/plain": {"schema": {"type": "string"}}},
+        },
+        **errors(401, 403, 404, 429),
+    },
+)
 async def metrics(request: Request) -> Response:
     runtime: Runtime = request.app.state.runtime
     cfg = runtime.config.metrics

@@ -6,6 +6,8 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
 
+from pronghorn.gateway.models.catalog import ModelInfo, ModelList
+from pronghorn.gateway.models.errors import answers, errors
 from pronghorn.models.factory import ModelFactory
 
 router = APIRouter(tags=["models"])
@@ -15,14 +17,22 @@ def _factory(request: Request) -> ModelFactory:
     return request.app.state.runtime.models
 
 
-@router.get("/api/models")
+@router.get(
+    "/api/models",
+    response_model=None,
+    responses={**answers(ModelList)},
+)
 async def list_models(request: Request) -> dict[str, Any]:
     """Configured models (plus the offline demo model when none is usable); never secrets."""
     factory = _factory(request)
     return {"models": factory.list_models(), "default": factory.default_model_name()}
 
 
-@router.get("/api/models/{name}")
+@router.get(
+    "/api/models/{name}",
+    response_model=None,
+    responses={**answers(ModelInfo), **errors(404)},
+)
 async def get_model(name: str, request: Request) -> dict[str, Any]:
     """One model of the list, or 404."""
     for model in _factory(request).list_models():

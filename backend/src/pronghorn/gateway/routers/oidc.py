@@ -23,6 +23,7 @@ from pronghorn.auth.oidc import OidcClient, OidcError, OidcIdentity
 from pronghorn.auth.oidc_login_state import COOKIE_NAME, COOKIE_PATH, LIFETIME_S
 from pronghorn.gateway.deps import get_runtime
 from pronghorn.gateway.errors import ApiError
+from pronghorn.gateway.models.errors import errors
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.session_cookie import client_ip, is_https, set_session_cookie
 from pronghorn.persistence.repos.users import User
@@ -99,7 +100,12 @@ def _clear_login_cookie(response: Response, request: Request) -> None:
     )
 
 
-@router.get("/login")
+@router.get(
+    "/login",
+    status_code=302,
+    response_class=RedirectResponse,
+    responses={302: {"description": "To the issuer's sign-in page"}, **errors(400, 403, 404, 502)},
+)
 async def oidc_login(
     request: Request, next: str | None = None, runtime: Runtime = Depends(get_runtime)
 ) -> Response:
@@ -148,7 +154,12 @@ async def _account(runtime: Runtime, identity: OidcIdentity) -> User:
     return user
 
 
-@router.get("/callback")
+@router.get(
+    "/callback",
+    status_code=302,
+    response_class=RedirectResponse,
+    responses={302: {"description": "Signed in: to `next`"}, **errors(400, 403, 404, 502)},
+)
 async def oidc_callback(request: Request, runtime: Runtime = Depends(get_runtime)) -> Response:
     """Where the issuer sends the browser back: sign in, then redirect to `next`."""
     client = _client(runtime)

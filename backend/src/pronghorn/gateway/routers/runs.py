@@ -7,11 +7,15 @@ from collections.abc import AsyncIterator
 from typing import Any, cast
 
 from fastapi import APIRouter, Body, Depends, Query, Request, Response
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from pronghorn.auth.authorizer import Action
 from pronghorn.gateway.deps import check_uuid, get_access, get_runtime
 from pronghorn.gateway.errors import ApiError, invalid, not_found
+from pronghorn.gateway.models.bodies import json_body
+from pronghorn.gateway.models.errors import errors
+from pronghorn.gateway.models.langgraph import Run, RunOutput, RunsCancel, RunSelection
+from pronghorn.gateway.models.streams import EventStream, event_stream
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.sse import filter_modes, parse_last_event_id, sse_response
 from pronghorn.gateway.strict_json import StrictJSONRoute
@@ -106,7 +110,12 @@ def _wait_response(
 
 
 # -- create ----------------------------------------------------------------------------
-@router.post("/threads/{thread_id}/runs")
+@router.post(
+    "/threads/{thread_id}/runs",
+    response_model=Run,
+    responses=errors(400, 404, 409, 422, 429),
+    openapi_extra=json_body(RunCreate),
+)
 async def create_run(
     thread_id: str,
     body: Any = Body(...),
@@ -119,7 +128,12 @@ async def create_run(
     return JSONResponse(job.run, headers={"Content-Location": content})
 
 
-@router.post("/threads/{thread_id}/runs/stream")
+@router.post(
+    "/threads/{thread_id}/runs/stream",
+    response_class=EventStream,
+    responses={**event_stream("The run's events"), **errors(400, 404, 409, 422, 429)},
+    openapi_extra=json_body(RunCreate),
+)
 async def stream_run(
     thread_id: str,
     body: Any = Body(...),
@@ -131,7 +145,12 @@ async def stream_run(
     return _stream_job(runtime, job, stateless=False)
 
 
-@router.post("/threads/{thread_id}/runs/wait")
+@router.post(
+    "/threads/{thread_id}/runs/wait",
+    response_model=RunOutput,
+    responses=errors(400, 404, 409, 422, 429),
+    openapi_extra=json_body(RunCreate),
+)
 async def wait_run(
     thread_id: str,
     body: Any = Body(...),
@@ -146,7 +165,12 @@ async def wait_run(
     )
 
 
-@router.post("/runs")
+@router.post(
+    "/runs",
+    response_model=Run,
+    responses=errors(400, 404, 409, 422, 429),
+    openapi_extra=json_body(RunCreate),
+)
 async def create_stateless(
     body: Any = Body(...),
     runtime: Runtime = Depends(get_runtime),
@@ -157,7 +181,12 @@ async def create_stateless(
     return JSONResponse(job.run, headers={"Content-Location": content})
 
 
-@router.post("/runs/stream")
+@router.post(
+    "/runs/stream",
+    response_class=EventStream,
+    responses={**event_stream("The run's events"), **errors(400, 404, 409, 422, 429)},
+    openapi_extra=json_body(RunCreate),
+)
 async def stream_stateless(
     body: Any = Body(...),
     runtime: Runtime = Depends(get_runtime),
@@ -167,7 +196,12 @@ async def stream_stateless(
     return _stream_job(runtime, job, stateless=True)
 
 
-@router.post("/runs/wait")
+@router.post(
+    "/runs/wait",
+    response_model=RunOutput,
+    responses=errors(400, 404, 409, 422, 429),
+    openapi_extra=json_body(RunCreate),
+)
 async def wait_stateless(
     body: Any = Body(...),
     runtime: Runtime = Depends(get_runtime),
@@ -180,7 +214,12 @@ async def wait_stateless(
     )
 
 
-@router.post("/runs/batch")
+@router.post(
+    "/runs/batch",
+    response_model=list[Run],
+    responses=errors(400, 404, 409, 422, 429),
+    openapi_extra=json_body(TypeAdapter(list[RunCreate])),
+)
 async def create_batch(
     body: Any = Body(...),
     runtime: Runtime = Depends(get_runtime),
@@ -197,7 +236,12 @@ async def create_batch(
     return JSONResponse([j.run for j in jobs])
 
 
-@router.post("/runs/cancel", status_code=204)
+@router.post(
+    "/runs/cancel",
+    status_code=204,
+    responses=errors(404, 422),
+    openapi_extra=json_body(RunsCancel, required=False),
+)
 async def cancel_many(
     body: Any = Body(default=None),
     action: str = Query("interrupt", pattern="^(interrupt|rollback)$"),
@@ -235,7 +279,9 @@ async def cancel_many(
 
 
 # -- read ------------------------------------------------------------------------------
-@router.get("/threads/{thread_id}/runs")
+@router.get(
+    "/threads/{thread_id}/runs", response_model=list[RunSelection], responses=errors(404, 422)
+)
 async def list_runs(
     thread_id: str,
     limit: int = Query(10, ge=1, le=1000),
@@ -273,7 +319,7 @@ async def _get_run(
     return runtime.runs.overlay(found.run)
 
 
-@router.get("/threads/{thread_id}/runs/{run_id}")
+@router.get("/threads/{thread_id}/runs/{run_id}", response_model=Run, responses=errors(404, 422))
 async def get_run(
     thread_id: str,
     run_id: str,
@@ -286,14 +332,16 @@ async def get_run(
     return JSONResponse(run)
 
 
-@router.get("/runs/{run_id}")
+@router.get("/runs/{run_id}", response_model=Run, responses=errors(404, 422))
 async def get_stateless_run(
     run_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> Response:
     return JSONResponse(await _get_run(runtime, access, check_uuid(run_id, "run"), None))
 
 
-@router.delete("/threads/{thread_id}/runs/{run_id}", status_code=204)
+@router.delete(
+    "/threads/{thread_id}/runs/{run_id}", status_code=204, responses=errors(404, 409, 422)
+)
 async def delete_run(
     thread_id: str,
     run_id: str,
@@ -333,7 +381,9 @@ async def _broker_ready(runtime: Runtime) -> None:
         raise BrokerUnavailable("The event broker is unreachable; retry shortly")
 
 
-@router.get("/threads/{thread_id}/runs/{run_id}/join")
+@router.get(
+    "/threads/{thread_id}/runs/{run_id}/join", response_model=RunOutput, responses=errors(404, 422)
+)
 async def join_run(
     thread_id: str,
     run_id: str,
@@ -375,8 +425,16 @@ async def _join_stream(
 
 
 # One route per method, so each gets its own OpenAPI operation id.
-@router.get("/threads/{thread_id}/runs/{run_id}/stream")
-@router.post("/threads/{thread_id}/runs/{run_id}/stream")
+@router.get(
+    "/threads/{thread_id}/runs/{run_id}/stream",
+    response_class=EventStream,
+    responses={**event_stream("The run's events"), **errors(404, 422, 503)},
+)
+@router.post(
+    "/threads/{thread_id}/runs/{run_id}/stream",
+    response_class=EventStream,
+    responses={**event_stream("The run's events"), **errors(404, 422, 503)},
+)
 async def join_stream(
     thread_id: str,
     run_id: str,
@@ -391,7 +449,11 @@ async def join_stream(
     return await _join_stream(runtime, request, run, stream_mode, cancel_on_disconnect)
 
 
-@router.get("/runs/{run_id}/stream")
+@router.get(
+    "/runs/{run_id}/stream",
+    response_class=EventStream,
+    responses={**event_stream("The run's events"), **errors(404, 422, 503)},
+)
 async def join_stateless_stream(
     run_id: str,
     request: Request,
@@ -404,7 +466,14 @@ async def join_stateless_stream(
     return await _join_stream(runtime, request, run, stream_mode, cancel_on_disconnect)
 
 
-@router.post("/threads/{thread_id}/runs/{run_id}/cancel")
+@router.post(
+    "/threads/{thread_id}/runs/{run_id}/cancel",
+    response_model=RunOutput,
+    responses={
+        202: {"description": "Cancelling (without `wait`)"},
+        **errors(404, 409, 422),
+    },
+)
 async def cancel_run(
     thread_id: str,
     run_id: str,
@@ -423,7 +492,11 @@ async def cancel_run(
     return JSONResponse(await runtime.runs.output(tid, rid))
 
 
-@router.get("/threads/{thread_id}/stream")
+@router.get(
+    "/threads/{thread_id}/stream",
+    response_class=EventStream,
+    responses={**event_stream("The thread's events"), **errors(404, 422, 503)},
+)
 async def thread_stream(
     thread_id: str,
     request: Request,

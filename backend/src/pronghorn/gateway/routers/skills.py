@@ -9,13 +9,24 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pronghorn.gateway.deps import get_access, get_runtime
 from pronghorn.gateway.errors import ApiError
+from pronghorn.gateway.models.errors import errors
+from pronghorn.gateway.models.skills import (
+    SKILL_ARCHIVE,
+    CustomSkillList,
+    SkillDetail,
+    SkillInfo,
+    SkillInstalled,
+    SkillList,
+    SkillsReloaded,
+)
 from pronghorn.gateway.responses import JSONResponse
+from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.runtime import Runtime
 from pronghorn.runtime.skill_from_thread import install_from_thread
 from pronghorn.runtime.skills import SkillView, skill_body
 
-router = APIRouter(prefix="/api/skills", tags=["skills"])
+router = APIRouter(prefix="/api/skills", tags=["skills"], route_class=StrictJSONRoute)
 
 
 class InstallFromThread(BaseModel):
@@ -45,7 +56,7 @@ def to_api(view: SkillView) -> dict[str, Any]:
     }
 
 
-@router.get("")
+@router.get("", response_model=SkillList)
 async def list_skills(
     runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> JSONResponse:
@@ -60,7 +71,13 @@ async def list_skills(
     )
 
 
-@router.post("/install", status_code=201)
+@router.post(
+    "/install",
+    status_code=201,
+    response_model=SkillInstalled,
+    responses=errors(400, 403, 404, 409, 413, 415, 422),
+    openapi_extra=SKILL_ARCHIVE,
+)
 async def install_skill(
     request: Request,
     file: UploadFile | None = File(default=None),
@@ -102,7 +119,7 @@ async def install_skill(
     )
 
 
-@router.get("/custom")
+@router.get("/custom", response_model=CustomSkillList)
 async def list_custom_skills(
     runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> JSONResponse:
@@ -111,7 +128,7 @@ async def list_custom_skills(
     return JSONResponse({"skills": [to_api(v) for v in views if v.skill.category == "custom"]})
 
 
-@router.post("/reload")
+@router.post("/reload", response_model=SkillsReloaded)
 async def reload_skills(runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
     """DeerFlow's cache reset. Folders are rescanned whenever a SKILL.md changes anyway;
     this forgets every cached scan of this process."""
@@ -121,7 +138,7 @@ async def reload_skills(runtime: Runtime = Depends(get_runtime)) -> JSONResponse
     )
 
 
-@router.get("/{name}")
+@router.get("/{name}", response_model=SkillDetail, responses=errors(404, 422))
 async def get_skill(
     name: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> JSONResponse:
@@ -131,7 +148,7 @@ async def get_skill(
     return JSONResponse({**to_api(view), "content": text, "body": skill_body(text)})
 
 
-@router.put("/{name}")
+@router.put("/{name}", response_model=SkillInfo, responses=errors(403, 404, 422))
 async def put_skill(
     name: str,
     body: SkillToggle,
@@ -143,7 +160,7 @@ async def put_skill(
     return JSONResponse(to_api(view))
 
 
-@router.delete("/custom/{name}", status_code=204)
+@router.delete("/custom/{name}", status_code=204, responses=errors(403, 404, 422))
 async def delete_custom_skill(
     name: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> Response:

@@ -11,6 +11,8 @@ from pydantic import AfterValidator, BaseModel, Field
 from pronghorn.auth.authorizer import Action
 from pronghorn.gateway.deps import get_access, get_runtime
 from pronghorn.gateway.errors import ApiError
+from pronghorn.gateway.models.errors import errors
+from pronghorn.gateway.models.langgraph import Item, ListNamespaceResponse, SearchItemsResponse
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.persistence.repos.common import iso
@@ -135,7 +137,7 @@ async def _authorized(
     return scope.stored(access, namespace)
 
 
-@router.put("/items", status_code=204)
+@router.put("/items", status_code=204, responses=errors(403, 422))
 async def put_item(
     body: StorePut, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> Response:
@@ -148,7 +150,7 @@ async def put_item(
     return Response(status_code=204)
 
 
-@router.get("/items")
+@router.get("/items", response_model=Item | None, responses=errors(403, 422))
 async def get_item(
     key: str,
     namespace: str = "",
@@ -169,7 +171,7 @@ async def get_item(
     return JSONResponse(item_json(item, scope.shown(access, item.namespace)))
 
 
-@router.delete("/items", status_code=204)
+@router.delete("/items", status_code=204, responses=errors(403, 422))
 async def delete_item(
     body: StoreDelete, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> Response:
@@ -179,7 +181,7 @@ async def delete_item(
     return Response(status_code=204)
 
 
-@router.post("/items/search")
+@router.post("/items/search", response_model=SearchItemsResponse, responses=errors(403, 422))
 async def search_items(
     body: StoreSearch,
     runtime: Runtime = Depends(get_runtime),
@@ -202,7 +204,7 @@ async def search_items(
     return JSONResponse({"items": out})
 
 
-@router.post("/namespaces")
+@router.post("/namespaces", response_model=ListNamespaceResponse, responses=errors(403, 422))
 async def list_namespaces(
     body: StoreNamespaces,
     runtime: Runtime = Depends(get_runtime),

@@ -8,18 +8,28 @@ from fastapi import APIRouter, Depends
 
 from pronghorn import __version__
 from pronghorn.gateway.deps import get_runtime
+from pronghorn.gateway.models.errors import answers
+from pronghorn.gateway.models.system import ConfigStatus, Health, Info, Ok, Ready
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.runtime.runtime import Runtime
 
 router = APIRouter()
 
 
-@router.get("/health")
+@router.get(
+    "/health",
+    response_model=None,
+    responses={**answers(Health)},
+)
 async def health() -> dict[str, Any]:
     return {"status": "ok"}
 
 
-@router.get("/ready")
+@router.get(
+    "/ready",
+    response_model=None,
+    responses={**answers(Ready), 503: {"model": Ready, "description": "Not ready"}},
+)
 async def ready(runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
     checks = {"database": await runtime.db.ping()}
     checks["broker"] = await runtime.broker.ping()
@@ -30,12 +40,20 @@ async def ready(runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
     )
 
 
-@router.get("/api/langgraph/ok")
+@router.get(
+    "/api/langgraph/ok",
+    response_model=None,
+    responses={**answers(Ok)},
+)
 async def ok() -> dict[str, Any]:
     return {"ok": True}
 
 
-@router.get("/api/langgraph/info")
+@router.get(
+    "/api/langgraph/info",
+    response_model=None,
+    responses={**answers(Info)},
+)
 async def info(runtime: Runtime = Depends(get_runtime)) -> dict[str, Any]:
     return {
         "version": __version__,
@@ -45,6 +63,10 @@ async def info(runtime: Runtime = Depends(get_runtime)) -> dict[str, Any]:
     }
 
 
-@router.get("/api/config/status")
+@router.get(
+    "/api/config/status",
+    response_model=None,
+    responses={**answers(ConfigStatus)},
+)
 async def config_status(runtime: Runtime = Depends(get_runtime)) -> dict[str, Any]:
     return runtime.settings.status()

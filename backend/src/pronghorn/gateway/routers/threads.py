@@ -10,6 +10,15 @@ from fastapi import APIRouter, Body, Depends, Header, Query, Response
 from pydantic import AfterValidator, BaseModel, Field, model_validator
 
 from pronghorn.gateway.deps import check_uuid, get_access, get_runtime
+from pronghorn.gateway.models.errors import errors
+from pronghorn.gateway.models.langgraph import (
+    Thread,
+    ThreadPruneResponse,
+    ThreadSelection,
+    ThreadState,
+    ThreadStateUpdateResponse,
+)
+from pronghorn.gateway.models.links import THREAD_LINKS
 from pronghorn.gateway.paging import page_headers
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
@@ -129,7 +138,11 @@ class HistorySearch(BaseModel):
 # --- CRUD --------------------------------------------------------------------------------------
 
 
-@router.post("")
+@router.post(
+    "",
+    response_model=Thread,
+    responses={200: {"links": THREAD_LINKS}, **errors(404, 409, 422)},
+)
 async def create_thread(
     body: ThreadCreate = Body(default_factory=ThreadCreate),
     runtime: Runtime = Depends(get_runtime),
@@ -171,7 +184,7 @@ def _query(body: ThreadCount, **page: Any) -> service.ThreadQuery:
     )
 
 
-@router.post("/search")
+@router.post("/search", response_model=list[ThreadSelection], responses=errors(422))
 async def search_threads(
     body: ThreadSearch = Body(default_factory=ThreadSearch),
     runtime: Runtime = Depends(get_runtime),
@@ -195,7 +208,7 @@ async def search_threads(
     return JSONResponse(out, headers=page_headers(body.offset, body.limit, len(items), total))
 
 
-@router.post("/count")
+@router.post("/count", response_model=int, responses=errors(422))
 async def count_threads(
     body: ThreadCount = Body(default_factory=ThreadCount),
     runtime: Runtime = Depends(get_runtime),
@@ -205,7 +218,7 @@ async def count_threads(
     return JSONResponse(await service.count(runtime, access, _query(body), value))
 
 
-@router.post("/prune")
+@router.post("/prune", response_model=ThreadPruneResponse, responses=errors(422))
 async def prune_threads(
     body: ThreadPrune,
     runtime: Runtime = Depends(get_runtime),
@@ -216,7 +229,7 @@ async def prune_threads(
     return JSONResponse({"pruned_count": pruned})
 
 
-@router.get("/{thread_id}")
+@router.get("/{thread_id}", response_model=Thread, responses=errors(404, 422))
 async def get_thread(
     thread_id: str,
     include: str | None = None,
@@ -228,7 +241,11 @@ async def get_thread(
     return JSONResponse(await service.get(runtime, access, tid, ttl="ttl" in fields))
 
 
-@router.patch("/{thread_id}")
+@router.patch(
+    "/{thread_id}",
+    response_model=Thread,
+    responses={204: {"description": "With `Prefer: return=minimal`"}, **errors(404, 422)},
+)
 async def patch_thread(
     thread_id: str,
     body: ThreadPatch = Body(default_factory=ThreadPatch),
@@ -244,7 +261,7 @@ async def patch_thread(
     return JSONResponse(updated)
 
 
-@router.delete("/{thread_id}", status_code=204)
+@router.delete("/{thread_id}", status_code=204, responses=errors(404, 409, 422))
 async def delete_thread(
     thread_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> Response:
@@ -252,7 +269,11 @@ async def delete_thread(
     return Response(status_code=204)
 
 
-@router.post("/{thread_id}/copy")
+@router.post(
+    "/{thread_id}/copy",
+    response_model=Thread,
+    responses={200: {"links": THREAD_LINKS}, **errors(404, 409, 422)},
+)
 async def copy(
     thread_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> JSONResponse:
@@ -275,7 +296,7 @@ async def _state(
     return JSONResponse(st.select_fields(state, select))
 
 
-@router.get("/{thread_id}/state")
+@router.get("/{thread_id}/state", response_model=ThreadState, responses=errors(404, 422))
 async def get_state(
     thread_id: str,
     subgraphs: bool = False,
@@ -286,7 +307,9 @@ async def get_state(
     return await _state(runtime, access, thread_id, None, subgraphs, select)
 
 
-@router.get("/{thread_id}/state/{checkpoint_id}")
+@router.get(
+    "/{thread_id}/state/{checkpoint_id}", response_model=ThreadState, responses=errors(404, 422)
+)
 async def get_state_at(
     thread_id: str,
     checkpoint_id: str,
@@ -298,7 +321,9 @@ async def get_state_at(
     return await _state(runtime, access, thread_id, checkpoint_id, subgraphs, select)
 
 
-@router.post("/{thread_id}/state/checkpoint")
+@router.post(
+    "/{thread_id}/state/checkpoint", response_model=ThreadState, responses=errors(404, 422)
+)
 async def post_state_at(
     thread_id: str,
     body: StateAtCheckpoint,
@@ -308,7 +333,11 @@ async def post_state_at(
     return await _state(runtime, access, thread_id, body.checkpoint, body.subgraphs, body.select)
 
 
-@router.post("/{thread_id}/state")
+@router.post(
+    "/{thread_id}/state",
+    response_model=ThreadStateUpdateResponse,
+    responses=errors(400, 404, 409, 422),
+)
 async def post_state(
     thread_id: str,
     body: StateUpdate = Body(default_factory=StateUpdate),
@@ -341,7 +370,7 @@ async def _history(
     return JSONResponse([st.select_fields(s, body.select) for s in states])
 
 
-@router.post("/{thread_id}/history")
+@router.post("/{thread_id}/history", response_model=list[ThreadState], responses=errors(404, 422))
 async def post_history(
     thread_id: str,
     body: HistorySearch = Body(default_factory=HistorySearch),
@@ -351,7 +380,7 @@ async def post_history(
     return await _history(runtime, access, thread_id, body)
 
 
-@router.get("/{thread_id}/history")
+@router.get("/{thread_id}/history", response_model=list[ThreadState], responses=errors(404, 422))
 async def get_history(
     thread_id: str,
     limit: int = Query(10, ge=1, le=1000),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends
 
 from pronghorn.gateway.deps import get_runtime
+from pronghorn.gateway.models.skills import ToolCatalog
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.runtime.runtime import Runtime
 from pronghorn.runtime.tool_catalog import tool_catalog
@@ -12,7 +13,7 @@ from pronghorn.runtime.tool_catalog import tool_catalog
 router = APIRouter(prefix="/api/tools", tags=["tools"])
 
 
-@router.get("")
+@router.get("", response_model=ToolCatalog)
 async def list_tools(runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
     """Built-in and configured tools (``tools:`` in config.yaml decides which are offered);
     ``errors`` lists ``tools.extra`` entries that failed to import."""

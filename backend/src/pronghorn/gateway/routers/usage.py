@@ -6,6 +6,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Query
 
 from pronghorn.gateway.deps import check_uuid, get_access, get_runtime
+from pronghorn.gateway.models.errors import errors
+from pronghorn.gateway.models.usage import ThreadTokenUsage
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.persistence.repos import model_usage
 from pronghorn.persistence.repos import runs as runs_repo
@@ -18,7 +20,7 @@ router = APIRouter(prefix="/api/threads/{thread_id}", tags=["usage"])
 ACTIVE = ("pending", "running")
 
 
-@router.get("/token-usage")
+@router.get("/token-usage", response_model=ThreadTokenUsage, responses=errors(404, 422))
 async def token_usage(
     thread_id: str,
     include_active: bool = Query(

@@ -1,0 +1,57 @@
+"""Accounts: users, sessions, API keys and the audit log (`/api/auth/...`)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+
+class AuthUser(BaseModel):
+    model_config = ConfigDict(title="User")
+
+    id: str
+    username: str
+    display_name: str | None
+    role: str
+    disabled: bool
+    created_at: str | None
+
+
+class Session(BaseModel):
+    """Who is signed in; `csrf_token` (to send as `X-CSRF-Token`) is null for an API key."""
+
+    user: AuthUser
+    csrf_token: str | None
+
+
+class OidcOffer(BaseModel):
+    label: str
+
+
+class AuthConfig(BaseModel):
+    mode: str
+    setup_required: bool
+    oidc: OidcOffer | None
+
+
+class ApiKeyRecord(BaseModel):
+    id: str
+    name: str
+    prefix: str
+    created_at: str | None
+    last_used_at: str | None
+    expires_at: str | None
+    revoked_at: str | None
+
+
+class ApiKeyCreated(ApiKeyRecord):
+    key: str
+
+
+class AuditEntry(BaseModel):
+    id: int
+    at: str | None
+    actor: str | None
+    action: str
+    target: str | None
+    client_ip: str | None
+    detail: dict[str, object]

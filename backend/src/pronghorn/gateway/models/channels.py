@@ -1,0 +1,52 @@
+"""IM channels (`/api/channels`): status, connect codes, connections, Slack's webhook."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+
+class ChannelCounts(BaseModel):
+    received: int
+    replied: int
+    duplicates: int
+    refused: int
+    dropped_busy: int
+    errors: int
+    files_in: int
+    files_out: int
+
+
+class ChannelStatus(BaseModel):
+    name: str
+    enabled: bool
+    running: bool
+    last_error: str | None
+    starts: int
+    counts: ChannelCounts | None = None
+    config: dict[str, Any] | None = None  # admins only; secrets masked
+
+
+class ConnectCode(BaseModel):
+    channel: str
+    code: str
+    command: str
+    expires_at: str
+    deep_link: str | None = None
+
+
+class ChannelConnection(BaseModel):
+    id: str
+    channel: str
+    external_id: str
+    external_name: str | None
+    owner_id: str
+    created_at: str
+
+
+class SlackAnswer(BaseModel):
+    """`{"challenge"}` for Slack's URL check, else `{"ok": true}`."""
+
+    challenge: str | None = None
+    ok: bool | None = None

@@ -1,0 +1,59 @@
+"""A thread's files: uploads and artifacts (`/api/threads/{id}/uploads`, `/artifacts/...`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+
+class UploadLimits(BaseModel):
+    max_file_bytes: int
+    max_total_bytes: int
+
+
+class UploadedFile(BaseModel):
+    name: str
+    size: int
+    virtual_path: str
+    url: str
+
+
+class UploadResult(BaseModel):
+    files: list[UploadedFile]
+
+
+class UploadList(BaseModel):
+    files: list[UploadedFile]
+    limits: UploadLimits
+
+
+MULTIPART_FILES: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "properties": {
+                        "files": {
+                            "type": "array",
+                            "items": {"type": "string", "format": "binary"},
+                        }
+                    },
+                    "required": ["files"],
+                }
+            }
+        },
+    }
+}
+"""The upload body: one or more files in the multipart field `files`."""
+
+_BYTES = {"*/*": {"schema": {"type": "string", "format": "binary"}}}
+
+FILE_BYTES: dict[int | str, dict[str, Any]] = {
+    200: {"description": "The file (its type from its name)", "content": _BYTES},
+    206: {"description": "The requested byte range", "content": _BYTES},
+    416: {"description": "Range not satisfiable"},
+}
+"""The answers of a file download: the bytes, whole or a range."""

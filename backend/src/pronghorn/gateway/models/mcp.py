@@ -1,0 +1,49 @@
+"""MCP server configuration and status (`/api/mcp/*`, admins only)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+
+class McpConfigView(BaseModel):
+    mcp_servers: dict[str, dict[str, Any]]  # as configured, secrets masked
+    tool_name_prefix: bool
+    tool_search_threshold: int
+    max_stdio_sessions: int
+    source_path: str | None
+    writable: bool
+
+
+class McpToolInfo(BaseModel):
+    name: str
+    tool: str
+    description: str | None
+
+
+class McpServerStatus(BaseModel):
+    name: str
+    type: str
+    enabled: bool
+    description: str | None
+    status: str
+    connected: bool
+    tools: list[McpToolInfo]
+    last_error: str | None
+    checked_at: str | None
+    sessions: int
+
+
+class McpStatus(BaseModel):
+    servers: list[McpServerStatus]
+    tool_count: int
+    tool_search_threshold: int
+    deferred: bool
+
+
+class McpProbe(BaseModel):
+    ok: bool
+    tools: list[dict[str, str]]
+    error: str | None
+    elapsed_ms: int

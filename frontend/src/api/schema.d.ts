@@ -2072,6 +2072,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/channels/feishu/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Feishu Events
+         * @description Feishu / Lark event callbacks: decrypted, token (and signature) checked, the
+         *     `url_verification` challenge answered, message events taken.
+         */
+        post: operations["feishu_events_api_channels_feishu_events_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -3010,6 +3031,16 @@ export interface components {
             comment?: string | null;
             /** Message Id */
             message_id?: string | null;
+        };
+        /**
+         * FeishuAnswer
+         * @description `{"challenge"}` for Feishu's URL verification, else `{"msg": "success"}`.
+         */
+        FeishuAnswer: {
+            /** Challenge */
+            challenge?: string | null;
+            /** Msg */
+            msg?: string | null;
         };
         /** GraphSchema */
         GraphSchema: {
@@ -11287,6 +11318,53 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SlackAnswer"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    feishu_events_api_channels_feishu_events_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeishuAnswer"];
+                };
+            };
+            /** @description The request makes no sense for the resource's current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description Missing or invalid credentials */

@@ -45,6 +45,13 @@ class ChannelConnection(BaseModel):
     created_at: str
 
 
+class FeishuAnswer(BaseModel):
+    """`{"challenge"}` for Feishu's URL verification, else `{"msg": "success"}`."""
+
+    challenge: str | None = None
+    msg: str | None = None
+
+
 class SlackAnswer(BaseModel):
     """`{"challenge"}` for Slack's URL check, else `{"ok": true}`."""
 

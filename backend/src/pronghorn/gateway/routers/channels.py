@@ -30,6 +30,7 @@ from pronghorn.gateway.models.channels import (
     ChannelConnection,
     ChannelStatus,
     ConnectCode,
+    FeishuAnswer,
     SlackAnswer,
 )
 from pronghorn.gateway.models.errors import answers, errors
@@ -196,7 +197,12 @@ async def slack_events(request: Request) -> JSONResponse:
     return JSONResponse(answer)
 
 
-@router.post("/feishu/events", include_in_schema=True)
+@router.post(
+    "/feishu/events",
+    include_in_schema=True,
+    response_model=FeishuAnswer,
+    responses=errors(400, 401, 404),
+)
 async def feishu_events(request: Request) -> JSONResponse:
     """Feishu / Lark event callbacks: decrypted, token (and signature) checked, the
     `url_verification` challenge answered, message events taken."""

@@ -32,6 +32,7 @@ def _map(value: object) -> Mapping[str, Any]:
 
 class TelegramTransport:
     name = "telegram"
+    exclusive = True  # long polling: one replica at a time (a lease)
     max_text = 4096
     supports_edit = True
 

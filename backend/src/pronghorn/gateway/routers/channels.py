@@ -42,6 +42,7 @@ def _status(manager: ChannelManager, name: str, admin: bool) -> dict[str, Any]:
         "name": name,
         "enabled": bool(section is not None and getattr(section, "enabled", False)),
         "running": bool(channel and channel.running),
+        "standby": manager.standby(name),  # another replica runs its receiver (a lease)
         "last_error": channel.last_error if channel else None,
         "starts": manager.starts.get(name, 0),
     }

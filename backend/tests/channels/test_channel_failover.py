@@ -132,6 +132,9 @@ def test_one_replica_polls_and_the_other_takes_over(
     fake.wait_for(lambda: len(fake.of("getUpdates")) >= polls + 3)
     assert fake.conflicts == 0  # never two pollers at once
     assert _telegram(standby)["starts"] == 0
+    with standby.http() as http:  # the standby asks getMe itself for the deep link
+        code = http.post("/api/channels/telegram/connect").json()
+    assert code["deep_link"] == f"https://t.me/pronghorn_bot?start={code['code']}"
 
     fake.user_message("hello", user_id=501)
     _answered(fake, 501)

@@ -145,3 +145,23 @@ def test_a_mask_with_nothing_stored_is_refused(srv: InProcessServer):
         assert r.status_code == 400
         assert "channels.telegram.bot_token: '***' but no stored value" in r.json()["detail"]
         assert srv.config_path.read_text() == before
+
+
+def test_nested_secrets_are_found_masked_and_kept():
+    from pydantic import BaseModel, SecretStr
+
+    from pronghorn.gateway.routers.channels_config import _masked, secret_fields
+
+    class Crypto(BaseModel):
+        encrypt_key: SecretStr
+        mode: str = "aes"
+
+    class Section(BaseModel):
+        app_secret: SecretStr
+        crypto: Crypto | None = None
+
+    paths = secret_fields(Section)
+    assert paths == ["app_secret", "crypto.encrypt_key"]
+    shown = _masked({"app_secret": "s1", "crypto": {"encrypt_key": "k1", "mode": "aes"}}, paths)
+    assert shown == {"app_secret": "***", "crypto": {"encrypt_key": "***", "mode": "aes"}}
+    assert _masked({"app_secret": "${APP_SECRET}"}, paths) == {"app_secret": "${APP_SECRET}"}

@@ -37,22 +37,38 @@ class ChannelConfigBody(BaseModel):
     )
 
 
-def section_model(name: str) -> type[BaseModel] | None:
-    field = ChannelsConfig.model_fields.get(name)
-    if field is None:
-        return None
-    for arg in (field.annotation, *get_args(field.annotation)):
+def _model_of(annotation: object) -> type[BaseModel] | None:
+    for arg in (annotation, *get_args(annotation)):
         if isinstance(arg, type) and issubclass(arg, BaseModel):
             return arg
     return None
 
 
-def secret_fields(model: type[BaseModel]) -> list[str]:
-    return [
-        key
-        for key, f in model.model_fields.items()
-        if f.annotation is SecretStr or SecretStr in get_args(f.annotation)
-    ]
+def section_model(name: str) -> type[BaseModel] | None:
+    field = ChannelsConfig.model_fields.get(name)
+    return _model_of(field.annotation) if field is not None else None
+
+
+def secret_fields(model: type[BaseModel], prefix: str = "") -> list[str]:
+    """Dotted paths of every `SecretStr` field, nested sections included."""
+    out: list[str] = []
+    for key, f in model.model_fields.items():
+        if f.annotation is SecretStr or SecretStr in get_args(f.annotation):
+            out.append(prefix + key)
+        elif (sub := _model_of(f.annotation)) is not None:
+            out.extend(secret_fields(sub, f"{prefix}{key}."))
+    return out
+
+
+def _walk(section: dict[str, Any], path: str) -> tuple[dict[str, Any], str] | None:
+    """The mapping holding the last key of `path`, and that key (None if absent)."""
+    *parents, last = path.split(".")
+    here: object = section
+    for key in parents:
+        here = cast("dict[str, Any]", here).get(key) if isinstance(here, dict) else None
+    if not isinstance(here, dict) or last not in here:
+        return None
+    return cast("dict[str, Any]", here), last
 
 
 def _channels(doc: CommentedMap) -> dict[str, Any]:
@@ -61,7 +77,12 @@ def _channels(doc: CommentedMap) -> dict[str, Any]:
 
 
 def _masked(section: dict[str, Any], secrets: list[str]) -> dict[str, Any]:
-    return {k: shown(v) if k in secrets else v for k, v in section.items()}
+    out = cast("dict[str, Any]", plain(section))
+    for path in secrets:
+        found = _walk(out, path)
+        if found is not None:
+            found[0][found[1]] = shown(found[0][found[1]])
+    return out
 
 
 def _view(runtime: Runtime, doc: CommentedMap) -> dict[str, Any]:
@@ -117,12 +138,14 @@ async def put_channel_config(
     raw = plain(body.config)
     old: object = _channels(await document(runtime)).get(name)
     stored = cast("dict[str, Any]", old) if isinstance(old, dict) else {}
-    for key in secret_fields(model):
-        if raw.get(key) != MASK:
+    for path in secret_fields(model):
+        found = _walk(raw, path)
+        if found is None or found[0][found[1]] != MASK:
             continue
-        if key not in stored:
-            raise ApiError(400, f"channels.{name}.{key}: '***' but no stored value to keep")
-        raw[key] = stored[key]
+        before = _walk(stored, path)
+        if before is None:
+            raise ApiError(400, f"channels.{name}.{path}: '***' but no stored value to keep")
+        found[0][found[1]] = before[0][before[1]]
 
     def edit(doc: CommentedMap) -> None:
         channels: object = doc.get("channels")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]

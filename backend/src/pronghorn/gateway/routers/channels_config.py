@@ -65,7 +65,7 @@ def _walk(section: dict[str, Any], path: str) -> tuple[dict[str, Any], str] | No
     *parents, last = path.split(".")
     here: object = section
     for key in parents:
-        here = cast("dict[str, Any]", here).get(key) if isinstance(here, dict) else None
+        here = cast("dict[str, object]", here).get(key) if isinstance(here, dict) else None
     if not isinstance(here, dict) or last not in here:
         return None
     return cast("dict[str, Any]", here), last

@@ -17,7 +17,7 @@ from fakes.telegram_server import TOKEN, FakeTelegram
 from persistence.conftest import db  # noqa: F401  (fixture)
 from pronghorn.channels.lease import Lease, RedisLease, SqlLease
 from pronghorn.persistence.db import Database
-from scaleout.conftest import MUTED, prefix, shared_db  # noqa: F401  (fixtures)
+from scaleout.conftest import MUTED, ThreadedProxy, prefix, redis_proxy, shared_db  # noqa: F401
 from support.inproc import InProcessServer
 from support.live import base_config
 from support.redis_kit import REDIS_URL
@@ -40,8 +40,9 @@ def replicas(
     tmp_path: Path,
     shared_db: dict[str, Any],  # noqa: F811
     fake: FakeTelegram,
-) -> Iterator[Callable[[], InProcessServer]]:
-    """`replicas()` starts one more gateway on the shared database with the Telegram bot."""
+) -> Iterator[Callable[..., InProcessServer]]:
+    """`replicas()` starts one more gateway on the shared database with the Telegram bot
+    (`replicas(redis_url=...)`: reaching Redis there)."""
     broker: dict[str, Any] = {"kind": "memory"}
     if request.param == "redis":
         broker = {
@@ -51,10 +52,10 @@ def replicas(
         }
     apps: list[InProcessServer] = []
 
-    def start() -> InProcessServer:
+    def start(redis_url: str | None = None) -> InProcessServer:
         cfg = base_config(
             database=shared_db,
-            broker=broker,
+            broker={**broker, "redis_url": redis_url} if redis_url else broker,
             models=[
                 {
                     "name": "s",
@@ -114,7 +115,7 @@ def _answered(fake: FakeTelegram, chat: int) -> None:
 
 
 def test_one_replica_polls_and_the_other_takes_over(
-    replicas: Callable[[], InProcessServer], fake: FakeTelegram
+    replicas: Callable[..., InProcessServer], fake: FakeTelegram
 ):
     a, b = replicas(), replicas()
 
@@ -148,6 +149,32 @@ def test_one_replica_polls_and_the_other_takes_over(
     assert _telegram(standby)["standby"] is False
     fake.user_message("hello again", user_id=502)
     _answered(fake, 502)
+
+
+@pytest.mark.parametrize("replicas", ["redis"], indirect=True)
+def test_a_holder_cut_off_from_the_lease_store_is_replaced(
+    replicas: Callable[..., InProcessServer],
+    fake: FakeTelegram,
+    redis_proxy: ThreadedProxy,  # noqa: F811
+):
+    """The holder loses Redis (it can neither renew nor release, as if it had died): its
+    lease expires, it stops its receiver after a whole ttl without renewal, and the other
+    replica takes over and answers."""
+    holder = replicas(redis_url=redis_proxy.url)
+    _until(lambda: _telegram(holder)["running"])
+    other = replicas()
+    _until(lambda: _telegram(other)["standby"])
+    cut_at = time.monotonic()
+    redis_proxy.stop()
+    try:
+        _until(lambda: _telegram(other)["running"])
+        took = time.monotonic() - cut_at
+        assert took < TTL_S * 2.5, took  # expiry (ttl) plus one try (ttl/3), with slack
+        _until(lambda: not _telegram(holder)["running"])  # it stopped polling by itself
+        fake.user_message("hello", user_id=601)
+        _answered(fake, 601)
+    finally:
+        redis_proxy.start()
 
 
 # -- the leases alone: renewal, expiry after a crash, release --------------------------------

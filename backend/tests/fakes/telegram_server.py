@@ -29,6 +29,10 @@ class FakeTelegram(PlatformServer):
         self._update_ids = itertools.count(1)
         self._message_ids = itertools.count(1000)
         self._new_update: asyncio.Event | None = None
+        # Like Telegram, a getUpdates while another is waiting ends the older one with 409
+        # Conflict ("terminated by other getUpdates request"): two pollers of one bot.
+        self._waiting: asyncio.Event | None = None
+        self.conflicts = 0
 
     def routes(self) -> list[BaseRoute]:
         return [
@@ -163,15 +167,35 @@ class FakeTelegram(PlatformServer):
             self.loop = asyncio.get_running_loop()
             self._new_update = asyncio.Event()
         self._new_update.clear()
+        if self._waiting is not None:
+            self._waiting.set()
+            self.conflicts += 1
+        mine = self._waiting = asyncio.Event()
         with self._cond:
             ready = [u for u in self.updates if u["update_id"] >= offset]
-        if not ready and timeout:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._new_update.wait(), timeout)
-            with self._cond:
-                ready = [u for u in self.updates if u["update_id"] >= offset]
+        try:
+            if not ready and timeout:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._either(self._new_update, mine), timeout)
+                with self._cond:
+                    ready = [u for u in self.updates if u["update_id"] >= offset]
+        finally:
+            if self._waiting is mine:
+                self._waiting = None
         self.record(Call("getUpdates", body))
+        if mine.is_set():
+            description = "Conflict: terminated by other getUpdates request"
+            return JSONResponse({"ok": False, "error_code": 409, "description": description}, 409)
         return _ok(ready)
+
+    @staticmethod
+    async def _either(a: asyncio.Event, b: asyncio.Event) -> None:
+        waits = [asyncio.ensure_future(a.wait()), asyncio.ensure_future(b.wait())]
+        try:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for w in waits:
+                w.cancel()
 
     async def _file(self, request: Request) -> Response:
         if request.path_params["token"] != self.token:

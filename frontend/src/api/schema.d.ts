@@ -1960,6 +1960,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/channels/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Channels Config
+         * @description Every platform's section as configured (secrets masked), with its JSON schema.
+         */
+        get: operations["get_channels_config_api_channels_config_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/channels/{name}/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Put Channel Config
+         * @description Replace `channels.<name>` (validated; written to config.yaml; that channel restarts).
+         */
+        put: operations["put_channel_config_api_channels__name__config_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/channels": {
         parameters: {
             query?: never;
@@ -2552,6 +2592,16 @@ export interface components {
             /** Cost Remaining Usd */
             cost_remaining_usd: number | null;
         };
+        /** ChannelConfigBody */
+        ChannelConfigBody: {
+            /**
+             * Config
+             * @description The whole `channels.<name>` section; a secret `***` keeps the stored one.
+             */
+            config: {
+                [key: string]: unknown;
+            };
+        };
         /** ChannelConnection */
         ChannelConnection: {
             /** Id */
@@ -2602,6 +2652,26 @@ export interface components {
             /** Providers */
             providers: components["schemas"]["ChannelProvider"][];
         };
+        /**
+         * ChannelSectionView
+         * @description One platform's `channels.<name>` section as written (secrets `***`), with its schema.
+         */
+        ChannelSectionView: {
+            /** Name */
+            name: string;
+            /** Configured */
+            configured: boolean;
+            /** Config */
+            config: {
+                [key: string]: unknown;
+            };
+            /** Secrets */
+            secrets: string[];
+            /** Schema */
+            schema: {
+                [key: string]: unknown;
+            };
+        };
         /** ChannelStatus */
         ChannelStatus: {
             /** Name */
@@ -2619,6 +2689,18 @@ export interface components {
             config?: {
                 [key: string]: unknown;
             } | null;
+        };
+        /**
+         * ChannelsConfigView
+         * @description `GET /api/channels/config`: every platform's section; whether the file can be written.
+         */
+        ChannelsConfigView: {
+            /** Channels */
+            channels: components["schemas"]["ChannelSectionView"][];
+            /** Source Path */
+            source_path: string | null;
+            /** Writable */
+            writable: boolean;
         };
         /** ChatCompletion */
         ChatCompletion: {
@@ -11117,6 +11199,124 @@ export interface operations {
             };
             /** @description The request makes no sense for the resource's current state */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    get_channels_config_api_channels_config_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelsConfigView"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Refused by the authorization policy */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    put_channel_config_api_channels__name__config_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChannelConfigBody"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelsConfigView"];
+                };
+            };
+            /** @description The request makes no sense for the resource's current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Refused by the authorization policy */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict: a duplicate, or a busy thread */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

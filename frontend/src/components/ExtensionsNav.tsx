@@ -9,6 +9,7 @@ const LINKS: { page: SettingsPage; label: string }[] = [
   { page: "agents", label: "Agents" },
   { page: "skills", label: "Skills" },
   { page: "tools", label: "Tools" },
+  { page: "channels", label: "Channels" },
 ];
 
 /** Links to the agent's extension pages (shown in every auth mode). */

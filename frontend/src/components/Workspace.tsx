@@ -13,6 +13,7 @@ import type { SessionActions } from "./auth/AuthGate";
 import { ChatView } from "./ChatView";
 import { ExtensionsNav } from "./ExtensionsNav";
 import { AgentsPage } from "./settings/AgentsPage";
+import { ChannelsPage } from "./settings/ChannelsPage";
 import { KeysPage } from "./settings/KeysPage";
 import { Icon } from "./Icon";
 import { McpPage } from "./settings/McpPage";
@@ -102,6 +103,8 @@ export function Workspace({ session, actions, route, go }: Props) {
         );
       case "memory":
         return <MemoryPage onOpenSidebar={openSidebar} />;
+      case "channels":
+        return <ChannelsPage isAdmin={isAdmin} onOpenSidebar={openSidebar} />;
       default:
         if (lookup.availability === "checking" || lookup.availability === "missing") {
           return (

@@ -31,7 +31,7 @@ describe("after-login target", () => {
   it("round-trips every page", () => {
     expect(parseRoute("/setup", "?token=abc%2B1")).toEqual({ page: "setup", token: "abc+1" });
     expect(pathForRoute({ page: "setup", token: "abc+1" })).toBe("/setup?token=abc%2B1");
-    for (const page of ["keys", "users", "password", "memory"] as const) {
+    for (const page of ["keys", "users", "password", "memory", "channels"] as const) {
       const path = pathForRoute({ page });
       expect(parseRoute(path, "")).toEqual({ page });
       expect(parseRoute(`${path}/`, "")).toEqual({ page });

@@ -23,10 +23,11 @@ export type Route =
   | { page: "tools" }
   | { page: "agents" }
   | { page: "memory" }
+  | { page: "channels" }
   | { page: "login"; next: string; error: string | null }
   | { page: "setup"; token: string };
 
-export type SettingsPage = "keys" | "users" | "password" | "mcp" | "skills" | "tools" | "agents" | "memory";
+export type SettingsPage = "keys" | "users" | "password" | "mcp" | "skills" | "tools" | "agents" | "memory" | "channels";
 
 const SETTINGS: Record<SettingsPage, string> = {
   keys: "/settings/keys",
@@ -37,6 +38,7 @@ const SETTINGS: Record<SettingsPage, string> = {
   tools: "/settings/tools",
   agents: "/settings/agents",
   memory: "/settings/memory",
+  channels: "/settings/channels",
 };
 
 /**

@@ -121,6 +121,7 @@ class DiscordTransport:
     name = "discord"
     max_text = 2000
     supports_edit = True
+    exclusive = True  # one gateway session at a time across replicas (a lease)
 
     def __init__(self, config: DiscordConfig) -> None:
         self.config = config

@@ -97,6 +97,11 @@ class FeishuTransport:
     max_text = 6000  # well inside a card's 30 KB, even for CJK text
     supports_edit = True
 
+    @property
+    def exclusive(self) -> bool:
+        """The long connection runs on one replica at a time (a lease); webhooks reach any."""
+        return self.config.receive == "long_connection"
+
     def __init__(self, config: FeishuConfig) -> None:
         self.config = config
         self._base = config.api_base_url.rstrip("/")

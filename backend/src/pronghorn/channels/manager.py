@@ -13,10 +13,12 @@ from pronghorn.channels.channel import Channel, ChannelStatus
 from pronghorn.channels.discord import DiscordTransport
 from pronghorn.channels.errors import UnknownChannel
 from pronghorn.channels.feishu import FeishuTransport
+from pronghorn.channels.holder import LeaseHolder
+from pronghorn.channels.lease import Lease, lease_for
 from pronghorn.channels.slack import SlackTransport
 from pronghorn.channels.slack_socket import SlackSocketTransport
 from pronghorn.channels.telegram import TelegramTransport
-from pronghorn.channels.transport import Transport
+from pronghorn.channels.transport import Transport, exclusive
 from pronghorn.config.channels_schema import (
     DiscordConfig,
     FeishuConfig,
@@ -55,6 +57,8 @@ class ChannelManager:
         self._build = build
         self.channels: dict[str, Channel] = {}
         self.starts: dict[str, int] = {}  # how often each channel was started (status)
+        self.holders: dict[str, LeaseHolder] = {}  # exclusive receivers, by lease
+        self._lease: Lease | None = None
         self._lock = asyncio.Lock()
 
     @staticmethod
@@ -76,7 +80,31 @@ class ChannelManager:
         section = self.section(config, name)
         if section is None:
             return
-        channel = Channel(self.runtime, name, self._build(name, section))
+        transport = self._build(name, section)
+        if exclusive(transport):  # one replica at a time receives: start it under a lease
+            await transport.stop()
+            self._hold(name, section, config.channels.lease_ttl_s)
+            return
+        await self._run(name, transport)
+
+    def _hold(self, name: str, section: BaseModel, ttl_s: float) -> None:
+        if self._lease is None:
+            self._lease = lease_for(self.runtime)
+
+        async def start() -> None:
+            await self._run(name, self._build(name, section))
+
+        async def stop() -> None:
+            channel = self.channels.pop(name, None)
+            if channel is not None:
+                await channel.stop()
+
+        holder = LeaseHolder(self._lease, name, ttl_s, start, stop)
+        self.holders[name] = holder
+        holder.begin()
+
+    async def _run(self, name: str, transport: Transport) -> None:
+        channel = Channel(self.runtime, name, transport)
         self.channels[name] = channel
         self.starts[name] = self.starts.get(name, 0) + 1
         try:
@@ -86,6 +114,9 @@ class ChannelManager:
             log.exception("channel failed to start", extra={"channel": name})
 
     async def _stop(self, name: str) -> None:
+        holder = self.holders.pop(name, None)
+        if holder is not None:
+            await holder.end()
         channel = self.channels.pop(name, None)
         if channel is not None:
             await channel.stop()
@@ -109,7 +140,7 @@ class ChannelManager:
 
     async def aclose(self) -> None:
         async with self._lock:
-            for name in list(self.channels):
+            for name in {*self.channels, *self.holders}:
                 await self._stop(name)
 
     def get(self, name: str) -> Channel:
@@ -117,6 +148,11 @@ class ChannelManager:
         if channel is None:
             raise UnknownChannel(name)
         return channel
+
+    def standby(self, name: str) -> bool:
+        """Configured here, but another replica holds the receiver's lease."""
+        holder = self.holders.get(name)
+        return holder is not None and not holder.holding
 
     def status(self) -> list[ChannelStatus]:
         return [c.status() for c in self.channels.values()]

@@ -46,6 +46,7 @@ def sign(secret: str, timestamp: str, body: bytes) -> str:
 
 class SlackTransport:
     name = "slack"
+    exclusive = False  # events arrive by webhook at any replica
     max_text = 4000
     supports_edit = True
 

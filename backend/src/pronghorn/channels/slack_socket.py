@@ -45,6 +45,8 @@ def _map(value: object) -> Mapping[str, Any]:
 
 
 class SlackSocketTransport(SlackTransport):
+    exclusive = True  # one socket at a time across replicas (a lease), not a webhook
+
     def __init__(self, config: SlackConfig) -> None:
         super().__init__(config)
         app_token = config.app_token

@@ -32,6 +32,7 @@ def _map(value: object) -> Mapping[str, Any]:
 
 class TelegramTransport:
     name = "telegram"
+    exclusive = True  # long polling: one replica at a time (a lease)
     max_text = 4096
     supports_edit = True
 
@@ -71,6 +72,13 @@ class TelegramTransport:
             raise PlatformError(f"{method}: {body.get('description') or response.status_code}")
         return body.get("result")
 
+    async def identify(self) -> str:
+        """The bot's username (`getMe`, asked once); PlatformError if Telegram cannot say."""
+        if self.bot_id is None:
+            me = _map(await self._call("getMe", attempts=1))
+            self.bot_id, self.username = int(me.get("id", 0)), str(me.get("username", ""))
+        return self.username
+
     # -- receiving --------------------------------------------------------------------------
 
     async def start(self, sink: Sink, report: ErrorReport) -> None:
@@ -88,9 +96,7 @@ class TelegramTransport:
         backoff = Backoff(self.config.retry_initial_s, self.config.retry_max_s)
         while True:
             try:
-                if self.bot_id is None:
-                    me = _map(await self._call("getMe", attempts=1))
-                    self.bot_id, self.username = int(me.get("id", 0)), str(me.get("username", ""))
+                await self.identify()
                 body: dict[str, Any] = {
                     "timeout": self.config.poll_timeout_s,
                     "allowed_updates": ["message"],

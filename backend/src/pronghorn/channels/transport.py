@@ -5,6 +5,10 @@ channel gives it a `Sink` to deliver `Inbound` messages to; `start` begins recei
 long-poll task for Telegram; nothing for Slack, whose events arrive by webhook through
 `handle_webhook`) and `stop` ends it. Optional capabilities are detected by overriding:
 `supports_edit` (streaming by edits), `handle_webhook`.
+
+A transport that receives by itself (long polling, a socket) is *exclusive*: across
+gateway replicas only the one holding the channel's lease runs it (channels/lease.py). One
+that only answers webhooks sets `exclusive = False`, and every replica serves it.
 """
 
 from __future__ import annotations
@@ -50,3 +54,8 @@ class Transport(Protocol):
     def render(self, markdown: str) -> str:
         """Markdown as the platform's message format."""
         ...
+
+
+def exclusive(transport: Transport) -> bool:
+    """Whether only one replica may run it (default: yes, unless it says `exclusive = False`)."""
+    return bool(getattr(transport, "exclusive", True))

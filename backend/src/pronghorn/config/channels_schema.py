@@ -215,6 +215,14 @@ class ChannelsConfig(_Section):
     max_file_bytes: int = Field(
         default=20 * 1024 * 1024, ge=1, description="Largest file sent or received."
     )
+    lease_ttl_s: float = Field(
+        default=15.0,
+        ge=0.3,
+        description=(
+            "Across replicas one runs a polling/socket receiver; it holds a lease this long, "
+            "renewed every third of it. A crashed holder is replaced within about this time."
+        ),
+    )
     telegram: TelegramConfig | None = Field(default=None, description="The Telegram bot.")
     slack: SlackConfig | None = Field(default=None, description="The Slack app.")
     discord: DiscordConfig | None = Field(default=None, description="The Discord bot.")

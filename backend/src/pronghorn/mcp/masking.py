@@ -11,29 +11,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pronghorn.config.secret_view import MASK, plain, shown
 from pronghorn.mcp.errors import McpConfigError
 
-MASK = "***"
+__all__ = ["MASK", "check_api_stdio", "mask_server", "unmask_server"]
+
 _MAPS = ("env", "headers")
 _OAUTH = ("client_secret", "refresh_token")
 
 
-def _shown(value: Any) -> Any:
-    if isinstance(value, str) and "${" in value:
-        return value
-    return MASK if value is not None else None
-
-
 def mask_server(raw: Mapping[str, Any]) -> dict[str, Any]:
-    out = _plain(raw)
+    out = plain(raw)
     for key in _MAPS:
         if isinstance(out.get(key), dict):
-            out[key] = {k: _shown(v) for k, v in out[key].items()}
+            out[key] = {k: shown(v) for k, v in out[key].items()}
     oauth = out.get("oauth")
     if isinstance(oauth, dict):
         for key in _OAUTH:
             if key in oauth:
-                oauth[key] = _shown(oauth[key])
+                oauth[key] = shown(oauth[key])
     return out
 
 
@@ -41,8 +37,8 @@ def unmask_server(
     name: str, new: Mapping[str, Any], stored: Mapping[str, Any] | None
 ) -> dict[str, Any]:
     """`new` with every `***` replaced by the stored value at the same place."""
-    out = _plain(new)
-    old = _plain(stored or {})
+    out = plain(new)
+    old = plain(stored or {})
 
     def keep(where: str, container: dict[str, Any], before: Any, key: str) -> None:
         if container.get(key) != MASK:
@@ -65,15 +61,6 @@ def unmask_server(
     return out
 
 
-def _plain(value: Any) -> Any:
-    """Plain dicts and lists (from ruamel's commented containers), copied."""
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
-
-
 _LOADER_ENV = ("LD_", "DYLD_")
 
 
@@ -85,9 +72,9 @@ def check_api_stdio(
     command, args and env are exactly what the file already has."""
     if new.get("type", "stdio") != "stdio":
         return
-    old = _plain(stored or {})
+    old = plain(stored or {})
     if old.get("type", "stdio") == "stdio" and all(
-        _plain(new.get(k)) == old.get(k) for k in ("command", "args", "env")
+        plain(new.get(k)) == old.get(k) for k in ("command", "args", "env")
     ):
         return
     command = new.get("command")

@@ -319,3 +319,12 @@ channel_codes = Table(
     Column("principal", Json, nullable=False),
     Column("expires_at", Ts, nullable=False, index=True),
 )
+
+# Who runs a channel's receiver (long polling, a socket) among replicas, until `expires_at`.
+channel_leases = Table(
+    "channel_leases",
+    metadata,
+    Column("channel", String(64), primary_key=True),
+    Column("holder", String(64), nullable=False),
+    Column("expires_at", Ts, nullable=False),
+)

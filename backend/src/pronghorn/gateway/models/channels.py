@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 
 class ChannelCounts(BaseModel):
@@ -57,3 +57,21 @@ class SlackAnswer(BaseModel):
 
     challenge: str | None = None
     ok: bool | None = None
+
+
+class ChannelSectionView(BaseModel):
+    """One platform's `channels.<name>` section as written (secrets `***`), with its schema."""
+
+    name: str
+    configured: bool
+    config: dict[str, Any]
+    secrets: list[str]
+    schema_: dict[str, Any] = Field(alias="schema")
+
+
+class ChannelsConfigView(BaseModel):
+    """`GET /api/channels/config`: every platform's section; whether the file can be written."""
+
+    channels: list[ChannelSectionView]
+    source_path: str | None
+    writable: bool

@@ -12,6 +12,7 @@ from pronghorn.gateway.routers import (
     auth_admin,
     auth_keys,
     channels,
+    channels_config,
     crons,
     deerflow_compat,
     feedback,
@@ -57,6 +58,7 @@ def register_routers(app: FastAPI) -> None:
         feedback,
         deerflow_compat,
         memory,
+        channels_config,
         channels,
         metrics,
     ):

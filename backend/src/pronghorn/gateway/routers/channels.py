@@ -19,11 +19,12 @@ from fastapi.responses import JSONResponse
 from pronghorn.auth.principal import Principal
 from pronghorn.channels.channel import Channel
 from pronghorn.channels.dispatcher import code_hash
-from pronghorn.channels.errors import BadSignature, UnknownChannel
+from pronghorn.channels.errors import BadSignature, PlatformError, UnknownChannel
 from pronghorn.channels.feishu import BadEvent, FeishuTransport
 from pronghorn.channels.manager import PLATFORMS, ChannelManager
 from pronghorn.channels.slack import SlackTransport
 from pronghorn.channels.telegram import TelegramTransport
+from pronghorn.config.channels_schema import TelegramConfig
 from pronghorn.gateway.deps import get_access, get_principal, get_runtime
 from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.models.channels import (
@@ -54,6 +55,7 @@ def _status(manager: ChannelManager, name: str, admin: bool) -> dict[str, Any]:
         "name": name,
         "enabled": bool(section is not None and getattr(section, "enabled", False)),
         "running": bool(channel and channel.running),
+        "standby": manager.standby(name),  # another replica runs its receiver (a lease)
         "last_error": channel.last_error if channel else None,
         "starts": manager.starts.get(name, 0),
     }
@@ -135,11 +137,30 @@ async def connect_code(
         "command": f"/connect {code}",
         "expires_at": expires.isoformat(),
     }
-    channel: Channel | None = manager.channels.get(name)
-    transport = channel.transport if channel is not None else None
-    if isinstance(transport, TelegramTransport) and transport.username:
-        out["deep_link"] = f"https://t.me/{transport.username}?start={code}"
+    username = await _telegram_username(manager, name)
+    if username:
+        out["deep_link"] = f"https://t.me/{username}?start={code}"
     return out
+
+
+async def _telegram_username(manager: ChannelManager, name: str) -> str:
+    """The bot's username: from the running transport, or (on a standby replica) asked
+    with one `getMe`; empty when unknown."""
+    if name != "telegram":
+        return ""
+    channel: Channel | None = manager.channels.get(name)
+    if channel is not None and isinstance(channel.transport, TelegramTransport):
+        return channel.transport.username
+    section = manager.section(manager.runtime.config, name)
+    if not isinstance(section, TelegramConfig):
+        return ""
+    probe = TelegramTransport(section)
+    try:
+        return await probe.identify()
+    except PlatformError:
+        return ""
+    finally:
+        await probe.stop()
 
 
 @router.get(

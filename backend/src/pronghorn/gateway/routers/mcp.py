@@ -9,7 +9,6 @@ keeping comments elsewhere (config/file_edit.py) and applies it at once.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any, cast
 
 from fastapi import APIRouter, Depends
@@ -18,9 +17,10 @@ from ruamel.yaml.comments import CommentedMap
 
 from pronghorn.auth.principal import Principal
 from pronghorn.config.errors import ConfigError
-from pronghorn.config.file_edit import NoConfigFile, apply_edit, read_document, validate_edit
+from pronghorn.config.file_edit import NoConfigFile, validate_edit
 from pronghorn.config.mcp_schema import McpServerConfig
-from pronghorn.gateway.deps import get_principal, get_runtime
+from pronghorn.gateway.config_file import admin, document, edit_file
+from pronghorn.gateway.deps import get_runtime
 from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.models.errors import answers, errors
 from pronghorn.gateway.models.mcp import McpConfigView, McpProbe, McpStatus
@@ -32,12 +32,6 @@ from pronghorn.runtime.runtime import Runtime
 router = APIRouter(tags=["mcp"], route_class=StrictJSONRoute)
 
 _OPTIONS = ("tool_name_prefix", "tool_search_threshold", "max_stdio_sessions")
-
-
-async def admin(principal: Principal = Depends(get_principal)) -> Principal:
-    if not principal.is_admin:
-        raise ApiError(403, "Admins only")
-    return principal
 
 
 class McpConfigBody(BaseModel):
@@ -79,16 +73,6 @@ def _stored_servers(doc: CommentedMap) -> dict[str, Any]:
     return cast("dict[str, Any]", servers) if isinstance(servers, dict) else {}
 
 
-async def _document(runtime: Runtime) -> CommentedMap:
-    path = runtime.settings.source_path
-    if path is None:
-        return CommentedMap()
-    try:
-        return await asyncio.to_thread(read_document, path)
-    except ConfigError as exc:
-        raise ApiError(409, str(exc)) from None
-
-
 def _view(runtime: Runtime, doc: CommentedMap) -> dict[str, Any]:
     live = runtime.config.mcp
     if runtime.settings.source_path is not None:
@@ -119,14 +103,7 @@ def _set_mcp(doc: CommentedMap, servers: dict[str, Any], options: dict[str, Any]
 
 
 async def _edit(runtime: Runtime, servers: dict[str, Any], options: dict[str, Any]) -> None:
-    try:
-        await apply_edit(runtime.settings, lambda doc: _set_mcp(doc, servers, options))
-    except NoConfigFile as exc:
-        raise ApiError(409, str(exc)) from None
-    except ConfigError as exc:
-        raise ApiError(400, str(exc)) from None
-    except OSError as exc:
-        raise ApiError(409, f"cannot write the config file: {exc}") from None
+    await edit_file(runtime, lambda doc: _set_mcp(doc, servers, options))
 
 
 @router.get(
@@ -138,7 +115,7 @@ async def get_mcp_config(
     runtime: Runtime = Depends(get_runtime), _admin: Principal = Depends(admin)
 ) -> dict[str, Any]:
     """The MCP servers as configured (secrets masked)."""
-    return _view(runtime, await _document(runtime))
+    return _view(runtime, await document(runtime))
 
 
 @router.put(
@@ -152,7 +129,7 @@ async def put_mcp_config(
     _admin: Principal = Depends(admin),
 ) -> dict[str, Any]:
     """Replace the MCP servers (validated; written to config.yaml; applied at once)."""
-    stored = _stored_servers(await _document(runtime))
+    stored = _stored_servers(await document(runtime))
     try:
         servers = {
             name: unmask_server(name, raw, stored.get(name))
@@ -165,7 +142,7 @@ async def put_mcp_config(
         raise ApiError(400, str(exc)) from None
     options = {k: getattr(body, k) for k in _OPTIONS if getattr(body, k) is not None}
     await _edit(runtime, servers, options)
-    return _view(runtime, await _document(runtime))
+    return _view(runtime, await document(runtime))
 
 
 @router.patch(
@@ -179,13 +156,13 @@ async def patch_mcp_config(
     _admin: Principal = Depends(admin),
 ) -> dict[str, Any]:
     """Enable or disable one server."""
-    stored = _stored_servers(await _document(runtime))
+    stored = _stored_servers(await document(runtime))
     if body.server_name not in stored:
         raise ApiError(404, f"MCP server {body.server_name!r} not found in the config file")
     servers = {str(k): dict(v) for k, v in stored.items()}  # pyright: ignore[reportUnknownArgumentType]
     servers[body.server_name]["enabled"] = body.enabled
     await _edit(runtime, servers, {})
-    return _view(runtime, await _document(runtime))
+    return _view(runtime, await document(runtime))
 
 
 @router.get(
@@ -217,7 +194,7 @@ async def test_mcp_server(
             raise ApiError(404, f"MCP server {body.name!r} not found")
         server = found
     else:
-        stored = _stored_servers(await _document(runtime))
+        stored = _stored_servers(await document(runtime))
         try:
             raw = unmask_server(body.name, body.server, stored.get(body.name))
             allowed = runtime.config.mcp.api_stdio_commands

@@ -1,0 +1,168 @@
+"""`/api/channels/config`: each chat platform's `channels.<name>` section as written in
+config.yaml, and `PUT /api/channels/{name}/config` to replace one. Admins only.
+
+Shown, every secret field of the section (a `SecretStr` in config/channels_schema.py) is
+`***`, or its `${VAR}` reference as written; each platform comes with its JSON schema so the
+UI can draw a form for platforms it has never heard of. Taken, a `***` keeps the stored
+secret; the file is validated as a reload would read it (invalid: 400 naming the field,
+nothing written), written atomically with its comments kept, and reloaded, which restarts
+that channel only.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast, get_args
+
+from fastapi import APIRouter, Depends
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from ruamel.yaml.comments import CommentedMap
+
+from pronghorn.auth.principal import Principal
+from pronghorn.channels.manager import PLATFORMS
+from pronghorn.config.channels_schema import ChannelsConfig
+from pronghorn.config.secret_view import MASK, plain, shown
+from pronghorn.gateway.config_file import admin, document, edit_file
+from pronghorn.gateway.deps import get_runtime
+from pronghorn.gateway.errors import ApiError
+from pronghorn.gateway.models.channels import ChannelsConfigView
+from pronghorn.gateway.models.errors import answers, errors
+from pronghorn.runtime.runtime import Runtime
+
+router = APIRouter(tags=["channels"])
+
+
+class ChannelConfigBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    config: dict[str, Any] = Field(
+        description="The whole `channels.<name>` section; a secret `***` keeps the stored one."
+    )
+
+
+def _model_of(annotation: object) -> type[BaseModel] | None:
+    for arg in (annotation, *get_args(annotation)):
+        if isinstance(arg, type) and issubclass(arg, BaseModel):
+            return arg
+    return None
+
+
+def section_model(name: str) -> type[BaseModel] | None:
+    field = ChannelsConfig.model_fields.get(name)
+    return _model_of(field.annotation) if field is not None else None
+
+
+def secret_fields(model: type[BaseModel], prefix: str = "") -> list[str]:
+    """Dotted paths of every `SecretStr` field, nested sections included."""
+    out: list[str] = []
+    for key, f in model.model_fields.items():
+        if f.annotation is SecretStr or SecretStr in get_args(f.annotation):
+            out.append(prefix + key)
+        elif (sub := _model_of(f.annotation)) is not None:
+            out.extend(secret_fields(sub, f"{prefix}{key}."))
+    return out
+
+
+def _walk(section: dict[str, Any], path: str) -> tuple[dict[str, Any], str] | None:
+    """The mapping holding the last key of `path`, and that key (None if absent)."""
+    *parents, last = path.split(".")
+    here: object = section
+    for key in parents:
+        here = cast("dict[str, object]", here).get(key) if isinstance(here, dict) else None
+    if not isinstance(here, dict) or last not in here:
+        return None
+    return cast("dict[str, Any]", here), last
+
+
+def _channels(doc: CommentedMap) -> dict[str, Any]:
+    found: object = doc.get("channels")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    return cast("dict[str, Any]", plain(found)) if isinstance(found, dict) else {}
+
+
+def _masked(section: dict[str, Any], secrets: list[str]) -> dict[str, Any]:
+    out = cast("dict[str, Any]", plain(section))
+    for path in secrets:
+        found = _walk(out, path)
+        if found is not None:
+            found[0][found[1]] = shown(found[0][found[1]])
+    return out
+
+
+def _view(runtime: Runtime, doc: CommentedMap) -> dict[str, Any]:
+    writable = runtime.settings.source_path is not None
+    stored = _channels(doc)
+    out: list[dict[str, Any]] = []
+    for name in PLATFORMS:
+        model = section_model(name)
+        if model is None:
+            continue
+        secrets = secret_fields(model)
+        raw: object = stored.get(name)
+        if writable:
+            section = cast("dict[str, Any]", raw) if isinstance(raw, dict) else None
+        else:  # no file: the live config
+            live: BaseModel | None = getattr(runtime.config.channels, name, None)
+            section = live.model_dump(mode="json", exclude_defaults=True) if live else None
+        out.append(
+            {
+                "name": name,
+                "configured": section is not None,
+                "config": _masked(section, secrets) if section is not None else {},
+                "secrets": secrets,
+                "schema": model.model_json_schema(),
+            }
+        )
+    return {
+        "channels": out,
+        "source_path": str(runtime.settings.source_path) if writable else None,
+        "writable": writable,
+    }
+
+
+@router.get(
+    "/api/channels/config",
+    response_model=None,
+    responses={**answers(ChannelsConfigView), **errors(401, 403)},
+)
+async def get_channels_config(
+    runtime: Runtime = Depends(get_runtime), _admin: Principal = Depends(admin)
+) -> dict[str, Any]:
+    """Every platform's section as configured (secrets masked), with its JSON schema."""
+    return _view(runtime, await document(runtime))
+
+
+@router.put(
+    "/api/channels/{name}/config",
+    response_model=None,
+    responses={**answers(ChannelsConfigView), **errors(400, 401, 403, 404, 409, 422)},
+)
+async def put_channel_config(
+    name: str,
+    body: ChannelConfigBody,
+    runtime: Runtime = Depends(get_runtime),
+    _admin: Principal = Depends(admin),
+) -> dict[str, Any]:
+    """Replace `channels.<name>` (validated; written to config.yaml; that channel restarts)."""
+    model = section_model(name) if name in PLATFORMS else None
+    if model is None:
+        raise ApiError(404, f"No chat platform {name!r}")
+    raw = plain(body.config)
+    old: object = _channels(await document(runtime)).get(name)
+    stored = cast("dict[str, Any]", old) if isinstance(old, dict) else {}
+    for path in secret_fields(model):
+        found = _walk(raw, path)
+        if found is None or found[0][found[1]] != MASK:
+            continue
+        before = _walk(stored, path)
+        if before is None:
+            raise ApiError(400, f"channels.{name}.{path}: '***' but no stored value to keep")
+        found[0][found[1]] = before[0][before[1]]
+
+    def edit(doc: CommentedMap) -> None:
+        channels: object = doc.get("channels")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        if not isinstance(channels, CommentedMap):
+            channels = CommentedMap()
+            doc["channels"] = channels
+        channels[name] = raw
+
+    await edit_file(runtime, edit)
+    return _view(runtime, await document(runtime))

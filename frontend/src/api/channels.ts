@@ -1,0 +1,121 @@
+/** `/api/channels/*`: IM channels' status, their config (admins; secrets masked), restart,
+ * the connect flow (a one-time code sent to the bot) and the caller's connected accounts. */
+import { errorFrom, type Fetch } from "./http";
+
+export interface ChannelCounts {
+  received: number;
+  replied: number;
+  duplicates: number;
+  refused: number;
+  dropped_busy: number;
+  errors: number;
+  files_in: number;
+  files_out: number;
+}
+
+/** One configured channel as `GET /api/channels` reports it. */
+export interface ChannelStatus {
+  name: string;
+  enabled: boolean;
+  running: boolean;
+  standby?: boolean;
+  last_error: string | null;
+  starts: number;
+  counts?: ChannelCounts;
+}
+
+/** A JSON-schema property, as much of it as the form reads. */
+export interface SchemaProperty {
+  type?: string;
+  format?: string;
+  description?: string;
+  default?: unknown;
+  title?: string;
+  enum?: unknown[];
+  anyOf?: SchemaProperty[];
+  $ref?: string;
+  minimum?: number;
+  maximum?: number;
+}
+
+export interface SectionSchema {
+  title?: string;
+  description?: string;
+  properties: Record<string, SchemaProperty>;
+  required?: string[];
+}
+
+/** One platform's `channels.<name>` section (secrets `***`, `${VAR}` as written). */
+export interface ChannelSection {
+  name: string;
+  configured: boolean;
+  config: Record<string, unknown>;
+  secrets: string[];
+  schema: SectionSchema;
+}
+
+export interface ChannelsConfig {
+  channels: ChannelSection[];
+  source_path: string | null;
+  writable: boolean;
+}
+
+export interface ConnectCode {
+  channel: string;
+  code: string;
+  command: string;
+  expires_at: string;
+  deep_link?: string;
+}
+
+export interface Connection {
+  id: string;
+  channel: string;
+  external_id: string;
+  external_name: string;
+  owner_id: string;
+  created_at: string;
+}
+
+export const MASK = "***";
+
+async function call<T>(fetch: Fetch, method: string, url: string, body?: unknown): Promise<T> {
+  const init: RequestInit = { method, headers: { Accept: "application/json" } };
+  if (body !== undefined) {
+    init.headers = { Accept: "application/json", "Content-Type": "application/json" };
+    init.body = JSON.stringify(body);
+  }
+  const response = await fetch(url, init);
+  if (!response.ok) throw await errorFrom(response);
+  return (response.status === 204 ? undefined : await response.json()) as T;
+}
+
+const channelUrl = (name: string, tail: string) => `/api/channels/${encodeURIComponent(name)}/${tail}`;
+
+export function fetchChannels(fetch: Fetch): Promise<ChannelStatus[]> {
+  return call<ChannelStatus[]>(fetch, "GET", "/api/channels");
+}
+
+export function fetchChannelsConfig(fetch: Fetch): Promise<ChannelsConfig> {
+  return call<ChannelsConfig>(fetch, "GET", "/api/channels/config");
+}
+
+export function saveChannelConfig(fetch: Fetch, name: string, config: Record<string, unknown>): Promise<ChannelsConfig> {
+  return call<ChannelsConfig>(fetch, "PUT", channelUrl(name, "config"), { config });
+}
+
+export function restartChannel(fetch: Fetch, name: string): Promise<ChannelStatus> {
+  return call<ChannelStatus>(fetch, "POST", channelUrl(name, "restart"));
+}
+
+export function requestConnectCode(fetch: Fetch, name: string): Promise<ConnectCode> {
+  return call<ConnectCode>(fetch, "POST", channelUrl(name, "connect"));
+}
+
+export function fetchConnections(fetch: Fetch): Promise<Connection[]> {
+  return call<Connection[]>(fetch, "GET", "/api/channels/connections");
+}
+
+export function revokeConnection(fetch: Fetch, id: string): Promise<void> {
+  return call<void>(fetch, "DELETE", `/api/channels/connections/${encodeURIComponent(id)}`);
+}

@@ -57,13 +57,8 @@ def serve(
         )
     if workers > 1 and not (cfg.database.url or "").startswith("postgresql"):
         raise click.ClickException("--workers > 1 needs PostgreSQL (database.url)")
-    if workers > 1:
-        # The Redis broker shares events and cancels, but a run still executes in the
-        # process that accepted it: two workers could run one thread's runs at once.
-        raise click.ClickException(
-            "--workers > 1 is not supported yet: runs are not distributed between "
-            "processes; run one worker per gateway"
-        )
+    # With both, the workers share runs through the database queue like replicas do
+    # (runtime/run_cluster.py): any worker accepts a run, one with a free slot executes it.
     if loaded.source_path is not None:
         os.environ["PRONGHORN_CONFIG"] = str(loaded.source_path)
     os.environ.setdefault("PRONGHORN_BASE_DIR", str(Path.cwd()))

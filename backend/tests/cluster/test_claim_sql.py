@@ -99,9 +99,7 @@ def test_a_run_is_not_claimable_before_it_is_due_nor_while_an_earlier_one_is_pen
     add_run(engine, tid, 2)
     assert claim(engine) is None  # the earliest is not due; the next must not overtake it
     with engine.begin() as conn:
-        conn.execute(
-            update(runs).where(runs.c.run_id == delayed).values(claimable_at=T0)
-        )
+        conn.execute(update(runs).where(runs.c.run_id == delayed).values(claimable_at=T0))
     got = claim(engine)
     assert got is not None and got["run_id"] == delayed
 

@@ -30,8 +30,8 @@ BOUND_S = 15.0
 
 @pytest.mark.parametrize("mode", ["error", "resume"])
 def test_a_replica_killed_mid_run_is_recovered_by_another(replicas, tmp_path: Path, mode):
-    a = replicas(runs={"recover": mode})
-    b = replicas(runs={"recover": mode})
+    a = replicas(runs={"recover": mode, "lease_s": LEASE_S})
+    b = replicas(runs={"recover": mode, "lease_s": LEASE_S})
     log, gate = tmp_path / "log.jsonl", tmp_path / "gate"
     with b.client() as cb, a.client() as ca:
         tid = new_thread(cb)
@@ -63,8 +63,8 @@ def test_a_replica_killed_mid_run_is_recovered_by_another(replicas, tmp_path: Pa
 
 
 def test_a_replica_frozen_past_its_lease_is_fenced_when_it_wakes(replicas, tmp_path: Path):
-    a = replicas(runs={"recover": "resume"})
-    b = replicas(runs={"recover": "resume"})
+    a = replicas(runs={"recover": "resume", "lease_s": LEASE_S})
+    b = replicas(runs={"recover": "resume", "lease_s": LEASE_S})
     log, gate = tmp_path / "log.jsonl", tmp_path / "gate"
     with b.client() as cb, a.client() as ca:
         tid = new_thread(cb)

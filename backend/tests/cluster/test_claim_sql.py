@@ -251,3 +251,14 @@ def test_a_queued_run_can_be_claimed_out_of_turn_to_cancel_it_once(engine):
         got = run_claims.claim_unclaimed(conn, second, owner="A", lease_s=30)
         assert got is not None and got["owner"] == "A"
         assert run_claims.claim_unclaimed(conn, second, owner="B", lease_s=30) is None
+
+
+def test_a_sweeper_never_recovers_its_own_leases(engine):
+    tid = add_thread(engine)
+    rid = add_run(engine, tid, 1)
+    assert claim(engine, "A") is not None
+    _expire(engine, rid)
+    with engine.begin() as conn:
+        assert run_claims.recover_expired(conn, mode="resume", error={}, sweeper="A") == []
+        found = run_claims.recover_expired(conn, mode="resume", error={}, sweeper="B")
+    assert [f.run_id for f in found] == [rid]

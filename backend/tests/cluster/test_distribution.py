@@ -5,6 +5,7 @@ PostgreSQL + Redis)."""
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -176,3 +177,16 @@ def test_a_queued_run_cancelled_from_the_other_replica_never_runs(pair, tmp_path
         assert wait_run(ca, tid, first["run_id"], {"success"})["status"] == "success"
         assert ca.get(f"{API}/threads/{tid}").json()["status"] == "idle"
     assert not [r for r in records(log) if r["run"] == queued["run_id"]]
+
+
+def test_a_delayed_run_is_claimed_once_it_is_due(pair, tmp_path: Path):
+    a, b = pair
+    log = tmp_path / "log.jsonl"
+    with a.client() as ca, b.client() as cb:
+        tid = new_thread(cb)
+        created = time.time()
+        run = create_run(cb, tid, {"input": {"log": str(log)}, "after_seconds": 2}).json()
+        assert cb.get(f"{API}/threads/{tid}/runs/{run['run_id']}").json()["status"] == "pending"
+        assert wait_run(ca, tid, run["run_id"], {"success", "error"})["status"] == "success"
+    first = min(r["t"] for r in records(log) if r["run"] == run["run_id"])
+    assert first >= created + 2

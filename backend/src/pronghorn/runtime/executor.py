@@ -206,8 +206,12 @@ class Executor:
             run_id_var.reset(token)
 
     async def _execute(self, job: Job) -> None:
+        fence = None
+        if job.fence is not None and self.leases is not None:
+            fence = (self.leases.owner, job.fence)
+
         async def _mark() -> bool:
-            return await self.db.run(lambda conn: run_units.start_run(conn, job.run_id))
+            return await self.db.run(lambda conn: run_units.start_run(conn, job.run_id, fence))
 
         if job.cancel_action is not None:
             await self.finish_unstarted(job)

@@ -140,7 +140,9 @@ class Leases:
         """Recover the runs whose lease expired (any replica's); what was recovered."""
         mode = self.recover_mode()
         found = await self.db.run(
-            lambda c: run_claims.recover_expired(c, mode=mode, error=LEASE_ERROR)
+            lambda c: run_claims.recover_expired(
+                c, mode=mode, error=LEASE_ERROR, sweeper=self.owner
+            )
         )
         if found:
             log.warning(

@@ -215,11 +215,17 @@ class Recovered:
 
 
 def recover_expired(
-    conn: Connection, *, mode: str, error: dict[str, Any], limit: int = 50
+    conn: Connection,
+    *,
+    mode: str,
+    error: dict[str, Any],
+    limit: int = 50,
+    sweeper: str | None = None,
 ) -> list[Recovered]:
     """Runs whose lease expired (their replica died or froze): `resume` puts them back in
     the queue (next attempt, from the last checkpoint); `error` settles them. Either way
-    the fence moves on, so the old claimant's later writes are refused."""
+    the fence moves on, so the old claimant's later writes are refused. A `sweeper` never
+    recovers its own leases: it is alive, its heartbeat renews them (only late)."""
     rows = (
         conn.execute(
             select(runs.c.run_id, runs.c.thread_id)
@@ -227,6 +233,7 @@ def recover_expired(
                 runs.c.status.in_(runs_repo.INFLIGHT),
                 runs.c.owner.is_not(None),
                 runs.c.lease_expires_at < func.now(),
+                *([runs.c.owner != sweeper] if sweeper is not None else []),
             )
             .order_by(runs.c.created_at)
             .limit(limit)

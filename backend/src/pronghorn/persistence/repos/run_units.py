@@ -199,8 +199,17 @@ _SETTLE_THREAD = (
 USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens", "llm_calls")
 
 
-def start_run(conn: Connection, run_id: str) -> bool:
-    return conn.execute(_START, {"b_run_id": run_id, "b_ts": now()}).rowcount == 1
+_START_FENCED = _START.where(
+    runs.c.owner == bindparam("b_owner"), runs.c.fence == bindparam("b_fence")
+)
+
+
+def start_run(conn: Connection, run_id: str, fence: tuple[str, int] | None = None) -> bool:
+    """Mark the run `running` (with `fence`: only while that claim holds)."""
+    if fence is None:
+        return conn.execute(_START, {"b_run_id": run_id, "b_ts": now()}).rowcount == 1
+    params = {"b_run_id": run_id, "b_ts": now(), "b_owner": fence[0], "b_fence": fence[1]}
+    return conn.execute(_START_FENCED, params).rowcount == 1
 
 
 def settle_run(

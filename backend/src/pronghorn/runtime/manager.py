@@ -365,14 +365,14 @@ class RunManager:
             row = await self.db.run(lambda c: run_units.get_run(c, run_id, thread_id))
             if row is None:
                 raise NotFound.of("Run", run_id)
-            if row["status"] in runs_repo.INFLIGHT and await self._cancel_elsewhere(
+            if row["status"] in runs_repo.INFLIGHT and await self.cancel_elsewhere(
                 run_id, action, wait
             ):
                 return None
             if (
                 row["status"] in runs_repo.INFLIGHT
                 and self.cluster is not None
-                and await self._cancel_queued(run_id, action, wait)
+                and await self.cluster.cancel_queued(run_id, action, wait)
             ):
                 return None
             if row["status"] in runs_repo.INFLIGHT:
@@ -389,30 +389,7 @@ class RunManager:
             await job.done.wait()
         return job
 
-    async def _cancel_queued(self, run_id: str, action: str, wait: bool) -> bool:
-        """Scale-out: cancel a run nobody executes yet (settled here), or one claimed
-        meanwhile (cancelled where it runs); False when neither (its replica is gone)."""
-        assert self.cluster is not None
-        for _ in range(20):
-            if await self.cluster.cancel_unclaimed(run_id, action, wait):
-                return True
-            if await self._cancel_elsewhere(run_id, action, wait):
-                return True
-            job = self._jobs.get(run_id)
-            if job is not None:  # claimed here meanwhile
-                job.interrupt(action)
-                if wait:
-                    await job.done.wait()
-                return True
-            found = await self.db.run(lambda c: run_units.run_status_owner(c, run_id))
-            if found is None or found[0] not in runs_repo.INFLIGHT:
-                return True
-            if found[1] is not None and found[1] != self.owner:
-                return False  # claimed by a replica that does not answer
-            await asyncio.sleep(0.05)  # locked for a moment (being claimed or settled)
-        return False
-
-    async def _cancel_elsewhere(self, run_id: str, action: str, wait: bool) -> bool:
+    async def cancel_elsewhere(self, run_id: str, action: str, wait: bool) -> bool:
         """Ask the process executing the run to cancel it (and, with `wait`, wait until the
         run has ended); False when no live process executes it."""
         found = await self.db.run(lambda c: run_units.run_status_owner(c, run_id))

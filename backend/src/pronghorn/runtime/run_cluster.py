@@ -25,6 +25,7 @@ from pronghorn.persistence.repos import assistants as assistants_repo
 from pronghorn.persistence.repos import run_claims, run_units
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.persistence.repos.common import now
+from pronghorn.persistence.repos.runs import INFLIGHT
 from pronghorn.runtime.access import principal_from_record
 from pronghorn.runtime.broker import BrokerUnavailable
 from pronghorn.runtime.control import BROADCAST, ControlMessage
@@ -176,6 +177,28 @@ class RunCluster:
         finally:
             if reserved:
                 self._reserved -= 1
+
+    async def cancel_queued(self, run_id: str, action: str, wait: bool) -> bool:
+        """Cancel a run nobody executes yet (settled here), or one claimed meanwhile
+        (cancelled where it runs); False when neither (its replica does not answer)."""
+        for _ in range(20):
+            if await self.cancel_unclaimed(run_id, action, wait):
+                return True
+            if await self.m.cancel_elsewhere(run_id, action, wait):
+                return True
+            job = self.m.active(run_id)
+            if job is not None:  # claimed here meanwhile
+                job.interrupt(action)
+                if wait:
+                    await job.done.wait()
+                return True
+            found = await self.m.db.run(lambda c: run_units.run_status_owner(c, run_id))
+            if found is None or found[0] not in INFLIGHT:
+                return True
+            if found[1] is not None and found[1] != self.m.owner:
+                return False  # claimed by a replica that does not answer
+            await asyncio.sleep(0.05)  # locked for a moment (being claimed or settled)
+        return False
 
     async def cancel_unclaimed(self, run_id: str, action: str, wait: bool) -> bool:
         """Cancel a queued run nobody executes yet: claim it (whatever its turn) and settle

@@ -23,6 +23,9 @@ def _load(config_file: str | None):
         raise click.ClickException(str(exc)) from None
 
 
+WORKER_HEALTHCHECK_S = 120
+
+
 def _exit_after_drain(signum: int, frame: object) -> None:
     raise SystemExit(0)
 
@@ -95,6 +98,10 @@ def serve(
         # uvicorn's own handling would trust any loopback peer.
         proxy_headers=False,
         timeout_graceful_shutdown=int(cfg.runs.drain_timeout_s) + 5,
+        # A worker answers the parent's health pings only once it has imported the app,
+        # which takes longer than uvicorn's 5 s on a busy machine: it would be killed and
+        # respawned forever.
+        timeout_worker_healthcheck=WORKER_HEALTHCHECK_S,
         timeout_keep_alive=int(cfg.server.keep_alive_s),
         lifespan="on",
         # h11, not httptools: only h11 bounds the request line plus headers.

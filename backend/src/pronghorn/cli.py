@@ -23,6 +23,9 @@ def _load(config_file: str | None):
         raise click.ClickException(str(exc)) from None
 
 
+WORKER_HEALTHCHECK_S = 120
+
+
 def _exit_after_drain(signum: int, frame: object) -> None:
     raise SystemExit(0)
 
@@ -57,13 +60,8 @@ def serve(
         )
     if workers > 1 and not (cfg.database.url or "").startswith("postgresql"):
         raise click.ClickException("--workers > 1 needs PostgreSQL (database.url)")
-    if workers > 1:
-        # The Redis broker shares events and cancels, but a run still executes in the
-        # process that accepted it: two workers could run one thread's runs at once.
-        raise click.ClickException(
-            "--workers > 1 is not supported yet: runs are not distributed between "
-            "processes; run one worker per gateway"
-        )
+    # With both, the workers share runs through the database queue like replicas do
+    # (runtime/run_cluster.py): any worker accepts a run, one with a free slot executes it.
     if loaded.source_path is not None:
         os.environ["PRONGHORN_CONFIG"] = str(loaded.source_path)
     os.environ.setdefault("PRONGHORN_BASE_DIR", str(Path.cwd()))
@@ -100,6 +98,10 @@ def serve(
         # uvicorn's own handling would trust any loopback peer.
         proxy_headers=False,
         timeout_graceful_shutdown=int(cfg.runs.drain_timeout_s) + 5,
+        # A worker answers the parent's health pings only once it has imported the app,
+        # which takes longer than uvicorn's 5 s on a busy machine: it would be killed and
+        # respawned forever.
+        timeout_worker_healthcheck=WORKER_HEALTHCHECK_S,
         timeout_keep_alive=int(cfg.server.keep_alive_s),
         lifespan="on",
         # h11, not httptools: only h11 bounds the request line plus headers.

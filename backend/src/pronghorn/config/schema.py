@@ -216,6 +216,34 @@ class RunsConfig(Section):
             "`error` (QueueTimeout). null: no bound."
         ),
     )
+    lease_s: float = Field(
+        default=10.0,
+        ge=1.0,
+        le=600.0,
+        description=(
+            "Scale-out (PostgreSQL + Redis): how long a replica's claim on an executing run "
+            "holds without a heartbeat (renewed every third of it). A run whose lease "
+            "expired (its replica died or froze) is recovered by another replica "
+            "(runs.recover) within about lease_s plus a third of it."
+        ),
+    )
+    queue_poll_s: float = Field(
+        default=2.0,
+        gt=0,
+        le=60.0,
+        description=(
+            "Scale-out: how often an idle replica looks for claimable runs when no work "
+            "notice arrived (a safety net; new runs wake the replicas at once)."
+        ),
+    )
+    cluster_max_concurrency: int | None = Field(
+        default=None,
+        ge=1,
+        description=(
+            "Scale-out: runs executing at once across all replicas (max_concurrency caps "
+            "each replica). null: no cluster-wide cap."
+        ),
+    )
     webhook_timeout_s: float = Field(default=10.0, gt=0, description="Timeout of one webhook call.")
     webhook_retries: int = Field(default=3, ge=0, le=10, description="Webhook retries on failure.")
     webhook_allow_private_addresses: bool = Field(

@@ -111,7 +111,14 @@ runs = Table(
     Column("updated_at", Ts, nullable=False),
     Column("started_at", Ts, nullable=True),
     Column("ended_at", Ts, nullable=True),
+    # Work distribution (runtime/run_queue.py): when a pending run may be claimed (its
+    # after_seconds), the claim's fencing token (incremented on every claim) and until when
+    # the claiming replica's lease holds (renewed by its heartbeat).
+    Column("claimable_at", Ts, nullable=True),
+    Column("fence", Integer, nullable=False, default=0, server_default="0"),
+    Column("lease_expires_at", Ts, nullable=True),
     Index("ix_runs_thread_created", "thread_id", "created_at"),
+    Index("ix_runs_status_created", "status", "created_at"),
 )
 
 run_events = Table(

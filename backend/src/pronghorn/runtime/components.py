@@ -149,7 +149,13 @@ async def runs(runtime: Runtime) -> AsyncGenerator[None, None]:
     )
     instrument(executor, runtime)
     manager = RunManager(
-        executor, jobs, runtime.authorizer, runtime.metrics, control=runtime.control
+        executor,
+        jobs,
+        runtime.authorizer,
+        runtime.metrics,
+        control=runtime.control,
+        # Scale-out: runs go through the database queue (runtime/run_cluster.py)
+        cluster=not runtime.db.is_sqlite and cfg.broker.kind == "redis",
     )
     await runtime.control.listen(manager.owner, manager.on_control)
     runtime.settings.add_listener(manager.on_config_change)
@@ -158,6 +164,7 @@ async def runs(runtime: Runtime) -> AsyncGenerator[None, None]:
     manager.validators.append(message_input_validator(runtime.graphs))
     runtime.runs = manager
     await manager.recover()
+    manager.start()
     try:
         yield
     finally:

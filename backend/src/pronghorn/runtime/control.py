@@ -7,6 +7,9 @@ whether a live one received it; `alive` asks whether anybody listens under an id
 process, `LocalControlBus` is a direct call; with several, `RedisControlBus`
 (redis_control.py) carries the same messages over Redis pub/sub. Work distribution and
 leases plug in here too: a new message kind, the same two calls.
+
+Work distribution (scale-out) uses one more kind: `work`, sent to `BROADCAST`, which every
+listener also hears — "a run may have become claimable" (run_queue.py).
 """
 
 from __future__ import annotations
@@ -18,7 +21,10 @@ from typing import Literal, Protocol, cast
 
 from pronghorn.runtime.errors import Unavailable
 
-ControlKind = Literal["cancel"]
+ControlKind = Literal["cancel", "work"]
+
+BROADCAST = "*"
+"""The listener id every run manager also listens under (messages for all of them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,9 +47,13 @@ class ControlMessage:
             return None
         fields = cast("dict[str, object]", value)
         kind, run_id, action = fields.get("k"), fields.get("r"), fields.get("a")
-        if kind != "cancel" or not isinstance(run_id, str) or not isinstance(action, str):
+        if not isinstance(run_id, str) or not isinstance(action, str):
             return None
-        return cls(kind="cancel", run_id=run_id, action=action)
+        if kind == "cancel":
+            return cls(kind="cancel", run_id=run_id, action=action)
+        if kind == "work":
+            return cls(kind="work", run_id=run_id, action=action)
+        return None
 
 
 ControlHandler = Callable[[ControlMessage], None]
@@ -80,6 +90,10 @@ class LocalControlBus:
         self._handlers[replica] = handler
 
     async def send(self, replica: str, message: ControlMessage) -> bool:
+        if replica == BROADCAST:
+            for handler in list(self._handlers.values()):
+                handler(message)
+            return bool(self._handlers)
         handler = self._handlers.get(replica)
         if handler is None:
             return False

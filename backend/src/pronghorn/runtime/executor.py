@@ -26,6 +26,7 @@ from pronghorn.runtime.direct_events import DirectEvents
 from pronghorn.runtime.graph_stream import StreamedState, stream_graph
 from pronghorn.runtime.job_table import JobTable
 from pronghorn.runtime.jobs import Job
+from pronghorn.runtime.leases import LeaseLost, Leases
 from pronghorn.runtime.log_context import run_id_var
 from pronghorn.runtime.serialization import dumps, to_jsonable
 from pronghorn.runtime.state import thread_values_and_interrupts
@@ -184,8 +185,14 @@ class Executor:
         self.callback_factories: list[Callable[[Job], list[BaseCallbackHandler]]] = []
         # Context managers around each run's execution (the run's trace span).
         self.run_scopes: list[Callable[[Job], AbstractContextManager[None]]] = []
+        # Scale-out: the leases of claimed runs (a run that lost its lease writes nothing)
+        self.leases: Leases | None = None
 
     async def emit(self, job: Job, event: str, data: Any) -> None:
+        if job.fence is not None and self.leases is not None:
+            if job.lease_lost:
+                raise LeaseLost(job.run_id)
+            await self.leases.check(job)
         await self.broker.publish(job.run_id, event, dumps(data))
 
     async def execute(self, job: Job) -> None:
@@ -199,8 +206,12 @@ class Executor:
             run_id_var.reset(token)
 
     async def _execute(self, job: Job) -> None:
+        fence = None
+        if job.fence is not None and self.leases is not None:
+            fence = (self.leases.owner, job.fence)
+
         async def _mark() -> bool:
-            return await self.db.run(lambda conn: run_units.start_run(conn, job.run_id))
+            return await self.db.run(lambda conn: run_units.start_run(conn, job.run_id, fence))
 
         if job.cancel_action is not None:
             await self.finish_unstarted(job)
@@ -224,6 +235,8 @@ class Executor:
         if job.stream_task.cancelled():
             status = _cancelled_status(job)  # cancel() set the action while we awaited
         elif (exc := job.stream_task.exception()) is not None:
+            if isinstance(exc, LeaseLost):
+                job.lease_lost = True
             if isinstance(exc, TimeoutError):
                 status = "timeout"
                 error = {"error": "TimeoutError", "message": f"Run exceeded its {timeout:g}s limit"}
@@ -235,6 +248,9 @@ class Executor:
                 error = {"error": name, "message": str(exc)}
                 log.warning("run failed", extra={"error": error["error"], "detail": str(exc)[:500]})
         job.stream_task = None
+        if job.lease_lost:
+            self._fenced(job)
+            return
         if error is not None:
             await self.emit(job, "error", error)
         final = streamed.final_values if status == "success" else None
@@ -289,6 +305,9 @@ class Executor:
     ) -> None:
         """``final_values``: the thread's state as the run's own stream ended it (see
         ``StreamedState``), which spares reading the checkpoint back; None to read it."""
+        if job.lease_lost:  # another replica owns the run now: nothing is written
+            self._fenced(job)
+            return
         # Every event is stored before the run is recorded as finished, so a reader that
         # sees the final status finds all of them (a rolled-back run's go with its row).
         # Started now, it overlaps reading the final state.
@@ -349,9 +368,18 @@ class Executor:
                 },
                 others=lambda c: self._others(c, job.thread_id, job.run_id),
                 lock_rows=not self.db.is_sqlite,
+                fence=fence,
             )
 
-        await self.db.retry(lambda: self.db.run(unit))
+        fence = None
+        if job.fence is not None and self.leases is not None:
+            fence = (self.leases.owner, job.fence)
+        try:
+            await self.db.retry(lambda: self.db.run(unit))
+        except run_units.Fenced:
+            job.lease_lost = True
+            self._fenced(job)
+            return
         job.status = final_status
         job.error = error
         if error is not None:
@@ -372,6 +400,17 @@ class Executor:
         # run_events table.
         await self.broker.close_run(job.run_id)
         self._after(job, final_status, started_at)
+
+    def _fenced(self, job: Job) -> None:
+        """The run lost its lease (another replica took it over): it ends here without
+        writing its status, events or thread state over the new owner's."""
+        log.warning("run stopped: its lease was taken over", extra={"run_id": job.run_id})
+        job.phase = "finishing"
+        job.error = {
+            "error": "LeaseLost",
+            "message": "This replica lost the run's lease; another replica took it over.",
+        }
+        job.output = {"__error__": job.error}
 
     async def _final_snapshot(self, job: Job) -> StateSnapshot | None:
         """The thread's latest checkpoint as a StateSnapshot (None if it cannot be read)."""

@@ -42,6 +42,10 @@ class Job:
     status: str = "pending"
     output: Any = None  # what /wait and /join return
     error: dict[str, Any] | None = None
+    # Scale-out: the claim's fencing token (None: not a claimed run) and whether this
+    # replica lost the claim (another took the run over; nothing more is written).
+    fence: int | None = None
+    lease_lost: bool = False
 
     def interrupt(self, action: str) -> None:
         """Ask the run to stop; the first action asked for wins."""

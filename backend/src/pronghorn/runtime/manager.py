@@ -4,6 +4,9 @@ and answers questions about them. Execution itself lives in executor.py.
 Ordering: runs on one thread execute one at a time, in creation order (a chain of futures
 per thread); across threads a FIFO limiter caps how many execute at once. Both waits show
 as status `pending`. A run is committed to the database before `create` returns.
+
+Scale-out (`cluster=True`: PostgreSQL + Redis), runs go through the database queue
+instead: run_cluster.py claims them, orders them per thread across replicas and leases them.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from pronghorn.runtime.jobs import Job
 from pronghorn.runtime.metrics import Metrics
 from pronghorn.runtime.owned import authorize_with, visible
 from pronghorn.runtime.remote_run import RemoteRun
+from pronghorn.runtime.run_cluster import RunCluster
 from pronghorn.runtime.run_request import RunCreate
 from pronghorn.runtime.run_thread import new_thread_metadata
 
@@ -67,6 +71,7 @@ class RunManager:
         metrics: Metrics | None = None,
         *,
         control: ControlBus | None = None,
+        cluster: bool = False,
     ) -> None:
         self.ex = executor
         # Cancels of runs another process executes travel on it (runtime/control.py).
@@ -85,10 +90,35 @@ class RunManager:
         self._accepting = True
         self.validators: list[RunValidator] = []
         self._background: set[asyncio.Task[None]] = set()
+        # Scale-out: the database queue, leases and followers (run_cluster.py)
+        self.cluster: RunCluster | None = RunCluster(self) if cluster else None
+        if self.cluster is not None:
+            executor.leases = self.cluster.leases
+
+    def start(self) -> None:
+        """Start the background work (scale-out: claiming, heartbeats, the lease sweeper)."""
+        if self.cluster is not None:
+            self.cluster.start()
 
     # -- queries ---------------------------------------------------------------------
     def active(self, run_id: str) -> Job | None:
         return self._jobs.get(run_id)
+
+    @property
+    def active_jobs(self) -> list[Job]:
+        """The runs this process executes (or is about to)."""
+        return self._jobs.snapshot()
+
+    def turn_held(self, thread_id: str) -> bool:
+        tail = self._tails.get(thread_id)
+        return tail is not None and not tail.done()
+
+    def turns(self) -> list[str]:
+        """Threads whose turn is held here (a state update under way)."""
+        return [t for t, tail in self._tails.items() if not tail.done()]
+
+    def forget(self, job: Job) -> None:
+        self._jobs.remove(job.run_id)
 
     def _inflight(self, conn: Any, thread_id: str) -> list[dict[str, Any]]:
         """Unfinished runs of a thread. On SQLite every run of a thread belongs to this
@@ -185,6 +215,8 @@ class RunManager:
         tail = self._tails.get(tid)
         self.admission.check(access.identity, thread_busy=tail is not None and not tail.done())
         self.admission.enter(access.identity)
+        cluster = self.cluster
+        claim = cluster.fast_claim(req, tid) if cluster is not None else None
 
         def unit(conn: Any) -> run_units.Accepted:
             return run_units.accept_run(
@@ -203,29 +235,37 @@ class RunManager:
                     "metadata": req.metadata or {},
                     "multitask_strategy": req.multitask_strategy,
                     "temporary": stateless,
-                    "owner": self.owner,
+                    # Scale-out: nobody's until claimed (claim_if_idle, or a replica's queue)
+                    "owner": self.owner if cluster is None else None,
+                    "claimable_at": cluster.claimable_at(req) if cluster is not None else None,
                 },
                 busy_error=lambda t, r: Conflict(
                     f"Thread {t} is busy with run {r} (multitask_strategy=reject)"
                 ),
                 missing_error=NotFound.of,
                 ownership=ownership,
+                claim_if_idle=claim,
             )
 
         # The run's log first: a broker that cannot be reached fails the request (503)
-        # before anything is written; a request the unit refuses closes it again.
+        # before anything is written; a request the unit refuses closes it again. Scale-out,
+        # the replica that executes the run opens its log (it may be another one).
         try:
-            await self.broker.open_run(run_id, tid)
-        except BaseException:
-            self.admission.leave(access.identity)
-            raise
-        try:
+            if cluster is None:
+                await self.broker.open_run(run_id, tid)
+            else:
+                await cluster.check_broker()
             accepted = await self.db.retry(lambda: self.db.run(unit))
         except BaseException:
+            if claim is not None and cluster is not None:
+                cluster.unreserve()
             self.admission.leave(access.identity)
-            with contextlib.suppress(Exception):
-                await self.broker.close_run(run_id)
+            if cluster is None:
+                with contextlib.suppress(Exception):
+                    await self.broker.close_run(run_id)
             raise
+        if claim is not None and cluster is not None:
+            cluster.unreserve()
         assistant, run, inflight = accepted.assistant, accepted.run, accepted.inflight
         thread_meta = accepted.thread_metadata
         job = Job(
@@ -239,11 +279,21 @@ class RunManager:
             owner_id=accepted.owner_id or access.identity,
             principal=access.principal,
         )
+        if cluster is not None and not accepted.claimed:
+            self.admission.leave(access.identity)  # queued in the database, not here
+            cluster.queued(job)
+        elif cluster is not None:
+            job.fence = 1
+            cluster.leases.hold(job, 1)
         try:
-            await self._start(job)
+            if cluster is None or accepted.claimed:
+                await self._start(job)
         except BaseException:
             if job.task is None:  # its task never began: it holds no place any more
                 self.admission.leave(access.identity)
+                if cluster is not None:
+                    cluster.leases.drop(job.run_id)
+                    self._jobs.remove(job.run_id)
             raise
         if inflight and req.multitask_strategy in ("interrupt", "rollback"):
             for other in inflight:
@@ -251,14 +301,19 @@ class RunManager:
                     await self.cancel(tid, other["run_id"], action=req.multitask_strategy)
         return job
 
+    async def start_job(self, job: Job) -> None:
+        await self._start(job)
+
     async def _start(self, job: Job) -> None:
         self._jobs.add(job)
         # A resumed run (attempt > 1) continues the ids its first attempt stored.
         await self.broker.open_run(job.run_id, job.thread_id, resume=job.attempt > 1)
         await self.ex.emit(job, "metadata", {"run_id": job.run_id, "attempt": job.attempt})
-        prev = self._tails.get(job.thread_id)
         tail: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._tails[job.thread_id] = tail
+        prev = None
+        if self.cluster is None:  # scale-out, the claim orders a thread's runs
+            prev = self._tails.get(job.thread_id)
+            self._tails[job.thread_id] = tail
         job.task = asyncio.create_task(self._run(job, prev, tail), name=f"run-{job.run_id}")
 
     async def _run(
@@ -271,8 +326,8 @@ class RunManager:
                 job.waiting = True  # a cancel may now interrupt the waits below
                 if job.cancel_action is not None:  # cancelled before this task began
                     raise asyncio.CancelledError
-                if job.request.after_seconds:
-                    await asyncio.sleep(job.request.after_seconds)
+                if job.request.after_seconds and self.cluster is None:
+                    await asyncio.sleep(job.request.after_seconds)  # scale-out: claimable_at
                 waiting_since = time.monotonic()
                 async with asyncio.timeout(job.config.runs.max_queue_wait_s):
                     if prev is not None and not prev.done():
@@ -304,6 +359,8 @@ class RunManager:
             if self._tails.get(job.thread_id) is tail:
                 del self._tails[job.thread_id]
             self._jobs.remove(job.run_id)
+            if self.cluster is not None:
+                self.cluster.finished(job)
             job.done.set()
 
     # -- cancel ----------------------------------------------------------------------
@@ -315,8 +372,14 @@ class RunManager:
             row = await self.db.run(lambda c: run_units.get_run(c, run_id, thread_id))
             if row is None:
                 raise NotFound.of("Run", run_id)
-            if row["status"] in runs_repo.INFLIGHT and await self._cancel_elsewhere(
+            if row["status"] in runs_repo.INFLIGHT and await self.cancel_elsewhere(
                 run_id, action, wait
+            ):
+                return None
+            if (
+                row["status"] in runs_repo.INFLIGHT
+                and self.cluster is not None
+                and await self.cluster.cancel_queued(run_id, action, wait)
             ):
                 return None
             if row["status"] in runs_repo.INFLIGHT:
@@ -333,7 +396,7 @@ class RunManager:
             await job.done.wait()
         return job
 
-    async def _cancel_elsewhere(self, run_id: str, action: str, wait: bool) -> bool:
+    async def cancel_elsewhere(self, run_id: str, action: str, wait: bool) -> bool:
         """Ask the process executing the run to cancel it (and, with `wait`, wait until the
         run has ended); False when no live process executes it."""
         found = await self.db.run(lambda c: run_units.run_status_owner(c, run_id))
@@ -374,6 +437,10 @@ class RunManager:
 
     def on_control(self, message: ControlMessage) -> None:
         """A signal from another process about a run this one executes."""
+        if message.kind == "work":
+            if self.cluster is not None:
+                self.cluster.queue.wake()
+            return
         job = self._jobs.get(message.run_id)
         if message.kind == "cancel" and job is not None:
             job.interrupt(message.action)
@@ -467,6 +534,9 @@ class RunManager:
             orphans = await runs_repo.inflight_all(conn)
         if not orphans:
             return
+        if self.cluster is not None:
+            # Queued runs are nobody's yet; leased ones are the lease sweeper's.
+            orphans = [r for r in orphans if r.get("owner") is not None and not r.get("leased")]
         orphans = [row for row in orphans if not await self._owner_alive(row.get("owner"))]
         if not orphans:
             return
@@ -540,7 +610,7 @@ class RunManager:
             config=self.ex.settings.current,
             config_version=self.ex.settings.version,
             temporary=bool(kwargs.get("temporary")),
-            resume=await self._wrote_checkpoint(row["thread_id"], row["run_id"]),
+            resume=await self.wrote_checkpoint(row["thread_id"], row["run_id"]),
             thread_metadata=thread["metadata"],
             owner_id=row.get("owner_id") or LOCAL_PRINCIPAL.identity,
             principal=principal_from_record(row.get("principal"), row.get("owner_id")),
@@ -549,7 +619,7 @@ class RunManager:
         self.admission.enter(job.principal.identity)
         await self._start(job)
 
-    async def _wrote_checkpoint(self, thread_id: str, run_id: str) -> bool:
+    async def wrote_checkpoint(self, thread_id: str, run_id: str) -> bool:
         """Whether the thread's latest checkpoint is this run's: then it continues from
         there; otherwise (it never checkpointed, e.g. durability `exit`) it starts over."""
         latest = await self.ex.checkpointer.aget_tuple(
@@ -561,8 +631,11 @@ class RunManager:
         return metadata.get("run_id") == run_id
 
     async def shutdown(self, drain_timeout: float) -> None:
-        """Stop accepting; let in-flight runs finish within the bound; interrupt the rest."""
+        """Stop accepting; let in-flight runs finish within the bound; interrupt the rest.
+        Scale-out: claim nothing more first, and hand claimed runs not yet started back."""
         self._accepting = False
+        if self.cluster is not None:
+            await self.cluster.stop_claiming()
         jobs = self._jobs.snapshot()
         if jobs:
             log.info("draining runs", extra={"count": len(jobs)})
@@ -576,6 +649,8 @@ class RunManager:
             await asyncio.wait([asyncio.ensure_future(j.done.wait()) for j in left], timeout=10)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.ex.drain(), timeout=10)
+        if self.cluster is not None:
+            await self.cluster.aclose()
 
     # -- thread turns ------------------------------------------------------------------
     @contextlib.asynccontextmanager

@@ -71,6 +71,7 @@ class _Outbox:
 
     __slots__ = (
         "closed",
+        "epoch",
         "idle",
         "last_id",
         "pending",
@@ -84,10 +85,11 @@ class _Outbox:
         "wake",
     )
 
-    def __init__(self, run_id: str, thread_id: str, last_id: int) -> None:
+    def __init__(self, run_id: str, thread_id: str, last_id: int, epoch: int) -> None:
         self.run_id = run_id
         self.thread_id = thread_id
         self.last_id = last_id
+        self.epoch = epoch  # the log's epoch this process opened (redis_keys.py)
         self.stored = last_id
         self.pending: deque[Event] = deque()
         self.trim_to = 0  # XTRIM MINID wanted (entries below it may go)
@@ -174,15 +176,15 @@ class RedisBroker:
         last = await self.store.last_id(run_id) if resume else 0
         if run_id in self._boxes:
             return
-        key = self.keys.run(run_id)
+        keys = [self.keys.run(run_id), self.keys.run_epoch(run_id)]
 
         async def create() -> Any:
-            return await self._open_run(keys=[key], args=[last, self.stream_ttl_s])
+            return await self._open_run(keys=keys, args=[last, self.stream_ttl_s])
 
         # On a request's path: one quick retry, then a 503 (nothing was accepted yet).
-        await self._call(create, patience_s=min(self.retry_s, 0.5))
+        epoch = int(await self._call(create, patience_s=min(self.retry_s, 0.5)))
         if run_id not in self._boxes:
-            box = self._boxes[run_id] = _Outbox(run_id, thread_id, last)
+            box = self._boxes[run_id] = _Outbox(run_id, thread_id, last, epoch)
             box.pump = asyncio.create_task(self._pump(box), name=f"redis-pump-{run_id}")
 
     async def publish(self, run_id: str, event: str, data: bytes) -> int:
@@ -265,7 +267,7 @@ class RedisBroker:
                 box.pending.popleft()
 
     async def _pump(self, box: _Outbox) -> None:
-        key = self.keys.run(box.run_id)
+        key, ekey = self.keys.run(box.run_id), self.keys.run_epoch(box.run_id)
         tkeys = [self.keys.thread(box.thread_id), self.keys.thread_counter(box.thread_id)]
         delay = 0.05
         while True:
@@ -281,13 +283,22 @@ class RedisBroker:
             seal = box.closed and len(batch) == len(box.pending)
             pipe = self.client.pipeline(transaction=False)
             for ev in batch:
-                args = [ev.id, ev.event, ev.data, self.thread_cache_events, self.stream_ttl_s]
-                await self._append_run(keys=[key, *tkeys], args=args, client=pipe)
+                args = [
+                    ev.id,
+                    ev.event,
+                    ev.data,
+                    self.thread_cache_events,
+                    self.stream_ttl_s,
+                    box.epoch,
+                ]
+                await self._append_run(keys=[key, *tkeys, ekey], args=args, client=pipe)
             if trim:
                 pipe.xtrim(key, minid=f"{trim}-0", approximate=False)
             if seal:
                 await self._close_run(
-                    keys=[key], args=[box.last_id, self.finished_ttl_s], client=pipe
+                    keys=[key, ekey],
+                    args=[box.last_id, self.finished_ttl_s, box.epoch],
+                    client=pipe,
                 )
             try:
                 await pipe.execute()

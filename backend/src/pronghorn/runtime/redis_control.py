@@ -1,6 +1,7 @@
 """`RedisControlBus`: the control bus (control.py) over Redis pub/sub, one channel per run
 manager (`<prefix>:ctl:<replica>`).
 
+Each listener also subscribes to the broadcast channel (`<prefix>:ctl:*`, control.BROADCAST).
 `send` is one `PUBLISH`; Redis answers how many subscribers got it, which is how the sender
 knows whether the replica executing the run is alive. The listener reconnects by itself
 after Redis comes back (while it is away, its channel has no subscriber, and the other
@@ -16,7 +17,12 @@ from typing import cast
 
 from redis.asyncio import Redis
 
-from pronghorn.runtime.control import ControlHandler, ControlMessage, ControlUnavailable
+from pronghorn.runtime.control import (
+    BROADCAST,
+    ControlHandler,
+    ControlMessage,
+    ControlUnavailable,
+)
 from pronghorn.runtime.redis_keys import MAX_BACKOFF_S, TRANSIENT, Keys, retrying
 
 log = logging.getLogger("pronghorn.broker")
@@ -54,7 +60,7 @@ class RedisControlBus:
             try:
                 pubsub = self.client.pubsub()  # pyright: ignore[reportUnknownMemberType]
                 async with pubsub:
-                    await pubsub.subscribe(channel)
+                    await pubsub.subscribe(channel, self.keys.control(BROADCAST))
                     self._listening.set()
                     delay = 0.05
                     while True:

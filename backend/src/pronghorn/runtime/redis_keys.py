@@ -8,6 +8,10 @@ Keys (all under `broker.key_prefix`):
 - `<p>:thread:<thread_id>` and `<p>:thread:<thread_id>:n` — the thread's stream and its id
   counter (entries `n-0`; an entry with field `x` says the thread was deleted: followers
   end there, and both keys expire shortly after).
+- `<p>:run:<run_id>:e` — the run's epoch: incremented by every `open_run` (a new attempt,
+  a replica taking the run over). Appends and the close marker carry the epoch their
+  process opened the log with and are skipped when it is no longer current, so a process
+  that lost the run (frozen past its lease) cannot write into the new owner's log.
 - `<p>:ctl:<replica>` — the pub/sub channel a run manager listens on (control bus).
 """
 
@@ -39,6 +43,9 @@ class Keys:
 
     def run(self, run_id: str) -> str:
         return f"{self.prefix}:run:{run_id}"
+
+    def run_epoch(self, run_id: str) -> str:
+        return f"{self.prefix}:run:{run_id}:e"
 
     def thread(self, thread_id: str) -> str:
         return f"{self.prefix}:thread:{thread_id}"
@@ -81,11 +88,13 @@ def entry_id(raw: bytes | str) -> tuple[int, int]:
 OPEN_SEQ = 1
 CLOSE_SEQ = 2
 
-# KEYS: run stream, thread stream, thread counter.
-# ARGV: event id, event name, data, thread cache length, idle ttl (s).
+# KEYS: run stream, thread stream, thread counter, run epoch.
+# ARGV: event id, event name, data, thread cache length, idle ttl (s), epoch.
 # Idempotent: an id the run's stream already has (a retried batch) is skipped whole, so
-# the thread's stream never gets it twice.
+# the thread's stream never gets it twice. Skipped too when the epoch moved on.
 APPEND_RUN_EVENT = """
+local epoch = redis.call('GET', KEYS[4])
+if epoch and epoch ~= ARGV[6] then return 0 end
 local ok = redis.pcall('XADD', KEYS[1], ARGV[1] .. '-0', 'e', ARGV[2], 'd', ARGV[3])
 if type(ok) == 'table' and ok['err'] then return 0 end
 redis.call('EXPIRE', KEYS[1], ARGV[5])
@@ -93,6 +102,7 @@ local n = redis.call('INCR', KEYS[3])
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[4], n .. '-0', 'e', ARGV[2], 'd', ARGV[3])
 redis.call('EXPIRE', KEYS[2], ARGV[5])
 redis.call('EXPIRE', KEYS[3], ARGV[5])
+redis.call('EXPIRE', KEYS[4], ARGV[5])
 return 1
 """
 
@@ -105,20 +115,27 @@ redis.call('EXPIRE', KEYS[2], ARGV[4])
 return n
 """
 
-# KEYS: run stream. ARGV: last event id, ttl of a finished run's stream (s). Idempotent.
+# KEYS: run stream, run epoch. ARGV: last event id, ttl of a finished run's stream (s),
+# epoch. Idempotent; skipped when the epoch moved on.
 CLOSE_RUN = """
+local epoch = redis.call('GET', KEYS[2])
+if epoch and epoch ~= ARGV[3] then return 0 end
 local ok = redis.pcall('XADD', KEYS[1], ARGV[1] .. '-2', 'c', '1')
 redis.call('EXPIRE', KEYS[1], ARGV[2])
+redis.call('EXPIRE', KEYS[2], ARGV[2])
 return 1
 """
 
-# KEYS: run stream. ARGV: the id the log opens after, idle ttl (s). A fresh start: what a
-# dead attempt left in the stream (ids it may never have stored) goes.
+# KEYS: run stream, run epoch. ARGV: the id the log opens after, idle ttl (s). A fresh
+# start: what a dead attempt left in the stream (ids it may never have stored) goes.
+# Returns the new epoch.
 OPEN_RUN = """
 redis.call('DEL', KEYS[1])
 redis.call('XADD', KEYS[1], ARGV[1] .. '-1', 'o', '1')
 redis.call('EXPIRE', KEYS[1], ARGV[2])
-return 1
+local epoch = redis.call('INCR', KEYS[2])
+redis.call('EXPIRE', KEYS[2], ARGV[2])
+return epoch
 """
 
 # KEYS: thread stream, thread counter. ARGV: ttl (s). The marker ends every follower, the

@@ -62,6 +62,12 @@ class Accepted:
     inflight: list[dict[str, Any]]
     thread_metadata: dict[str, Any]
     owner_id: str | None  # the thread's owner: the run belongs to it
+    claimed: bool = False  # claimed by the accepting replica in the same transaction
+
+
+class Fenced(Exception):
+    """A write of a replica that no longer holds the run's claim (its lease expired and
+    another replica took the run over): refused, the transaction rolls back."""
 
 
 @dataclass(frozen=True)
@@ -92,11 +98,16 @@ def accept_run(
     missing_error: Callable[[str, str], Exception],
     ownership: RunOwnership,
     new_thread_metadata: dict[str, Any] | None = None,
+    claim_if_idle: dict[str, Any] | None = None,
 ) -> Accepted:
     """Resolve the assistant, check the thread and the multitask strategy, insert the run as
     pending and mark the thread busy — all or nothing (an exception rolls it all back). A
     thread it creates gets `new_thread_metadata` (as its creation was authorized) and the
-    graph's ids."""
+    graph's ids.
+
+    `claim_if_idle` (scale-out): the claim columns (owner, fence, lease) the run gets when
+    its thread has no unfinished run, so the accepting replica executes it at once; otherwise
+    the run is queued unclaimed (no owner) for any replica to claim."""
     assistant = resolve_assistant(conn, assistant_ref, ownership.may_use_assistant)
     if assistant is None:
         raise missing_error("Assistant", assistant_ref)
@@ -138,8 +149,11 @@ def accept_run(
         principal=ownership.principal,
         **run_fields,
     )
+    claimed = claim_if_idle is not None and not inflight
+    if claim_if_idle is not None:
+        values.update(claim_if_idle if claimed else {"owner": None})
     conn.execute(insert(runs), values)
-    return Accepted(assistant, runs_repo.to_api(values), inflight, meta, owner_id)
+    return Accepted(assistant, runs_repo.to_api(values), inflight, meta, owner_id, claimed)
 
 
 def inflight_rows(conn: Connection, thread_id: str) -> list[dict[str, Any]]:
@@ -188,8 +202,17 @@ _SETTLE_THREAD = (
 USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens", "llm_calls")
 
 
-def start_run(conn: Connection, run_id: str) -> bool:
-    return conn.execute(_START, {"b_run_id": run_id, "b_ts": now()}).rowcount == 1
+_START_FENCED = _START.where(
+    runs.c.owner == bindparam("b_owner"), runs.c.fence == bindparam("b_fence")
+)
+
+
+def start_run(conn: Connection, run_id: str, fence: tuple[str, int] | None = None) -> bool:
+    """Mark the run `running` (with `fence`: only while that claim holds)."""
+    if fence is None:
+        return conn.execute(_START, {"b_run_id": run_id, "b_ts": now()}).rowcount == 1
+    params = {"b_run_id": run_id, "b_ts": now(), "b_owner": fence[0], "b_fence": fence[1]}
+    return conn.execute(_START_FENCED, params).rowcount == 1
 
 
 def settle_run(
@@ -203,13 +226,23 @@ def settle_run(
     thread_fields: dict[str, Any],
     others: Callable[[Connection], bool],
     lock_rows: bool,
+    fence: tuple[str, int] | None = None,
 ) -> None:
     """Record the run's end and the thread's new state in one transaction (the run's events
-    are already stored: see runtime/event_writer.py)."""
+    are already stored: see runtime/event_writer.py). With `fence` (owner, token: a claimed
+    run, scale-out) only while that claim still holds; else `Fenced` rolls it all back."""
     if lock_rows:
         conn.execute(
             select(threads.c.thread_id).where(threads.c.thread_id == thread_id).with_for_update()
         )
+    if fence is not None:
+        held = conn.execute(
+            select(runs.c.run_id)
+            .where(runs.c.run_id == run_id, runs.c.owner == fence[0], runs.c.fence == fence[1])
+            .with_for_update()
+        ).first()
+        if held is None:
+            raise Fenced(run_id)
     ts = now()
     if delete_run:
         conn.execute(delete(runs).where(runs.c.run_id == run_id))

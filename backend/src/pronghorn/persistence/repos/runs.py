@@ -53,9 +53,11 @@ def new_run_row(
     owner_id: str | None = None,
     principal: dict[str, object] | None = None,
     created_at: datetime | None = None,
+    claimable_at: datetime | None = None,
 ) -> dict[str, Any]:
     """The column values of a new, pending run (`owner`: the process running it;
-    `owner_id`: the user it belongs to; `principal`: who it executes as)."""
+    `owner_id`: the user it belongs to; `principal`: who it executes as; `claimable_at`:
+    when a replica may claim it, scale-out)."""
     ts = created_at or now()
     return {
         "run_id": run_id,
@@ -80,6 +82,9 @@ def new_run_row(
         "updated_at": ts,
         "started_at": None,
         "ended_at": None,
+        "claimable_at": claimable_at,
+        "fence": 0,
+        "lease_expires_at": None,
     }
 
 
@@ -133,7 +138,13 @@ async def inflight_all(conn: AsyncConnection, owner: str | None = None) -> list[
     if owner is not None:
         stmt = stmt.where(runs.c.owner == owner)
     return [
-        to_api(r) | {"owner": r["owner"], "owner_id": r["owner_id"], "principal": r["principal"]}
+        to_api(r)
+        | {
+            "owner": r["owner"],
+            "owner_id": r["owner_id"],
+            "principal": r["principal"],
+            "leased": r["lease_expires_at"] is not None,
+        }
         for r in (await conn.execute(stmt)).mappings()
     ]
 

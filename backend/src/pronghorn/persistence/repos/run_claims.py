@@ -1,0 +1,268 @@
+"""The run queue's transactions (PostgreSQL, scale-out): claim the next run, renew and
+recover leases. Units of work for `Database.run`, like run_units.py.
+
+The `runs` table is the queue: a run is *claimable* while it is `pending`, has no `owner`
+(no replica executes it), is due (`claimable_at`), is its thread's earliest unfinished run
+and no run of its thread is claimed. A claim sets `owner`, increments `fence` (the fencing
+token every later write of the claimant is conditioned on) and starts the lease
+(`lease_expires_at`, renewed by the claimant's heartbeat). Claims lock the run row and its
+thread row with `FOR UPDATE ... SKIP LOCKED`: two replicas never claim one run, nor two
+runs of one thread, and none waits for another.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import and_, exists, func, literal, or_, select, text, update
+from sqlalchemy.engine import Connection
+from sqlalchemy.sql.elements import ColumnElement
+
+from pronghorn.persistence.repos import run_units
+from pronghorn.persistence.repos import runs as runs_repo
+from pronghorn.persistence.tables import runs, threads
+
+# pg_advisory_xact_lock key serialising claims while a cluster-wide cap is counted.
+CAP_LOCK_KEY = 0x70726E67  # "prng"
+
+
+@dataclass(frozen=True)
+class Caps:
+    """Cluster-wide caps a claim honours (None: no cap)."""
+
+    total: int | None = None  # runs.cluster_max_concurrency
+    per_user: int | None = None  # runs.max_concurrency_per_user
+
+
+def claimed_row(row: Any) -> dict[str, Any]:
+    """A claimed run: the API fields plus what executing it needs."""
+    return runs_repo.to_api(row) | {
+        "owner": row["owner"],
+        "owner_id": row["owner_id"],
+        "principal": row["principal"],
+        "fence": row["fence"],
+        "attempt": row["attempt"],
+    }
+
+
+def _claimed_inflight() -> ColumnElement[bool]:
+    return and_(runs.c.status.in_(runs_repo.INFLIGHT), runs.c.owner.is_not(None))
+
+
+def _user_running(r: Any) -> Any:
+    """How many claimed, unfinished runs the run's user has (the fair queue's key)."""
+    x = runs.alias("x")
+    return (
+        select(func.count())
+        .select_from(x)
+        .where(
+            x.c.owner_id == r.c.owner_id,
+            x.c.status.in_(runs_repo.INFLIGHT),
+            x.c.owner.is_not(None),
+        )
+        .scalar_subquery()
+    )
+
+
+def claimable(r: Any, exclude_threads: list[str]) -> list[ColumnElement[bool]]:
+    """The conditions under which run `r` (an alias of `runs`) may be claimed now."""
+    e = runs.alias("e")
+    earlier = exists().where(
+        e.c.thread_id == r.c.thread_id,
+        e.c.status.in_(runs_repo.INFLIGHT),
+        or_(
+            e.c.created_at < r.c.created_at,
+            and_(e.c.created_at == r.c.created_at, e.c.run_id < r.c.run_id),
+        ),
+    )
+    o = runs.alias("o")
+    claimed_sibling = exists().where(
+        o.c.thread_id == r.c.thread_id,
+        o.c.run_id != r.c.run_id,
+        o.c.status.in_(runs_repo.INFLIGHT),
+        o.c.owner.is_not(None),
+    )
+    conds: list[ColumnElement[bool]] = [
+        r.c.status == "pending",
+        r.c.owner.is_(None),
+        or_(r.c.claimable_at.is_(None), r.c.claimable_at <= func.now()),
+        ~earlier,
+        ~claimed_sibling,
+    ]
+    if exclude_threads:
+        conds.append(r.c.thread_id.not_in(exclude_threads))
+    return conds
+
+
+def _lease_until(lease_s: float) -> Any:
+    return func.now() + literal(timedelta(seconds=lease_s))
+
+
+def _take(conn: Connection, run_id: str, owner: str, lease_s: float) -> dict[str, Any]:
+    row = (
+        conn.execute(
+            update(runs)
+            .where(runs.c.run_id == run_id)
+            .values(
+                owner=owner,
+                fence=runs.c.fence + 1,
+                lease_expires_at=_lease_until(lease_s),
+                updated_at=func.now(),
+            )
+            .returning(*runs.c)
+        )
+        .mappings()
+        .one()
+    )
+    return claimed_row(row)
+
+
+def claim_next(
+    conn: Connection,
+    *,
+    owner: str,
+    lease_s: float,
+    caps: Caps = Caps(),
+    exclude_threads: list[str] | None = None,
+) -> dict[str, Any] | None:
+    """Claim the oldest claimable run (users with fewer claimed runs first: the fair queue)
+    for `owner`; None when there is none (or a cluster-wide cap is reached)."""
+    if caps.total is not None or caps.per_user is not None:
+        # Counting and claiming must not interleave with another replica's: one at a time.
+        conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": CAP_LOCK_KEY})
+        if caps.total is not None:
+            busy = conn.execute(
+                select(func.count()).select_from(runs).where(_claimed_inflight())
+            ).scalar_one()
+            if busy >= caps.total:
+                return None
+    r = runs.alias("r")
+    conds = claimable(r, exclude_threads or [])
+    if caps.per_user is not None:
+        conds.append(_user_running(r) < caps.per_user)
+    stmt = (
+        select(r.c.run_id)
+        .select_from(r.join(threads, threads.c.thread_id == r.c.thread_id))
+        .where(*conds)
+        .order_by(_user_running(r), r.c.created_at, r.c.run_id)
+        .limit(1)
+        .with_for_update(skip_locked=True, of=[r, threads])
+    )
+    run_id = conn.execute(stmt).scalar_one_or_none()
+    if run_id is None:
+        return None
+    return _take(conn, run_id, owner, lease_s)
+
+
+def claim_unclaimed(
+    conn: Connection, run_id: str, *, owner: str, lease_s: float
+) -> dict[str, Any] | None:
+    """Claim one queued run whatever its turn (to settle it without executing it: a cancel
+    of a run nobody executes yet); None when it is claimed, locked or finished."""
+    found = conn.execute(
+        select(runs.c.run_id)
+        .where(runs.c.run_id == run_id, runs.c.status == "pending", runs.c.owner.is_(None))
+        .with_for_update(skip_locked=True)
+    ).scalar_one_or_none()
+    if found is None:
+        return None
+    return _take(conn, run_id, owner, lease_s)
+
+
+def release(conn: Connection, run_id: str, *, owner: str, fence: int) -> bool:
+    """Give an unstarted claimed run back to the queue (graceful shutdown)."""
+    return (
+        conn.execute(
+            update(runs)
+            .where(
+                runs.c.run_id == run_id,
+                runs.c.owner == owner,
+                runs.c.fence == fence,
+                runs.c.status == "pending",
+            )
+            .values(owner=None, lease_expires_at=None, updated_at=func.now())
+        ).rowcount
+        == 1
+    )
+
+
+def renew(conn: Connection, *, owner: str, lease_s: float, held: dict[str, int]) -> set[str]:
+    """Extend the leases `owner` still holds among `held` (run id → fence); the ids
+    renewed (a missing one was recovered by another replica: the owner lost it)."""
+    if not held:
+        return set()
+    rows = conn.execute(
+        update(runs)
+        .where(
+            runs.c.run_id.in_(list(held)),
+            runs.c.owner == owner,
+            runs.c.status.in_(runs_repo.INFLIGHT),
+        )
+        .values(lease_expires_at=_lease_until(lease_s))
+        .returning(runs.c.run_id, runs.c.fence)
+    ).all()
+    return {run_id for run_id, fence in rows if held.get(run_id) == fence}
+
+
+@dataclass(frozen=True)
+class Recovered:
+    run_id: str
+    thread_id: str
+    requeued: bool  # resume: back in the queue; else settled `error`
+    error: dict[str, Any] | None
+
+
+def recover_expired(
+    conn: Connection,
+    *,
+    mode: str,
+    error: dict[str, Any],
+    limit: int = 50,
+    sweeper: str | None = None,
+) -> list[Recovered]:
+    """Runs whose lease expired (their replica died or froze): `resume` puts them back in
+    the queue (next attempt, from the last checkpoint); `error` settles them. Either way
+    the fence moves on, so the old claimant's later writes are refused. A `sweeper` never
+    recovers its own leases: it is alive, its heartbeat renews them (only late)."""
+    rows = (
+        conn.execute(
+            select(runs.c.run_id, runs.c.thread_id)
+            .where(
+                runs.c.status.in_(runs_repo.INFLIGHT),
+                runs.c.owner.is_not(None),
+                runs.c.lease_expires_at < func.now(),
+                *([runs.c.owner != sweeper] if sweeper is not None else []),
+            )
+            .order_by(runs.c.created_at)
+            .limit(limit)
+            .with_for_update(skip_locked=True)
+        )
+        .mappings()
+        .all()
+    )
+    out: list[Recovered] = []
+    for row in rows:
+        run_id, thread_id = row["run_id"], row["thread_id"]
+        fenced = update(runs).where(runs.c.run_id == run_id)
+        if mode == "resume":
+            conn.execute(
+                fenced.values(
+                    status="pending",
+                    owner=None,
+                    fence=runs.c.fence + 1,
+                    lease_expires_at=None,
+                    claimable_at=None,
+                    attempt=runs.c.attempt + 1,
+                    updated_at=func.now(),
+                )
+            )
+            out.append(Recovered(run_id, thread_id, True, None))
+            continue
+        conn.execute(fenced.values(owner=None, fence=runs.c.fence + 1, lease_expires_at=None))
+        run_units.settle_orphan(
+            conn, run_id, thread_id, status="error", error=error, cancel_reason=None
+        )
+        out.append(Recovered(run_id, thread_id, False, error))
+    return out

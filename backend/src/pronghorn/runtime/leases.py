@@ -1,0 +1,160 @@
+"""Leases on the runs a replica executes (scale-out): the heartbeat that renews them, the
+check a run makes before it writes, and the sweeper that recovers other replicas' expired
+ones.
+
+A claimed run (persistence/repos/run_claims.py) carries the replica's id and a fencing
+token. The heartbeat renews every held lease each `runs.lease_s / 3`; a lease it cannot
+renew was taken over (another replica's sweeper saw it expire): the run is stopped and its
+final write, conditioned on the token, is refused. Locally each lease has a deadline on the
+monotonic clock, set from *before* the renewal was sent, so it never outlives the lease in
+the database; a write (an event) after that deadline first proves the lease again
+(`confirm`), which is what stops a replica that was frozen (SIGSTOP) past its lease from
+writing anything once it runs again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from pronghorn.persistence.db import Database
+from pronghorn.persistence.repos import run_claims
+from pronghorn.runtime.jobs import Job
+
+log = logging.getLogger("pronghorn.runs")
+
+LEASE_ERROR = {
+    "error": "LeaseExpired",
+    "message": "The replica executing this run stopped renewing its lease (it died or "
+    "froze); it was not resumed (runs.recover: error).",
+}
+
+
+class LeaseLost(Exception):
+    """This replica no longer holds the run's lease: it must stop without writing."""
+
+
+@dataclass
+class _Held:
+    job: Job
+    fence: int
+    deadline: float  # monotonic
+
+
+OnRecovered = Callable[[list[run_claims.Recovered]], Awaitable[None]]
+
+
+class Leases:
+    def __init__(
+        self,
+        db: Database,
+        *,
+        owner: str,
+        lease_s: Callable[[], float],
+        recover_mode: Callable[[], str],
+        on_recovered: OnRecovered,
+    ) -> None:
+        self.db = db
+        self.owner = owner
+        self.lease_s = lease_s
+        self.recover_mode = recover_mode
+        self.on_recovered = on_recovered
+        self._held: dict[str, _Held] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+
+    # -- held leases ---------------------------------------------------------------------
+    def hold(self, job: Job, fence: int, *, since: float | None = None) -> None:
+        """`job` was claimed with `fence` at `since` (monotonic, default now)."""
+        start = time.monotonic() if since is None else since
+        self._held[job.run_id] = _Held(job, fence, start + self.lease_s())
+
+    def drop(self, run_id: str) -> None:
+        self._held.pop(run_id, None)
+
+    def holds(self, run_id: str) -> bool:
+        return run_id in self._held
+
+    async def check(self, job: Job) -> None:
+        """Before a write of `job`: raise `LeaseLost` unless its lease provably holds."""
+        held = self._held.get(job.run_id)
+        if held is None:
+            if job.fence is not None:
+                raise LeaseLost(job.run_id)
+            return
+        if time.monotonic() < held.deadline:
+            return
+        await self._renew({job.run_id: held})
+        if job.run_id not in self._held:
+            raise LeaseLost(job.run_id)
+
+    async def _renew(self, held: dict[str, _Held]) -> None:
+        if not held:
+            return
+        sent = time.monotonic()
+        fences = {run_id: h.fence for run_id, h in held.items()}
+        lease_s = self.lease_s()
+        kept = await self.db.run(
+            lambda c: run_claims.renew(c, owner=self.owner, lease_s=lease_s, held=fences)
+        )
+        for run_id, h in held.items():
+            if run_id in kept:
+                h.deadline = sent + lease_s
+                continue
+            if self._held.get(run_id) is h:
+                del self._held[run_id]
+                log.warning(
+                    "lost the lease of a run: another replica took it over; stopping it",
+                    extra={"run_id": run_id},
+                )
+                h.job.lease_lost = True
+                h.job.interrupt("lease_lost")
+
+    # -- background tasks ----------------------------------------------------------------
+    def start(self) -> None:
+        self._tasks = [
+            asyncio.create_task(self._heartbeat(), name="lease-heartbeat"),
+            asyncio.create_task(self._sweeper(), name="lease-sweeper"),
+        ]
+
+    async def _heartbeat(self) -> None:
+        while True:
+            await asyncio.sleep(self.lease_s() / 3)
+            try:
+                await self._renew(dict(self._held))
+            except Exception:
+                log.exception("renewing run leases failed (retried)")
+
+    async def _sweeper(self) -> None:
+        while True:
+            await asyncio.sleep(self.lease_s() / 3)
+            try:
+                await self.sweep()
+            except Exception:
+                log.exception("recovering expired run leases failed (retried)")
+
+    async def sweep(self) -> list[run_claims.Recovered]:
+        """Recover the runs whose lease expired (any replica's); what was recovered."""
+        mode = self.recover_mode()
+        found = await self.db.run(
+            lambda c: run_claims.recover_expired(
+                c, mode=mode, error=LEASE_ERROR, sweeper=self.owner
+            )
+        )
+        if found:
+            log.warning(
+                "recovered runs whose lease expired", extra={"count": len(found), "mode": mode}
+            )
+            await self.on_recovered(found)
+        return found
+
+    async def aclose(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._tasks = []

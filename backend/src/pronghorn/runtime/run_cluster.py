@@ -1,0 +1,336 @@
+"""The run manager's scale-out half (PostgreSQL + Redis): runs go through the database
+queue instead of straight to this process.
+
+- Accepting: a run whose thread is idle is claimed by the accepting replica in the accept
+  transaction itself when it has a free slot (no added latency); any other run is queued
+  unclaimed and a `work` notice wakes every replica (control.BROADCAST).
+- Claiming: `RunQueue` (run_queue.py) claims the oldest claimable run while a slot is free
+  (persistence/repos/run_claims.py: per-thread order, caps, fair queue).
+- Following: a run accepted here but executed elsewhere still has its `Job` here (what
+  `create` returned, for `wait`), done once the run's log closes.
+- Leases: leases.py (heartbeat, fencing, the sweeper that recovers expired ones).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from pronghorn.auth.principal import LOCAL_PRINCIPAL
+from pronghorn.persistence.repos import assistants as assistants_repo
+from pronghorn.persistence.repos import run_claims, run_units
+from pronghorn.persistence.repos import threads as threads_repo
+from pronghorn.persistence.repos.common import now
+from pronghorn.persistence.repos.runs import INFLIGHT
+from pronghorn.runtime.access import principal_from_record
+from pronghorn.runtime.broker import BrokerUnavailable
+from pronghorn.runtime.control import BROADCAST, ControlMessage
+from pronghorn.runtime.errors import DomainError
+from pronghorn.runtime.jobs import Job
+from pronghorn.runtime.leases import Leases
+from pronghorn.runtime.run_queue import RunQueue
+from pronghorn.runtime.run_request import RunCreate
+from pronghorn.runtime.serialization import dumps
+
+if TYPE_CHECKING:
+    from pronghorn.config.schema import RunsConfig
+    from pronghorn.runtime.manager import RunManager
+
+log = logging.getLogger("pronghorn.runs")
+
+WORK = ControlMessage("work", "")
+
+
+class RunCluster:
+    def __init__(self, manager: RunManager) -> None:
+        self.m = manager
+        self.leases = Leases(
+            manager.db,
+            owner=manager.owner,
+            lease_s=lambda: self.config.lease_s,
+            recover_mode=lambda: self.config.recover,
+            on_recovered=self._recovered,
+        )
+        self.queue = RunQueue(self.claim_once, lambda: self.config.queue_poll_s)
+        self._handles: dict[str, Job] = {}  # accepted here, not (yet) executing here
+        self._followers: dict[str, asyncio.Task[None]] = {}
+        self._background: set[asyncio.Task[None]] = set()
+        self._reserved = 0  # slots promised to claims under way
+        self.claiming = False
+
+    @property
+    def config(self) -> RunsConfig:
+        return self.m.ex.settings.current.runs
+
+    def start(self) -> None:
+        self.claiming = True
+        self.leases.start()
+        self.queue.start()
+
+    # -- slots ---------------------------------------------------------------------------
+    def free_slots(self) -> int:
+        return self.config.max_concurrency - len(self.m.active_jobs) - self._reserved
+
+    def caps(self) -> run_claims.Caps:
+        cfg = self.config
+        return run_claims.Caps(
+            total=cfg.cluster_max_concurrency, per_user=cfg.max_concurrency_per_user
+        )
+
+    def fast_claim(self, req: RunCreate, thread_id: str) -> dict[str, Any] | None:
+        """The claim columns a new run gets if its thread turns out idle, with a slot
+        reserved for it (give it back with `unreserve`); None when it must queue."""
+        caps = self.caps()
+        if (
+            not self.claiming
+            or req.after_seconds
+            or caps.total is not None
+            or caps.per_user is not None
+            or self.m.turn_held(thread_id)
+            or self.free_slots() <= 0
+        ):
+            return None
+        self._reserved += 1
+        return {
+            "owner": self.m.owner,
+            "fence": 1,
+            "lease_expires_at": now() + timedelta(seconds=self.config.lease_s),
+        }
+
+    def unreserve(self) -> None:
+        self._reserved -= 1
+
+    def claimable_at(self, req: RunCreate) -> Any:
+        return now() + timedelta(seconds=req.after_seconds) if req.after_seconds else None
+
+    async def check_broker(self) -> None:
+        """Refuse (503) before anything is written when the broker is unreachable."""
+        if not await self.m.broker.ping():
+            raise BrokerUnavailable("The event broker (Redis) is unreachable")
+
+    # -- accepted, queued ----------------------------------------------------------------
+    def queued(self, job: Job) -> None:
+        """`job` was accepted here and queued: follow it until it ends (wherever it runs)
+        and tell the replicas there is work."""
+        self._handles[job.run_id] = job
+        task = asyncio.create_task(self._follow(job), name=f"follow-{job.run_id}")
+        self._followers[job.run_id] = task
+        task.add_done_callback(lambda _t, rid=job.run_id: self._followers.pop(rid, None))
+        if job.request.after_seconds:
+            self.queue.wake_at(job.request.after_seconds)
+        self.notify()
+
+    async def _follow(self, job: Job) -> None:
+        try:
+            async for _ in self.m.broker.subscribe(job.run_id, None):
+                pass
+            row = await self.m.db.run(lambda c: run_units.get_run(c, job.run_id, job.thread_id))
+            job.status = row["status"] if row is not None else "interrupted"
+            job.output = await self.m.output(job.thread_id, job.run_id)
+        except DomainError as exc:
+            job.output = {"__error__": {"error": type(exc).__name__, "message": exc.message}}
+        if self._handles.get(job.run_id) is job:
+            del self._handles[job.run_id]
+            job.done.set()
+
+    def notify(self) -> None:
+        """Wake this replica's queue and tell the others (a `work` notice)."""
+        self.queue.wake()
+        task = asyncio.create_task(self._notify_others())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _notify_others(self) -> None:
+        try:
+            await self.m.control.send(BROADCAST, WORK)
+        except DomainError:
+            log.warning("work notice not sent (control bus down); replicas poll meanwhile")
+
+    # -- claiming ------------------------------------------------------------------------
+    async def claim_once(self) -> bool:
+        if not self.claiming or self.free_slots() <= 0:
+            return False
+        self._reserved += 1
+        reserved = True
+        try:
+            since = time.monotonic()
+            owner, lease_s, caps = self.m.owner, self.config.lease_s, self.caps()
+            exclude = self.m.turns()
+            row = await self.m.db.run(
+                lambda c: run_claims.claim_next(
+                    c, owner=owner, lease_s=lease_s, caps=caps, exclude_threads=exclude
+                )
+            )
+            if row is None:
+                return False
+            job = await self._job_of(row)
+            if job is None:
+                return True
+            self._reserved -= 1
+            reserved = False
+            await self._begin(job, row["fence"], since)
+            return True
+        finally:
+            if reserved:
+                self._reserved -= 1
+
+    async def cancel_queued(self, run_id: str, action: str, wait: bool) -> bool:
+        """Cancel a run nobody executes yet (settled here), or one claimed meanwhile
+        (cancelled where it runs); False when neither (its replica does not answer)."""
+        for _ in range(20):
+            if await self.cancel_unclaimed(run_id, action, wait):
+                return True
+            if await self.m.cancel_elsewhere(run_id, action, wait):
+                return True
+            job = self.m.active(run_id)
+            if job is not None:  # claimed here meanwhile
+                job.interrupt(action)
+                if wait:
+                    await job.done.wait()
+                return True
+            found = await self.m.db.run(lambda c: run_units.run_status_owner(c, run_id))
+            if found is None or found[0] not in INFLIGHT:
+                return True
+            if found[1] is not None and found[1] != self.m.owner:
+                return False  # claimed by a replica that does not answer
+            await asyncio.sleep(0.05)  # locked for a moment (being claimed or settled)
+        return False
+
+    async def cancel_unclaimed(self, run_id: str, action: str, wait: bool) -> bool:
+        """Cancel a queued run nobody executes yet: claim it (whatever its turn) and settle
+        it through the usual path without executing it. False when it could not be
+        claimed (claimed elsewhere meanwhile, or locked for a moment)."""
+        since = time.monotonic()
+        owner, lease_s = self.m.owner, self.config.lease_s
+        row = await self.m.db.run(
+            lambda c: run_claims.claim_unclaimed(c, run_id, owner=owner, lease_s=lease_s)
+        )
+        if row is None:
+            return False
+        job = await self._job_of(row)
+        if job is None:
+            return True
+        job.cancel_action = action
+        await self._begin(job, row["fence"], since)
+        if wait:
+            await job.done.wait()
+        return True
+
+    async def _begin(self, job: Job, fence: int, since: float) -> None:
+        job.fence = fence
+        self.leases.hold(job, fence, since=since)
+        self.m.admission.enter(job.principal.identity)
+        try:
+            await self.m.start_job(job)
+        except BaseException:
+            # Not started (the broker is down): back to the queue for any replica.
+            self.leases.drop(job.run_id)
+            self.m.forget(job)
+            self.m.admission.leave(job.principal.identity)
+            owner = self.m.owner
+            with contextlib.suppress(Exception):
+                await self.m.db.run(
+                    lambda c: run_claims.release(c, job.run_id, owner=owner, fence=fence)
+                )
+            raise
+
+    async def _job_of(self, row: dict[str, Any]) -> Job | None:
+        """The job of a claimed run: this replica's handle when it accepted the run, else
+        one rebuilt from the row; None when it cannot run (then it is settled `error`)."""
+        attempt = int(row["attempt"])
+        resume = attempt > 1 and await self.m.wrote_checkpoint(row["thread_id"], row["run_id"])
+        handle = self._handles.pop(row["run_id"], None)
+        if handle is not None:
+            follower = self._followers.pop(row["run_id"], None)
+            if follower is not None:
+                follower.cancel()
+            handle.attempt, handle.resume = attempt, resume
+            return handle
+        async with self.m.db.read() as conn:
+            assistant = await assistants_repo.get(conn, row["assistant_id"])
+            thread = await threads_repo.get(conn, row["thread_id"])
+        kwargs = dict(row["kwargs"] or {})
+        problem = None
+        req: RunCreate | None = None
+        try:
+            req = RunCreate.model_validate(
+                {**kwargs, "assistant_id": row["assistant_id"], "metadata": row["metadata"]}
+            )
+        except Exception as exc:
+            problem = f"cannot run: {exc}"
+        if assistant is None or thread is None:
+            problem = "cannot run: assistant or thread gone"
+        if problem is not None or req is None or assistant is None or thread is None:
+            error = {"error": "RunUnavailable", "message": problem or "cannot run"}
+            await self.m.ex.settle_orphan(row, status="error", error=error, cancel_reason=None)
+            await self._close_log(row["run_id"], row["thread_id"], error)
+            return None
+        snapshot = self.m.ex.settings
+        return Job(
+            run=row,
+            request=req,
+            assistant=assistant,
+            config=snapshot.current,
+            config_version=snapshot.version,
+            temporary=bool(kwargs.get("temporary")),
+            resume=resume,
+            thread_metadata=dict(thread["metadata"] or {}),
+            owner_id=row.get("owner_id") or LOCAL_PRINCIPAL.identity,
+            principal=principal_from_record(row.get("principal"), row.get("owner_id")),
+            attempt=attempt,
+        )
+
+    # -- settling ------------------------------------------------------------------------
+    def finished(self, job: Job) -> None:
+        """A run executed (or settled) here has ended: its slot is free, its thread's next
+        run may be claimable."""
+        self.leases.drop(job.run_id)
+        if self.claiming:
+            self.notify()
+
+    async def _recovered(self, found: list[run_claims.Recovered]) -> None:
+        for item in found:
+            if not item.requeued and item.error is not None:
+                await self._close_log(item.run_id, item.thread_id, item.error)
+        self.notify()
+
+    async def _close_log(self, run_id: str, thread_id: str, error: dict[str, Any]) -> None:
+        """End a settled run's log (its error event, then the close marker) so followers
+        on every replica end."""
+        try:
+            await self.m.broker.open_run(run_id, thread_id, resume=True)
+            await self.m.broker.publish(run_id, "error", dumps(error))
+            await self.m.broker.close_run(run_id)
+        except (DomainError, KeyError):
+            log.warning("a recovered run's log was not closed (followers end on its status)")
+
+    # -- shutdown ------------------------------------------------------------------------
+    async def stop_claiming(self) -> None:
+        """Claim nothing more; hand claimed runs that have not started back to the queue."""
+        self.claiming = False
+        await self.queue.aclose()
+        owner = self.m.owner
+        for job in self.m.active_jobs:
+            if job.started or job.fence is None or job.cancel_action is not None:
+                continue
+            fence = job.fence
+            back = await self.m.db.run(
+                lambda c, rid=job.run_id, f=fence: run_claims.release(c, rid, owner=owner, fence=f)
+            )
+            if back:
+                job.lease_lost = True  # nothing more is written for it here
+                job.interrupt("shutdown")
+        if self._handles:
+            with contextlib.suppress(DomainError):
+                await self.m.control.send(BROADCAST, WORK)
+
+    async def aclose(self) -> None:
+        await self.leases.aclose()
+        for task in list(self._followers.values()):
+            task.cancel()
+        await asyncio.gather(*self._followers.values(), *self._background, return_exceptions=True)
+        self._followers.clear()

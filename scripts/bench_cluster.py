@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -283,7 +282,8 @@ async def measure(procs: list[Process], quick: bool) -> dict[str, float]:
             )
             progress(f"@{conc}: {out[f'rps{conc}']:.1f} runs/s")
         out["join_same"], out["join_cross"] = await join_latency(cluster, 30 if quick else 80)
-        progress(f"join same {out['join_same'] * 1000:.1f} ms, cross {out['join_cross'] * 1000:.1f} ms")
+        same, cross = out["join_same"] * 1000, out["join_cross"] * 1000
+        progress(f"join same {same:.1f} ms, cross {cross:.1f} ms")
         out["streams_wall"], out["streams_errors"] = await streams(cluster, STREAMS)
         progress(f"streams {out['streams_wall']:.1f} s, {out['streams_errors']:.0f} errors")
         return out
@@ -307,7 +307,9 @@ def main(quick: bool) -> None:
 
 
 async def run_cluster(quick: bool) -> None:
-    admin = os.environ.get("PRONGHORN_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+    admin = os.environ.get(
+        "PRONGHORN_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
+    )
     redis_url = os.environ.get("PRONGHORN_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
     started = time.monotonic()
     results: dict[int, dict[str, float]] = {}

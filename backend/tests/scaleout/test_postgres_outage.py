@@ -101,8 +101,8 @@ def test_a_run_in_flight_during_an_outage_does_not_stay_running(gateway, pg_prox
         wait_status(client, tid, rid, {"running"})
         proxy.stop()
         gate.write_text("go")  # the run goes on while the database is away
-        # Let the run reach its end (and fail to write it), then bring the database back.
-        _wait_log(gateway, "run failed")
+        # Once the run has failed to store its next events, bring the database back.
+        _wait_log(gateway, "storing run events failed")
         proxy.start()
         run = wait_status(client, tid, rid, {"success", "error"})
         thread = client.get(f"{API}/threads/{tid}").json()

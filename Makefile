@@ -18,7 +18,7 @@ PYTEST_WORKERS ?= auto
 .PHONY: help install install-uv install-backend install-frontend install-system ui \
         install-browser test-smoke \
         dev dev-ui serve migrate test test-backend test-frontend lint typecheck fmt config \
-        docker-build up down logs doctor bench clean
+        docker-build up down logs doctor bench bench-cluster clean
 
 help: ## Show the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -117,6 +117,9 @@ doctor: install-backend ## Check config, database, sandbox and UI
 
 bench: install-backend ## Run the benchmark (loopback only, bounded)
 	cd $(BACKEND) && $(UV) run python ../scripts/bench
+
+bench-cluster: install-backend ## Benchmark 1, 2 and 4 processes on PostgreSQL + Redis (local)
+	cd $(BACKEND) && $(UV) run python ../scripts/bench --cluster
 
 docker-build: ## Build the image
 	docker build -f docker/Dockerfile -t pronghorn:local .

@@ -45,17 +45,17 @@ def test_limiter_memory_is_bounded() -> None:
     assert len(limiter._failures) <= 10
 
 
-def test_auth_limits_raise_429_with_retry_after() -> None:
+async def test_auth_limits_raise_429_with_retry_after() -> None:
     clock = Clock()
     limits = AuthLimits(per_ip=5, per_account=2, window_s=100, clock=clock)
-    limits.failed("1.2.3.4", "alice")
-    limits.failed("1.2.3.5", "alice")
+    await limits.failed("1.2.3.4", "alice")
+    await limits.failed("1.2.3.5", "alice")
     with pytest.raises(AuthError) as exc:
-        limits.check("9.9.9.9", "alice")
+        await limits.check("9.9.9.9", "alice")
     assert exc.value.status == 429 and exc.value.retry_after_s == pytest.approx(100)
-    limits.check("1.2.3.4", "bob")  # other account: fine
-    limits.succeeded("alice")
-    limits.check("1.2.3.4", "alice")
+    await limits.check("1.2.3.4", "bob")  # other account: fine
+    await limits.succeeded("alice")
+    await limits.check("1.2.3.4", "alice")
 
 
 @pytest.mark.parametrize(

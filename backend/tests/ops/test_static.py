@@ -35,12 +35,14 @@ def test_packaging_passes_every_static_check() -> None:
         "ok    COPY sources present and not ignored",
         "ok    schema docker-compose.yaml",
         "ok    profile default: 1 services (gateway)",
-        "ok    profile nginx+scale: 3 services (gateway, nginx, postgres)",
+        "ok    profile nginx+scale: 6 services (gateway, lb, nginx, postgres, redis, replica)",
+        "ok    scale: postgres, redis, 3 replicas, lb (nginx-scale.conf)",
         "ok    profile monitoring: 3 services (gateway, grafana, prometheus)",
         "ok    dashboard pronghorn.json",
         "ok    monitoring files",
         "ok    nginx -t nginx.conf",
         "ok    nginx -t with the TLS block enabled",
+        "ok    nginx -t nginx-scale.conf",
     ):
         assert expected in output, output
 
@@ -93,5 +95,7 @@ def test_script_fails_on_broken_inputs(tmp_path: Path) -> None:
         "volume undeclared is not declared",
         "[scale] postgres: host port 2026 also used by gateway",
         "FAIL  nginx -t nginx.conf",  # proxy_pass outside a location
+        "FAIL  scale profile lacks the redis service",
+        "FAIL  replica: PRONGHORN_BROKER__KIND must be redis",
     ):
         assert expected in output, output

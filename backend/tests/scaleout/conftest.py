@@ -77,10 +77,11 @@ def replica(
 
 
 class ThreadedProxy:
-    """A `RedisProxy` on an event loop of its own thread, driven from sync tests."""
+    """A `RedisProxy` on an event loop of its own thread, driven from sync tests (`target`:
+    any TCP service's URL, Redis by default)."""
 
-    def __init__(self) -> None:
-        self.proxy = RedisProxy()
+    def __init__(self, target: str = REDIS_URL) -> None:
+        self.proxy = RedisProxy(target)
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
 

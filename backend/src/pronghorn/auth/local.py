@@ -72,11 +72,11 @@ class LocalAuthenticator:
 
     async def _by_key(self, key: str, client_ip: str | None) -> Principal:
         limits = self.services.limits
-        limits.check(client_ip)
+        await limits.check(client_ip)
         check = await api_keys.resolve(self.db, key)
         if check.refusal is not None or check.user is None:
             account = check.user.id if check.user is not None else None
-            limits.failed(client_ip, account)
+            await limits.failed(client_ip, account)
             raise AuthError(KEY_REFUSALS[check.refusal or "unknown"])
         return principal_of(check.user, "api_key")
 

@@ -1,20 +1,37 @@
-"""In-memory limits on failed logins and failed API-key authentications.
+"""Limits on failed logins and failed API-key authentications.
 
 A sliding window of failure times per client IP and per account: once `limit` failures
 fall in the last `window_s` seconds, further attempts are refused (429, `Retry-After` =
 until the oldest of them leaves the window) — even with the right password, so guessing
 gains nothing. A successful login clears its account's failures. The clock is injectable
-so tests need no sleeps. Per process: behind N replicas the effective limit is N times
-higher, which is still a hard bound on guessing.
+so tests need no sleeps.
+
+Every process counts in memory. With Redis configured (`broker.kind: redis`) the counts are
+also shared by every replica (`share()`, auth/ratelimit_redis.py), so N replicas allow what
+one does; while Redis is unreachable each process falls back to its own counts, which are
+still a hard bound on guessing (N times the limit at most).
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import deque
 from collections.abc import Callable
+from typing import Protocol
+
+from redis import exceptions as redis_errors
 
 from pronghorn.auth.authenticator import AuthError
+
+log = logging.getLogger("pronghorn.auth")
+
+UNREACHABLE: tuple[type[BaseException], ...] = (
+    redis_errors.ConnectionError,
+    redis_errors.TimeoutError,
+    OSError,
+)
+"""What a lost or refused connection to the shared store raises."""
 
 Clock = Callable[[], float]
 
@@ -72,6 +89,19 @@ class FailureLimiter:
             self._failures.pop(next(iter(self._failures)))
 
 
+class SharedFailures(Protocol):
+    """Failure windows every replica shares (keys are `ip:<ip>` and `account:<name>`)."""
+
+    async def retry_after(self, key: str, *, limit: int, window_s: float) -> float | None: ...
+
+    async def failed(self, key: str, *, limit: int, window_s: float) -> None: ...
+
+    async def reset(self, key: str) -> None: ...
+
+
+WARN_EVERY_S = 30.0
+
+
 class AuthLimits:
     """The per-client-IP and per-account limits, checked together."""
 
@@ -80,25 +110,64 @@ class AuthLimits:
     ) -> None:
         self.by_ip = FailureLimiter(limit=per_ip, window_s=window_s, clock=clock)
         self.by_account = FailureLimiter(limit=per_account, window_s=window_s, clock=clock)
+        self.shared: SharedFailures | None = None
+        self._warned_at: float | None = None
 
-    def check(self, client_ip: str | None, account: str | None = None) -> None:
+    def share(self, shared: SharedFailures | None) -> None:
+        """Count in `shared` too (every replica's failures), or stop (None)."""
+        self.shared = shared
+
+    def _keys(self, client_ip: str | None, account: str | None) -> list[tuple[str, FailureLimiter]]:
+        keys: list[tuple[str, FailureLimiter]] = []
+        if client_ip is not None:
+            keys.append((f"ip:{client_ip}", self.by_ip))
+        if account is not None:
+            keys.append((f"account:{account}", self.by_account))
+        return keys
+
+    def _unreachable(self, exc: BaseException) -> None:
+        now = time.monotonic()
+        if self._warned_at is None or now - self._warned_at >= WARN_EVERY_S:
+            self._warned_at = now
+            log.warning("shared login limits unreachable, counting in this process: %s", exc)
+
+    async def check(self, client_ip: str | None, account: str | None = None) -> None:
         """Raise a 429 `AuthError` when the client or the account is over its limit."""
         waits: list[float | None] = []
-        if client_ip is not None:
-            waits.append(self.by_ip.retry_after(client_ip))
-        if account is not None:
-            waits.append(self.by_account.retry_after(account))
+        keys = self._keys(client_ip, account)
+        for key, local in keys:
+            waits.append(local.retry_after(key.partition(":")[2]))
+        if self.shared is not None:
+            try:
+                for key, local in keys:
+                    waits.append(
+                        await self.shared.retry_after(
+                            key, limit=local.limit, window_s=local.window_s
+                        )
+                    )
+            except UNREACHABLE as exc:
+                self._unreachable(exc)
         wait = max((w for w in waits if w is not None), default=None)
         if wait is not None:
             raise AuthError(
                 "Too many failed attempts; try again later", status=429, retry_after_s=wait
             )
 
-    def failed(self, client_ip: str | None, account: str | None = None) -> None:
-        if client_ip is not None:
-            self.by_ip.failed(client_ip)
-        if account is not None:
-            self.by_account.failed(account)
+    async def failed(self, client_ip: str | None, account: str | None = None) -> None:
+        keys = self._keys(client_ip, account)
+        for key, local in keys:
+            local.failed(key.partition(":")[2])
+        if self.shared is not None:
+            try:
+                for key, local in keys:
+                    await self.shared.failed(key, limit=local.limit, window_s=local.window_s)
+            except UNREACHABLE as exc:
+                self._unreachable(exc)
 
-    def succeeded(self, account: str) -> None:
+    async def succeeded(self, account: str) -> None:
         self.by_account.reset(account)
+        if self.shared is not None:
+            try:
+                await self.shared.reset(f"account:{account}")
+            except UNREACHABLE as exc:
+                self._unreachable(exc)

@@ -101,9 +101,10 @@ class RedisRateBuckets:
         self._take = client.register_script(TAKE_SCRIPT)
 
     @classmethod
-    def from_url(cls, url: str) -> RedisRateBuckets:
-        connect = cast("Callable[[str], Redis]", Redis.from_url)
-        return cls(connect(url))
+    def from_url(cls, url: str, *, prefix: str = "pronghorn:rate:") -> RedisRateBuckets:
+        connect = cast("Callable[..., Redis]", Redis.from_url)
+        client = connect(url, socket_connect_timeout=2.0, socket_timeout=5.0)
+        return cls(client, prefix=prefix)
 
     async def take(self, key: str, *, rate: float, burst: int) -> float | None:
         raw: object = await self._take(keys=[self.prefix + key], args=[repr(rate), burst])

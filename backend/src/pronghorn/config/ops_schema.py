@@ -115,10 +115,11 @@ class RateLimitsConfig(_Section):
     burst: int = Field(
         default=60, ge=1, description="Requests one user may make at once above the rate."
     )
-    backend: Literal["memory", "redis"] = Field(
-        default="memory",
+    backend: Literal["auto", "memory", "redis"] = Field(
+        default="auto",
         description=(
             "Where buckets live: memory (per process: behind N replicas a user gets N "
-            "times the rate) or redis (shared by every replica, at broker.redis_url)."
+            "times the rate), redis (shared by every replica, at broker.redis_url, under "
+            "broker.key_prefix), or auto: redis when broker.kind is redis, else memory."
         ),
     )

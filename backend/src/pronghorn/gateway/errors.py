@@ -20,6 +20,7 @@ from pronghorn.auth.authenticator import AuthError
 from pronghorn.auth.errors import AccountError
 from pronghorn.gateway.models.bodies import hoist_body_defs
 from pronghorn.gateway.responses import JSONResponse
+from pronghorn.persistence.outage import is_database_unreachable
 from pronghorn.runtime.errors import (
     Conflict,
     DomainError,
@@ -35,6 +36,10 @@ from pronghorn.runtime.errors import (
 )
 
 log = logging.getLogger("pronghorn.http")
+
+RETRY_AFTER_S = 2
+"""`Retry-After` of a 503 (a backing service away for a moment)."""
+UNREACHABLE_DETAIL = "The database is unreachable right now; nothing was changed. Retry shortly."
 
 
 class ApiError(Exception):
@@ -163,6 +168,8 @@ def install_error_handlers(app: FastAPI) -> None:
         headers: dict[str, str] = {}
         if isinstance(exc, Overloaded):
             headers["Retry-After"] = str(max(1, math.ceil(exc.retry_after_s)))
+        elif isinstance(exc, Unavailable):
+            headers["Retry-After"] = str(RETRY_AFTER_S)
         return JSONResponse(
             {"detail": exc.message}, status_code=domain_status(exc), headers=headers
         )
@@ -182,6 +189,13 @@ def install_error_handlers(app: FastAPI) -> None:
         if is_disk_full(exc):
             log.error("disk full: %s", exc)
             return JSONResponse({"detail": DISK_FULL_DETAIL}, status_code=507)
+        if is_database_unreachable(exc):
+            log.warning("database unreachable: %s", exc)
+            return JSONResponse(
+                {"detail": UNREACHABLE_DETAIL},
+                status_code=503,
+                headers={"Retry-After": str(RETRY_AFTER_S)},
+            )
         log.exception("unhandled error", exc_info=exc)
         return JSONResponse({"detail": "Internal server error"}, status_code=500)
 

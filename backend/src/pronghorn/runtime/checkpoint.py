@@ -65,6 +65,9 @@ async def open_persistence(
         min_size=1,
         max_size=db.pool_size,
         kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
+        # A connection is checked before it is handed out (as SQLAlchemy's pool_pre_ping):
+        # after the database was away, stale ones are replaced instead of failing a run.
+        check=AsyncConnectionPool.check_connection,
         open=False,
     )
     await pool.open(wait=True)

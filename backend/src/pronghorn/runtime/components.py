@@ -26,6 +26,7 @@ from pronghorn.runtime.memory_component import memory
 from pronghorn.runtime.message_input import message_input_validator
 from pronghorn.runtime.rate_buckets import rate_buckets
 from pronghorn.runtime.redis_components import redis_broker
+from pronghorn.runtime.replicas import replicas
 from pronghorn.runtime.run_request import RunCreate
 from pronghorn.runtime.runtime import Runtime
 from pronghorn.runtime.scheduler import scheduler
@@ -198,6 +199,7 @@ COMPONENTS: list[Callable[[Runtime], contextlib.AbstractAsyncContextManager[None
     broker,
     memory,
     runs,
+    replicas,
     thread_sweeper,
     scheduler,
     approval_sweeper,

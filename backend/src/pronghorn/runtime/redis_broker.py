@@ -459,11 +459,19 @@ async def drop_keys(client: Redis, prefix: str) -> int:
             return dropped
 
 
+MAX_CONNECTIONS = 5000
+"""Connections one process may open to Redis (its `maxclients` is 10000 by default)."""
+
+
 @contextlib.asynccontextmanager
 async def redis_client(url: str, *, block_s: float) -> AsyncGenerator[Redis]:
-    """A client for the broker and the control bus: reads may block `block_s` (XREAD)."""
+    """A client for the broker and the control bus: reads may block `block_s` (XREAD).
+
+    Every live stream tail blocks in XREAD on a connection of its own, so the pool must hold
+    one per open SSE stream: redis-py's default cap (100) would refuse the 101st stream."""
     client = Redis.from_url(  # pyright: ignore[reportUnknownMemberType]
         url,
+        max_connections=MAX_CONNECTIONS,
         socket_connect_timeout=2.0,
         socket_timeout=block_s + 5.0,
         health_check_interval=30,

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from pronghorn.runtime.broker import EventBroker
     from pronghorn.runtime.control import ControlBus
     from pronghorn.runtime.manager import RunManager
+    from pronghorn.runtime.replicas import ReplicaPresence
     from pronghorn.runtime.scheduler import Scheduler
     from pronghorn.runtime.trace_vendors import VendorCallbacks
     from pronghorn.runtime.tracing import Tracing
@@ -54,6 +55,7 @@ Component = Literal[
     "runs",
     "scheduler",
     "subagents",
+    "replicas",
 ]
 
 
@@ -124,6 +126,7 @@ class Runtime:
     runs: Started[RunManager] = Started()
     scheduler: Started[Scheduler] = Started()
     subagents: Started[SubagentPool] = Started()
+    replicas: Started[ReplicaPresence] = Started()  # this replica's card (cluster view)
 
     def __init__(
         self,

@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 
 from croniter import croniter
 
+from pronghorn.persistence.outage import is_database_unreachable
 from pronghorn.persistence.repos import crons as crons_repo
 from pronghorn.persistence.repos.common import as_utc
 from pronghorn.runtime.access import Access, principal_from_record
@@ -69,11 +70,17 @@ class Scheduler:
         self._wake.set()
 
     async def run_forever(self) -> None:
+        unreachable = False
         while True:
             try:
                 await self.tick()
-            except Exception:
-                log.exception("cron tick failed")
+                unreachable = False
+            except Exception as exc:
+                if not is_database_unreachable(exc):
+                    log.exception("cron tick failed")
+                elif not unreachable:  # once per outage, not a traceback a second
+                    unreachable = True
+                    log.warning("crons wait: the database is unreachable (%s)", exc)
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), MAX_SLEEP_S)

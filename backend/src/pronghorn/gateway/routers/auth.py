@@ -95,9 +95,9 @@ async def setup(
     if await users.count(runtime.db) > 0:
         raise ApiError(409, "Setup is already done: an admin exists")
     ip = client_ip(request)
-    runtime.auth.limits.check(ip)
+    await runtime.auth.limits.check(ip)
     if not await setup_token.matches(runtime.data_dir, body.token):
-        runtime.auth.limits.failed(ip)
+        await runtime.auth.limits.failed(ip)
         await audit.record(runtime.db, "setup.failed", client_ip=ip)
         raise ApiError(403, "Wrong or used setup token (see <data_dir>/setup-token)")
     user = await users.create(
@@ -125,15 +125,15 @@ async def login(
     ip = client_ip(request)
     account = username_key(body.username)
     limits = runtime.auth.limits
-    limits.check(ip, account)
+    await limits.check(ip, account)
     user = await users.check_login(runtime.db, body.username, body.password)
     if user is None:
-        limits.failed(ip, account)
+        await limits.failed(ip, account)
         await audit.record(
             runtime.db, "login.failed", target=body.username.strip()[:255], client_ip=ip
         )
         raise AuthError(BAD_LOGIN)
-    limits.succeeded(account)
+    await limits.succeeded(account)
     await audit.record(runtime.db, "login", actor=user.id, target=user.username, client_ip=ip)
     return await _logged_in(request, runtime, user, 200)
 
@@ -190,9 +190,9 @@ async def change_password(
     ip = client_ip(request)
     limits = runtime.auth.limits
     account = username_key(user.username)
-    limits.check(ip, account)
+    await limits.check(ip, account)
     if not await verify_password_of(user, body.current_password):
-        limits.failed(ip, account)
+        await limits.failed(ip, account)
         raise ApiError(403, "current_password is wrong")
     await users.update(runtime.db, user.id, password=body.new_password)
     await audit.record(

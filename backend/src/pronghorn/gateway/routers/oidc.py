@@ -165,7 +165,7 @@ async def oidc_callback(request: Request, runtime: Runtime = Depends(get_runtime
     client = _client(runtime)
     ip = client_ip(request)
     limits = runtime.auth.limits
-    limits.check(ip)
+    await limits.check(ip)
     try:
         params = request.query_params
         if any(len(params.getlist(name)) > 1 for name in SINGLE_PARAMS):
@@ -175,7 +175,7 @@ async def oidc_callback(request: Request, runtime: Runtime = Depends(get_runtime
         user = await _account(runtime, login.identity)
     except OidcError as exc:
         if exc.status < 500:
-            limits.failed(ip)
+            await limits.failed(ip)
         await audit.record(
             runtime.db,
             "login.failed",

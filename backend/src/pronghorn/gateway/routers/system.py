@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from fastapi import APIRouter, Depends
 
 from pronghorn import __version__
-from pronghorn.gateway.deps import get_runtime
+from pronghorn.auth.principal import Principal
+from pronghorn.gateway.deps import get_principal, get_runtime
 from pronghorn.gateway.models.errors import answers
 from pronghorn.gateway.models.system import ConfigStatus, Health, Info, Ok, Ready
 from pronghorn.gateway.responses import JSONResponse
@@ -68,5 +70,15 @@ async def info(runtime: Runtime = Depends(get_runtime)) -> dict[str, Any]:
     response_model=None,
     responses={**answers(ConfigStatus)},
 )
-async def config_status(runtime: Runtime = Depends(get_runtime)) -> dict[str, Any]:
-    return runtime.settings.status()
+async def config_status(
+    runtime: Runtime = Depends(get_runtime), principal: Principal = Depends(get_principal)
+) -> dict[str, Any]:
+    """This replica's config status; for admins also `replica_id` (this one) and `replicas`
+    (every live replica's card: which config version each runs, and its load)."""
+    status = runtime.settings.status()
+    if principal.is_admin and runtime.is_started("replicas"):
+        cards, complete = await runtime.replicas.cluster()
+        status["replica_id"] = runtime.replicas.replica_id
+        status["replicas"] = [asdict(card) for card in cards]
+        status["replicas_complete"] = complete
+    return status

@@ -79,7 +79,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Config Status */
+        /**
+         * Config Status
+         * @description This replica's config status; for admins also `replica_id` (this one) and `replicas`
+         *     (every live replica's card: which config version each runs, and its load).
+         */
         get: operations["config_status_api_config_status_get"];
         put?: never;
         post?: never;
@@ -2777,6 +2781,21 @@ export interface components {
             last_error: string | null;
             /** Restart Required */
             restart_required: string[];
+            /**
+             * Replica Id
+             * @description This replica (admins only).
+             */
+            replica_id?: string | null;
+            /**
+             * Replicas
+             * @description Every live replica (admins only).
+             */
+            replicas?: components["schemas"]["ReplicaCard"][] | null;
+            /**
+             * Replicas Complete
+             * @description False when the replica list could not be read in full.
+             */
+            replicas_complete?: boolean | null;
         };
         /** ConnectCode */
         ConnectCode: {
@@ -3690,6 +3709,26 @@ export interface components {
             database: boolean;
             /** Broker */
             broker: boolean;
+        };
+        /**
+         * ReplicaCard
+         * @description One live gateway replica: which config version it runs, and its load.
+         */
+        ReplicaCard: {
+            /** Replica Id */
+            replica_id: string;
+            /** Host */
+            host: string;
+            /** Pid */
+            pid: number;
+            /** Config Version */
+            config_version: string;
+            /** Started At */
+            started_at: string;
+            /** Last Seen */
+            last_seen: string;
+            /** Runs Active */
+            runs_active: number;
         };
         /** Run */
         Run: {

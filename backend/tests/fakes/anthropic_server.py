@@ -21,11 +21,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from fakes.openai_server import FakeOpenAIServer, RecordedRequest
+from support.connection_close import ConnectionClose
 
 _ERROR_TYPES = {
     400: "invalid_request_error",
@@ -82,7 +84,10 @@ class FakeAnthropicServer(FakeOpenAIServer):
         return f"http://127.0.0.1:{self.port}"
 
     def _app(self) -> Starlette:
-        return Starlette(routes=[Route("/v1/messages", self._messages, methods=["POST"])])
+        return Starlette(
+            routes=[Route("/v1/messages", self._messages, methods=["POST"])],
+            middleware=[Middleware(ConnectionClose)],
+        )
 
     async def _messages(self, request: Request) -> Response:
         body = await request.json()

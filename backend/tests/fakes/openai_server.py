@@ -29,10 +29,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from support.connection_close import ConnectionClose
 from support.threaded_server import ThreadedServer
 
 _ERROR_TYPES = {
@@ -137,7 +139,8 @@ class FakeOpenAIServer:
             routes=[
                 Route("/v1/chat/completions", self._chat, methods=["POST"]),
                 Route("/v1/models", self._models, methods=["GET"]),
-            ]
+            ],
+            middleware=[Middleware(ConnectionClose)],
         )
 
     async def _models(self, request: Request) -> Response:

@@ -47,3 +47,13 @@ async def test_the_client_itself_never_retries(fake_anthropic: FakeAnthropicServ
         await make(fake_anthropic, max_retries=4).ainvoke("hi")
     assert info.value.status_code == status
     assert len(fake_anthropic.requests) == 1
+
+
+async def test_models_built_from_one_entry_share_one_http_client(
+    fake_anthropic: FakeAnthropicServer,
+):
+    first, second = make(fake_anthropic), make(fake_anthropic)
+    assert second._async_client._client is first._async_client._client
+    fake_anthropic.queue(AnthropicReply(text="a"), AnthropicReply(text="b"))
+    assert (await first.ainvoke("hi")).content == "a"
+    assert (await second.ainvoke("hi")).content == "b"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-import httpx
+import openai
 import pytest
 from langchain_anthropic import ChatAnthropic
 from langchain_openai import ChatOpenAI
@@ -162,8 +162,10 @@ def test_defaults_suit_thinking_models():
     assert m.stream_chunk_timeout == 240
     # httpx's read timeout never cuts a silence the chunk timeout still allows.
     timeout = m.root_async_client.timeout
-    assert isinstance(timeout, httpx.Timeout)
+    assert isinstance(timeout, openai.Timeout)  # the SDK's (httpx2's) type, not httpx's
     assert (timeout.read, timeout.connect) == (240, 120)
+    sockets = m.root_async_client._client.timeout  # what the http client applies per request
+    assert (sockets.read, sockets.connect) == (240, 120)
 
 
 def test_anthropic_thinking_budget():

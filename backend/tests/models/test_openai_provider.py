@@ -117,3 +117,32 @@ async def test_stalled_stream_hits_the_chunk_timeout(fake_openai: FakeOpenAIServ
     fake_openai.queue(Reply(content="slow words here", chunk_delay_s=1.5))
     with pytest.raises(TimeoutError):
         await make(fake_openai, stream_chunk_timeout_s=0.3).ainvoke("hi")
+
+
+async def test_models_built_from_one_entry_share_one_http_client(fake_openai: FakeOpenAIServer):
+    # A read timeout longer than timeout_s makes the timeout an httpx.Timeout; it must still
+    # be hashable, or langchain-openai builds (and never closes) one client per model.
+    first = make(fake_openai, stream_chunk_timeout_s=90)
+    second = make(fake_openai, stream_chunk_timeout_s=90)
+    client = first.root_async_client._client
+    assert second.root_async_client._client is client
+    t = client.timeout  # connect/write/pool 10 s, read 90 s, as floats (not nested objects)
+    assert (t.connect, t.read, t.write, t.pool) == (10, 90, 10, 10)
+    other = make(fake_openai, stream_chunk_timeout_s=60)
+    assert other.root_async_client._client is not client  # another timeout, another client
+    fake_openai.queue(Reply.text("a"), Reply.text("b"))
+    assert (await first.ainvoke("hi")).content == "a"
+    assert (await second.ainvoke("hi")).content == "b"
+
+
+def test_the_timeout_is_hashable_and_keeps_connect_and_read_apart():
+    from pronghorn.config.schema import ModelConfig
+    from pronghorn.models.providers import openai_timeout
+
+    cfg = ModelConfig(name="m", provider="openai", timeout_s=5, stream_chunk_timeout_s=30)
+    timeout = openai_timeout(cfg)
+    assert isinstance(timeout, openai.Timeout)  # the SDK's type (httpx2's), not httpx's
+    assert (timeout.connect, timeout.read, timeout.write, timeout.pool) == (5, 30, 5, 5)
+    assert hash(timeout) == hash(openai_timeout(cfg)) and timeout == openai_timeout(cfg)
+    short = ModelConfig(name="m", provider="openai", timeout_s=30, stream_chunk_timeout_s=5)
+    assert openai_timeout(short) == 30

@@ -13,13 +13,14 @@ from typing import Any
 
 import pytest
 
-from fakes.telegram_server import TOKEN, FakeTelegram
+from channels.kit import scripted_config, serving, telegram_section
+from channels.kit import until as _until
+from fakes.telegram_server import FakeTelegram
 from persistence.conftest import db  # noqa: F401  (fixture)
 from pronghorn.channels.lease import Lease, RedisLease, SqlLease
 from pronghorn.persistence.db import Database
 from scaleout.conftest import MUTED, ThreadedProxy, prefix, redis_proxy, shared_db  # noqa: F401
 from support.inproc import InProcessServer
-from support.live import base_config
 from support.redis_kit import REDIS_URL
 
 pytestmark = pytest.mark.filterwarnings(MUTED)
@@ -29,9 +30,7 @@ TTL_S = 6.0
 
 @pytest.fixture
 def fake() -> Iterator[FakeTelegram]:
-    server = FakeTelegram().start()
-    yield server
-    server.stop()
+    yield from serving(FakeTelegram())
 
 
 @pytest.fixture(params=["redis", "sql"])
@@ -53,29 +52,14 @@ def replicas(
     apps: list[InProcessServer] = []
 
     def start(redis_url: str | None = None) -> InProcessServer:
-        cfg = base_config(
+        cfg = scripted_config(
+            [{"steps": [{"text": "Hi from a replica."}]}],
             database=shared_db,
             broker={**broker, "redis_url": redis_url} if redis_url else broker,
-            models=[
-                {
-                    "name": "s",
-                    "provider": "scripted",
-                    "rules": [{"steps": [{"text": "Hi from a replica."}]}],
-                }
-            ],
-            agent={"default_model": "s"},
-            sandbox={"isolation": "none"},
             channels={
                 "access": {"mode": "open"},
                 "lease_ttl_s": TTL_S,
-                "telegram": {
-                    "bot_token": TOKEN,
-                    "api_base_url": fake.url,
-                    "poll_timeout_s": 1,
-                    "edit_interval_s": 0.05,
-                    "retry_initial_s": 0.05,
-                    "retry_max_s": 0.2,
-                },
+                "telegram": telegram_section(fake, poll_timeout_s=1),
             },
         )
         app = InProcessServer(tmp_path / f"replica{len(apps)}", cfg)
@@ -91,16 +75,6 @@ def _telegram(srv: InProcessServer) -> dict[str, Any]:
     with srv.http() as http:
         (tg,) = http.get("/api/channels").json()
     return tg
-
-
-def _until(check: Callable[[], Any], timeout: float = 60) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError("never happened")
 
 
 def _answered(fake: FakeTelegram, chat: int) -> None:

@@ -4,7 +4,6 @@ a saved section hot-reloads that channel only (Telegram long-polls the fake at o
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,18 +11,17 @@ from typing import Any
 import pytest
 import yaml
 
+from channels.kit import OK, gateway, scripted_config, serving
+from channels.kit import until as _until
 from fakes.telegram_server import TOKEN, FakeTelegram
 from support.inproc import InProcessServer
-from support.live import base_config
 
 SLACK = {"bot_token": "xoxb-slack-secret", "signing_secret": "slack-signing-secret"}
 
 
 @pytest.fixture
 def fake() -> Iterator[FakeTelegram]:
-    server = FakeTelegram().start()
-    yield server
-    server.stop()
+    yield from serving(FakeTelegram())
 
 
 @pytest.fixture
@@ -31,32 +29,18 @@ def srv(
     tmp_path: Path, fake: FakeTelegram, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[InProcessServer]:
     monkeypatch.setenv("TG_TOKEN_FOR_TEST", TOKEN)
-    cfg = base_config(
-        models=[{"name": "s", "provider": "scripted", "rules": [{"steps": [{"text": "ok"}]}]}],
-        agent={"default_model": "s"},
-        sandbox={"isolation": "none"},
+    cfg = scripted_config(
+        [OK],
         channels={
             "access": {"mode": "open"},
             "slack": {**SLACK, "api_base_url": f"{fake.url}/slack"},
         },
     )
-    server = InProcessServer(tmp_path, cfg).start(timeout=120)
-    yield server
-    server.stop()
+    yield from gateway(tmp_path, cfg)
 
 
 def _status(http: Any, name: str) -> dict[str, Any]:
     return next(c for c in http.get("/api/channels").json() if c["name"] == name)
-
-
-def _until(check: Any, timeout: float = 60) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError("never happened")
 
 
 def test_config_api_masks_round_trips_and_restarts_only_that_channel(

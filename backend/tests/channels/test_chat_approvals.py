@@ -9,83 +9,53 @@ from typing import Any
 
 import pytest
 
-from fakes.telegram_server import TOKEN, FakeTelegram
+from channels.kit import (
+    OK,
+    OUT,
+    call,
+    final_text,
+    gateway,
+    scripted_config,
+    serving,
+    telegram_section,
+    telegram_state,
+)
+from fakes.telegram_server import FakeTelegram
 from support.inproc import InProcessServer
-from support.live import base_config
 
-OUT = "/mnt/user-data/outputs"
 SECRET = "sk-live-abcdef1234567890"
 CONTENT = f"Authorization: Bearer {SECRET}\n" + "filler " * 100
 
 
 def _write(name: str) -> dict[str, Any]:
-    args = {"description": "save", "path": f"{OUT}/{name}", "content": CONTENT}
-    return {"tool_calls": [{"name": "write_file", "args": args}]}
+    return call("write_file", description="save", path=f"{OUT}/{name}", content=CONTENT)
 
 
 RULES = [
     {"match": "save one", "steps": [_write("one.txt"), {"text": "Finished the first."}]},
     {"match": "save two", "steps": [_write("two.txt"), {"text": "Finished the second."}]},
     {"match": "save three", "steps": [_write("three.txt"), {"text": "Finished the third."}]},
-    {"steps": [{"text": "ok"}]},
+    OK,
 ]
 
 
 @pytest.fixture(scope="module")
 def fake() -> Iterator[FakeTelegram]:
-    server = FakeTelegram().start()
-    yield server
-    server.stop()
+    yield from serving(FakeTelegram())
 
 
 @pytest.fixture(scope="module")
 def srv(tmp_path_factory: pytest.TempPathFactory, fake: FakeTelegram) -> Iterator[InProcessServer]:
-    cfg = base_config(
-        models=[{"name": "s", "provider": "scripted", "rules": RULES}],
-        agent={"default_model": "s"},
-        sandbox={"isolation": "none"},
+    telegram = telegram_section(fake, retry_max_s=60.0)  # the schema's default cap
+    cfg = scripted_config(
+        RULES,
         approvals={"tools": ["write_file"]},
-        channels={
-            "access": {"mode": "open"},
-            "telegram": {
-                "bot_token": TOKEN,
-                "api_base_url": fake.url,
-                "poll_timeout_s": 5,
-                "edit_interval_s": 0.05,
-                "retry_initial_s": 0.05,
-            },
-        },
+        channels={"access": {"mode": "open"}, "telegram": telegram},
     )
-    server = InProcessServer(tmp_path_factory.mktemp("tg-approvals"), cfg).start(timeout=120)
-    yield server
-    server.stop()
+    yield from gateway(tmp_path_factory.mktemp("tg-approvals"), cfg)
 
 
 _users = iter(range(30_000, 40_000))
-
-
-def final_text(fake: FakeTelegram, chat: int, contains: str) -> str:
-    def check() -> str | None:
-        for call in reversed(fake.calls):
-            if (
-                call.method in ("sendMessage", "editMessageText")
-                and int(call.body["chat_id"]) == chat
-            ):
-                text = str(call.body.get("text", ""))
-                if contains in text and not text.endswith(" …"):
-                    return text
-        return None
-
-    return fake.wait_for(check)
-
-
-def state_of(srv: InProcessServer, user: int) -> dict[str, Any]:
-    with srv.http() as http:
-        threads = http.post(
-            f"{srv.api}/threads/search", json={"metadata": {"channel": "telegram"}}
-        ).json()
-        (thread,) = [t for t in threads if t["metadata"].get("chat") == str(user)]
-        return http.get(f"{srv.api}/threads/{thread['thread_id']}/state").json()
 
 
 def written(srv: InProcessServer, name: str) -> list[Any]:
@@ -105,7 +75,7 @@ def test_approve_runs_the_tool(srv: InProcessServer, fake: FakeTelegram):
     final_text(fake, user, "Finished the first.")
     (path,) = written(srv, "one.txt")
     assert path.read_text() == CONTENT
-    tool = [m for m in state_of(srv, user)["values"]["messages"] if m["type"] == "tool"]
+    tool = [m for m in telegram_state(srv, user)["values"]["messages"] if m["type"] == "tool"]
     assert tool[-1]["status"] != "error"
 
 
@@ -117,11 +87,11 @@ def test_deny_with_a_reason_returns_the_refusal_to_the_model(
     final_text(fake, user, "wants to run")
     fake.user_message("maybe later?", user_id=user)  # not an answer: asked again, no run
     assert "Reply <b>approve</b>" in final_text(fake, user, "Reply <b>approve</b>")
-    assert state_of(srv, user)["interrupts"] or state_of(srv, user)["tasks"]
+    assert telegram_state(srv, user)["interrupts"] or telegram_state(srv, user)["tasks"]
     fake.user_message("deny not in that folder", user_id=user)
     final_text(fake, user, "Finished the second.")
     assert not written(srv, "two.txt")
-    state = state_of(srv, user)
+    state = telegram_state(srv, user)
     tool = [m for m in state["values"]["messages"] if m["type"] == "tool"]
     assert tool[-1]["status"] == "error"
     assert "did not approve this write_file call: not in that folder" in tool[-1]["content"]
@@ -135,5 +105,5 @@ def test_no_denies_without_a_reason(srv: InProcessServer, fake: FakeTelegram):
     fake.user_message("No", user_id=user)
     final_text(fake, user, "Finished the third.")
     assert not written(srv, "three.txt")
-    tool = [m for m in state_of(srv, user)["values"]["messages"] if m["type"] == "tool"]
+    tool = [m for m in telegram_state(srv, user)["values"]["messages"] if m["type"] == "tool"]
     assert "did not approve this write_file call. It was not run." in tool[-1]["content"]

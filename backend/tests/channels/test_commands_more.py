@@ -9,58 +9,46 @@ from typing import Any
 
 import pytest
 
-from fakes.telegram_server import TOKEN, FakeTelegram
+from channels.kit import (
+    OK,
+    OUT,
+    call,
+    final_text,
+    gateway,
+    scripted_config,
+    serving,
+    telegram_section,
+    telegram_state,
+)
+from fakes.telegram_server import FakeTelegram
 from skills.kit import skill_md, write_skill
 from support.inproc import InProcessServer
-from support.live import base_config
 
-OUT = "/mnt/user-data/outputs"
 RULES = [
     {
         "match": "write it",
         "steps": [
-            {
-                "tool_calls": [
-                    {
-                        "name": "write_file",
-                        "args": {"description": "w", "path": f"{OUT}/s.txt", "content": "S"},
-                    }
-                ]
-            },
+            call("write_file", description="w", path=f"{OUT}/s.txt", content="S"),
             {"text": "Done writing."},
         ],
     },
-    {"steps": [{"text": "ok"}]},
+    OK,
 ]
 
 
 def config(fake: FakeTelegram, skills_dir: Path, **extra: Any) -> dict[str, Any]:
-    return base_config(
-        models=[{"name": "s", "provider": "scripted", "rules": RULES}],
-        agent={"default_model": "s"},
-        sandbox={"isolation": "none"},
+    return scripted_config(
+        RULES,
         skills={"public_path": str(skills_dir)},
         memory={"enabled": True, "mode": "tool"},  # tool mode: no background updates
-        channels={
-            "access": {"mode": "open"},
-            "telegram": {
-                "bot_token": TOKEN,
-                "api_base_url": fake.url,
-                "poll_timeout_s": 5,
-                "edit_interval_s": 0.05,
-                "retry_initial_s": 0.05,
-                "retry_max_s": 0.2,
-            },
-        },
+        channels={"access": {"mode": "open"}, "telegram": telegram_section(fake)},
         **extra,
     )
 
 
 @pytest.fixture(scope="module")
 def fake() -> Iterator[FakeTelegram]:
-    server = FakeTelegram().start()
-    yield server
-    server.stop()
+    yield from serving(FakeTelegram())
 
 
 @pytest.fixture(scope="module")
@@ -78,38 +66,14 @@ def skills_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def srv(
     tmp_path_factory: pytest.TempPathFactory, fake: FakeTelegram, skills_dir: Path
 ) -> Iterator[InProcessServer]:
-    server = InProcessServer(tmp_path_factory.mktemp("tg-cmd"), config(fake, skills_dir))
-    server.start(timeout=120)
-    yield server
-    server.stop()
+    yield from gateway(tmp_path_factory.mktemp("tg-cmd"), config(fake, skills_dir))
 
 
 _users = iter(range(20_000, 30_000))
 
 
-def final_text(fake: FakeTelegram, chat: int, contains: str) -> str:
-    def check() -> str | None:
-        for call in reversed(fake.calls):
-            if (
-                call.method in ("sendMessage", "editMessageText")
-                and int(call.body["chat_id"]) == chat
-            ):
-                text = str(call.body.get("text", ""))
-                if contains in text and not text.endswith(" …"):
-                    return text
-        return None
-
-    return fake.wait_for(check)
-
-
 def messages_of(srv: InProcessServer, user: int) -> list[dict[str, Any]]:
-    with srv.http() as http:
-        threads = http.post(
-            f"{srv.api}/threads/search", json={"metadata": {"channel": "telegram"}}
-        ).json()
-        (thread,) = [t for t in threads if t["metadata"].get("chat") == str(user)]
-        state = http.get(f"{srv.api}/threads/{thread['thread_id']}/state").json()
-    return state["values"]["messages"]
+    return telegram_state(srv, user)["values"]["messages"]
 
 
 def test_help_lists_the_skills(srv: InProcessServer, fake: FakeTelegram):

@@ -12,6 +12,17 @@ from typing import Any, cast
 import pytest
 from fastapi import FastAPI
 
+from channels.kit import (
+    FAST,
+    HELLO,
+    OK,
+    TAIL_RULES,
+    long_text,
+    scripted_config,
+    serving,
+    thread_state,
+)
+from channels.kit import settled_text as final_text
 from fakes.discord_server import APP_ID, BOT_ID, GUILD, TOKEN, FakeDiscord
 from isolation.appkit import KeyAuth
 from pronghorn.auth.authorizer import AllowAll
@@ -21,61 +32,21 @@ from pronghorn.channels.types import Inbound
 from pronghorn.config.channels_schema import DiscordConfig
 from pronghorn.runtime.runtime import Runtime
 from support.inproc import InProcessServer
-from support.live import base_config
 
-OUT = "/mnt/user-data/outputs"
-HELLO = "Hello there, **friend**! How can I help you today with your question?"
 DRIP = "Drip by drip the answer arrives, word after word."
-LONG = "\n\n".join(f"Paragraph {i}: " + "lorem ipsum dolor sit amet " * 20 for i in range(12))
-
-
-def _call(name: str, **args: Any) -> dict[str, Any]:
-    return {"tool_calls": [{"name": name, "args": args}]}
-
-
+LONG = long_text(12, 20)
 RULES = [
     {"match": "hello", "steps": [{"text": HELLO, "delay_s": 0.03}]},  # paced: previews show
     {"match": "long", "steps": [{"text": LONG}]},
-    {
-        "match": "present",
-        "steps": [
-            _call("write_file", description="w", path=f"{OUT}/report.md", content="# Report\n"),
-            _call("present_files", filepaths=[f"{OUT}/report.md"]),
-            {"text": "Here is your report."},
-        ],
-    },
-    {
-        "match": "ask me",
-        "steps": [
-            _call("ask_clarification", question="Which format?", options=["Short", "Long"]),
-            {"text": "Thanks, that settles it."},
-        ],
-    },
-    {"match": "slow", "steps": [{"text": "slowly " * 30, "delay_s": 0.2}]},
-    {"match": "second", "steps": [{"text": "The second answer."}]},
+    *TAIL_RULES,
     {"match": "drip", "steps": [{"text": DRIP, "delay_s": 0.1}]},
+    OK,
 ]
 
 
 def config(fake: FakeDiscord, access: str = "open", **discord: Any) -> dict[str, Any]:
-    return base_config(
-        models=[
-            {"name": "s", "provider": "scripted", "rules": [*RULES, {"steps": [{"text": "ok"}]}]}
-        ],
-        agent={"default_model": "s"},
-        sandbox={"isolation": "none"},
-        channels={
-            "access": {"mode": access},
-            "discord": {
-                "bot_token": TOKEN,
-                "api_base_url": fake.api_base,
-                "edit_interval_s": 0.05,
-                "retry_initial_s": 0.05,
-                "retry_max_s": 0.2,
-                **discord,
-            },
-        },
-    )
+    section = {"bot_token": TOKEN, "api_base_url": fake.api_base, **FAST, **discord}
+    return scripted_config(RULES, channels={"access": {"mode": access}, "discord": section})
 
 
 def start_server(workdir: Path, fake: FakeDiscord, access: str = "open") -> InProcessServer:
@@ -86,9 +57,7 @@ def start_server(workdir: Path, fake: FakeDiscord, access: str = "open") -> InPr
 
 @pytest.fixture(scope="module")
 def fake() -> Iterator[FakeDiscord]:
-    server = FakeDiscord().start()
-    yield server
-    server.stop()
+    yield from serving(FakeDiscord())
 
 
 @pytest.fixture(scope="module")
@@ -103,17 +72,6 @@ _users = iter(range(100, 10_000))
 
 def new_user() -> str:
     return str(next(_users))
-
-
-def final_text(fake: FakeDiscord, channel: str, contains: str) -> str:
-    """Wait until a message in `channel` (posted or edited) contains `contains`, and is not
-    a streaming preview; that text."""
-    return fake.wait_for(
-        lambda: next(
-            (t for t in reversed(fake.texts(channel)) if contains in t and not t.endswith(" …")),
-            None,
-        )
-    )
 
 
 def calls_in(fake: FakeDiscord, method: str, channel: str) -> list[Any]:
@@ -240,8 +198,7 @@ def test_slash_ask_streams_by_editing_the_original_response(
     assert {e.body["message_id"] for e in edits} == {"@original"}
     assert edits[-1].body["content"] == DRIP
     thread = thread_of(srv, dm)
-    with srv.http() as http:
-        state = http.get(f"{srv.api}/threads/{thread['thread_id']}/state").json()
+    state = thread_state(srv, thread["thread_id"])
     human = [m for m in state["values"]["messages"] if m["type"] == "human"]
     assert human[0]["content"] == "drip via slash"
 
@@ -267,8 +224,7 @@ def test_clarification_round_trip(srv: InProcessServer, fake: FakeDiscord):
     fake.message("2", user_id=user)
     final_text(fake, dm, "Thanks, that settles it.")
     thread = thread_of(srv, dm)
-    with srv.http() as http:
-        state = http.get(f"{srv.api}/threads/{thread['thread_id']}/state").json()
+    state = thread_state(srv, thread["thread_id"])
     tool = [m for m in state["values"]["messages"] if m["type"] == "tool"]
     assert tool[-1]["content"] == "Long"
 
@@ -316,8 +272,7 @@ def test_guild_mentions_and_discord_threads(srv: InProcessServer, fake: FakeDisc
     final_text(fake, thread_channel, "How can I help")
     a, b = thread_of(srv, channel), thread_of(srv, thread_channel)
     assert a["thread_id"] != b["thread_id"]  # a Discord thread is a conversation of its own
-    with srv.http() as http:
-        state = http.get(f"{srv.api}/threads/{a['thread_id']}/state").json()
+    state = thread_state(srv, a["thread_id"])
     human = [m for m in state["values"]["messages"] if m["type"] == "human"]
     assert human[0]["content"] == "hello bot"  # the mention is not part of the text
 

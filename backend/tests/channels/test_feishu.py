@@ -14,6 +14,19 @@ from typing import Any
 import httpx
 import pytest
 
+from channels.kit import (
+    FAST,
+    HELLO,
+    HELLO_RULE,
+    OK,
+    TAIL_RULES,
+    gateway,
+    long_text,
+    scripted_config,
+    serving,
+    thread_state,
+)
+from channels.kit import settled_text as final_text
 from fakes.feishu_server import (
     APP_ID,
     APP_SECRET,
@@ -36,40 +49,15 @@ from pronghorn.channels.http_api import Backoff
 from pronghorn.channels.types import InboundFile, Target
 from pronghorn.config.channels_schema import FeishuConfig
 from support.inproc import InProcessServer
-from support.live import base_config
 
 EVENTS = "/api/channels/feishu/events"
-OUT = "/mnt/user-data/outputs"
-HELLO = "Hello there, **friend**! How can I help you today with your question?"
-LONG = "\n\n".join(f"Paragraph {i}: " + "lorem ipsum dolor sit amet " * 40 for i in range(20))
-
-
-def _call(name: str, **args: Any) -> dict[str, Any]:
-    return {"tool_calls": [{"name": name, "args": args}]}
-
-
+LONG = long_text(20, 40)
 RULES = [
-    {"match": "hello", "steps": [{"text": HELLO}]},
+    HELLO_RULE,
     {"match": "long", "steps": [{"text": LONG}]},
     {"match": "Files uploaded", "steps": [{"text": "Got your file."}]},
-    {
-        "match": "present",
-        "steps": [
-            _call("write_file", description="w", path=f"{OUT}/report.md", content="# Report\n"),
-            _call("present_files", filepaths=[f"{OUT}/report.md"]),
-            {"text": "Here is your report."},
-        ],
-    },
-    {
-        "match": "ask me",
-        "steps": [
-            _call("ask_clarification", question="Which format?", options=["Short", "Long"]),
-            {"text": "Thanks, that settles it."},
-        ],
-    },
-    {"match": "slow", "steps": [{"text": "slowly " * 30, "delay_s": 0.2}]},
-    {"match": "second", "steps": [{"text": "The second answer."}]},
-    {"steps": [{"text": "ok"}]},
+    *TAIL_RULES,
+    OK,
 ]
 
 
@@ -79,33 +67,21 @@ def config(fake: FakeFeishu, *, access: str = "open", encrypted: bool = True) ->
         "app_secret": APP_SECRET,
         "verification_token": VERIFICATION_TOKEN,
         "api_base_url": fake.url,
-        "edit_interval_s": 0.05,
-        "retry_initial_s": 0.05,
-        "retry_max_s": 0.2,
+        **FAST,
     }
     if encrypted:
         section["encrypt_key"] = ENCRYPT_KEY
-    return base_config(
-        models=[{"name": "s", "provider": "scripted", "rules": RULES}],
-        agent={"default_model": "s"},
-        sandbox={"isolation": "none"},
-        channels={"access": {"mode": access}, "feishu": section},
-    )
+    return scripted_config(RULES, channels={"access": {"mode": access}, "feishu": section})
 
 
 @pytest.fixture(scope="module")
 def fake() -> Iterator[FakeFeishu]:
-    server = FakeFeishu().start()
-    yield server
-    server.stop()
+    yield from serving(FakeFeishu())
 
 
 @pytest.fixture(scope="module")
 def srv(tmp_path_factory: pytest.TempPathFactory, fake: FakeFeishu) -> Iterator[InProcessServer]:
-    server = InProcessServer(tmp_path_factory.mktemp("feishu"), config(fake))
-    server.start(timeout=120)
-    yield server
-    server.stop()
+    yield from gateway(tmp_path_factory.mktemp("feishu"), config(fake))
 
 
 @pytest.fixture(scope="module")
@@ -114,10 +90,7 @@ def plain_srv(
 ) -> Iterator[InProcessServer]:
     """No Encrypt Key (plain callbacks, token check only) and access mode `bound`."""
     cfg = config(fake, access="bound", encrypted=False)
-    server = InProcessServer(tmp_path_factory.mktemp("feishu-plain"), cfg)
-    server.start(timeout=120)
-    yield server
-    server.stop()
+    yield from gateway(tmp_path_factory.mktemp("feishu-plain"), cfg)
 
 
 _chats = iter(range(1, 100_000))
@@ -141,16 +114,6 @@ def say(srv: InProcessServer, fake: FakeFeishu, chat: str, text: str, **kwargs: 
     return str(event["event"]["message"]["message_id"])
 
 
-def final_text(fake: FakeFeishu, chat: str, contains: str) -> str:
-    """Wait until a card in `chat` (sent or patched) contains `contains`, not a preview."""
-    return fake.wait_for(
-        lambda: next(
-            (t for t in reversed(fake.texts(chat)) if contains in t and not t.endswith(" …")),
-            None,
-        )
-    )
-
-
 def threads_of(srv: InProcessServer, chat: str) -> list[dict[str, Any]]:
     with srv.http() as http:
         threads = http.post(
@@ -165,8 +128,7 @@ def runs_of(srv: InProcessServer, thread_id: str) -> list[dict[str, Any]]:
 
 
 def human_texts(srv: InProcessServer, thread_id: str) -> list[str]:
-    with srv.http() as http:
-        state = http.get(f"{srv.api}/threads/{thread_id}/state").json()
+    state = thread_state(srv, thread_id)
     return [m["content"] for m in state["values"]["messages"] if m["type"] == "human"]
 
 
@@ -370,8 +332,7 @@ def test_clarification_round_trip(srv: InProcessServer, fake: FakeFeishu):
     say(srv, fake, chat, "2")
     final_text(fake, chat, "Thanks, that settles it.")
     (thread,) = threads_of(srv, chat)
-    with srv.http() as http:
-        state = http.get(f"{srv.api}/threads/{thread['thread_id']}/state").json()
+    state = thread_state(srv, thread["thread_id"])
     tool = [m for m in state["values"]["messages"] if m["type"] == "tool"]
     assert tool[-1]["content"] == "Long"
 

@@ -9,43 +9,34 @@ from typing import Any
 
 import pytest
 
+from channels.kit import FAST, OK, gateway, scripted_config, serving
 from fakes.platform_base import Call, PlatformServer
 from fakes.slack_server import APP_TOKEN, BOT_TOKEN, FakeSlack
 from fakes.telegram_server import TOKEN, FakeTelegram
 from support.inproc import InProcessServer
-from support.live import base_config
 
 HELLO = "Hello there, friend! How can I help you today with your question?"
 SLOW = "slowly " * 60
 RULES = [
     {"match": "hello", "steps": [{"text": HELLO}]},
     {"match": "slow", "steps": [{"text": SLOW, "delay_s": 0.05}]},
-    {"steps": [{"text": "ok"}]},
+    OK,
 ]
-COMMON = {"edit_interval_s": 0.05, "retry_initial_s": 0.05, "retry_max_s": 2}
+COMMON = {**FAST, "retry_max_s": 2}  # a cap above the retry-after the fakes ask for
 
 
 def config(**channels: Any) -> dict[str, Any]:
-    return base_config(
-        models=[{"name": "s", "provider": "scripted", "rules": RULES}],
-        agent={"default_model": "s"},
-        sandbox={"isolation": "none"},
-        channels={"access": {"mode": "open"}, **channels},
-    )
+    return scripted_config(RULES, channels={"access": {"mode": "open"}, **channels})
 
 
 @pytest.fixture(scope="module")
 def tg() -> Iterator[FakeTelegram]:
-    server = FakeTelegram().start()
-    yield server
-    server.stop()
+    yield from serving(FakeTelegram())
 
 
 @pytest.fixture(scope="module")
 def slack() -> Iterator[FakeSlack]:
-    server = FakeSlack().start()
-    yield server
-    server.stop()
+    yield from serving(FakeSlack())
 
 
 @pytest.fixture(scope="module")
@@ -62,9 +53,7 @@ def srv(
             **COMMON,
         },
     )
-    server = InProcessServer(tmp_path_factory.mktemp("limits"), cfg).start(timeout=120)
-    yield server
-    server.stop()
+    yield from gateway(tmp_path_factory.mktemp("limits"), cfg)
 
 
 _ids = iter(range(50_000, 60_000))

@@ -11,40 +11,30 @@ from typing import Any
 import pytest
 import yaml
 
+from channels.kit import OK, OUT, call, gateway, scripted_config
 from fakes.slack_server import BOT_TOKEN, BOT_USER, SIGNING_SECRET, FakeSlack
 from fakes.telegram_server import TOKEN, FakeTelegram
 from pronghorn.channels.slack import sign
 from support.inproc import InProcessServer
-from support.live import base_config
 
 EVENTS = "/api/channels/slack/events"
-OUT = "/mnt/user-data/outputs"
 RULES = [
     {"match": "hello", "steps": [{"text": "Hi! **Nice** to meet you, how are things going?"}]},
     {
         "match": "present",
         "steps": [
-            {
-                "tool_calls": [
-                    {
-                        "name": "write_file",
-                        "args": {"description": "w", "path": f"{OUT}/a.txt", "content": "A"},
-                    }
-                ]
-            },
-            {"tool_calls": [{"name": "present_files", "args": {"filepaths": [f"{OUT}/a.txt"]}}]},
+            call("write_file", description="w", path=f"{OUT}/a.txt", content="A"),
+            call("present_files", filepaths=[f"{OUT}/a.txt"]),
             {"text": "Sent the file."},
         ],
     },
-    {"steps": [{"text": "ok"}]},
+    OK,
 ]
 
 
 def config(slack: FakeSlack, tg: FakeTelegram, access: str = "open") -> dict[str, Any]:
-    return base_config(
-        models=[{"name": "s", "provider": "scripted", "rules": RULES}],
-        agent={"default_model": "s"},
-        sandbox={"isolation": "none"},
+    return scripted_config(
+        RULES,
         channels={
             "access": {"mode": access},
             "slack": {
@@ -71,10 +61,7 @@ def fakes() -> Iterator[tuple[FakeSlack, FakeTelegram]]:
 def srv(
     tmp_path_factory: pytest.TempPathFactory, fakes: tuple[FakeSlack, FakeTelegram]
 ) -> Iterator[InProcessServer]:
-    server = InProcessServer(tmp_path_factory.mktemp("slack"), config(*fakes, access="bound"))
-    server.start(timeout=120)
-    yield server
-    server.stop()
+    yield from gateway(tmp_path_factory.mktemp("slack"), config(*fakes, access="bound"))
 
 
 _ts = iter(range(1, 100_000))

@@ -11,23 +11,22 @@ from typing import Any
 
 import pytest
 
+from channels.kit import FAST, OK, gateway, scripted_config, serving
+from channels.kit import settled_text as wait_text
 from fakes.slack_server import APP_TOKEN, BOT_TOKEN, FakeSlack
 from support.inproc import InProcessServer
-from support.live import base_config
 
 HELLO = "Hi! **Nice** to meet you, how are things going today?"
 RULES = [
     {"match": "hello", "steps": [{"text": HELLO}]},
     {"match": "again", "steps": [{"text": "Back again, still here."}]},
-    {"steps": [{"text": "ok"}]},
+    OK,
 ]
 
 
 def config(slack: FakeSlack, **extra: Any) -> dict[str, Any]:
-    return base_config(
-        models=[{"name": "s", "provider": "scripted", "rules": RULES}],
-        agent={"default_model": "s"},
-        sandbox={"isolation": "none"},
+    return scripted_config(
+        RULES,
         channels={
             "access": {"mode": "open"},
             "slack": {
@@ -35,9 +34,7 @@ def config(slack: FakeSlack, **extra: Any) -> dict[str, Any]:
                 "bot_token": BOT_TOKEN,
                 "app_token": APP_TOKEN,
                 "api_base_url": f"{slack.url}/api",
-                "edit_interval_s": 0.05,
-                "retry_initial_s": 0.05,
-                "retry_max_s": 0.2,
+                **FAST,
                 **extra,
             },
         },
@@ -46,17 +43,12 @@ def config(slack: FakeSlack, **extra: Any) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def slack() -> Iterator[FakeSlack]:
-    server = FakeSlack().start()
-    yield server
-    server.stop()
+    yield from serving(FakeSlack())
 
 
 @pytest.fixture(scope="module")
 def srv(tmp_path_factory: pytest.TempPathFactory, slack: FakeSlack) -> Iterator[InProcessServer]:
-    server = InProcessServer(tmp_path_factory.mktemp("slack-socket"), config(slack))
-    server.start(timeout=120)
-    yield server
-    server.stop()
+    yield from gateway(tmp_path_factory.mktemp("slack-socket"), config(slack))
 
 
 _n = iter(range(1, 100_000))
@@ -72,15 +64,6 @@ def message(text: str, *, user: str = "U1", channel: str = "D1") -> dict[str, An
         "channel_type": "im",
         "ts": f"1764591000.{n:06d}",
     }
-
-
-def wait_text(slack: FakeSlack, channel: str, contains: str) -> str:
-    return slack.wait_for(
-        lambda: next(
-            (t for t in reversed(slack.texts(channel)) if contains in t and not t.endswith(" …")),
-            None,
-        )
-    )
 
 
 def runs_of(srv: InProcessServer, chat: str) -> list[dict[str, Any]]:

@@ -10,76 +10,41 @@ from typing import Any
 
 import pytest
 
+from channels.kit import (
+    HELLO_RULE,
+    OK,
+    TAIL_RULES,
+    final_text,
+    gateway,
+    long_text,
+    scripted_config,
+    serving,
+    telegram_section,
+    telegram_threads,
+    thread_state,
+)
 from fakes.telegram_server import TOKEN, FakeTelegram
 from support.inproc import InProcessServer
-from support.live import base_config
 
-OUT = "/mnt/user-data/outputs"
-HELLO = "Hello there, **friend**! How can I help you today with your question?"
-LONG = "\n\n".join(f"Paragraph {i}: " + "lorem ipsum dolor sit amet " * 20 for i in range(20))
-
-
-def _call(name: str, **args: Any) -> dict[str, Any]:
-    return {"tool_calls": [{"name": name, "args": args}]}
-
-
-RULES = [
-    {"match": "hello", "steps": [{"text": HELLO}]},
-    {"match": "long", "steps": [{"text": LONG}]},
-    {
-        "match": "present",
-        "steps": [
-            _call("write_file", description="w", path=f"{OUT}/report.md", content="# Report\n"),
-            _call("present_files", filepaths=[f"{OUT}/report.md"]),
-            {"text": "Here is your report."},
-        ],
-    },
-    {
-        "match": "ask me",
-        "steps": [
-            _call("ask_clarification", question="Which format?", options=["Short", "Long"]),
-            {"text": "Thanks, that settles it."},
-        ],
-    },
-    {"match": "slow", "steps": [{"text": "slowly " * 30, "delay_s": 0.2}]},
-    {"match": "second", "steps": [{"text": "The second answer."}]},
-]
+LONG = long_text(20, 20)
+RULES = [HELLO_RULE, {"match": "long", "steps": [{"text": LONG}]}, *TAIL_RULES, OK]
 
 
 def config(fake: FakeTelegram, **telegram: Any) -> dict[str, Any]:
-    return base_config(
-        models=[
-            {"name": "s", "provider": "scripted", "rules": [*RULES, {"steps": [{"text": "ok"}]}]}
-        ],
-        agent={"default_model": "s"},
-        sandbox={"isolation": "none"},
-        channels={
-            "access": {"mode": "open"},
-            "telegram": {
-                "bot_token": TOKEN,
-                "api_base_url": fake.url,
-                "poll_timeout_s": 5,
-                "edit_interval_s": 0.05,
-                "retry_initial_s": 0.05,
-                "retry_max_s": 0.2,
-                **telegram,
-            },
-        },
+    return scripted_config(
+        RULES,
+        channels={"access": {"mode": "open"}, "telegram": telegram_section(fake, **telegram)},
     )
 
 
 @pytest.fixture(scope="module")
 def fake() -> Iterator[FakeTelegram]:
-    server = FakeTelegram().start()
-    yield server
-    server.stop()
+    yield from serving(FakeTelegram())
 
 
 @pytest.fixture(scope="module")
 def srv(tmp_path_factory: pytest.TempPathFactory, fake: FakeTelegram) -> Iterator[InProcessServer]:
-    server = InProcessServer(tmp_path_factory.mktemp("tg"), config(fake)).start(timeout=120)
-    yield server
-    server.stop()
+    yield from gateway(tmp_path_factory.mktemp("tg"), config(fake))
 
 
 _users = iter(range(100, 10_000))
@@ -89,30 +54,9 @@ def new_user() -> int:
     return next(_users)
 
 
-def final_text(fake: FakeTelegram, chat: int, contains: str) -> str:
-    """Wait until a message to `chat` (sent or edited) contains `contains`; that text."""
-
-    def check() -> str | None:
-        for call in reversed(fake.calls):
-            if (
-                call.method in ("sendMessage", "editMessageText")
-                and int(call.body["chat_id"]) == chat
-            ):
-                text = str(call.body.get("text", ""))
-                if contains in text and not text.endswith(" …"):  # not a streaming preview
-                    return str(call.body["text"])
-        return None
-
-    return fake.wait_for(check)
-
-
 def thread_of(srv: InProcessServer, user: int) -> dict[str, Any]:
-    with srv.http() as http:
-        threads = http.post(
-            f"{srv.api}/threads/search", json={"metadata": {"channel": "telegram"}}
-        ).json()
-    mine = [t for t in threads if t["metadata"].get("chat") == str(user)]
-    assert mine, threads
+    mine = telegram_threads(srv, user)
+    assert mine, mine
     return mine[0]
 
 
@@ -191,8 +135,7 @@ def test_clarification_round_trip(srv: InProcessServer, fake: FakeTelegram):
     fake.user_message("2", user_id=user)
     final_text(fake, user, "Thanks, that settles it.")
     thread = thread_of(srv, user)
-    with srv.http() as http:
-        state = http.get(f"{srv.api}/threads/{thread['thread_id']}/state").json()
+    state = thread_state(srv, thread["thread_id"])
     tool = [m for m in state["values"]["messages"] if m["type"] == "tool"]
     assert tool[-1]["content"] == "Long"
 

@@ -39,7 +39,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from pronghorn.channels.errors import ChannelError, PlatformError
-from pronghorn.channels.http_api import Backoff, as_json, call
+from pronghorn.channels.http_api import Backoff, as_json, call, download_capped
 from pronghorn.channels.transport import ErrorReport, Sink
 from pronghorn.channels.types import Inbound, InboundFile, Sent, Target
 from pronghorn.config.channels_schema import DiscordConfig
@@ -543,15 +543,9 @@ class DiscordTransport:
             raise PlatformError(f"{file.name} is larger than {max_bytes} bytes")
         if not self._is_file_host(file.ref):
             raise PlatformError(f"{file.name}: not a Discord attachment URL")
-        try:
-            response = await self._client.get(file.ref, follow_redirects=False)
-        except httpx.HTTPError as exc:
-            raise PlatformError(f"file download: {type(exc).__name__}") from None
-        if response.status_code != 200:
-            raise PlatformError(f"file download: HTTP {response.status_code}")
-        if len(response.content) > max_bytes:
-            raise PlatformError(f"{file.name} is larger than {max_bytes} bytes")
-        return response.content
+        return await download_capped(
+            self._client, file.ref, file.name, max_bytes, follow_redirects=False
+        )
 
 
 def retry_after(response: httpx.Response) -> float | None:

@@ -70,3 +70,24 @@ async def call(
         log.warning("platform call failed, retrying", extra={"call": what, "error": str(error)})
         await backoff.wait(error.retry_after)
     raise AssertionError("unreachable")
+
+
+async def download_capped(
+    client: httpx.AsyncClient, url: str, name: str, max_bytes: int, **kwargs: Any
+) -> bytes:
+    """GET a platform file, streamed and refused once it passes `max_bytes` (never held
+    whole first); errors name the file, never the URL."""
+    try:
+        async with client.stream("GET", url, **kwargs) as response:
+            if response.status_code != 200:
+                raise PlatformError(f"file download: HTTP {response.status_code}")
+            chunks: list[bytes] = []
+            size = 0
+            async for chunk in response.aiter_bytes():
+                size += len(chunk)
+                if size > max_bytes:
+                    raise PlatformError(f"{name} is larger than {max_bytes} bytes")
+                chunks.append(chunk)
+            return b"".join(chunks)
+    except httpx.HTTPError as exc:
+        raise PlatformError(f"file download: {type(exc).__name__}") from None

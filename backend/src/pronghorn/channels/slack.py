@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from pronghorn.channels.errors import BadSignature, PlatformError
-from pronghorn.channels.http_api import Backoff, as_json, call
+from pronghorn.channels.http_api import Backoff, as_json, call, download_capped
 from pronghorn.channels.render import slack_mrkdwn
 from pronghorn.channels.transport import ErrorReport, Sink
 from pronghorn.channels.types import Inbound, InboundFile, Sent, Target
@@ -220,10 +220,6 @@ class SlackTransport:
             raise PlatformError(f"{file.name} is larger than {max_bytes} bytes")
         if not self._is_file_host(file.ref):  # the bot token goes to Slack only
             raise PlatformError(f"{file.name}: not a Slack file URL")
-        try:
-            response = await self._client.get(file.ref, follow_redirects=False)
-        except httpx.HTTPError as exc:
-            raise PlatformError(f"file download: {type(exc).__name__}") from None
-        if response.status_code != 200 or len(response.content) > max_bytes:
-            raise PlatformError(f"file download: HTTP {response.status_code}")
-        return response.content
+        return await download_capped(
+            self._client, file.ref, file.name, max_bytes, follow_redirects=False
+        )

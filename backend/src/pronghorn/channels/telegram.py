@@ -17,7 +17,7 @@ from typing import Any, cast
 import httpx
 
 from pronghorn.channels.errors import PlatformError
-from pronghorn.channels.http_api import Backoff, as_json, call
+from pronghorn.channels.http_api import Backoff, as_json, call, download_capped
 from pronghorn.channels.render import telegram_html
 from pronghorn.channels.transport import ErrorReport, Sink
 from pronghorn.channels.types import Inbound, InboundFile, Sent, Target
@@ -197,15 +197,7 @@ class TelegramTransport:
         path = str(info.get("file_path") or "")
         if not path:
             raise PlatformError("getFile: no file_path")
-        try:
-            response = await self._client.get(f"{self._files}/{path}")
-        except httpx.HTTPError as exc:
-            raise PlatformError(f"file download: {type(exc).__name__}") from None
-        if response.status_code != 200:
-            raise PlatformError(f"file download: HTTP {response.status_code}")
-        if len(response.content) > max_bytes:
-            raise PlatformError(f"{file.name} is larger than {max_bytes} bytes")
-        return response.content
+        return await download_capped(self._client, f"{self._files}/{path}", file.name, max_bytes)
 
 
 def _retry_after(response: httpx.Response) -> float | None:

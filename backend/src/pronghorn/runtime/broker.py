@@ -32,11 +32,18 @@ class BrokerUnavailable(Unavailable):
     """The broker's backing service (Redis) cannot be reached right now; retry later."""
 
 
+# (run_id, event, fence): the fence is the claim the publishing replica holds on the run
+# (scale-out), None when no claim applies (one process; a sweeper closing a run's log).
+EventRow = tuple[str, Event, int | None]
+
+
 class EventStore(Protocol):
     """Durable storage of run events (the `run_events` table)."""
 
-    async def append(self, rows: Sequence[tuple[str, Event]]) -> None:
-        """Store `(run_id, event)` rows of any runs, all or nothing."""
+    async def append(self, rows: Sequence[EventRow]) -> None:
+        """Store rows of any runs in one transaction. A row whose fence is not the run's
+        current one (its publisher lost the claim) is left out, and so is one whose run was
+        deleted; every other row is stored."""
 
     async def read(self, run_id: str, after: int, limit: int) -> list[Event]:
         """Up to `limit` stored events of the run with id > after, in order."""
@@ -48,9 +55,13 @@ class EventStore(Protocol):
 
 
 class EventBroker(Protocol):
-    async def open_run(self, run_id: str, thread_id: str, *, resume: bool = False) -> None:
+    async def open_run(
+        self, run_id: str, thread_id: str, *, resume: bool = False, fence: int | None = None
+    ) -> None:
         """Create the run's log (idempotent). `resume`: the run was started before (by a
-        process that died) — its ids continue after the ones already stored."""
+        process that died) — its ids continue after the ones already stored. `fence`
+        (scale-out): the claim this process executes the run under; its events are stored
+        only while that claim is the run's current one."""
 
     async def publish(self, run_id: str, event: str, data: bytes) -> int:
         """Append to the run's log (and its thread's log); return the event id."""

@@ -4,7 +4,9 @@ One writer serves every run of the process: events are buffered and written toge
 `interval_s` after the first one buffered, as soon as `max_rows` are waiting, and whenever a
 caller needs them stored (`flush`, at the end of a run). A flush writes everything buffered,
 for all runs, in one statement, so concurrent runs ending together share one commit.
-`on_stored` is told, per run, the highest id now stored (what a cache may drop).
+`on_stored` is told, per run, the highest id now stored (what a cache may drop). Each event
+carries the fence its run was published under (scale-out); the store leaves out those whose
+fence is stale, and they count as done: a replica that lost a run never retries them.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-from pronghorn.runtime.broker import Event, EventStore
+from pronghorn.runtime.broker import Event, EventRow, EventStore
 
 log = logging.getLogger("pronghorn.broker")
 
@@ -35,7 +37,7 @@ class EventWriter:
         self.on_stored = on_stored
         self.interval_s = interval_s
         self.max_rows = max_rows
-        self._pending: list[tuple[str, Event]] = []
+        self._pending: list[EventRow] = []
         self._lock = asyncio.Lock()  # one write at a time, in id order
         self._timer: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -45,8 +47,8 @@ class EventWriter:
     def pending(self) -> int:
         return len(self._pending)
 
-    def add(self, run_id: str, event: Event) -> None:
-        self._pending.append((run_id, event))
+    def add(self, run_id: str, event: Event, fence: int | None = None) -> None:
+        self._pending.append((run_id, event, fence))
         if len(self._pending) >= self.max_rows:
             self._background_flush()
         elif self._timer is None and not self._closed:
@@ -89,7 +91,7 @@ class EventWriter:
                     )
                 raise
             stored: dict[str, int] = {}
-            for run_id, ev in rows:
+            for run_id, ev, _ in rows:
                 stored[run_id] = ev.id
             self.on_stored(stored)
 

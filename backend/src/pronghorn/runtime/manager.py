@@ -306,8 +306,11 @@ class RunManager:
 
     async def _start(self, job: Job) -> None:
         self._jobs.add(job)
-        # A resumed run (attempt > 1) continues the ids its first attempt stored.
-        await self.broker.open_run(job.run_id, job.thread_id, resume=job.attempt > 1)
+        # A resumed run (attempt > 1) continues the ids its first attempt stored; a claimed
+        # one's events are stored only while its claim (fence) holds.
+        await self.broker.open_run(
+            job.run_id, job.thread_id, resume=job.attempt > 1, fence=job.fence
+        )
         await self.ex.emit(job, "metadata", {"run_id": job.run_id, "attempt": job.attempt})
         tail: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         prev = None

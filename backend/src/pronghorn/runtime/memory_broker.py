@@ -38,6 +38,7 @@ class _Log:
     __slots__ = (
         "closed",
         "events",
+        "fence",
         "key",
         "last_id",
         "nbytes",
@@ -57,6 +58,7 @@ class _Log:
         # not stored: any of their events may go.
         self.stored = last_id if thread_id is not None else 1 << 62
         self.closed = False
+        self.fence: int | None = None  # the claim the run's events are stored under
         self.subscribers = 0
         self.wake: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
@@ -138,19 +140,22 @@ class MemoryBroker:
         return True
 
     # -- writing -----------------------------------------------------------------------
-    async def open_run(self, run_id: str, thread_id: str, *, resume: bool = False) -> None:
+    async def open_run(
+        self, run_id: str, thread_id: str, *, resume: bool = False, fence: int | None = None
+    ) -> None:
         if run_id in self._runs:
             return
         last = await self.store.last_id(run_id) if resume else 0
         if run_id not in self._runs:  # (the await above may have let another open it)
-            self._runs[run_id] = _Log(run_id, thread_id, last_id=last)
+            lg = self._runs[run_id] = _Log(run_id, thread_id, last_id=last)
+            lg.fence = fence
 
     async def publish(self, run_id: str, event: str, data: bytes) -> int:
         lg = self._runs.get(run_id)
         if lg is None or lg.closed:
             raise KeyError(run_id)
         ev = lg.append(event, data)
-        self.writer.add(run_id, ev)
+        self.writer.add(run_id, ev, lg.fence)
         self._account(lg, _size(ev))
         if lg.thread_id is not None:
             tl = self._thread_log(lg.thread_id)

@@ -72,6 +72,7 @@ class _Outbox:
     __slots__ = (
         "closed",
         "epoch",
+        "fence",
         "idle",
         "last_id",
         "pending",
@@ -85,11 +86,14 @@ class _Outbox:
         "wake",
     )
 
-    def __init__(self, run_id: str, thread_id: str, last_id: int, epoch: int) -> None:
+    def __init__(
+        self, run_id: str, thread_id: str, last_id: int, epoch: int, fence: int | None = None
+    ) -> None:
         self.run_id = run_id
         self.thread_id = thread_id
         self.last_id = last_id
         self.epoch = epoch  # the log's epoch this process opened (redis_keys.py)
+        self.fence = fence  # the claim its events are stored under (event_store.py)
         self.stored = last_id
         self.pending: deque[Event] = deque()
         self.trim_to = 0  # XTRIM MINID wanted (entries below it may go)
@@ -170,11 +174,13 @@ class RedisBroker:
         return await retrying(call, patience_s=patience_s, fail=_unavailable)
 
     # -- writing -----------------------------------------------------------------------
-    async def open_run(self, run_id: str, thread_id: str, *, resume: bool = False) -> None:
-        if run_id in self._boxes:
+    async def open_run(
+        self, run_id: str, thread_id: str, *, resume: bool = False, fence: int | None = None
+    ) -> None:
+        if self._current(run_id, fence):
             return
         last = await self.store.last_id(run_id) if resume else 0
-        if run_id in self._boxes:
+        if self._current(run_id, fence):
             return
         keys = [self.keys.run(run_id), self.keys.run_epoch(run_id)]
 
@@ -183,9 +189,17 @@ class RedisBroker:
 
         # On a request's path: one quick retry, then a 503 (nothing was accepted yet).
         epoch = int(await self._call(create, patience_s=min(self.retry_s, 0.5)))
-        if run_id not in self._boxes:
-            box = self._boxes[run_id] = _Outbox(run_id, thread_id, last, epoch)
+        if not self._current(run_id, fence):
+            stale = self._boxes.get(run_id)
+            if stale is not None and stale.pump is not None:
+                stale.pump.cancel()  # a claim this process lost before: its log is over
+            box = self._boxes[run_id] = _Outbox(run_id, thread_id, last, epoch, fence)
             box.pump = asyncio.create_task(self._pump(box), name=f"redis-pump-{run_id}")
+
+    def _current(self, run_id: str, fence: int | None) -> bool:
+        """Whether the run's log is open here already (under this claim, if one is given)."""
+        box = self._boxes.get(run_id)
+        return box is not None and (fence is None or box.fence == fence)
 
     async def publish(self, run_id: str, event: str, data: bytes) -> int:
         box = self._boxes.get(run_id)
@@ -193,7 +207,7 @@ class RedisBroker:
             raise KeyError(run_id)
         box.last_id += 1
         ev = Event(box.last_id, event, data)
-        self.writer.add(run_id, ev)
+        self.writer.add(run_id, ev, box.fence)
         box.pending.append(ev)
         box.idle.clear()
         box.wake.set()

@@ -2,6 +2,10 @@
 
 Synchronous units over SQLAlchemy Core for `Database.run` (one hop on SQLite, `run_sync` on
 PostgreSQL). Rows go in batches: one INSERT with many parameter sets per flush.
+
+Scale-out, rows are fenced: in the transaction that inserts them the runs' rows are read
+`FOR SHARE` (`lock_fences`) and only rows published under a run's current fence are kept
+(runtime/event_store.py).
 """
 
 from __future__ import annotations
@@ -50,6 +54,22 @@ def existing_runs(conn: Connection, run_ids: Sequence[str]) -> set[str]:
         return set()
     found = conn.execute(select(runs.c.run_id).where(runs.c.run_id.in_(list(run_ids))))
     return {r[0] for r in found}
+
+
+def lock_fences(conn: Connection, run_ids: Sequence[str]) -> dict[str, int]:
+    """The current fence of each of these runs that still has a row, the rows locked
+    (`FOR SHARE`) until the transaction ends: no claim or recovery, which moves a fence,
+    commits meanwhile, and each waits for this transaction to commit first. Rows are
+    locked in id order (two such transactions never deadlock)."""
+    if not run_ids:
+        return {}
+    found = conn.execute(
+        select(runs.c.run_id, runs.c.fence)
+        .where(runs.c.run_id.in_(sorted(run_ids)))
+        .order_by(runs.c.run_id)
+        .with_for_update(read=True)
+    )
+    return {r[0]: int(r[1]) for r in found}
 
 
 def read(conn: Connection, run_id: str, after: int, limit: int) -> list[tuple[int, str, bytes]]:

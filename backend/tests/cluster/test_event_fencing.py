@@ -1,0 +1,193 @@
+"""Fenced event appends on a real PostgreSQL (runtime/event_store.py): events a replica
+buffered under a claim it has since lost are refused, without losing the new owner's events
+or other runs' events of the same batch; the check holds back a takeover until the insert
+commits; the Redis broker stores a run's events under the claim it was opened with."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from sqlalchemy import create_engine, insert, select, text, update
+from sqlalchemy.exc import OperationalError
+
+from pronghorn.persistence.db import Database
+from pronghorn.persistence.migrate import upgrade
+from pronghorn.persistence.repos import run_claims
+from pronghorn.persistence.repos import run_events as events_repo
+from pronghorn.persistence.repos import runs as runs_repo
+from pronghorn.persistence.repos import threads as threads_repo
+from pronghorn.persistence.tables import run_events, runs, threads
+from pronghorn.runtime.broker import Event, EventRow
+from pronghorn.runtime.event_store import SqlEventStore
+from runs.backends import PG_URL, database
+from support.redis_kit import redis_broker
+
+pytestmark = pytest.mark.skipif(
+    not PG_URL, reason="fenced event appends need PostgreSQL: set PRONGHORN_TEST_POSTGRES_URL"
+)
+
+
+@pytest.fixture
+async def pg(tmp_path: Path) -> AsyncIterator[tuple[Database, str]]:
+    with database("postgres", tmp_path) as (cfg, sync_url):
+        db = Database(cfg["url"])
+        await db.connect()
+        await upgrade(db)
+        try:
+            yield db, sync_url
+        finally:
+            await db.close()
+
+
+async def queued_run(db: Database) -> str:
+    """A thread with one queued (unclaimed) run; the run's id."""
+    tid, rid = uuid.uuid4().hex, uuid.uuid4().hex
+
+    def unit(conn) -> None:
+        conn.execute(insert(threads), threads_repo.new_thread_row(tid, status="busy"))
+        row = runs_repo.new_run_row(
+            run_id=rid,
+            thread_id=tid,
+            assistant_id="a",
+            kwargs={},
+            metadata={},
+            multitask_strategy="enqueue",
+            temporary=False,
+            owner=None,
+            owner_id="u1",
+        )
+        conn.execute(insert(runs), row)
+
+    await db.run(unit)
+    return rid
+
+
+async def claim(db: Database, run_id: str, owner: str) -> int:
+    row = await db.run(lambda c: run_claims.claim_unclaimed(c, run_id, owner=owner, lease_s=30))
+    assert row is not None
+    return int(row["fence"])
+
+
+async def take_over(db: Database, run_id: str, new_owner: str) -> int:
+    """The run's lease expires and another replica's sweeper requeues it; the new owner
+    claims it: its fence."""
+
+    def expire(conn) -> None:
+        conn.execute(
+            update(runs)
+            .where(runs.c.run_id == run_id)
+            .values(lease_expires_at=text("now() - interval '1 second'"))
+        )
+
+    await db.run(expire)
+    found = await db.run(
+        lambda c: run_claims.recover_expired(c, mode="resume", error={}, sweeper=new_owner)
+    )
+    assert [r.run_id for r in found] == [run_id]
+    return await claim(db, run_id, new_owner)
+
+
+def rows(run_id: str, ids: range, who: str, fence: int | None) -> list[EventRow]:
+    return [(run_id, Event(i, "values", b'{"by":"%s"}' % who.encode()), fence) for i in ids]
+
+
+async def stored(db: Database, run_id: str) -> list[tuple[int, bytes]]:
+    got = await SqlEventStore(db).read(run_id, 0, 1000)
+    return [(ev.id, ev.data) for ev in got]
+
+
+async def test_events_buffered_under_a_lost_claim_are_refused_and_nothing_else_is_lost(pg):
+    db, _ = pg
+    store = SqlEventStore(db)
+    frozen, other = await queued_run(db), await queued_run(db)
+    fence_a = await claim(db, frozen, "A")
+    other_fence = await claim(db, other, "A")
+    await store.append(rows(frozen, range(1, 3), "A", fence_a))
+    # A freezes with events 3..5 buffered; B takes the run over and goes on after id 2.
+    buffered = rows(frozen, range(3, 6), "A", fence_a)
+    fence_b = await take_over(db, frozen, "B")
+    assert fence_b > fence_a
+    assert await store.last_id(frozen) == 2
+    await store.append(rows(frozen, range(3, 5), "B", fence_b))
+    # A wakes and flushes: one batch with the lost run's events and another run's.
+    await store.append([*buffered, *rows(other, range(1, 4), "A", other_fence)])
+    assert await stored(db, frozen) == [
+        (1, b'{"by":"A"}'),
+        (2, b'{"by":"A"}'),
+        (3, b'{"by":"B"}'),
+        (4, b'{"by":"B"}'),
+    ]  # A's event 5 (no clash with B's ids) is not kept either
+    assert [i for i, _ in await stored(db, other)] == [1, 2, 3]
+
+
+async def test_a_fenced_batch_skips_runs_deleted_meanwhile_and_keeps_unfenced_rows(pg):
+    db, _ = pg
+    store = SqlEventStore(db)
+    kept, gone, closed = await queued_run(db), await queued_run(db), await queued_run(db)
+    fence = await claim(db, kept, "A")
+    gone_fence = await claim(db, gone, "A")
+
+    def delete_run(conn) -> None:
+        conn.execute(runs.delete().where(runs.c.run_id == gone))
+
+    await db.run(delete_run)
+    # An unfenced row (a sweeper closing a run's log) rides in the same batch.
+    await store.append(
+        [
+            *rows(kept, range(1, 3), "A", fence),
+            *rows(gone, range(1, 3), "A", gone_fence),
+            *rows(closed, range(1, 2), "sweeper", None),
+        ]
+    )
+    assert [i for i, _ in await stored(db, kept)] == [1, 2]
+    assert await stored(db, gone) == []
+    assert await stored(db, closed) == [(1, b'{"by":"sweeper"}')]
+
+
+async def test_a_takeover_waits_for_a_fenced_insert_under_way_to_commit(pg):
+    """Were the fence only read (not locked), a takeover could commit between the check and
+    the insert's commit, the new owner would not see those ids and its own would clash."""
+    db, sync_url = pg
+    rid = await queued_run(db)
+    fence = await claim(db, rid, "A")
+    eng = create_engine(sync_url)
+    try:
+        with eng.connect() as writer, eng.connect() as sweeper:
+            tx = writer.begin()
+            assert events_repo.lock_fences(writer, [rid]) == {rid: fence}
+            events_repo.append(writer, [(rid, 1, "values", b"{}")])
+            with pytest.raises(OperationalError, match="lock timeout"), sweeper.begin():
+                sweeper.execute(text("SET LOCAL lock_timeout = '300ms'"))
+                sweeper.execute(
+                    update(runs).where(runs.c.run_id == rid).values(fence=runs.c.fence + 1)
+                )
+            tx.commit()
+            with sweeper.begin():  # once the insert committed, the fence moves on
+                sweeper.execute(
+                    update(runs).where(runs.c.run_id == rid).values(fence=runs.c.fence + 1)
+                )
+            seqs = writer.execute(select(run_events.c.seq).where(run_events.c.run_id == rid))
+            assert [s for (s,) in seqs] == [1]
+    finally:
+        eng.dispose()
+
+
+async def test_the_redis_broker_stores_a_runs_events_under_the_claim_it_opened_it_with(pg):
+    db, _ = pg
+    store = SqlEventStore(db)
+    rid = await queued_run(db)
+    fence_a = await claim(db, rid, "A")
+    async with redis_broker(
+        store, SimpleNamespace(run_bytes=1 << 16, total_bytes=1 << 16)
+    ) as broker:
+        await broker.open_run(rid, "t", fence=fence_a)
+        await broker.publish(rid, "values", b'{"by":"A"}')
+        await broker.flush(rid)
+        await take_over(db, rid, "B")
+        await broker.publish(rid, "values", b'{"by":"A"}')  # buffered past the takeover
+        await broker.flush(rid)
+    assert await stored(db, rid) == [(1, b'{"by":"A"}')]

@@ -195,7 +195,8 @@ class RunsConfig(Section):
         ge=0,
         description=(
             "Runs that may wait for a slot at once (all users); a run that would wait "
-            "beyond it is refused with 429 and Retry-After. null: no cap."
+            "beyond it is refused with 429 and Retry-After. Scale-out (PostgreSQL + Redis) "
+            "it counts the cluster's queue: the runs no replica has claimed yet. null: no cap."
         ),
     )
     max_concurrency_per_user: int | None = Field(
@@ -206,14 +207,19 @@ class RunsConfig(Section):
     max_queued_per_user: int | None = Field(
         default=None,
         ge=0,
-        description="Runs of one user that may wait at once; more answer 429. null: no cap.",
+        description=(
+            "Runs of one user that may wait at once; more answer 429. Scale-out it counts "
+            "the user's runs no replica has claimed yet. null: no cap."
+        ),
     )
     max_queue_wait_s: float | None = Field(
         default=None,
         gt=0,
         description=(
             "Longest a run waits for its slot (after any after_seconds delay); then it ends "
-            "`error` (QueueTimeout). null: no bound."
+            "`error` (QueueTimeout) without starting. Scale-out a run unclaimed that long "
+            "(since it was accepted, came due or went back to the queue) is ended by a "
+            "replica's lease sweeper, within about runs.lease_s / 3. null: no bound."
         ),
     )
     lease_s: float = Field(

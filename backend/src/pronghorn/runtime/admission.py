@@ -9,6 +9,9 @@ once is always accepted. `check` and `enter` run in one step of the event loop, 
 concurrent creations never both take the last place.
 
 The counts are this process's (every run of a thread belongs to one process on SQLite).
+Scale-out (PostgreSQL + Redis) the queue caps count the cluster's queue instead: a run that
+is not claimed in its accept transaction is refused there when the database already holds
+that many unclaimed runs (run_cluster.py, `queue_check`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,15 @@ from pronghorn.runtime.metrics import Metrics
 
 DEFAULT_RETRY_AFTER_S = 5.0
 MAX_RETRY_AFTER_S = 60.0
+
+
+def queue_timeout_error(limit_s: float) -> dict[str, str]:
+    """The error of a run that waited past `runs.max_queue_wait_s` and never started."""
+    return {
+        "error": "QueueTimeout",
+        "message": f"The run waited more than {limit_s:g}s for a free slot "
+        "(runs.max_queue_wait_s) and was not started",
+    }
 
 
 class Admission:
@@ -62,19 +74,25 @@ class Admission:
         """Raise `Overloaded` when a new run of `user` would wait and its queue is full."""
         if not self.would_wait(user, thread_busy=thread_busy):
             return
+        self.refuse_if_full(self.queued, self.queued_of(user), self.active_of(user))
+
+    def refuse_if_full(self, queued: int, user_queued: int, user_active: int) -> None:
+        """Raise `Overloaded` when one more waiting run would exceed a queue cap, given how
+        many runs wait (in all, and the user's) and how many of the user's run. Scale-out
+        the counts are the cluster's, from the database (run_cluster.py)."""
         cfg = self.config
-        if cfg.max_queued is not None and self.queued >= cfg.max_queued:
+        if cfg.max_queued is not None and queued >= cfg.max_queued:
             self._refuse(
                 "max_queued",
-                f"Too many runs are waiting ({self.queued}, runs.max_queued is "
+                f"Too many runs are waiting ({queued}, runs.max_queued is "
                 f"{cfg.max_queued}); retry later",
             )
         cap = cfg.max_queued_per_user
-        if cap is not None and self.queued_of(user) >= cap:
+        if cap is not None and user_queued >= cap:
             self._refuse(
                 "max_queued_per_user",
-                f"You have {self.queued_of(user)} runs waiting and "
-                f"{self.active_of(user)} running (runs.max_queued_per_user is {cap}); "
+                f"You have {user_queued} runs waiting and "
+                f"{user_active} running (runs.max_queued_per_user is {cap}); "
                 "retry when one has finished",
             )
 

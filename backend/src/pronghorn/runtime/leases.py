@@ -1,6 +1,7 @@
 """Leases on the runs a replica executes (scale-out): the heartbeat that renews them, the
 check a run makes before it writes, and the sweeper that recovers other replicas' expired
-ones.
+ones (and ends queued runs that waited past `runs.max_queue_wait_s`: any replica's sweeper
+may, each run exactly once).
 
 A claimed run (persistence/repos/run_claims.py) carries the replica's id and a fencing
 token. The heartbeat renews every held lease each `runs.lease_s / 3`; a lease it cannot
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.repos import run_claims
+from pronghorn.runtime.admission import queue_timeout_error
 from pronghorn.runtime.jobs import Job
 
 log = logging.getLogger("pronghorn.runs")
@@ -57,12 +59,14 @@ class Leases:
         lease_s: Callable[[], float],
         recover_mode: Callable[[], str],
         on_recovered: OnRecovered,
+        max_queue_wait_s: Callable[[], float | None] = lambda: None,
     ) -> None:
         self.db = db
         self.owner = owner
         self.lease_s = lease_s
         self.recover_mode = recover_mode
         self.on_recovered = on_recovered
+        self.max_queue_wait_s = max_queue_wait_s
         self._held: dict[str, _Held] = {}
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -137,7 +141,8 @@ class Leases:
                 log.exception("recovering expired run leases failed (retried)")
 
     async def sweep(self) -> list[run_claims.Recovered]:
-        """Recover the runs whose lease expired (any replica's); what was recovered."""
+        """Recover the runs whose lease expired (any replica's), and end the queued runs
+        that waited past `runs.max_queue_wait_s`; what was recovered or ended."""
         mode = self.recover_mode()
         found = await self.db.run(
             lambda c: run_claims.recover_expired(
@@ -148,8 +153,21 @@ class Leases:
             log.warning(
                 "recovered runs whose lease expired", extra={"count": len(found), "mode": mode}
             )
-            await self.on_recovered(found)
-        return found
+        limit = self.max_queue_wait_s()
+        expired: list[run_claims.Recovered] = []
+        if limit is not None:
+            error = queue_timeout_error(limit)
+            expired = await self.db.run(
+                lambda c: run_claims.expire_queued(c, max_wait_s=limit, error=error)
+            )
+            if expired:
+                log.warning(
+                    "queued runs waited past runs.max_queue_wait_s; ended without starting",
+                    extra={"count": len(expired)},
+                )
+        if found or expired:
+            await self.on_recovered([*found, *expired])
+        return [*found, *expired]
 
     async def aclose(self) -> None:
         for task in self._tasks:

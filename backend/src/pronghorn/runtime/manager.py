@@ -28,6 +28,7 @@ from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.persistence.repos.common import new_id
 from pronghorn.runtime.access import Access, principal_from_record, principal_record
 from pronghorn.runtime.admission import Admission
+from pronghorn.runtime.admission import queue_timeout_error as timeout_error
 from pronghorn.runtime.control import ControlBus, ControlMessage, LocalControlBus
 from pronghorn.runtime.errors import Conflict, DomainError, NotFound, Unavailable
 from pronghorn.runtime.executor import Executor
@@ -54,12 +55,7 @@ def final_status(status: str) -> str:
 
 
 def queue_timeout_error(job: Job) -> dict[str, str]:
-    limit = job.config.runs.max_queue_wait_s or 0
-    return {
-        "error": "QueueTimeout",
-        "message": f"The run waited more than {limit:g}s for a free slot "
-        "(runs.max_queue_wait_s) and was not started",
-    }
+    return timeout_error(job.config.runs.max_queue_wait_s or 0)
 
 
 class RunManager:
@@ -161,8 +157,12 @@ class RunManager:
             raise NotFound.of("Assistant", req.assistant_id)
         self._check(req, assistant)
 
-    def check_room(self, access: Access, count: int) -> None:
-        """Admission for a batch of `count` stateless runs, before any is created."""
+    async def check_room(self, access: Access, count: int) -> None:
+        """Admission for a batch of `count` stateless runs, before any is created (scale-out:
+        against the cluster's queue)."""
+        if self.cluster is not None:
+            await self.cluster.check_room(access.identity, count)
+            return
         self.admission.check_many(access.identity, count)
 
     async def _ownership(
@@ -212,11 +212,15 @@ class RunManager:
         kwargs = req.kwargs()
         kwargs["temporary"] = stateless
         # Admission: refuse before anything is written; from here the run holds its place.
-        tail = self._tails.get(tid)
-        self.admission.check(access.identity, thread_busy=tail is not None and not tail.done())
-        self.admission.enter(access.identity)
+        # Scale-out the queue caps count the cluster's queue, in the accept transaction.
         cluster = self.cluster
+        if cluster is None:
+            tail = self._tails.get(tid)
+            busy = tail is not None and not tail.done()
+            self.admission.check(access.identity, thread_busy=busy)
+        self.admission.enter(access.identity)
         claim = cluster.fast_claim(req, tid) if cluster is not None else None
+        queue_check = cluster.queue_check() if cluster is not None else None
 
         def unit(conn: Any) -> run_units.Accepted:
             return run_units.accept_run(
@@ -245,6 +249,7 @@ class RunManager:
                 missing_error=NotFound.of,
                 ownership=ownership,
                 claim_if_idle=claim,
+                queue_check=queue_check,
             )
 
         # The run's log first: a broker that cannot be reached fails the request (503)

@@ -17,8 +17,11 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
+
+from sqlalchemy.engine import Connection
 
 from pronghorn.auth.principal import LOCAL_PRINCIPAL
 from pronghorn.persistence.repos import assistants as assistants_repo
@@ -54,6 +57,7 @@ class RunCluster:
             lease_s=lambda: self.config.lease_s,
             recover_mode=lambda: self.config.recover,
             on_recovered=self._recovered,
+            max_queue_wait_s=lambda: self.config.max_queue_wait_s,
         )
         self.queue = RunQueue(self.claim_once, lambda: self.config.queue_poll_s)
         self._handles: dict[str, Job] = {}  # accepted here, not (yet) executing here
@@ -100,6 +104,41 @@ class RunCluster:
             "fence": 1,
             "lease_expires_at": now() + timedelta(seconds=self.config.lease_s),
         }
+
+    # -- queue caps ----------------------------------------------------------------------
+    def queue_check(self) -> Callable[[Connection, str | None], None] | None:
+        """The accept transaction's check of `runs.max_queued` / `max_queued_per_user`
+        against the cluster's queue (None: no cap): it counts the unclaimed runs in the
+        database under an advisory lock, so concurrent accepts on any replica count each
+        other, and refuses (`Overloaded`, 429) as on one process."""
+        cfg = self.config
+        if cfg.max_queued is None and cfg.max_queued_per_user is None:
+            return None
+        admission = self.m.admission
+
+        def check(conn: Connection, owner_id: str | None) -> None:
+            load = run_claims.queue_load(conn, owner_id, lock=True)
+            admission.refuse_if_full(load.queued, load.user_queued, load.user_running)
+
+        return check
+
+    async def check_room(self, user: str, count: int) -> None:
+        """A batch of `count` stateless runs of `user`, before any is created: refused when
+        the ones this replica cannot start at once would not all fit in the cluster's queue
+        (each run is checked again as it is accepted)."""
+        cfg = self.config
+        if cfg.max_queued is None and cfg.max_queued_per_user is None:
+            return
+        caps = self.caps()
+        at_once = 0 if caps.total is not None or caps.per_user is not None else self.free_slots()
+        queued = count - max(at_once, 0)
+        if queued <= 0:
+            return
+        async with self.m.db.read() as conn:
+            load = await conn.run_sync(lambda c: run_claims.queue_load(c, user, lock=False))
+        self.m.admission.refuse_if_full(
+            load.queued + queued - 1, load.user_queued + queued - 1, load.user_running
+        )
 
     def unreserve(self) -> None:
         self._reserved -= 1

@@ -231,7 +231,7 @@ async def create_batch(
     requests = [_parse(item) for item in cast("list[Any]", body)]
     for req in requests:
         await runtime.runs.precheck(req, access)
-    runtime.runs.check_room(access, len(requests))
+    await runtime.runs.check_room(access, len(requests))
     jobs = [await runtime.runs.create(None, req, access) for req in requests]
     return JSONResponse([j.run for j in jobs])
 

@@ -26,6 +26,8 @@ from pronghorn.persistence.tables import runs, threads
 
 # pg_advisory_xact_lock key serialising claims while a cluster-wide cap is counted.
 CAP_LOCK_KEY = 0x70726E67  # "prng"
+# ... and the one serialising accepts while the queue caps (runs.max_queued*) are counted.
+QUEUE_LOCK_KEY = 0x70726E71  # "prnq"
 
 
 @dataclass(frozen=True)
@@ -266,3 +268,62 @@ def recover_expired(
         )
         out.append(Recovered(run_id, thread_id, False, error))
     return out
+
+
+def expire_queued(
+    conn: Connection, *, max_wait_s: float, error: dict[str, Any], limit: int = 50
+) -> list[Recovered]:
+    """Queued runs nobody claimed within `max_wait_s` of joining the queue (accepted, due
+    after their `after_seconds`, or handed back to it): settled `error` without starting.
+    Each row is locked (skip locked) and still unowned and `pending`, so a run is expired
+    by exactly one sweeper and never once a replica claimed it."""
+    waiting_since = func.greatest(runs.c.claimable_at, runs.c.updated_at)
+    rows = (
+        conn.execute(
+            select(runs.c.run_id, runs.c.thread_id)
+            .where(
+                runs.c.status == "pending",
+                runs.c.owner.is_(None),
+                waiting_since < func.now() - literal(timedelta(seconds=max_wait_s)),
+            )
+            .order_by(runs.c.created_at)
+            .limit(limit)
+            .with_for_update(skip_locked=True)
+        )
+        .mappings()
+        .all()
+    )
+    out: list[Recovered] = []
+    for row in rows:
+        run_id, thread_id = row["run_id"], row["thread_id"]
+        conn.execute(update(runs).where(runs.c.run_id == run_id).values(fence=runs.c.fence + 1))
+        run_units.settle_orphan(
+            conn, run_id, thread_id, status="error", error=error, cancel_reason=None
+        )
+        out.append(Recovered(run_id, thread_id, False, error))
+    return out
+
+
+@dataclass(frozen=True)
+class QueueLoad:
+    queued: int  # unclaimed unfinished runs, all users
+    user_queued: int  # of those, the user's
+    user_running: int  # the user's claimed unfinished runs
+
+
+def queue_load(conn: Connection, owner_id: str | None, *, lock: bool) -> QueueLoad:
+    """How full the cluster's queue is, for `owner_id`'s runs and in all. `lock`: first
+    take the advisory lock that serialises the accepts counting it (until the transaction
+    ends), so two replicas never both admit a run past a cap."""
+    if lock:
+        conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": QUEUE_LOCK_KEY})
+    waiting = and_(runs.c.status == "pending", runs.c.owner.is_(None))
+    mine = runs.c.owner_id == owner_id
+    row = conn.execute(
+        select(
+            func.count().filter(waiting),
+            func.count().filter(and_(waiting, mine)),
+            func.count().filter(and_(_claimed_inflight(), mine)),
+        ).where(runs.c.status.in_(runs_repo.INFLIGHT))
+    ).one()
+    return QueueLoad(int(row[0]), int(row[1]), int(row[2]))

@@ -99,6 +99,7 @@ def accept_run(
     ownership: RunOwnership,
     new_thread_metadata: dict[str, Any] | None = None,
     claim_if_idle: dict[str, Any] | None = None,
+    queue_check: Callable[[Connection, str | None], None] | None = None,
 ) -> Accepted:
     """Resolve the assistant, check the thread and the multitask strategy, insert the run as
     pending and mark the thread busy — all or nothing (an exception rolls it all back). A
@@ -107,7 +108,9 @@ def accept_run(
 
     `claim_if_idle` (scale-out): the claim columns (owner, fence, lease) the run gets when
     its thread has no unfinished run, so the accepting replica executes it at once; otherwise
-    the run is queued unclaimed (no owner) for any replica to claim."""
+    the run is queued unclaimed (no owner) for any replica to claim. `queue_check`
+    (scale-out) is called with the run's owner id before a run is queued unclaimed, and
+    raises to refuse it (the cluster's queue caps)."""
     assistant = resolve_assistant(conn, assistant_ref, ownership.may_use_assistant)
     if assistant is None:
         raise missing_error("Assistant", assistant_ref)
@@ -150,6 +153,8 @@ def accept_run(
         **run_fields,
     )
     claimed = claim_if_idle is not None and not inflight
+    if queue_check is not None and not claimed:
+        queue_check(conn, owner_id)
     if claim_if_idle is not None:
         values.update(claim_if_idle if claimed else {"owner": None})
     conn.execute(insert(runs), values)

@@ -14,18 +14,27 @@ def human(text: str) -> dict:
     return {"messages": [{"role": "user", "content": text}]}
 
 
+FINAL = frozenset({"success", "error", "interrupted", "timeout"})
+
+
 async def wait_status(
     client: Any, tid: str, rid: str, wanted: set[str], within: float = 60.0
 ) -> dict[str, Any]:
-    """Poll a run (through an SDK client) until its status is one of ``wanted``."""
-    deadline = asyncio.get_running_loop().time() + within
-    while True:
-        run = await client.runs.get(tid, rid)
-        if run["status"] in wanted:
-            return run
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"run {rid} stayed {run['status']}, wanted {wanted}")
-        await asyncio.sleep(0.05)
+    """A run (through an SDK client) once its status is one of ``wanted``, waited for on the
+    run's own events: final statuses once ``runs.join`` returns (the run has ended); any
+    other (``running``) at the first event of the run's replayed stream that shows it."""
+    async with asyncio.timeout(within):
+        if wanted <= FINAL:
+            await client.runs.join(tid, rid)
+        else:
+            async for _ in client.runs.join_stream(tid, rid, last_event_id="0"):
+                run = await client.runs.get(tid, rid)
+                if run["status"] in wanted:
+                    return run
+    run = await client.runs.get(tid, rid)
+    if run["status"] not in wanted:
+        raise AssertionError(f"run {rid} is {run['status']}, wanted {wanted}")
+    return run
 
 
 async def wait_next(

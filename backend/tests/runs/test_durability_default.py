@@ -75,7 +75,8 @@ async def test_reload_mid_run_sees_the_turn_in_progress(server: InProcessServer)
     user message (a page reloaded mid-run shows the turn in progress)."""
     client = server.sdk(timeout=30)
     tid = (await client.threads.create())["thread_id"]
-    run = await client.runs.create(tid, "echo", input={**human("in progress"), "sleep": 3})
+    # It sleeps far longer than the test takes and is cancelled once seen mid-run.
+    run = await client.runs.create(tid, "echo", input={**human("in progress"), "sleep": 600})
     deadline = time.monotonic() + 30
     texts: list[str] = []
     while time.monotonic() < deadline:
@@ -86,4 +87,4 @@ async def test_reload_mid_run_sees_the_turn_in_progress(server: InProcessServer)
         await asyncio.sleep(0.05)
     assert texts == ["in progress"]
     assert (await client.runs.get(tid, run["run_id"]))["status"] in ("pending", "running")
-    await client.runs.join(tid, run["run_id"])
+    await client.runs.cancel(tid, run["run_id"], wait=True)

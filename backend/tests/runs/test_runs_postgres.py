@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import uuid
 from collections.abc import Iterator
@@ -12,7 +11,7 @@ import pytest
 from langgraph_sdk.errors import ConflictError, NotFoundError
 from sqlalchemy.engine import make_url
 
-from runs.runkit import human, wait_next
+from runs.runkit import human, wait_next, wait_status
 from support.inproc import InProcessServer
 from support.live import base_config
 
@@ -47,7 +46,8 @@ async def test_runs_queue_stream_and_resume_on_postgres(pg_server: InProcessServ
     t = await client.threads.create()
     tid = t["thread_id"]
     r1 = await client.runs.create(tid, "echo", input={**human("a"), "sleep": 0.5})
-    r2 = await client.runs.create(tid, "echo", input=human("b"))
+    # The echo graph's knobs are state: without its own, b would sleep as long as a.
+    r2 = await client.runs.create(tid, "echo", input={**human("b"), "sleep": 0})
     with pytest.raises(ConflictError):
         await client.runs.create(tid, "echo", input=human("c"), multitask_strategy="reject")
     out = await client.runs.join(tid, r2["run_id"])
@@ -76,10 +76,7 @@ async def test_rollback_and_errors_on_postgres(pg_server: InProcessServer):
     await client.runs.wait(tid, "echo", input=human("keep"))
     before = await client.threads.get_state(tid)
     run = await client.runs.create(tid, "echo", input={**human("drop"), "sleep": 5})
-    for _ in range(100):
-        if (await client.runs.get(tid, run["run_id"]))["status"] == "running":
-            break
-        await asyncio.sleep(0.05)
+    await wait_status(client, tid, run["run_id"], {"running"})
     await wait_next(client, tid, ["respond"])  # `prepare` has checkpointed
     await client.runs.cancel(tid, run["run_id"], wait=True, action="rollback")
     with pytest.raises(NotFoundError):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from runs.runkit import Frame, human, parse_frames, read_events
@@ -127,24 +129,35 @@ def test_wire_format_matches_the_contract(server: InProcessServer):
 
 def test_heartbeat_comment(start_app):
     srv = start_app(streaming={"heartbeat_s": 0.3})
-    with srv.http(timeout=30) as http:
+    with srv.http(timeout=30) as http, srv.http(timeout=30) as control:
         t = http.post(f"{srv.api}/threads", json={}).json()
         raw = b""
+        cancelled = False
         with http.stream(
             "POST",
             f"{srv.api}/threads/{t['thread_id']}/runs/stream",
             json={
                 "assistant_id": "echo",
-                "input": {**human("slow"), "sleep": 1.2},
+                "input": {**human("slow"), "sleep": 600},
                 "stream_mode": ["updates"],
             },
         ) as resp:
+            run_path = resp.headers["content-location"]
             for chunk in resp.iter_raw():
                 raw += chunk
+                # A heartbeat after `prepare`'s update: the run is asleep in `respond`; it
+                # is cancelled then, which ends the stream.
+                text = raw.decode()
+                update_at = text.find("event: updates")
+                if not cancelled and update_at >= 0 and text.rfind(": heartbeat") > update_at:
+                    assert control.post(f"{srv.url}{run_path}/cancel").is_success
+                    cancelled = True
+    assert cancelled
     items = parse_frames(raw)
     assert ": heartbeat" in items
     frames = [i for i in items if isinstance(i, Frame)]
-    assert [f.event for f in frames] == ["metadata", "updates", "updates"]
-    # heartbeats arrive while the run sleeps, between the two updates
-    first_hb = items.index(": heartbeat")
-    assert 0 < first_hb < len(items) - 1
+    assert [f.event for f in frames] == ["metadata", "updates"]
+    assert "prepare" in json.loads(frames[1].data)
+    # heartbeats arrive while the run sleeps, after the update of its first step
+    update_at = items.index(frames[1])
+    assert ": heartbeat" in items[update_at + 1 :]

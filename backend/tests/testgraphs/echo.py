@@ -4,6 +4,11 @@ Input: ``{"messages": [...], "sleep": seconds, "interrupt": bool, "fail": bool,
 "chunks": n}``. ``prepare`` reads the knobs (and writes custom progress events),
 ``respond`` answers ``echo: <last message>``, optionally pausing on ``interrupt()`` first,
 sleeping, failing, or streaming ``chunks`` message chunks.
+
+The knobs are state channels, so they outlive the run that set them: a later run of the
+thread that does not set them gets the state's (``prepare`` checkpoints them before
+``respond`` sleeps, so even a run cancelled mid-sleep leaves ``sleep`` behind). A test that
+wants a quick later run on such a thread gives it ``"sleep": 0``.
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ from pronghorn.runtime.jobs import Job
 from pronghorn.runtime.run_request import RunCreate
 from pronghorn.runtime.runtime import Runtime
 from support.live import base_config
+from unit.run_events import is_custom, until_event
 
 ME = Access(LOCAL_PRINCIPAL)
 Opener = Callable[..., Awaitable[Runtime]]
@@ -67,21 +68,6 @@ def request(text: str = "hi", **body: Any) -> RunCreate:
 async def start(runtime: Runtime, req: RunCreate) -> tuple[str, Job]:
     tid = str(uuid.uuid4())
     return tid, await runtime.runs.create(tid, req, ME)
-
-
-async def until_event(runtime: Runtime, job: Job, wanted: Callable[[Event], bool]) -> Event:
-    """The first event of the run that `wanted` accepts (read from the start of its log)."""
-    async for event in runtime.broker.subscribe(job.run_id, after=0):
-        if wanted(event):
-            return event
-    raise AssertionError("the run's log ended before the event came")
-
-
-def is_custom(progress: str) -> Callable[[Event], bool]:
-    def check(event: Event) -> bool:
-        return event.event == "custom" and json.loads(event.data).get("progress") == progress
-
-    return check
 
 
 async def stored_events(runtime: Runtime, run_id: str) -> list[Event]:

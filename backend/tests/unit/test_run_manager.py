@@ -4,6 +4,7 @@ job's own events."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -21,6 +22,7 @@ from pronghorn.runtime.errors import Conflict, NotFound
 from pronghorn.runtime.run_request import RunCreate
 from pronghorn.runtime.runtime import Runtime
 from support.live import base_config
+from unit.run_events import is_update, until_event
 
 ME = Access(LOCAL_PRINCIPAL)
 
@@ -69,13 +71,25 @@ async def test_enqueue_waits_for_the_run_before_it_and_counts_as_queued(
     runtime: Runtime,
 ) -> None:
     tid = str(uuid.uuid4())
-    first = await runtime.runs.create(tid, request(input={"sleep": 60}), ME)
-    second = await runtime.runs.create(tid, request(multitask_strategy="enqueue"), ME)
+    first = await runtime.runs.create(
+        tid, request(input={"sleep": 60}, stream_mode=["updates"]), ME
+    )
+    # The echo graph's knobs are state: a later run of the thread keeps the ones the state
+    # holds unless its input sets them. Set here, or the second run sleeps a minute too
+    # whenever the first was cancelled after its `prepare` step checkpointed `sleep: 60`.
+    second = await runtime.runs.create(
+        tid, request(multitask_strategy="enqueue", input={"sleep": 0}, stream_mode=["updates"]), ME
+    )
     # The executor's question at settle time: another run of the thread is still to come.
     assert runtime.runs.ex.jobs.has_queued(tid, first.run_id)
     assert second.status == "pending" and not second.done.is_set()
+    # Cancel inside the window that made this test take 60 s now and then: after `prepare`.
+    await until_event(runtime, first, is_update("prepare"))
     await runtime.runs.cancel(tid, first.run_id, action="interrupt", wait=True)
     assert first.status == "interrupted"
+    assert (await runtime.runs.output(tid, first.run_id))["sleep"] == 60
+    prepared = await until_event(runtime, second, is_update("prepare"))
+    assert json.loads(prepared.data)["prepare"]["sleep"] == 0
     await second.done.wait()
     assert second.status == "success"
     assert not runtime.runs.ex.jobs.has_queued(tid, second.run_id)
@@ -98,7 +112,8 @@ async def test_cancel_is_idempotent_and_refuses_finished_and_unknown_runs(
     await runtime.runs.cancel(tid, slow.run_id, wait=True)
     assert slow.status == "interrupted"
     assert await runtime.runs.cancel(tid, slow.run_id) is None  # again: a no-op
-    done = await runtime.runs.create(tid, request(), ME)
+    # The slow run may have checkpointed `sleep: 60` (see the enqueue test): not this one.
+    done = await runtime.runs.create(tid, request(input={"sleep": 0}), ME)
     await done.done.wait()
     with pytest.raises(Conflict, match="already finished"):
         await runtime.runs.cancel(tid, done.run_id)

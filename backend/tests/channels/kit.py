@@ -38,7 +38,7 @@ def long_text(paragraphs: int, words: int) -> str:
 
 
 HELLO_RULE: Rule = {"match": "hello", "steps": [{"text": HELLO}]}
-# After "hello" and "long": a presented file, a clarification, a slow reply, a second answer.
+# After "hello" and "long": a presented file, a clarification, a second answer.
 TAIL_RULES: list[Rule] = [
     {
         "match": "present",
@@ -55,9 +55,23 @@ TAIL_RULES: list[Rule] = [
             {"text": "Thanks, that settles it."},
         ],
     },
-    {"match": "slow", "steps": [{"text": "slowly " * 30, "delay_s": 0.2}]},
     {"match": "second", "steps": [{"text": "The second answer."}]},
 ]
+
+
+# The `tools` section offering the `hold` tool (channels/hold.py) that `held_rule` calls.
+HOLD_TOOLS = {"extra": [{"use": "channels.hold:hold"}]}
+BUSY_GATE = "busy"
+
+
+def held_rule(fake: PlatformServer) -> Rule:
+    """ "slow answer": a first line is shown, then the run stays in flight (the `hold` tool)
+    until the test calls `fake.release(BUSY_GATE)`, then the answer ends."""
+    hold = call("hold", url=f"{fake.url}/gate/{BUSY_GATE}")
+    return {
+        "match": "slow answer",
+        "steps": [{"text": "Working on it.", **hold}, {"text": "Done, at last."}],
+    }
 
 
 def scripted_config(rules: list[Rule], **sections: Any) -> dict[str, Any]:

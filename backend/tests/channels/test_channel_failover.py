@@ -25,7 +25,7 @@ from support.redis_kit import REDIS_URL
 
 pytestmark = pytest.mark.filterwarnings(MUTED)
 
-TTL_S = 6.0
+TTL_S = 3.0  # short enough to wait out; its thirds (the tries) still far above a poll
 
 
 @pytest.fixture

@@ -13,10 +13,13 @@ import pytest
 from fastapi import FastAPI
 
 from channels.kit import (
+    BUSY_GATE,
     FAST,
     HELLO,
+    HOLD_TOOLS,
     OK,
     TAIL_RULES,
+    held_rule,
     long_text,
     scripted_config,
     serving,
@@ -46,7 +49,11 @@ RULES = [
 
 def config(fake: FakeDiscord, access: str = "open", **discord: Any) -> dict[str, Any]:
     section = {"bot_token": TOKEN, "api_base_url": fake.api_base, **FAST, **discord}
-    return scripted_config(RULES, channels={"access": {"mode": access}, "discord": section})
+    return scripted_config(
+        [held_rule(fake), *RULES],
+        tools=HOLD_TOOLS,
+        channels={"access": {"mode": access}, "discord": section},
+    )
 
 
 def start_server(workdir: Path, fake: FakeDiscord, access: str = "open") -> InProcessServer:
@@ -235,7 +242,9 @@ def test_busy_thread_queues(srv: InProcessServer, fake: FakeDiscord):
     fake.message("slow answer", user_id=user)
     fake.wait_for(lambda: calls_in(fake, "editMessage", dm))
     fake.message("second question", user_id=user)
-    final_text(fake, dm, "Queued")
+    final_text(fake, dm, "Queued")  # while the first run is held in flight
+    fake.release(BUSY_GATE)
+    final_text(fake, dm, "Done, at last.")
     final_text(fake, dm, "The second answer.")
     texts = fake.texts(dm)
     assert texts.index(next(t for t in texts if "Queued" in t)) < texts.index(

@@ -15,12 +15,15 @@ import httpx
 import pytest
 
 from channels.kit import (
+    BUSY_GATE,
     FAST,
     HELLO,
     HELLO_RULE,
+    HOLD_TOOLS,
     OK,
     TAIL_RULES,
     gateway,
+    held_rule,
     long_text,
     scripted_config,
     serving,
@@ -71,7 +74,11 @@ def config(fake: FakeFeishu, *, access: str = "open", encrypted: bool = True) ->
     }
     if encrypted:
         section["encrypt_key"] = ENCRYPT_KEY
-    return scripted_config(RULES, channels={"access": {"mode": access}, "feishu": section})
+    return scripted_config(
+        [held_rule(fake), *RULES],
+        tools=HOLD_TOOLS,
+        channels={"access": {"mode": access}, "feishu": section},
+    )
 
 
 @pytest.fixture(scope="module")
@@ -342,7 +349,9 @@ def test_busy_thread_queues(srv: InProcessServer, fake: FakeFeishu):
     say(srv, fake, chat, "slow answer")
     fake.wait_for(lambda: [c for c in fake.of("patch") if c.body["chat_id"] == chat])
     say(srv, fake, chat, "second question")
-    final_text(fake, chat, "Queued")
+    final_text(fake, chat, "Queued")  # while the first run is held in flight
+    fake.release(BUSY_GATE)
+    final_text(fake, chat, "Done, at last.")
     final_text(fake, chat, "The second answer.")
     (thread,) = threads_of(srv, chat)
     assert len(runs_of(srv, thread["thread_id"])) == 2

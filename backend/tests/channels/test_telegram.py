@@ -11,11 +11,14 @@ from typing import Any
 import pytest
 
 from channels.kit import (
+    BUSY_GATE,
     HELLO_RULE,
+    HOLD_TOOLS,
     OK,
     TAIL_RULES,
     final_text,
     gateway,
+    held_rule,
     long_text,
     scripted_config,
     serving,
@@ -32,7 +35,8 @@ RULES = [HELLO_RULE, {"match": "long", "steps": [{"text": LONG}]}, *TAIL_RULES, 
 
 def config(fake: FakeTelegram, **telegram: Any) -> dict[str, Any]:
     return scripted_config(
-        RULES,
+        [held_rule(fake), *RULES],
+        tools=HOLD_TOOLS,
         channels={"access": {"mode": "open"}, "telegram": telegram_section(fake, **telegram)},
     )
 
@@ -145,7 +149,9 @@ def test_busy_thread_queues(srv: InProcessServer, fake: FakeTelegram):
     fake.user_message("slow answer", user_id=user)
     fake.wait_for(lambda: [c for c in fake.of("editMessageText") if int(c.body["chat_id"]) == user])
     fake.user_message("second question", user_id=user)
-    final_text(fake, user, "Queued")
+    final_text(fake, user, "Queued")  # while the first run is held in flight
+    fake.release(BUSY_GATE)
+    final_text(fake, user, "Done, at last.")
     final_text(fake, user, "The second answer.")
     assert fake.sent_texts(user).index(next(t for t in fake.sent_texts(user) if "Queued" in t)) >= 1
 

@@ -1,5 +1,9 @@
 """A local HTTP server (Starlette under uvicorn, on a free port of 127.0.0.1, in a thread)
-that fake chat platforms build on: it records every call and lets tests wait for one."""
+that fake chat platforms build on: it records every call and lets tests wait for one.
+
+It also serves test gates: `GET /gate/{name}` (what the `hold` tool of tests/channels/hold.py
+calls from inside a run) answers only once the test calls `release(name)`, so a test holds a
+run open exactly as long as it needs to, without guessing a duration."""
 
 from __future__ import annotations
 
@@ -11,7 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from starlette.applications import Starlette
-from starlette.routing import BaseRoute
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import BaseRoute, Route
 
 from support.threaded_server import ThreadedServer
 
@@ -37,6 +43,8 @@ class PlatformServer:
         self._http: ThreadedServer | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.port = 0
+        self._released: set[str] = set()  # gates opened by `release`
+        self._held: list[tuple[str, asyncio.AbstractEventLoop, asyncio.Event]] = []
 
     def routes(self) -> list[BaseRoute]:
         raise NotImplementedError
@@ -79,13 +87,38 @@ class PlatformServer:
                     )
                 self._cond.wait(left)
 
+    def release(self, gate: str) -> None:
+        """Open `gate`: the requests waiting on it answer, and later ones pass at once."""
+        with self._cond:
+            self._released.add(gate)
+            waiting = [(loop, event) for name, loop, event in self._held if name == gate]
+        for loop, event in waiting:
+            loop.call_soon_threadsafe(event.set)
+
+    async def _gate(self, request: Request) -> Response:
+        gate = request.path_params["name"]
+        loop, event = asyncio.get_running_loop(), asyncio.Event()
+        with self._cond:
+            if gate in self._released:
+                event.set()
+            else:
+                self._held.append((gate, loop, event))
+        self.record(Call("gate", {"name": gate}))
+        await event.wait()
+        return PlainTextResponse(f"{gate} released")
+
     def start(self) -> PlatformServer:
+        routes = [*self.routes(), Route("/gate/{name}", self._gate, methods=["GET"])]
         self._http = ThreadedServer(
-            Starlette(routes=self.routes()), lifespan="off", name="fake platform server", ws=self.ws
+            Starlette(routes=routes), lifespan="off", name="fake platform server", ws=self.ws
         ).start()
         self.port = self._http.port
         return self
 
     def stop(self) -> None:
+        with self._cond:
+            gates = {name for name, _, _ in self._held}
+        for gate in gates:  # nothing held keeps the server from shutting down
+            self.release(gate)
         if self._http is not None:
             self._http.stop()

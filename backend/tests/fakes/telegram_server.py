@@ -33,12 +33,21 @@ class FakeTelegram(PlatformServer):
         # Conflict ("terminated by other getUpdates request"): two pollers of one bot.
         self._waiting: asyncio.Event | None = None
         self.conflicts = 0
+        self._closing = False
 
     def routes(self) -> list[BaseRoute]:
         return [
             Route("/bot{token}/{method}", self._api, methods=["GET", "POST"]),
             Route("/file/bot{token}/{path:path}", self._file, methods=["GET"]),
         ]
+
+    def stop(self) -> None:
+        """Stop; a long poll still waiting ends at once (as when Telegram closes it), so the
+        server's shutdown need not wait out the poll's timeout."""
+        self._closing = True
+        if self.loop is not None and self._new_update is not None:
+            self.loop.call_soon_threadsafe(self._new_update.set)
+        super().stop()
 
     # -- test side ---------------------------------------------------------------------------
 
@@ -174,7 +183,7 @@ class FakeTelegram(PlatformServer):
         with self._cond:
             ready = [u for u in self.updates if u["update_id"] >= offset]
         try:
-            if not ready and timeout:
+            if not ready and timeout and not self._closing:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._either(self._new_update, mine), timeout)
                 with self._cond:

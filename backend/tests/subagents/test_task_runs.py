@@ -87,21 +87,29 @@ RULES: list[dict[str, Any]] = [
             {"text": "Both ran, one after the other."},
         ],
     },
-    # the sub-agents (their prompt is their human message)
-    {"match": "sub alpha", "steps": [{"text": "alpha result", "latency_s": 1.0}]},
-    {"match": "sub beta", "steps": [{"text": "beta result", "latency_s": 1.0}]},
-    {"match": "sub gamma", "steps": [{"text": "gamma result", "latency_s": 1.5}]},
-    {"match": "sub slow", "steps": [{"text": "never", "latency_s": 60}]},
-    {
-        "match": "sub walk",
-        "steps": [calls(ls(1)), calls(ls(2)), calls(ls(3)), {"text": "walked"}],
-    },
 ]
 
 
-def config(**subagents: Any) -> dict[str, Any]:
+def sub_agents(scale: float) -> list[dict[str, Any]]:
+    """The sub-agents' rules (their prompt is their human message); alpha, beta and gamma
+    take `scale` x 1, 1 and 1.5 s to answer."""
+    return [
+        {"match": "sub alpha", "steps": [{"text": "alpha result", "latency_s": 1.0 * scale}]},
+        {"match": "sub beta", "steps": [{"text": "beta result", "latency_s": 1.0 * scale}]},
+        {"match": "sub gamma", "steps": [{"text": "gamma result", "latency_s": 1.5 * scale}]},
+        {"match": "sub slow", "steps": [{"text": "never", "latency_s": 60}]},
+        {
+            "match": "sub walk",
+            "steps": [calls(ls(1)), calls(ls(2)), calls(ls(3)), {"text": "walked"}],
+        },
+    ]
+
+
+def config(scale: float = 1.0, **subagents: Any) -> dict[str, Any]:
+    """`scale`: of the sub-agents' answer times (whole seconds where tests time overlaps)."""
+    rules = [*RULES, *sub_agents(scale)]
     return base_config(
-        models=[{"name": "s", "provider": "scripted", "rules": RULES}],
+        models=[{"name": "s", "provider": "scripted", "rules": rules}],
         agent={"default_model": "s"},
         sandbox={"isolation": "none"},
         subagents={
@@ -332,7 +340,8 @@ async def test_custom_agent_is_a_sub_agent_type(srv: InProcessServer):
 
 @pytest.fixture(scope="module")
 def capped(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessServer]:
-    cfg = config(max_per_response=2, max_per_run=3, max_concurrent=1)
+    # The caps are counted and the queue is seen in the events, not timed: quick sub-agents.
+    cfg = config(scale=0.1, max_per_response=2, max_per_run=3, max_concurrent=1)
     server = InProcessServer(tmp_path_factory.mktemp("capped"), cfg).start(timeout=120)
     yield server
     server.stop()

@@ -163,6 +163,7 @@ class DiscordTransport:
         *,
         attempts: int = 3,
         answer: bool = True,
+        raise_on_limit: bool = False,
         **kwargs: Any,
     ) -> dict[str, Any]:
         """One REST call; its JSON object (`answer=False`: the body is not read)."""
@@ -174,6 +175,7 @@ class DiscordTransport:
             backoff=self._backoff,
             retry_after=retry_after,
             method=method,
+            raise_on_limit=raise_on_limit,
             **kwargs,
         )
         if response.status_code >= 400:
@@ -517,10 +519,16 @@ class DiscordTransport:
         payload = {"content": text, "allowed_mentions": NO_PINGS}
         hooked = self._webhook_messages.get(sent.message_id)
         if hooked is not None and hooked[0].live:
-            await self._api("PATCH", hooked[1], "edit interaction reply", json=payload)
+            await self._api(
+                "PATCH", hooked[1], "edit interaction reply", raise_on_limit=True, json=payload
+            )
             return
         await self._bot_api(
-            "PATCH", f"/channels/{sent.chat_id}/messages/{sent.message_id}", "edit", json=payload
+            "PATCH",
+            f"/channels/{sent.chat_id}/messages/{sent.message_id}",
+            "edit",
+            raise_on_limit=True,
+            json=payload,
         )
 
     async def upload(self, target: Target, name: str, data: bytes) -> None:

@@ -185,7 +185,8 @@ class RunDriver:
             )
         pieces = fit(answer, t.max_text, t.render)
         if placeholder is not None:
-            await final_edit(t, placeholder, turn.target, pieces[0])
+            limited_until = pump.limited_until if pump is not None else 0.0
+            await final_edit(t, placeholder, turn.target, pieces[0], not_before=limited_until)
             rest = pieces[1:]
         else:
             rest = pieces

@@ -4,9 +4,10 @@
 `EditPump` streams previews without ever holding up the run's stream: at most one edit is
 in flight, each carries the newest text (what arrived meanwhile is coalesced, never
 queued), and an edit refused for a rate limit pushes the next one back by the wait the
-platform asked for. `final_edit` delivers the finished text: it retries a rate-limited edit
-after the asked wait (bounded), and when the message still cannot be edited it sends the
-text as a new message, so the final answer is never lost.
+platform asked for (`limited_until`). `final_edit` delivers the finished text: it first
+waits out a rate limit a streaming edit was given, retries a rate-limited edit after the
+asked wait (bounded), and when the message still cannot be edited it sends the text as a
+new message, so the final answer is never lost.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ class EditPump:
         self.shown: str | None = None
         self.not_before = time.monotonic() + interval
         self.rate_limited = 0  # edits refused for a rate limit
+        self.limited_until = 0.0  # monotonic time until which the platform asked for no edit
         self._task: asyncio.Task[None] | None = None
         self._closed = False
         self._in_flight = False
@@ -71,6 +73,7 @@ class EditPump:
             except PlatformError as exc:
                 if exc.retry_after is not None:
                     self.rate_limited += 1
+                    self.limited_until = time.monotonic() + bounded(exc.retry_after)
                     wait = max(self.interval, bounded(exc.retry_after))
                 else:  # not a rate limit: skip this text (the final edit repairs it)
                     self.shown, wait = text, self.interval
@@ -96,9 +99,15 @@ class EditPump:
             await task
 
 
-async def final_edit(t: Transport, sent: Sent, target: Target, text: str) -> None:
-    """Edit `sent` to `text`; rate-limited: wait as asked and retry; failing still: send
-    `text` as a new message."""
+async def final_edit(
+    t: Transport, sent: Sent, target: Target, text: str, not_before: float = 0.0
+) -> None:
+    """Edit `sent` to `text` once the monotonic time `not_before` (a rate limit's end) has
+    passed; rate-limited: wait as asked and retry; failing still: send `text` as a new
+    message."""
+    pending = not_before - time.monotonic()
+    if pending > 0:
+        await asyncio.sleep(min(pending, MAX_WAIT_S))
     for attempt in range(FINAL_ATTEMPTS):
         try:
             await t.edit(sent, text)

@@ -128,7 +128,14 @@ class FeishuTransport:
     # -- Open API ---------------------------------------------------------------------------
 
     async def _api(
-        self, verb: str, path: str, what: str, *, raw: bool = False, **kwargs: Any
+        self,
+        verb: str,
+        path: str,
+        what: str,
+        *,
+        raw: bool = False,
+        raise_on_limit: bool = False,
+        **kwargs: Any,
     ) -> Mapping[str, Any]:
         """Call `path` with the tenant token (renewed once when refused); its `data`."""
         for attempt in (1, 2):
@@ -141,6 +148,7 @@ class FeishuTransport:
                 backoff=self._backoff,
                 retry_after=_retry_after,
                 method=verb,
+                raise_on_limit=raise_on_limit,
                 headers={"authorization": f"Bearer {token}"},
                 **kwargs,
             )
@@ -342,7 +350,9 @@ class FeishuTransport:
 
     async def edit(self, sent: Sent, text: str) -> None:
         path = f"/open-apis/im/v1/messages/{sent.message_id}"
-        await self._api("PATCH", path, "update message", json={"content": card(text)})
+        await self._api(
+            "PATCH", path, "update message", raise_on_limit=True, json={"content": card(text)}
+        )
 
     async def upload(self, target: Target, name: str, data: bytes) -> None:
         ext = name.rsplit(".", 1)[-1].lower() if "." in name else ""

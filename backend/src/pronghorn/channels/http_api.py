@@ -50,10 +50,12 @@ async def call(
     backoff: Backoff,
     retry_after: Any = None,
     method: str = "POST",
+    raise_on_limit: bool = False,
     **kwargs: Any,
 ) -> httpx.Response:
     """POST (or `method`) with retries on transport errors, 429 and 5xx; the last failure
-    raises."""
+    raises. `raise_on_limit`: a 429 that says how long to wait raises at once, for a caller
+    that waits itself (edits: the edit pump coalesces, rather than resending stale text)."""
     for attempt in range(attempts):
         try:
             response = await client.request(method, url, **kwargs)
@@ -65,6 +67,8 @@ async def call(
                 return response
             after = retry_after(response) if retry_after is not None else None
             error = PlatformError(f"{what}: HTTP {response.status_code}", retry_after=after)
+            if raise_on_limit and after is not None:
+                raise error
         if attempt == attempts - 1:
             raise error
         log.warning("platform call failed, retrying", extra={"call": what, "error": str(error)})

@@ -69,12 +69,15 @@ class SlackTransport:
     def render(self, markdown: str) -> str:
         return slack_mrkdwn(markdown)
 
-    async def _call(self, method: str, **kwargs: Any) -> dict[str, Any]:
+    async def _call(
+        self, method: str, raise_on_limit: bool = False, **kwargs: Any
+    ) -> dict[str, Any]:
         response = await call(
             self._client,
             method,
             f"{self._base}/{method}",
             attempts=3,
+            raise_on_limit=raise_on_limit,
             backoff=self._backoff,
             retry_after=lambda r: float(r.headers.get("retry-after", 0) or 0) or None,
             **kwargs,
@@ -188,7 +191,9 @@ class SlackTransport:
 
     async def edit(self, sent: Sent, text: str) -> None:
         await self._call(
-            "chat.update", json={"channel": sent.chat_id, "ts": sent.message_id, "text": text}
+            "chat.update",
+            raise_on_limit=True,
+            json={"channel": sent.chat_id, "ts": sent.message_id, "text": text},
         )
 
     async def upload(self, target: Target, name: str, data: bytes) -> None:

@@ -57,12 +57,15 @@ class TelegramTransport:
 
     # -- calls ------------------------------------------------------------------------------
 
-    async def _call(self, method: str, attempts: int = 3, **kwargs: Any) -> Any:
+    async def _call(
+        self, method: str, attempts: int = 3, raise_on_limit: bool = False, **kwargs: Any
+    ) -> Any:
         response = await call(
             self._client,
             method,
             f"{self._api}/{method}",
             attempts=attempts,
+            raise_on_limit=raise_on_limit,
             backoff=self._backoff,
             retry_after=_retry_after,
             **kwargs,
@@ -181,7 +184,7 @@ class TelegramTransport:
             "parse_mode": "HTML",
         }
         try:
-            await self._call("editMessageText", json=body)
+            await self._call("editMessageText", raise_on_limit=True, json=body)
         except PlatformError as exc:
             if "not modified" not in str(exc):
                 raise

@@ -41,9 +41,7 @@ def responsive(base_url: str) -> Iterator[None]:
     block is held open until /health has been probed at least once."""
     with assert_responsive(base_url) as latencies:
         yield
-        deadline = time.monotonic() + 30
-        while not latencies and time.monotonic() < deadline:
-            time.sleep(0.01)
+        latencies.wait_for(1)
 
 
 @pytest.fixture(scope="module")

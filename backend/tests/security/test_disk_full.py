@@ -92,7 +92,7 @@ def _disk_full_attack(server: InProcessServer, disk: Path) -> None:
                 f"/api/threads/{tid}/uploads", files=[("files", ("big.bin", b"\1" * 1_000_000))]
             )
             assert upload.status_code == 507, upload.text
-            _until(lambda: len(probes) >= 2)
+            probes.wait_for(2)
         assert http.post("/threads/search", json={}).status_code == 200
         filler.unlink()
         _until(lambda: http.post("/threads", json=big).status_code == 200)

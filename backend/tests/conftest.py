@@ -20,6 +20,17 @@ def fake_openai() -> Iterator[FakeOpenAIServer]:
         yield server
 
 
+def pytest_make_parametrize_id(config: pytest.Config, val: object, argname: str) -> str | None:
+    """A parameter spelled with "::" (an IPv6 address) gets ":_:" in its test id instead.
+
+    `--dist loadscope` groups tests by their node id up to its last "::": such an id would
+    make its test a group of its own, which may start the module's shared server again on
+    another worker (seconds per live server)."""
+    if isinstance(val, str) and "::" in val:
+        return val.replace("::", ":_:")
+    return None
+
+
 # --- live gateway servers -------------------------------------------------------------------
 from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402

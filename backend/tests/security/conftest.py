@@ -16,19 +16,36 @@ import httpx
 from support.inproc import InProcessServer
 
 
+class Probes(list[float]):
+    """The latencies of the /health probes so far (seconds), appended by the probe thread;
+    ``wait_for(n)`` blocks until ``n`` probes have answered."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._changed = threading.Condition()
+
+    def record(self, latency: float) -> None:
+        with self._changed:
+            self.append(latency)
+            self._changed.notify_all()
+
+    def wait_for(self, count: int, timeout: float = 30.0) -> None:
+        with self._changed:
+            done = self._changed.wait_for(lambda: len(self) >= count, timeout)
+        assert done, f"only {len(self)} of {count} /health probes answered in {timeout}s"
+
+
 @contextmanager
-def assert_responsive(
-    target: str | InProcessServer, *, limit_s: float = 1.0
-) -> Iterator[list[float]]:
+def assert_responsive(target: str | InProcessServer, *, limit_s: float = 1.0) -> Iterator[Probes]:
     """While the block runs, ``GET /health`` must answer within ``limit_s`` every time.
 
     ``target`` is a live server's base URL or an in-process gateway (probed through its own
     client, from this other thread: its event loop is not the test's).
 
-    Yields the list of observed latencies (seconds); raises AssertionError after the block
-    if any probe was slower than ``limit_s`` or failed.
+    Yields the observed latencies (seconds, a ``Probes``); raises AssertionError after the
+    block if any probe was slower than ``limit_s`` or failed.
     """
-    latencies: list[float] = []
+    latencies = Probes()
     failures: list[str] = []
     stop = threading.Event()
 
@@ -46,7 +63,7 @@ def assert_responsive(
                 client.get("/health").raise_for_status()
             except httpx.HTTPError as exc:
                 failures.append(repr(exc))
-            latencies.append(time.monotonic() - started)
+            latencies.record(time.monotonic() - started)
             if stop.wait(0.05):
                 return
 

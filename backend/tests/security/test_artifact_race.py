@@ -31,19 +31,32 @@ from security.live_agent import (
 from support.live import LiveServer
 
 SECRET = "HOST-SECRET-7f3a9c"
-SWAP_SECONDS = 12
+SWAP_SECONDS = 90
+"""At most: the loop stops once the hammer has made ``MIN_REQUESTS`` (the test then writes
+``STOP_FILE``), seconds on an idle machine; the bound only guards a run that never ends."""
 MIN_REQUESTS = 2000
+STOP_FILE = "stop-swapping"
 ETC_SHADOW = Path("/etc/shadow")
 
 
 def _swap_loop(name: str, target: str) -> str:
-    """Shell that flips outputs/<name> between a real folder and a link to ``target``."""
+    """Shell that flips outputs/<name> between a real folder and a link to ``target``
+    until outputs/``STOP_FILE`` exists: a Python rename loop, no process per flip, so the
+    name changes far more often than with ``mv`` and leaves the CPU to the requests."""
+    flips = "; ".join(
+        f"os.rename('{a}', '{b}')"
+        for a, b in (
+            (f"d-{name}", name),
+            (name, f"d-{name}"),
+            (f"l-{name}", name),
+            (name, f"l-{name}"),
+        )
+    )
     return (
         f"mkdir -p d-{name} && printf thread-file > d-{name}/shadow && "
         f"ln -sfn {target} l-{name} && "
-        f"timeout {SWAP_SECONDS} sh -c 'while :; do "
-        f"mv -T d-{name} {name}; mv -T {name} d-{name}; "
-        f"mv -T l-{name} {name}; mv -T {name} l-{name}; done'"
+        f'timeout {SWAP_SECONDS} python3 -c "import os\n'
+        f"while not os.path.exists('{STOP_FILE}'): {flips}\""
     )
 
 
@@ -68,7 +81,8 @@ def srv(tmp_path_factory: pytest.TempPathFactory, host_secret: Path) -> Iterator
     loops = [_swap_loop("real", str(host_secret))]
     if _etc_shadow() is not None:
         loops.append(_swap_loop("etc", "/etc"))
-    command = "cd ../outputs && " + " & ".join(f"( {loop} )" for loop in loops) + "; wait"
+    # every loop in outputs/ (a bare `cd && (a) & (b)` would run b where the shell started)
+    command = "cd ../outputs && { " + "".join(f"( {loop} ) & " for loop in loops) + "wait; }"
     rules = [
         {
             "match": "swap",
@@ -88,7 +102,12 @@ def srv(tmp_path_factory: pytest.TempPathFactory, host_secret: Path) -> Iterator
 
 
 def _hammer(
-    base_url: str, paths: list[str], stop: threading.Event, counts: Counter[str], leaks: list[str]
+    base_url: str,
+    paths: list[str],
+    stop: threading.Event,
+    enough: threading.Event,
+    counts: Counter[str],
+    leaks: list[str],
 ) -> None:
     shadow = _etc_shadow()
     with httpx.Client(base_url=base_url, timeout=30) as http:
@@ -105,6 +124,8 @@ def _hammer(
                 if body != b"thread-file" or not csp.endswith("sandbox"):
                     counts["unexpected 200"] += 1
             counts[str(r.status_code)] += 1
+            if sum(counts.values()) >= MIN_REQUESTS:
+                enough.set()
 
 
 @pytest.mark.timeout(600)
@@ -121,25 +142,17 @@ def test_swap_loop_never_leaks_a_host_file(srv: LiveServer, host_secret: Path) -
         paths = [f"/api/threads/{tid}/artifacts/outputs/{n}/shadow" for n in names]
         counts: Counter[str] = Counter()
         leaks: list[str] = []
-        stop = threading.Event()
+        stop, enough = threading.Event(), threading.Event()
         workers = [
-            threading.Thread(target=_hammer, args=(srv.url, paths, stop, counts, leaks))
+            threading.Thread(target=_hammer, args=(srv.url, paths, stop, enough, counts, leaks))
             for _ in range(4)
         ]
         with assert_responsive(srv.url):
             for w in workers:
                 w.start()
-            # hammer while the loop runs (the run ends when it does), at least MIN_REQUESTS
-            end = time.monotonic() + SWAP_SECONDS + 60
-            while time.monotonic() < end:
-                running = http.get(f"/api/langgraph/threads/{tid}/runs/{run_id}").json()
-                if running["status"] not in ("pending", "running") and (
-                    sum(counts.values()) >= MIN_REQUESTS
-                ):
-                    break
-                if sum(counts.values()) >= 4 * MIN_REQUESTS:
-                    break
-                time.sleep(0.1)
+            # hammer while the loop runs, MIN_REQUESTS, then let the loop (and the run) end
+            enough.wait(SWAP_SECONDS)
+            (outputs / STOP_FILE).touch()
             stop.set()
             for w in workers:
                 w.join(60)

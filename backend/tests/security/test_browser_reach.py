@@ -1,10 +1,11 @@
 """Issue 16 part 7, browser reach: what a web page the user merely visits can make a local
 gateway do, and input that is accepted now only to fail later.
 
-Every attack runs against a live ``pronghorn serve`` over real sockets: a foreign ``Host:``
+The attacks run against one live ``pronghorn serve`` over real sockets: a foreign ``Host:``
 (DNS rebinding), cross-site uploads and run creation, oversized bodies and headers, unknown
-``stream_mode`` values on every entry point, 6/7-field cron schedules, and a config reload
-that names a graph file that does not exist.
+``stream_mode`` values on every entry point, 6/7-field cron schedules. What needs a config of
+its own (no ``allowed_hosts``, ``"*"``, a reload that names a graph file that does not exist)
+runs on the app in this process.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pronghorn.cli import open_bind_warning
 from pronghorn.config.errors import ConfigError
 from pronghorn.config.loader import load_config
 from security.conftest import assert_responsive
+from support.inproc import InProcessServer
 from support.live import LiveServer, base_config
 
 BODY_CAP = 64 * 1024
@@ -39,9 +41,7 @@ def responsive(base_url: str) -> Iterator[None]:
     block is held open until /health has been probed at least once."""
     with assert_responsive(base_url) as latencies:
         yield
-        deadline = time.monotonic() + 30
-        while not latencies and time.monotonic() < deadline:
-            time.sleep(0.01)
+        latencies.wait_for(1)
 
 
 @pytest.fixture(scope="module")
@@ -61,21 +61,6 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 
 
 @pytest.fixture
-def start_server(tmp_path: Path) -> Iterator[Callable[..., LiveServer]]:
-    """Like the suite's ``start_server``, with a start deadline for a loaded machine."""
-    servers: list[LiveServer] = []
-
-    def _start(**overrides: Any) -> LiveServer:
-        server = LiveServer(tmp_path / f"srv{len(servers)}", base_config(**overrides))
-        servers.append(server)
-        return server.start(timeout=START_S)
-
-    yield _start
-    for server in servers:
-        server.stop()
-
-
-@pytest.fixture
 def http(srv: LiveServer) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=srv.url, timeout=30) as client:
         yield client
@@ -91,16 +76,30 @@ def uploads_on_disk(srv: LiveServer, thread_id: str) -> list[Path]:
     return [p for p in (srv.workdir / "data").rglob("*") if thread_id in p.parts and p.is_file()]
 
 
+def _complete(answer: bytes) -> bool:
+    """Whether ``answer`` holds a whole response: its head and the body its
+    Content-Length announces."""
+    head, sep, body = answer.partition(b"\r\n\r\n")
+    if not sep:
+        return False
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            return len(body) >= int(value.strip())
+    return False
+
+
 def raw_exchange(srv: LiveServer, request: bytes, timeout: float = 30) -> bytes:
-    """Send raw bytes on a fresh connection; everything the server answers until it closes
-    (or stops sending for a moment after the response head)."""
+    """Send raw bytes on a fresh connection; everything the server answers until it closes,
+    its response is complete (Content-Length), or it stops sending for a moment after the
+    response head."""
     with socket.create_connection(("127.0.0.1", srv.port), timeout=timeout) as sock:
         # the server may answer and close before reading everything
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             sock.sendall(request)
-        chunks: list[bytes] = []
+        answer = b""
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and not _complete(answer):
             try:
                 data = sock.recv(65536)
             except ConnectionResetError:
@@ -109,10 +108,10 @@ def raw_exchange(srv: LiveServer, request: bytes, timeout: float = 30) -> bytes:
                 break
             if not data:
                 break
-            chunks.append(data)
-            if b"\r\n\r\n" in b"".join(chunks):
+            answer += data
+            if b"\r\n\r\n" in answer:
                 sock.settimeout(1.0)  # the head is in; take what follows, then stop
-        return b"".join(chunks)
+        return answer
 
 
 def status_of(answer: bytes) -> int:
@@ -167,18 +166,22 @@ def test_probes_answer_for_any_host(http: httpx.Client) -> None:
         assert http.get(path, headers={"Host": "10.1.2.3:2026"}).status_code == 200
 
 
-def test_default_serves_loopback_names_only(start_server: Callable[..., LiveServer]) -> None:
-    server = start_server()  # no allowed_hosts
-    with httpx.Client(base_url=server.url, timeout=30) as client:
-        assert client.get("/api/langgraph/info").status_code == 200
-        assert client.get("/api/langgraph/info", headers={"Host": "localhost"}).status_code == 200
+# The next three need a config of their own, not a port: the app runs in this process (the
+# Host and Origin checks read the request's headers, the reload watches the config file).
+
+
+def test_default_serves_loopback_names_only(start_app: Callable[..., InProcessServer]) -> None:
+    server = start_app()  # no allowed_hosts
+    with server.http(timeout=30) as client:
+        for host in ("localhost", "127.0.0.1:2026", "[::1]:2026"):
+            assert client.get("/api/langgraph/info", headers={"Host": host}).status_code == 200
         for host in ("evil.example", "192.168.1.10:2026", "chat.example.com"):
             assert client.get("/api/langgraph/info", headers={"Host": host}).status_code == 400
 
 
-def test_star_turns_the_host_check_off(start_server: Callable[..., LiveServer]) -> None:
-    server = start_server(server={"allowed_hosts": ["*"]})
-    with httpx.Client(base_url=server.url, timeout=30) as client:
+def test_star_turns_the_host_check_off(start_app: Callable[..., InProcessServer]) -> None:
+    server = start_app(server={"allowed_hosts": ["*"]})
+    with server.http(timeout=30) as client:
         resp = client.get("/api/langgraph/info", headers={"Host": "anything.example"})
         assert resp.status_code == 200
         # ...but a cross-site page is still refused: "*" is no trusted origin
@@ -556,16 +559,16 @@ def _wait_for(predicate: Callable[[], bool], what: str, timeout: float = 30) -> 
 
 
 def test_missing_graph_file_on_reload_is_a_config_error(
-    start_server: Callable[..., LiveServer], tmp_path: Path
+    start_app: Callable[..., InProcessServer], tmp_path: Path
 ) -> None:
-    workdir = tmp_path / "srv0"  # where start_server puts the first server (and its config)
+    workdir = tmp_path / "app0"  # where start_app puts the first app (and its config)
     workdir.mkdir()
     (workdir / "local_graph.py").write_text(LOCAL_GRAPH, encoding="utf-8")
     config = base_config()
     config["graphs"] = {**config["graphs"], "local": "./local_graph.py:graph"}
-    server = start_server(graphs=config["graphs"])
+    server = start_app(graphs=config["graphs"])
     assert server.workdir == workdir
-    with httpx.Client(base_url=server.url, timeout=30) as client:
+    with server.http(timeout=30) as client:
         assert _status(client)["last_error"] is None
         before = _status(client)["version_hash"]
         broken = {**config, "graphs": {**config["graphs"], "ghost": "./missing.py:graph"}}

@@ -15,11 +15,11 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 from security.conftest import assert_responsive
-from support.live import LiveServer, base_config
+from support.inproc import InProcessServer
+from support.live import base_config
 
 
 def _until(predicate: Callable[[], bool], timeout: float = 30.0) -> None:
@@ -68,37 +68,36 @@ def _fill(disk: Path) -> Path:
 
 def test_disk_full_answers_507_and_recovers(tmp_path: Path) -> None:
     with _tiny_disk(tmp_path / "disk") as disk:
-        server = LiveServer(tmp_path / "srv", base_config(data_dir=str(disk / "data")))
-        server.start(timeout=90)  # a loaded machine can take over 30 s to boot
+        # In this process: the attack needs a full disk under the data dir, not a port.
+        server = InProcessServer(tmp_path / "srv", base_config(data_dir=str(disk / "data")))
+        server.start()
         try:
             _disk_full_attack(server, disk)
         finally:
             server.stop()
 
 
-def _disk_full_attack(server: LiveServer, disk: Path) -> None:
-    with httpx.Client(base_url=server.api, timeout=60) as http:
+def _disk_full_attack(server: InProcessServer, disk: Path) -> None:
+    with server.http(base_url=server.api, timeout=60) as http, server.http(timeout=60) as root:
         tid = http.post("/threads", json={}).json()["thread_id"]
         filler = _fill(disk)
         big = {"metadata": {"blob": "x" * 400_000}}
-        with assert_responsive(server.url) as probes:
+        with assert_responsive(server) as probes:
             r = http.post("/threads", json=big)
             assert r.status_code == 507, r.text
             assert "disk" in r.json()["detail"] and "full" in r.json()["detail"]
             put = http.put("/store/items", json={"namespace": ["d"], "key": "k", "value": big})
             assert put.status_code == 507, put.text
-            upload = httpx.post(
-                f"{server.url}/api/threads/{tid}/uploads",
-                files=[("files", ("big.bin", b"\1" * 1_000_000))],
-                timeout=60,
+            upload = root.post(
+                f"/api/threads/{tid}/uploads", files=[("files", ("big.bin", b"\1" * 1_000_000))]
             )
             assert upload.status_code == 507, upload.text
-            _until(lambda: len(probes) >= 2)
+            probes.wait_for(2)
         assert http.post("/threads/search", json={}).status_code == 200
         filler.unlink()
         _until(lambda: http.post("/threads", json=big).status_code == 200)
         r = http.post("/threads/search", json={"limit": 100})
         assert r.status_code == 200 and len(r.json()) == 2
-        listed = httpx.get(f"{server.url}/api/threads/{tid}/uploads", timeout=30)
+        listed = root.get(f"/api/threads/{tid}/uploads")
         assert listed.status_code == 200
         assert "big.bin" not in listed.text  # no partial upload left behind

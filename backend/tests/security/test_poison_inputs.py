@@ -8,8 +8,7 @@ documents, and every search still answers 200 afterwards.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -424,13 +423,6 @@ def _error_schema(openapi: dict[str, Any], method: str, path: str) -> dict[str, 
     raise AssertionError(f"{method} {path} is not in the served OpenAPI")
 
 
-def _until(predicate: Callable[[], bool], timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.1)
-
-
 @pytest.mark.parametrize("poison", POISONS, ids=[p.name for p in POISONS])
 def test_poison_is_refused_and_searches_still_work(world: World, poison: Poison) -> None:
     path = poison.path.format(tid=world.thread_id, rid=world.run_id)
@@ -439,7 +431,7 @@ def test_poison_is_refused_and_searches_still_work(world: World, poison: Poison)
         before = _counts(http)
         with assert_responsive(world.server) as probes:
             r = http.request(poison.method, path, content=poison.body, headers=headers)
-            _until(lambda: len(probes) >= 2)  # /health answered while (and after) it ran
+            probes.wait_for(2)  # /health answered while (and after) it ran
         assert r.status_code == poison.status, f"{poison.name}: {r.status_code} {r.text[:300]}"
         detail = r.json()["detail"]
         assert isinstance(detail, str) and poison.detail in detail, detail

@@ -3,25 +3,23 @@
 Each test runs the attack for real through the real sandbox (bubblewrap, the seccomp
 filter, cgroups where this machine offers them, rlimits otherwise) with small limits, then
 checks that the named limit stopped it and that the host is fine afterwards. The last test
-drives the attacks through a live gateway's ``bash`` tool while /health is polled.
+drives the attacks through a gateway's ``bash`` tool while /health is polled.
 """
 
 from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from pronghorn.config.schema import AppConfig
 from pronghorn.sandbox import LocalSandbox, LocalSandboxProvider, cgroups
 from pronghorn.sandbox import bwrap as bw
-from support.live import LiveServer, base_config
-from support.sdk import SdkFactory
+from support.inproc import InProcessServer
 
 from .conftest import assert_responsive
 
@@ -242,7 +240,7 @@ async def test_x32_abi_is_killed(sandbox: LocalSandbox) -> None:
     assert r.exit_code == 128 + 31 and r.stdout == ""
 
 
-# --- through a live gateway -----------------------------------------------------------------
+# --- through the gateway -----------------------------------------------------------------
 
 
 def _call(name: str, **args: Any) -> dict[str, Any]:
@@ -263,26 +261,19 @@ RULES = [
 ]
 
 
-@pytest.fixture
-def gateway(tmp_path: Path) -> Iterator[LiveServer]:
-    config = base_config(
+async def test_attacks_through_the_bash_tool_leave_the_gateway_responsive(
+    start_app: Callable[..., InProcessServer],
+) -> None:
+    # The gateway app in this process (its own loop thread): the attacks need its sandbox
+    # and its event loop, not a port.
+    gateway = start_app(
         models=[{"name": "s", "provider": "scripted", "rules": RULES}],
         agent={"default_model": "s"},
         sandbox={"isolation": "bwrap", "command_timeout_s": BOMB_TIMEOUT_S, "limits": LIMITS},
     )
-    # A generous start deadline: importing the app takes long on a loaded machine.
-    server = LiveServer(tmp_path / "gateway", config).start(timeout=120)
-    yield server
-    server.stop()
-
-
-async def test_attacks_through_the_bash_tool_leave_the_gateway_responsive(
-    gateway: LiveServer,
-    sdk_client: SdkFactory,
-) -> None:
-    client = sdk_client(url=gateway.api)
+    client = gateway.sdk()
     tid = (await client.threads.create())["thread_id"]
-    with assert_responsive(gateway.url):
+    with assert_responsive(gateway):
         result = await client.runs.wait(
             tid,
             "lead_agent",
@@ -296,8 +287,8 @@ async def test_attacks_through_the_bash_tool_leave_the_gateway_responsive(
     assert "[sandbox limit] CPU time limit reached" in spin
     assert "rc=1" in escape and "Operation not permitted" in escape
     assert result["messages"][-1]["content"] == "done"
-    async with httpx.AsyncClient() as http:
-        assert (await http.get(f"{gateway.url}/health")).status_code == 200
+    async with gateway.ahttp() as http:
+        assert (await http.get("/health")).status_code == 200
 
 
 # --- the rlimit fallback (no cgroups) ------------------------------------------------------

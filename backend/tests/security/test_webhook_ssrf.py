@@ -18,7 +18,8 @@ import httpx
 import pytest
 from langgraph_sdk.errors import UnprocessableEntityError
 
-from support.live import LiveServer
+from support.inproc import InProcessServer
+from support.live import LiveServer, base_config
 from support.sdk import SdkFactory
 
 from .conftest import assert_responsive
@@ -82,8 +83,6 @@ async def wait_for(predicate: Callable[[], bool], within_s: float = 20.0) -> Non
 @pytest.fixture(scope="module")
 def strict(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """The default: webhooks may not reach private addresses."""
-    from support.live import base_config
-
     server = LiveServer(tmp_path_factory.mktemp("webhook-strict"), base_config()).start()
     yield server
     server.stop()
@@ -153,19 +152,18 @@ async def test_a_name_for_loopback_is_refused_at_delivery(
 
 
 @pytest.fixture(scope="module")
-def lenient(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """The opt-in: private addresses allowed (metadata still refused)."""
-    from support.live import base_config
-
+def lenient(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessServer]:
+    """The opt-in: private addresses allowed (metadata still refused). In this process: the
+    webhooks go out from the app to the loopback hooks, nothing here needs its port."""
     cfg = base_config(runs={"webhook_allow_private_addresses": True})
-    server = LiveServer(tmp_path_factory.mktemp("webhook-lenient"), cfg).start()
+    server = InProcessServer(tmp_path_factory.mktemp("webhook-lenient"), cfg).start()
     yield server
     server.stop()
 
 
-async def test_opt_in_delivers_to_loopback_with_retry(lenient: LiveServer, sdk_client: SdkFactory):
+async def test_opt_in_delivers_to_loopback_with_retry(lenient: InProcessServer):
     with Hook(statuses=[503]) as h:
-        client = sdk_client(url=lenient.api, timeout=30)
+        client = lenient.sdk(timeout=30)
         thread = await client.threads.create()
         url = f"http://127.0.0.1:{h.port}/hook"
         out = await client.runs.wait(thread["thread_id"], "echo", input=human("wh"), webhook=url)
@@ -179,19 +177,19 @@ async def test_opt_in_delivers_to_loopback_with_retry(lenient: LiveServer, sdk_c
         assert payload["webhook_sent_at"]
 
 
-async def test_opt_in_still_refuses_metadata(lenient: LiveServer, sdk_client: SdkFactory):
-    client = sdk_client(url=lenient.api, timeout=30)
+async def test_opt_in_still_refuses_metadata(lenient: InProcessServer):
+    client = lenient.sdk(timeout=30)
     thread = await client.threads.create()
     for url in ("http://169.254.169.254/latest/", "http://[::ffff:169.254.169.254]/"):
         with pytest.raises(UnprocessableEntityError):
             await client.runs.create(thread["thread_id"], "echo", input=human("x"), webhook=url)
 
 
-async def test_redirects_are_not_followed(lenient: LiveServer, sdk_client: SdkFactory):
+async def test_redirects_are_not_followed(lenient: InProcessServer):
     """A webhook answering 307 to another target does not get the body re-sent there."""
     with Hook() as inner, Hook(statuses=[307], location="") as outer:
         outer.location = f"http://127.0.0.1:{inner.port}/stolen"
-        client = sdk_client(url=lenient.api, timeout=30)
+        client = lenient.sdk(timeout=30)
         thread = await client.threads.create()
         await client.runs.wait(
             thread["thread_id"],

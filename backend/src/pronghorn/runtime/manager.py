@@ -439,7 +439,7 @@ class RunManager:
         """A signal from another process about a run this one executes."""
         if message.kind == "work":
             if self.cluster is not None:
-                self.cluster.queue.wake()
+                self.cluster.heard_work(message)
             return
         job = self._jobs.get(message.run_id)
         if message.kind == "cancel" and job is not None:

@@ -281,6 +281,8 @@ class RedisBroker:
             batch = [box.pending[i] for i in range(min(len(box.pending), PUMP_BATCH))]
             trim = box.trim_to if box.trim_to > box.trimmed else 0
             seal = box.closed and len(batch) == len(box.pending)
+            # EVALSHA straight into the pipeline: a script object there would first ask
+            # Redis whether its script is loaded (SCRIPT EXISTS), a round trip per batch.
             pipe = self.client.pipeline(transaction=False)
             for ev in batch:
                 args = [
@@ -291,17 +293,19 @@ class RedisBroker:
                     self.stream_ttl_s,
                     box.epoch,
                 ]
-                await self._append_run(keys=[key, *tkeys, ekey], args=args, client=pipe)
+                pipe.evalsha(self._append_run.sha, 4, key, *tkeys, ekey, *args)  # pyright: ignore[reportUnknownMemberType]
             if trim:
                 pipe.xtrim(key, minid=f"{trim}-0", approximate=False)
             if seal:
-                await self._close_run(
-                    keys=[key, ekey],
-                    args=[box.last_id, self.finished_ttl_s, box.epoch],
-                    client=pipe,
-                )
+                args = [box.last_id, self.finished_ttl_s, box.epoch]
+                pipe.evalsha(self._close_run.sha, 2, key, ekey, *args)  # pyright: ignore[reportUnknownMemberType]
             try:
                 await pipe.execute()
+            except redis_errors.NoScriptError:
+                # Redis lost its scripts (restarted, SCRIPT FLUSH): load them, send the
+                # batch again (appends of ids already there and the marker are no-ops).
+                await self._load_pump_scripts()
+                continue
             except TRANSIENT as exc:
                 if delay == 0.05:
                     log.warning("Redis unreachable; holding run events", extra={"error": str(exc)})
@@ -322,6 +326,13 @@ class RedisBroker:
                 box.sealed = True
         if self._boxes.get(box.run_id) is box:
             del self._boxes[box.run_id]
+
+    async def _load_pump_scripts(self) -> None:
+        try:
+            for script in (self._append_run, self._close_run):
+                await self.client.script_load(script.script)  # pyright: ignore[reportUnknownMemberType]
+        except (*TRANSIENT, redis_errors.RedisError):
+            await asyncio.sleep(0.05)  # the next attempt tells what is wrong
 
     # -- reading -----------------------------------------------------------------------
     def subscribe(self, run_id: str, after: int | None) -> AsyncIterator[Event]:

@@ -398,7 +398,7 @@ class Executor:
             log.warning("the thread stream missed a run's end (broker unreachable)")
         # Subscribers already attached finish reading from memory; later joins read the
         # run_events table.
-        await self.broker.close_run(job.run_id)
+        await self.broker.close_run(job.run_id, job.output)
         self._after(job, final_status, started_at)
 
     def _fenced(self, job: Job) -> None:

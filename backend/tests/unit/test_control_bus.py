@@ -16,8 +16,12 @@ from support.redis_kit import REDIS_URL, new_prefix, require_redis
 def test_messages_round_trip_and_junk_is_refused() -> None:
     msg = ControlMessage("cancel", "r1", "rollback")
     assert ControlMessage.decode(msg.encode()) == msg
+    work = ControlMessage("work", "", sender="replica-a")
+    assert ControlMessage.decode(work.encode()) == work  # a replica tells its own apart
+    junk_sender = b'{"k":"work","r":"","a":"interrupt","s":7}'
     for junk in (b"", b"[]", b'{"k":"other","r":"x","a":"y"}', b'{"k":"cancel","r":1}'):
         assert ControlMessage.decode(junk) is None
+    assert ControlMessage.decode(junk_sender) is None
 
 
 async def test_local_bus_delivers_to_its_listener_only() -> None:

@@ -70,8 +70,16 @@ class EventBroker(Protocol):
     async def flush(self, run_id: str) -> None:
         """Return once every event published for the run so far is stored."""
 
-    async def close_run(self, run_id: str) -> None:
-        """No more events for the run (they are stored first); subscribers drain and end."""
+    async def close_run(self, run_id: str, result: object = None) -> None:
+        """No more events for the run (they are stored first); subscribers drain and end.
+        `result`: the run's output (what `join` answers; None: none), handed with the end
+        to followers in other processes (`ended`)."""
+
+    async def ended(self, run_id: str) -> bytes | None:
+        """Return once the run's log is closed (at once for a finished run): the result it
+        was closed with as JSON, when this broker carries one across processes, else None
+        (then the database has it)."""
+        ...
 
     async def publish_thread(self, thread_id: str, event: str, data: bytes) -> int:
         """Append to the thread's log only (e.g. lifecycle events)."""

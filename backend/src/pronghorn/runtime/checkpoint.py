@@ -18,6 +18,7 @@ from langgraph.store.base import BaseStore
 
 from pronghorn.config.schema import StoreConfig
 from pronghorn.persistence.db import Database
+from pronghorn.persistence.pool_checks import IdleConnectionCheck
 
 
 @dataclass
@@ -60,14 +61,16 @@ async def open_persistence(
     from psycopg.rows import dict_row
     from psycopg_pool import AsyncConnectionPool
 
+    # A connection idle for a while is checked before it is handed out: after the database
+    # was away, stale ones are replaced instead of failing a run (persistence/pool_checks.py).
+    idle_check = IdleConnectionCheck()
     pool = AsyncConnectionPool(
         db.psycopg_conninfo(),
         min_size=1,
         max_size=db.pool_size,
         kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
-        # A connection is checked before it is handed out (as SQLAlchemy's pool_pre_ping):
-        # after the database was away, stale ones are replaced instead of failing a run.
-        check=AsyncConnectionPool.check_connection,
+        check=idle_check.check,
+        reset=idle_check.reset,
         open=False,
     )
     await pool.open(wait=True)

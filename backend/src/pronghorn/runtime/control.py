@@ -9,7 +9,8 @@ process, `LocalControlBus` is a direct call; with several, `RedisControlBus`
 leases plug in here too: a new message kind, the same two calls.
 
 Work distribution (scale-out) uses one more kind: `work`, sent to `BROADCAST`, which every
-listener also hears — "a run may have become claimable" (run_queue.py).
+listener also hears — "a run may have become claimable" (run_queue.py). It names its
+`sender`, so a replica skips its own notices (it woke its own queue when it sent one).
 """
 
 from __future__ import annotations
@@ -32,9 +33,13 @@ class ControlMessage:
     kind: ControlKind
     run_id: str
     action: str = "interrupt"  # cancel: interrupt | rollback
+    sender: str = ""  # work: the run manager that sent it
 
     def encode(self) -> bytes:
-        return json.dumps({"k": self.kind, "r": self.run_id, "a": self.action}).encode()
+        body = {"k": self.kind, "r": self.run_id, "a": self.action}
+        if self.sender:
+            body["s"] = self.sender
+        return json.dumps(body).encode()
 
     @classmethod
     def decode(cls, raw: bytes | str) -> ControlMessage | None:
@@ -47,12 +52,15 @@ class ControlMessage:
             return None
         fields = cast("dict[str, object]", value)
         kind, run_id, action = fields.get("k"), fields.get("r"), fields.get("a")
+        sender = fields.get("s", "")
         if not isinstance(run_id, str) or not isinstance(action, str):
+            return None
+        if not isinstance(sender, str):
             return None
         if kind == "cancel":
             return cls(kind="cancel", run_id=run_id, action=action)
         if kind == "work":
-            return cls(kind="work", run_id=run_id, action=action)
+            return cls(kind="work", run_id=run_id, action=action, sender=sender)
         return None
 
 

@@ -366,7 +366,7 @@ class Executor:
                     "interrupts": interrupts,
                     "error": error if thread_status == "error" else None,
                 },
-                others=lambda c: self._others(c, job.thread_id, job.run_id),
+                others=lambda c: self._others(c, job),
                 lock_rows=not self.db.is_sqlite,
                 fence=fence,
             )
@@ -398,7 +398,7 @@ class Executor:
             log.warning("the thread stream missed a run's end (broker unreachable)")
         # Subscribers already attached finish reading from memory; later joins read the
         # run_events table.
-        await self.broker.close_run(job.run_id)
+        await self.broker.close_run(job.run_id, job.output)
         self._after(job, final_status, started_at)
 
     def _fenced(self, job: Job) -> None:
@@ -430,11 +430,15 @@ class Executor:
             log.exception("reading the final state failed")
             return None
 
-    def _others(self, conn: Any, thread_id: str, run_id: str) -> bool:
+    def _others(self, conn: Any, job: Job) -> bool:
         """Whether another run of the thread is still to finish (see RunManager._inflight)."""
+        thread_id, run_id = job.thread_id, job.run_id
         if self.db.is_sqlite:
-            return self.jobs.has_queued(thread_id, run_id)
-        return any(r["run_id"] != run_id for r in run_units.inflight_rows(conn, thread_id))
+            more = self.jobs.has_queued(thread_id, run_id)
+        else:
+            more = any(r["run_id"] != run_id for r in run_units.inflight_rows(conn, thread_id))
+        job.more_on_thread = more
+        return more
 
     def _after(self, job: Job, status: str, started_at: datetime | None) -> None:
         if job.request.webhook:

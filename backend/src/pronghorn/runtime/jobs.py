@@ -46,6 +46,9 @@ class Job:
     # replica lost the claim (another took the run over; nothing more is written).
     fence: int | None = None
     lease_lost: bool = False
+    # Whether another run of its thread was unfinished when this one settled (then that
+    # run may be claimable now); True until the settle has looked.
+    more_on_thread: bool = True
 
     def interrupt(self, action: str) -> None:
         """Ask the run to stop; the first action asked for wins."""

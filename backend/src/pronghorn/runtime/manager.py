@@ -21,6 +21,7 @@ from typing import Any
 
 from pronghorn.auth.authorizer import AllowAll, Authorizer
 from pronghorn.auth.principal import LOCAL_PRINCIPAL
+from pronghorn.persistence.json_codec import json_loads
 from pronghorn.persistence.repos import assistants as assistants_repo
 from pronghorn.persistence.repos import run_units
 from pronghorn.persistence.repos import runs as runs_repo
@@ -419,10 +420,10 @@ class RunManager:
             await self.wait_elsewhere(run_id)
         return True
 
-    async def wait_elsewhere(self, run_id: str) -> None:
-        """Return once a run another process executes has ended: its log closes."""
-        async for _ in self.broker.subscribe(run_id, None):
-            pass
+    async def wait_elsewhere(self, run_id: str) -> bytes | None:
+        """Return once a run another process executes has ended (its log closes): its
+        output as JSON when the end carried it (None: read it from the database)."""
+        return await self.broker.ended(run_id)
 
     def follow_elsewhere(self, thread_id: str, run_id: str) -> RemoteRun:
         """A run this process does not execute (another one does): done with its output
@@ -431,8 +432,11 @@ class RunManager:
 
         async def follow() -> None:
             try:
-                await self.wait_elsewhere(run_id)
-                remote.output = await self.output(thread_id, run_id)
+                result = await self.wait_elsewhere(run_id)
+                if result is not None:  # what the executing process answers a local join
+                    remote.output = json_loads(result)
+                else:
+                    remote.output = await self.output(thread_id, run_id)
             except DomainError as exc:  # the broker or the run went away meanwhile
                 remote.output = {"__error__": {"error": type(exc).__name__, "message": exc.message}}
             finally:
@@ -447,7 +451,7 @@ class RunManager:
         """A signal from another process about a run this one executes."""
         if message.kind == "work":
             if self.cluster is not None:
-                self.cluster.queue.wake()
+                self.cluster.heard_work(message)
             return
         job = self._jobs.get(message.run_id)
         if message.kind == "cancel" and job is not None:

@@ -171,7 +171,8 @@ class MemoryBroker:
     async def flush(self, run_id: str) -> None:
         await self.writer.flush()
 
-    async def close_run(self, run_id: str) -> None:
+    async def close_run(self, run_id: str, result: object = None) -> None:
+        # `result` is for other processes; in this one the run's Job has the output.
         lg = self._runs.get(run_id)
         if lg is None:
             return
@@ -258,6 +259,11 @@ class MemoryBroker:
         return dropped
 
     # -- reading -----------------------------------------------------------------------
+    async def ended(self, run_id: str) -> bytes | None:
+        async for _ in self.subscribe(run_id, None):
+            pass
+        return None
+
     def subscribe(self, run_id: str, after: int | None) -> AsyncIterator[Event]:
         """The log is looked up now, so a run that closes before iteration starts is still
         read to its end from memory."""

@@ -51,12 +51,16 @@ from pronghorn.runtime.redis_keys import (
     entry_id,
     retrying,
 )
+from pronghorn.runtime.serialization import dumps
 
 log = logging.getLogger("pronghorn.broker")
 
 READ_PAGE = 500  # entries per XREAD, and stored events per query
 PUMP_BATCH = 256  # events per pipeline
 GAP_WAIT_S = 2.0  # how long a reader waits for a gap's events to reach the store
+RESULT_MAX_BYTES = 64 * 1024
+"""A run's result rides on its close marker up to this size; a larger one is read from
+the database by followers (next to moving the body, that read is small)."""
 
 RunFinished = Callable[[str], Awaitable[bool]]
 Entry = tuple[bytes, dict[bytes, bytes]]
@@ -64,6 +68,15 @@ Entry = tuple[bytes, dict[bytes, bytes]]
 
 def _unavailable(exc: BaseException) -> BrokerUnavailable:
     return BrokerUnavailable(f"The event broker (Redis) is unreachable: {exc}")
+
+
+class _End:
+    """How a followed run's log ended: the result its close marker carried (or None)."""
+
+    __slots__ = ("result",)
+
+    def __init__(self) -> None:
+        self.result: bytes | None = None
 
 
 class _Outbox:
@@ -77,6 +90,7 @@ class _Outbox:
         "last_id",
         "pending",
         "pump",
+        "result",
         "run_id",
         "sealed",
         "stored",
@@ -99,6 +113,7 @@ class _Outbox:
         self.trim_to = 0  # XTRIM MINID wanted (entries below it may go)
         self.trimmed = 0
         self.closed = False  # close_run called
+        self.result = b""  # what the close marker carries ('': nothing)
         self.sealed = False  # the close marker is in Redis
         self.wake = asyncio.Event()
         self.idle = asyncio.Event()
@@ -236,10 +251,13 @@ class RedisBroker:
     async def flush(self, run_id: str) -> None:
         await self.writer.flush()
 
-    async def close_run(self, run_id: str) -> None:
+    async def close_run(self, run_id: str, result: object = None) -> None:
         box = self._boxes.get(run_id)
         if box is None:
             return
+        if result is not None:
+            body = dumps(result)
+            box.result = body if len(body) <= RESULT_MAX_BYTES else b""
         if box.stored < box.last_id:
             try:
                 await self.writer.flush()
@@ -295,6 +313,8 @@ class RedisBroker:
             batch = [box.pending[i] for i in range(min(len(box.pending), PUMP_BATCH))]
             trim = box.trim_to if box.trim_to > box.trimmed else 0
             seal = box.closed and len(batch) == len(box.pending)
+            # EVALSHA straight into the pipeline: a script object there would first ask
+            # Redis whether its script is loaded (SCRIPT EXISTS), a round trip per batch.
             pipe = self.client.pipeline(transaction=False)
             for ev in batch:
                 args = [
@@ -305,17 +325,19 @@ class RedisBroker:
                     self.stream_ttl_s,
                     box.epoch,
                 ]
-                await self._append_run(keys=[key, *tkeys, ekey], args=args, client=pipe)
+                pipe.evalsha(self._append_run.sha, 4, key, *tkeys, ekey, *args)  # pyright: ignore[reportUnknownMemberType]
             if trim:
                 pipe.xtrim(key, minid=f"{trim}-0", approximate=False)
             if seal:
-                await self._close_run(
-                    keys=[key, ekey],
-                    args=[box.last_id, self.finished_ttl_s, box.epoch],
-                    client=pipe,
-                )
+                args = [box.last_id, self.finished_ttl_s, box.epoch, box.result]
+                pipe.evalsha(self._close_run.sha, 2, key, ekey, *args)  # pyright: ignore[reportUnknownMemberType]
             try:
                 await pipe.execute()
+            except redis_errors.NoScriptError:
+                # Redis lost its scripts (restarted, SCRIPT FLUSH): load them, send the
+                # batch again (appends of ids already there and the marker are no-ops).
+                await self._load_pump_scripts()
+                continue
             except TRANSIENT as exc:
                 if delay == 0.05:
                     log.warning("Redis unreachable; holding run events", extra={"error": str(exc)})
@@ -337,12 +359,26 @@ class RedisBroker:
         if self._boxes.get(box.run_id) is box:
             del self._boxes[box.run_id]
 
+    async def _load_pump_scripts(self) -> None:
+        try:
+            for script in (self._append_run, self._close_run):
+                await self.client.script_load(script.script)  # pyright: ignore[reportUnknownMemberType]
+        except (*TRANSIENT, redis_errors.RedisError):
+            await asyncio.sleep(0.05)  # the next attempt tells what is wrong
+
     # -- reading -----------------------------------------------------------------------
     def subscribe(self, run_id: str, after: int | None) -> AsyncIterator[Event]:
         box = self._boxes.get(run_id)
         # "From now on" for a run published here: its own last id (Redis may lag).
         local_last = box.last_id if box is not None and after is None else None
         return self._follow(run_id, after, local_last)
+
+    async def ended(self, run_id: str) -> bytes | None:
+        box = self._boxes.get(run_id)
+        end = _End()
+        async for _ in self._follow(run_id, None, box.last_id if box is not None else None, end):
+            pass
+        return end.result
 
     async def _xread(self, key: str, sid: bytes | str) -> list[Entry]:
         async def read() -> Any:
@@ -370,8 +406,9 @@ class RedisBroker:
             return False
 
     async def _follow(
-        self, run_id: str, after: int | None, local_last: int | None
+        self, run_id: str, after: int | None, local_last: int | None, end: _End | None = None
     ) -> AsyncIterator[Event]:
+        """`end`: gets the result the close marker carries, if any."""
         key = self.keys.run(run_id)
         top = await self._top(key)
         if top is None and (self.run_finished is None or await self._finished(run_id)):
@@ -389,6 +426,8 @@ class RedisBroker:
         else:
             n, seq = entry_id(top[0])
             if seq == CLOSE_SEQ:
+                if end is not None:
+                    end.result = top[1].get(b"o")
                 return
             cursor = n
         sid: bytes | str = f"{cursor}-0"
@@ -407,6 +446,8 @@ class RedisBroker:
                     if cursor < n:
                         async for ev in self._stored_range(run_id, cursor, n):
                             yield ev
+                    if end is not None:
+                        end.result = fields.get(b"o")
                     return
                 if seq == OPEN_SEQ or n <= cursor:
                     continue

@@ -4,7 +4,8 @@ the Lua scripts that append to the streams, and how a stream entry maps to an `E
 Keys (all under `broker.key_prefix`):
 - `<p>:run:<run_id>` — the run's stream. An event with id n is the entry `n-0` (fields `e`
   event name, `d` data); `s-1` marks the log opened after id s (0, or the ids a resumed
-  run continues after); `n-2` marks it closed after event n.
+  run continues after); `n-2` marks it closed after event n (field `o`: the run's
+  result, what `join` answers, when it is small: followers elsewhere need no database read).
 - `<p>:thread:<thread_id>` and `<p>:thread:<thread_id>:n` — the thread's stream and its id
   counter (entries `n-0`; an entry with field `x` says the thread was deleted: followers
   end there, and both keys expire shortly after).
@@ -116,11 +117,16 @@ return n
 """
 
 # KEYS: run stream, run epoch. ARGV: last event id, ttl of a finished run's stream (s),
-# epoch. Idempotent; skipped when the epoch moved on.
+# epoch, the run's result ('' for none). Idempotent; skipped when the epoch moved on.
 CLOSE_RUN = """
 local epoch = redis.call('GET', KEYS[2])
 if epoch and epoch ~= ARGV[3] then return 0 end
-local ok = redis.pcall('XADD', KEYS[1], ARGV[1] .. '-2', 'c', '1')
+local ok
+if ARGV[4] ~= '' then
+  ok = redis.pcall('XADD', KEYS[1], ARGV[1] .. '-2', 'c', '1', 'o', ARGV[4])
+else
+  ok = redis.pcall('XADD', KEYS[1], ARGV[1] .. '-2', 'c', '1')
+end
 redis.call('EXPIRE', KEYS[1], ARGV[2])
 redis.call('EXPIRE', KEYS[2], ARGV[2])
 return 1

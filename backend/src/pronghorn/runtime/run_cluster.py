@@ -45,8 +45,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("pronghorn.runs")
 
-WORK = ControlMessage("work", "")
-
 
 class RunCluster:
     def __init__(self, manager: RunManager) -> None:
@@ -65,6 +63,8 @@ class RunCluster:
         self._background: set[asyncio.Task[None]] = set()
         self._reserved = 0  # slots promised to claims under way
         self.claiming = False
+        self._starved = False  # the last claim pass stopped for want of a free slot
+        self.work = ControlMessage("work", "", sender=manager.owner)
 
     @property
     def config(self) -> RunsConfig:
@@ -179,19 +179,31 @@ class RunCluster:
     def notify(self) -> None:
         """Wake this replica's queue and tell the others (a `work` notice)."""
         self.queue.wake()
+        self.tell_others()
+
+    def tell_others(self) -> None:
         task = asyncio.create_task(self._notify_others())
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
     async def _notify_others(self) -> None:
         try:
-            await self.m.control.send(BROADCAST, WORK)
+            await self.m.control.send(BROADCAST, self.work)
         except DomainError:
             log.warning("work notice not sent (control bus down); replicas poll meanwhile")
 
+    def heard_work(self, message: ControlMessage) -> None:
+        """A `work` notice: claim, unless this replica sent it (it woke its queue then)."""
+        if message.sender != self.m.owner:
+            self.queue.wake()
+
     # -- claiming ------------------------------------------------------------------------
     async def claim_once(self) -> bool:
-        if not self.claiming or self.free_slots() <= 0:
+        if not self.claiming:
+            return False
+        # No slot: a claimable run may wait here until one is free (`finished` claims then).
+        self._starved = self.free_slots() <= 0
+        if self._starved:
             return False
         self._reserved += 1
         reserved = True
@@ -325,11 +337,20 @@ class RunCluster:
 
     # -- settling ------------------------------------------------------------------------
     def finished(self, job: Job) -> None:
-        """A run executed (or settled) here has ended: its slot is free, its thread's next
-        run may be claimable."""
+        """A run executed (or settled) here has ended: its slot is free, and its thread's
+        next run (when the settle saw one) may be claimable now. This replica claims again
+        when that can find something: its thread has a next run, a claim found no free slot
+        here since the last pass, or the run freed room under a cluster-wide cap. The
+        others are told when they may claim what this one cannot (it stops claiming or has
+        no free slot) or when a cluster-wide cap has room again."""
         self.leases.drop(job.run_id)
-        if self.claiming:
-            self.notify()
+        caps = self.caps()
+        shared = caps.total is not None or caps.per_user is not None
+        if self.claiming and (job.more_on_thread or self._starved or shared):
+            self.queue.wake()
+        cannot_claim = not self.claiming or self.free_slots() <= 0
+        if shared or (job.more_on_thread and cannot_claim):
+            self.tell_others()
 
     async def _recovered(self, found: list[run_claims.Recovered]) -> None:
         for item in found:
@@ -365,7 +386,7 @@ class RunCluster:
                 job.interrupt("shutdown")
         if self._handles:
             with contextlib.suppress(DomainError):
-                await self.m.control.send(BROADCAST, WORK)
+                await self.m.control.send(BROADCAST, self.work)
 
     async def aclose(self) -> None:
         await self.leases.aclose()

@@ -1,0 +1,98 @@
+"""A run's result rides on its close marker (runtime/redis_broker.py): a follower in
+another process learns the end and the output in one Redis read, without asking the
+database; a result too large for that, or none, leaves the follower to the database."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import orjson
+import pytest
+from redis.asyncio import Redis
+
+from pronghorn.persistence.db import Database, default_sqlite_url
+from pronghorn.persistence.migrate import upgrade
+from pronghorn.persistence.repos import runs as runs_repo
+from pronghorn.persistence.repos import threads as threads_repo
+from pronghorn.persistence.tables import runs as runs_table
+from pronghorn.persistence.tables import threads as threads_table
+from pronghorn.runtime.event_store import SqlEventStore
+from pronghorn.runtime.redis_broker import RESULT_MAX_BYTES, RedisBroker, drop_keys
+from support.redis_kit import REDIS_URL, new_prefix, require_redis
+
+
+@pytest.fixture
+async def db(tmp_path: Path) -> AsyncIterator[Database]:
+    database = Database(default_sqlite_url(tmp_path))
+    await database.connect()
+    await upgrade(database)
+    try:
+        yield database
+    finally:
+        await database.close()
+
+
+@pytest.fixture
+async def pair(db: Database) -> AsyncIterator[tuple[RedisBroker, RedisBroker]]:
+    """Two brokers on one Redis prefix: the executing process's and a follower's."""
+    require_redis()
+    prefix = new_prefix()
+    clients = [Redis.from_url(REDIS_URL), Redis.from_url(REDIS_URL)]
+    brokers = [
+        RedisBroker(client=c, store=SqlEventStore(db), prefix=prefix, block_s=1.0) for c in clients
+    ]
+    async with contextlib.AsyncExitStack() as stack:
+        for broker in brokers:
+            await broker.start()
+            stack.push_async_callback(broker.aclose)
+        yield brokers[0], brokers[1]
+    await drop_keys(clients[0], prefix)
+    for client in clients:
+        await client.aclose()
+
+
+async def new_run(db: Database) -> tuple[str, str]:
+    tid, rid = str(uuid.uuid4()), str(uuid.uuid4())
+    async with db.tx() as conn:
+        await conn.execute(threads_table.insert().values(**threads_repo.new_thread_row(tid)))
+        row = runs_repo.new_run_row(
+            run_id=rid,
+            thread_id=tid,
+            assistant_id="a",
+            kwargs={},
+            metadata={},
+            multitask_strategy="enqueue",
+            temporary=False,
+            owner=None,
+        )
+        await conn.execute(runs_table.insert().values(**row))
+    return tid, rid
+
+
+async def test_a_follower_elsewhere_gets_the_end_with_the_result(pair, db) -> None:
+    executing, follower = pair
+    tid, rid = await new_run(db)
+    await executing.open_run(rid, tid)
+    await executing.publish(rid, "values", b'{"messages":[]}')
+    waiting = asyncio.create_task(follower.ended(rid))
+    await asyncio.sleep(0)  # (it may start before or after the close: both must work)
+    output = {"messages": [{"type": "ai", "content": "echo: hi"}], "n": 1}
+    await executing.close_run(rid, output)
+    assert orjson.loads(await asyncio.wait_for(waiting, 30)) == output
+    # Later followers (the marker on top of the finished run's stream) get it at once.
+    assert orjson.loads(await asyncio.wait_for(follower.ended(rid), 30)) == output
+
+
+async def test_a_large_result_or_none_leaves_the_follower_to_the_database(pair, db) -> None:
+    executing, follower = pair
+    big = {"text": "x" * RESULT_MAX_BYTES}
+    for result in (big, None):
+        tid, rid = await new_run(db)
+        await executing.open_run(rid, tid)
+        await executing.publish(rid, "values", b"{}")
+        await executing.close_run(rid, result)
+        assert await asyncio.wait_for(follower.ended(rid), 30) is None

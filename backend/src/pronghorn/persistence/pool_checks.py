@@ -7,13 +7,18 @@ and a tenth of its CPU on the hot path, where connections come back within milli
 A connection idle for longer is checked as before, and a stale one replaced without the
 caller noticing (the usual case: the database restarted, or dropped idle connections).
 
-What this gives up: a connection the server dropped within `IDLE_CHECK_S` of its last use
-fails the one unit of work that picks it up (as a connection lost in the middle of a unit
-always does); SQLAlchemy then invalidates the whole pool, so the next units reconnect.
+What this gives up, for SQLAlchemy's pool (the API's requests): a connection the server
+dropped within `IDLE_CHECK_S` of its last use fails the one unit of work that picks it up (as
+a connection lost in the middle of a unit always does: a 503 the client retries); SQLAlchemy
+then invalidates the whole pool, so the next units reconnect. The psycopg pool (LangGraph's
+checkpointer: a failure there fails a run) also checks a recently used connection whose
+socket has something to read while idle — what a server that closed it (a restart, a proxy
+gone) leaves — with a zero-timeout poll of the socket, no round trip.
 """
 
 from __future__ import annotations
 
+import select
 import time
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
@@ -67,8 +72,19 @@ class IdleConnectionCheck:
 
     async def check(self, conn: AsyncConnection[Any]) -> None:
         returned = self._returned.get(conn)
-        if returned is not None and time.monotonic() - returned < self.idle_s:
+        recent = returned is not None and time.monotonic() - returned < self.idle_s
+        if recent and not _peer_spoke(conn):
             return
         from psycopg_pool import AsyncConnectionPool
 
         await AsyncConnectionPool.check_connection(conn)
+
+
+def _peer_spoke(conn: AsyncConnection[Any]) -> bool:
+    """Whether an idle connection's socket is readable: the server closed it (EOF), or sent
+    something unasked (a termination notice). Either way it is worth a real check."""
+    try:
+        readable, _, _ = select.select([conn.pgconn.socket], [], [], 0)
+    except (OSError, ValueError):
+        return True  # no usable socket: let the real check decide
+    return bool(readable)

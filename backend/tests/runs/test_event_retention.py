@@ -100,11 +100,16 @@ class Follower(threading.Thread):
             self.error = exc
 
 
-@pytest.fixture(params=KINDS)
-def live(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[LiveServer, str]]:
+@pytest.fixture(scope="module", params=KINDS)
+def live(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[LiveServer, str]]:
     """A live server on SQLite or PostgreSQL (a generous start timeout: a loaded machine
-    takes tens of seconds to import the app)."""
-    with database(request.param, tmp_path / "srv") as (db_cfg, sync_url):
+    takes tens of seconds to import the app). One per database for the module: each test
+    has its own thread and run, and restarts the server itself (what it is about); it
+    leaves it running for the next."""
+    workdir = tmp_path_factory.mktemp("srv")
+    with database(request.param, workdir) as (db_cfg, sync_url):
         overrides: dict = {
             "graphs": {"chatty": "testgraphs.chatty:graph"},
             "streaming": RETENTION,
@@ -112,7 +117,7 @@ def live(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[LiveS
         }
         if db_cfg:
             overrides["database"] = db_cfg
-        server = LiveServer(tmp_path / "srv", base_config(**overrides))
+        server = LiveServer(workdir, base_config(**overrides))
         try:
             yield server.start(timeout=START_S), sync_url
         finally:

@@ -9,13 +9,16 @@ import logging
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import httpx
-import jwt
 
 from pronghorn.auth.oidc_errors import OidcError
 from pronghorn.auth.oidc_json import as_list, as_object, strings_in
 from pronghorn.config.oidc_schema import check_endpoint_url
+
+if TYPE_CHECKING:
+    import jwt
 
 log = logging.getLogger("pronghorn.auth.oidc")
 
@@ -112,6 +115,8 @@ class SigningKey:
 
 def parse_jwks(doc: Mapping[str, object]) -> tuple[SigningKey, ...]:
     """The usable signature keys of a JWK set; keys we cannot use are skipped."""
+    import jwt  # PyJWT: loaded on the first OIDC login, not at every start
+
     raw = as_list(doc.get("keys"))
     if raw is None:
         raise OidcError("the issuer's JWKS has no keys list", 502)

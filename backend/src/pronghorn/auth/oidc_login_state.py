@@ -15,8 +15,6 @@ import secrets
 import time
 from dataclasses import dataclass
 
-import jwt
-
 from pronghorn.auth.oidc_errors import OidcError
 
 COOKIE_NAME = "pronghorn_oidc_login"
@@ -58,6 +56,8 @@ class LoginStateCodec:
         self.lifetime_s = lifetime_s
 
     def seal(self, login: LoginState, *, now: float | None = None) -> str:
+        import jwt  # PyJWT: loaded on the first OIDC login, not at every start
+
         issued = int(time.time() if now is None else now)
         claims = {
             "aud": _AUDIENCE,
@@ -75,6 +75,8 @@ class LoginStateCodec:
         """The login `value` holds, if it is ours, unexpired and for this `state`."""
         if not value:
             raise OidcError("no login in progress in this browser (or it expired): start again")
+        import jwt  # PyJWT: loaded on the first OIDC login, not at every start
+
         try:
             claims = jwt.decode(
                 value,

@@ -7,8 +7,6 @@ from __future__ import annotations
 import hmac
 from collections.abc import Sequence
 
-import jwt
-
 from pronghorn.auth.oidc_discovery import SUPPORTED_ALGORITHMS, SigningKey
 from pronghorn.auth.oidc_errors import OidcError
 from pronghorn.auth.oidc_json import as_list
@@ -24,6 +22,8 @@ _CURVES = {"ES256": "P-256", "ES384": "P-384"}
 
 def token_header(token: str) -> tuple[str, str | None]:
     """(alg, kid) of a compact JWS, without verifying anything."""
+    import jwt  # PyJWT: loaded on the first OIDC login, not at every start
+
     try:
         header = jwt.get_unverified_header(token)
     except jwt.PyJWTError:
@@ -66,6 +66,8 @@ def verify_id_token(
 ) -> Claims:
     """The claims of `token` once every check passed; OidcError(400) naming the first
     that failed."""
+    import jwt  # PyJWT: loaded on the first OIDC login, not at every start
+
     alg, kid = token_header(token)
     if alg not in algorithms:
         raise OidcError(f"ID token refused: algorithm {alg!r} is not allowed")

@@ -20,18 +20,9 @@ from collections import deque
 from collections.abc import Callable
 from typing import Protocol
 
-from redis import exceptions as redis_errors
-
 from pronghorn.auth.authenticator import AuthError
 
 log = logging.getLogger("pronghorn.auth")
-
-UNREACHABLE: tuple[type[BaseException], ...] = (
-    redis_errors.ConnectionError,
-    redis_errors.TimeoutError,
-    OSError,
-)
-"""What a lost or refused connection to the shared store raises."""
 
 Clock = Callable[[], float]
 
@@ -92,6 +83,9 @@ class FailureLimiter:
 class SharedFailures(Protocol):
     """Failure windows every replica shares (keys are `ip:<ip>` and `account:<name>`)."""
 
+    unreachable: tuple[type[BaseException], ...]
+    """What a lost or refused connection to the shared store raises (counted locally)."""
+
     async def retry_after(self, key: str, *, limit: int, window_s: float) -> float | None: ...
 
     async def failed(self, key: str, *, limit: int, window_s: float) -> None: ...
@@ -137,15 +131,14 @@ class AuthLimits:
         keys = self._keys(client_ip, account)
         for key, local in keys:
             waits.append(local.retry_after(key.partition(":")[2]))
-        if self.shared is not None:
+        shared = self.shared
+        if shared is not None:
             try:
                 for key, local in keys:
                     waits.append(
-                        await self.shared.retry_after(
-                            key, limit=local.limit, window_s=local.window_s
-                        )
+                        await shared.retry_after(key, limit=local.limit, window_s=local.window_s)
                     )
-            except UNREACHABLE as exc:
+            except shared.unreachable as exc:
                 self._unreachable(exc)
         wait = max((w for w in waits if w is not None), default=None)
         if wait is not None:
@@ -157,17 +150,19 @@ class AuthLimits:
         keys = self._keys(client_ip, account)
         for key, local in keys:
             local.failed(key.partition(":")[2])
-        if self.shared is not None:
+        shared = self.shared
+        if shared is not None:
             try:
                 for key, local in keys:
-                    await self.shared.failed(key, limit=local.limit, window_s=local.window_s)
-            except UNREACHABLE as exc:
+                    await shared.failed(key, limit=local.limit, window_s=local.window_s)
+            except shared.unreachable as exc:
                 self._unreachable(exc)
 
     async def succeeded(self, account: str) -> None:
         self.by_account.reset(account)
-        if self.shared is not None:
+        shared = self.shared
+        if shared is not None:
             try:
-                await self.shared.reset(f"account:{account}")
-            except UNREACHABLE as exc:
+                await shared.reset(f"account:{account}")
+            except shared.unreachable as exc:
                 self._unreachable(exc)

@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Callable
 from typing import cast
 
+from redis import exceptions as redis_errors
 from redis.asyncio import Redis
 
 # KEYS: the set. ARGV: limit, window (s), a unique member suffix.
@@ -40,6 +41,12 @@ return tostring(math.max(0.001, tonumber(oldest[2]) + window - now))
 
 
 class RedisFailures:
+    unreachable: tuple[type[BaseException], ...] = (
+        redis_errors.ConnectionError,
+        redis_errors.TimeoutError,
+        OSError,
+    )
+
     def __init__(self, client: Redis, *, prefix: str) -> None:
         self.client = client
         self.prefix = f"{prefix}:authfail:"

@@ -12,9 +12,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
-from redis.asyncio import Redis
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
 
 Clock = Callable[[], float]
 
@@ -102,6 +103,8 @@ class RedisRateBuckets:
 
     @classmethod
     def from_url(cls, url: str, *, prefix: str = "pronghorn:rate:") -> RedisRateBuckets:
+        from redis.asyncio import Redis
+
         connect = cast("Callable[..., Redis]", Redis.from_url)
         client = connect(url, socket_connect_timeout=2.0, socket_timeout=5.0)
         return cls(client, prefix=prefix)

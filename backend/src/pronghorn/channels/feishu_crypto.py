@@ -13,14 +13,15 @@ import binascii
 import hashlib
 import hmac
 
-from cryptography.hazmat.primitives import padding
-from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
-
 from pronghorn.channels.errors import BadSignature
 
 
 def decrypt(encrypt_key: str, payload: str) -> bytes:
     """The plaintext of an `encrypt` field (BadSignature when it does not decrypt)."""
+    # cryptography: only for a Feishu channel with an encrypt key, not at every start
+    from cryptography.hazmat.primitives import padding
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
     try:
         raw = base64.b64decode(payload, validate=True)
     except (binascii.Error, ValueError):

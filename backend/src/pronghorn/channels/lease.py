@@ -15,14 +15,14 @@ PostgreSQL session advisory lock would.
 from __future__ import annotations
 
 import secrets
-from typing import Protocol
-
-from redis.asyncio import Redis
+from typing import TYPE_CHECKING, Protocol
 
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.repos import channel_leases
-from pronghorn.runtime.redis_broker import RedisBroker
 from pronghorn.runtime.runtime import Runtime
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
 
 # KEYS: the lease. ARGV: token, ttl (ms). 1 when renewed, 0 when it is no longer ours.
 RENEW = """
@@ -96,6 +96,9 @@ def lease_for(runtime: Runtime) -> Lease:
     manager (so a restarted process is a new holder)."""
     holder = secrets.token_hex(16)
     broker = runtime.broker
-    if isinstance(broker, RedisBroker):
-        return RedisLease(broker.client, runtime.config.broker.key_prefix, holder)
+    if runtime.config.broker.kind == "redis":
+        from pronghorn.runtime.redis_broker import RedisBroker  # redis: only when it is used
+
+        if isinstance(broker, RedisBroker):
+            return RedisLease(broker.client, runtime.config.broker.key_prefix, holder)
     return SqlLease(runtime.db, holder)

@@ -17,17 +17,17 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap
-from ruamel.yaml.error import YAMLError
+from typing import TYPE_CHECKING, Any
 
 from pronghorn.config.errors import ConfigError
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.config.schema import AppConfig
 
-Edit = Callable[[CommentedMap], None]
+if TYPE_CHECKING:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.comments import CommentedMap
+
+Edit = Callable[["CommentedMap"], None]
 
 
 class NoConfigFile(ConfigError):
@@ -35,6 +35,8 @@ class NoConfigFile(ConfigError):
 
 
 def _yaml() -> YAML:
+    from ruamel.yaml import YAML  # ruamel: loaded by the first config edit, not at every start
+
     yaml = YAML(typ="rt")
     yaml.preserve_quotes = True
     yaml.width = 4096
@@ -43,6 +45,11 @@ def _yaml() -> YAML:
 
 def read_document(path: Path) -> CommentedMap:
     """The config file as a round-trip document (blocking)."""
+    from ruamel.yaml.comments import (
+        CommentedMap,
+    )  # ruamel: loaded by the first config edit, not at every start
+    from ruamel.yaml.error import YAMLError
+
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:

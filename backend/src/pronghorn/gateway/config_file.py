@@ -5,9 +5,9 @@ no file or unwritable 409, invalid result 400 (nothing is written)."""
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 from fastapi import Depends
-from ruamel.yaml.comments import CommentedMap
 
 from pronghorn.auth.principal import Principal
 from pronghorn.config.errors import ConfigError
@@ -15,6 +15,9 @@ from pronghorn.config.file_edit import Edit, NoConfigFile, apply_edit, read_docu
 from pronghorn.gateway.deps import get_principal
 from pronghorn.gateway.errors import ApiError
 from pronghorn.runtime.runtime import Runtime
+
+if TYPE_CHECKING:
+    from ruamel.yaml.comments import CommentedMap
 
 
 async def admin(principal: Principal = Depends(get_principal)) -> Principal:
@@ -27,6 +30,10 @@ async def document(runtime: Runtime) -> CommentedMap:
     """The config file (empty without one); 409 if it cannot be read."""
     path = runtime.settings.source_path
     if path is None:
+        from ruamel.yaml.comments import (
+            CommentedMap,
+        )  # ruamel: loaded by the first config edit, not at every start
+
         return CommentedMap()
     try:
         return await asyncio.to_thread(read_document, path)

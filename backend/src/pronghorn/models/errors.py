@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import httpx
-import openai
+
+if TYPE_CHECKING:
+    import openai
 
 
 class UnknownModelError(LookupError):
@@ -29,20 +33,33 @@ class ScriptExhaustedError(RuntimeError):
     """The scripted model has no step for this call and no fallback."""
 
 
-# kind -> (HTTP status, openai error class, default message, error code)
-_STATUS_ERRORS: dict[str, tuple[int, type[openai.APIStatusError], str, str | None]] = {
-    "rate_limit": (429, openai.RateLimitError, "Rate limit reached (scripted)", "rate_limit"),
-    "server_error": (500, openai.InternalServerError, "Internal server error (scripted)", None),
-    "overloaded": (529, openai.InternalServerError, "Overloaded (scripted)", "overloaded"),
-    "auth": (401, openai.AuthenticationError, "Invalid API key (scripted)", "invalid_api_key"),
-    "bad_request": (400, openai.BadRequestError, "Bad request (scripted)", None),
+# kind -> (HTTP status, default message, error code); the openai error class: _status_class
+_STATUS_ERRORS: dict[str, tuple[int, str, str | None]] = {
+    "rate_limit": (429, "Rate limit reached (scripted)", "rate_limit"),
+    "server_error": (500, "Internal server error (scripted)", None),
+    "overloaded": (529, "Overloaded (scripted)", "overloaded"),
+    "auth": (401, "Invalid API key (scripted)", "invalid_api_key"),
+    "bad_request": (400, "Bad request (scripted)", None),
     "context_length": (
         400,
-        openai.BadRequestError,
         "This model's maximum context length was exceeded (scripted)",
         "context_length_exceeded",
     ),
 }
+
+
+def _status_class(kind: str) -> type[openai.APIStatusError]:
+    import openai  # the SDK (hundreds of modules) only once a step injects an error
+
+    return {
+        "rate_limit": openai.RateLimitError,
+        "server_error": openai.InternalServerError,
+        "overloaded": openai.InternalServerError,
+        "auth": openai.AuthenticationError,
+        "bad_request": openai.BadRequestError,
+        "context_length": openai.BadRequestError,
+    }[kind]
+
 
 ERROR_KINDS = (*_STATUS_ERRORS, "timeout", "connection")
 
@@ -58,9 +75,12 @@ def build_error(kind: str, message: str | None = None) -> Exception:
     """
     # openai annotates its errors with `httpx2` (its fork of httpx) while it accepts and
     # reads httpx objects the same way; hence the ignores below.
+    import openai
+
     request = httpx.Request("POST", _FAKE_URL)
     if kind in _STATUS_ERRORS:
-        status, cls, default, code = _STATUS_ERRORS[kind]
+        status, default, code = _STATUS_ERRORS[kind]
+        cls = _status_class(kind)
         text = message or default
         body = {"message": text, "type": kind, "code": code}
         response = httpx.Response(status, request=request, json={"error": body})

@@ -17,14 +17,16 @@ from __future__ import annotations
 import importlib
 import ipaddress
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-import openai
 from langchain_core.language_models import BaseChatModel
 
 from pronghorn.config.schema import ModelConfig
 from pronghorn.models.errors import MissingAPIKeyError, UnsupportedProviderError
+
+if TYPE_CHECKING:
+    from pronghorn.models.openai_timeout import HashableTimeout
 
 _KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 _KEYLESS_PLACEHOLDER = "not-needed"
@@ -80,26 +82,12 @@ def _key_or_raise(cfg: ModelConfig, env: Mapping[str, str]) -> str:
     )
 
 
-class HashableTimeout(openai.Timeout):
-    """The openai SDK's own timeout type (``openai.Timeout``: httpx2's, not httpx's, since
-    openai 3; a foreign ``httpx.Timeout`` is not unpacked but nested whole into each of the
-    four fields), made hashable.
-
-    langchain-openai shares one cached http client per (base_url, timeout, socket options),
-    but only when the timeout is hashable; a plain ``Timeout`` (it defines ``__eq__`` and so
-    loses ``__hash__``) makes it build a new, never-closed client per model instance, whose
-    pooled sockets then reach the garbage collector open. Equal timeouts hash equal, so every
-    model built from one entry reuses one client.
-    """
-
-    def __hash__(self) -> int:
-        return hash((self.connect, self.read, self.write, self.pool))
-
-
 def openai_timeout(cfg: ModelConfig) -> float | HashableTimeout:
     """``timeout_s`` for connect/write/pool; the socket read timeout is never shorter than
     ``stream_chunk_timeout_s``, so a thinking model's long silence is judged by the chunk
     timeout, not cut earlier by httpx. Always hashable (see ``HashableTimeout``)."""
+    from pronghorn.models.openai_timeout import HashableTimeout  # the openai SDK: on use
+
     if cfg.stream_chunk_timeout_s <= cfg.timeout_s:
         return cfg.timeout_s
     return HashableTimeout(cfg.timeout_s, read=cfg.stream_chunk_timeout_s)

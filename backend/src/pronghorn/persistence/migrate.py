@@ -1,22 +1,27 @@
 """Schema management: Alembic for the app's tables, the libraries' own setup() for LangGraph's
-checkpoint and store tables."""
+checkpoint and store tables.
+
+Alembic is imported by the function that needs it, so a CLI command that never touches the
+schema (`pronghorn --help`) does not load it."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Connection
 
 from pronghorn.persistence.db import Database
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 
 
 def alembic_config(connection: Connection | None = None) -> Config:
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     if connection is not None:
@@ -25,16 +30,22 @@ def alembic_config(connection: Connection | None = None) -> Config:
 
 
 def head_revision() -> str | None:
+    from alembic.script import ScriptDirectory
+
     return ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 
 async def current_revision(db: Database) -> str | None:
+    from alembic.runtime.migration import MigrationContext
+
     async with db.read() as conn:
         return await conn.run_sync(lambda c: MigrationContext.configure(c).get_current_revision())
 
 
 async def upgrade(db: Database) -> None:
     """Bring the app tables to the newest revision (idempotent)."""
+
+    from alembic import command
 
     def _run(sync_conn: Connection) -> None:
         command.upgrade(alembic_config(sync_conn), "head")

@@ -4,19 +4,30 @@ input: the gateway answers those with 503 and `Retry-After`, and retrying later 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 
-import asyncpg  # pyright: ignore[reportMissingTypeStubs]
-import psycopg
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
-_DRIVER_ERRORS: tuple[type[BaseException], ...] = (
-    asyncpg.PostgresConnectionError,  # connection lost, cannot connect now, …
-    asyncpg.InterfaceError,  # "connection is closed" and other client-side states
-    psycopg.OperationalError,  # LangGraph's saver and store (psycopg)
-    PoolTimeout,  # every pooled connection busy for pool_timeout
-)
+
+def _driver_errors() -> tuple[type[BaseException], ...]:
+    """The driver errors that mean "unreachable", of the PostgreSQL drivers in use: a driver
+    never imported raised nothing, and importing both costs every SQLite start ~0.2 s."""
+    found: list[type[BaseException]] = [PoolTimeout]  # every pooled connection busy
+    if "asyncpg" in sys.modules:
+        import asyncpg  # pyright: ignore[reportMissingTypeStubs]
+
+        found += [
+            asyncpg.PostgresConnectionError,  # connection lost, cannot connect now, …
+            asyncpg.InterfaceError,  # "connection is closed" and other client-side states
+        ]
+    if "psycopg" in sys.modules:
+        import psycopg
+
+        found.append(psycopg.OperationalError)  # LangGraph's saver and store (psycopg)
+    return tuple(found)
+
 
 # Server-side SQLSTATE classes that mean "not now": 08 connection exception,
 # 57P01..57P03 admin shutdown / crash shutdown / cannot connect now.
@@ -38,8 +49,9 @@ def _chain(exc: BaseException) -> Iterator[BaseException]:
 
 
 def is_database_unreachable(exc: BaseException) -> bool:
+    unreachable = (ConnectionError, *_driver_errors())
     for err in _chain(exc):
-        if isinstance(err, (ConnectionError, *_DRIVER_ERRORS)):
+        if isinstance(err, unreachable):
             return True
         if isinstance(err, DBAPIError) and err.connection_invalidated:
             return True

@@ -25,7 +25,6 @@ from pronghorn.runtime.memory_broker import MemoryBroker
 from pronghorn.runtime.memory_component import memory
 from pronghorn.runtime.message_input import message_input_validator
 from pronghorn.runtime.rate_buckets import rate_buckets
-from pronghorn.runtime.redis_components import redis_broker
 from pronghorn.runtime.replicas import replicas
 from pronghorn.runtime.run_request import RunCreate
 from pronghorn.runtime.runtime import Runtime
@@ -106,6 +105,8 @@ async def sandbox(runtime: Runtime) -> AsyncGenerator[None, None]:
 async def broker(runtime: Runtime) -> AsyncGenerator[None, None]:
     cfg = runtime.config
     if cfg.broker.kind == "redis":
+        from pronghorn.runtime.redis_components import redis_broker  # redis: only then
+
         async with redis_broker(runtime):
             yield
         return

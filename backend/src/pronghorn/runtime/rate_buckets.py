@@ -11,8 +11,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncGenerator
 
-from pronghorn.auth.ratelimit_redis import RedisFailures
-from pronghorn.auth.request_rate import MemoryRateBuckets, RedisRateBuckets
+from pronghorn.auth.request_rate import MemoryRateBuckets
 from pronghorn.runtime.runtime import Runtime
 
 
@@ -27,12 +26,16 @@ async def rate_buckets(runtime: Runtime) -> AsyncGenerator[None, None]:
         if backend == "memory":
             runtime.rate_buckets = MemoryRateBuckets()
         else:
+            from pronghorn.auth.request_rate import RedisRateBuckets
+
             shared = RedisRateBuckets.from_url(
                 broker.redis_url, prefix=f"{broker.key_prefix}:rate:"
             )
             stack.push_async_callback(shared.aclose)
             runtime.rate_buckets = shared
         if broker.kind == "redis":
+            from pronghorn.auth.ratelimit_redis import RedisFailures
+
             failures = RedisFailures.from_url(broker.redis_url, prefix=broker.key_prefix)
             stack.push_async_callback(failures.aclose)
             limits = runtime.auth.limits

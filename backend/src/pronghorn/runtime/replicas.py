@@ -23,13 +23,11 @@ from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol, cast
 
-from redis.asyncio import Redis
-
 from pronghorn.config.loader import public_config_hash
-from pronghorn.runtime.redis_broker import redis_client
-from pronghorn.runtime.redis_keys import TRANSIENT
 
 if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
     from pronghorn.runtime.runtime import Runtime
 
 log = logging.getLogger("pronghorn.replicas")
@@ -73,6 +71,9 @@ def now_iso() -> str:
 
 
 class ReplicaDirectory(Protocol):
+    transient: tuple[type[BaseException], ...]
+    """What a lost connection to the directory raises (tried again next round)."""
+
     async def publish(self, card: ReplicaCard) -> None:
         """Announce (or refresh) this replica's card."""
         ...
@@ -91,6 +92,7 @@ class LocalReplicas:
 
     def __init__(self) -> None:
         self._card: ReplicaCard | None = None
+        self.transient: tuple[type[BaseException], ...] = ()  # nothing to lose
 
     async def publish(self, card: ReplicaCard) -> None:
         self._card = card
@@ -106,6 +108,9 @@ class RedisReplicas:
     """Cards in Redis (see the module doc). Redis errors propagate: the caller decides."""
 
     def __init__(self, client: Redis, *, prefix: str, ttl_s: float = TTL_S) -> None:
+        from pronghorn.runtime.redis_keys import TRANSIENT  # redis: only when it is used
+
+        self.transient = TRANSIENT
         self.client = client
         self.prefix = prefix
         self.ttl_ms = max(1, int(ttl_s * 1000))
@@ -198,7 +203,7 @@ class ReplicaPresence:
         try:
             await self.directory.publish(mine)
             others = [c for c in await self.directory.cards() if c.replica_id != mine.replica_id]
-        except TRANSIENT as exc:
+        except self.directory.transient as exc:
             log.warning("replica directory unreachable: %s", exc)
             return [mine], False
         return sorted([mine, *others], key=lambda c: (c.started_at, c.replica_id)), True
@@ -207,12 +212,12 @@ class ReplicaPresence:
         while True:
             try:
                 await self.publish()
-            except TRANSIENT as exc:  # Redis away: try again next round
+            except self.directory.transient as exc:  # Redis away: try again next round
                 log.debug("replica card not published: %s", exc)
             await asyncio.sleep(self.every_s)
 
     async def start(self) -> None:
-        with contextlib.suppress(*TRANSIENT):
+        with contextlib.suppress(*self.directory.transient):
             await self.publish()
         self._task = asyncio.create_task(self._loop(), name="replica-presence")
 
@@ -221,7 +226,7 @@ class ReplicaPresence:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-        with contextlib.suppress(*TRANSIENT):
+        with contextlib.suppress(*self.directory.transient):
             await self.directory.withdraw(self.replica_id)
 
 
@@ -264,6 +269,8 @@ async def replicas(runtime: Runtime) -> AsyncGenerator[None, None]:
     async with contextlib.AsyncExitStack() as stack:
         directory: ReplicaDirectory
         if cfg.kind == "redis":
+            from pronghorn.runtime.redis_broker import redis_client
+
             client = await stack.enter_async_context(redis_client(cfg.redis_url, block_s=1.0))
             directory = RedisReplicas(client, prefix=cfg.key_prefix)
         else:

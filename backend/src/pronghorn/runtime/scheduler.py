@@ -12,8 +12,6 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
-from croniter import croniter
-
 from pronghorn.persistence.outage import is_database_unreachable
 from pronghorn.persistence.repos import crons as crons_repo
 from pronghorn.persistence.repos.common import as_utc
@@ -30,6 +28,8 @@ MAX_SLEEP_S = 1.0
 
 
 def next_run(schedule: str, timezone: str | None, after: datetime) -> datetime:
+    from croniter import croniter  # its parser loads slowly: only once a cron exists
+
     tz = ZoneInfo(timezone) if timezone else UTC
     local = after.astimezone(tz)
     nxt = croniter(schedule, local).get_next(datetime)
@@ -44,6 +44,8 @@ def validate_schedule(schedule: str, timezone: str | None) -> None:
 
     croniter also takes 6 and 7 fields (seconds, years); the LangGraph contract is the
     5-field form, so those are refused instead of being read differently than meant."""
+    from croniter import croniter
+
     fields = schedule.split()
     if not (len(fields) == 5 or (len(fields) == 1 and fields[0].startswith("@"))):
         raise ValueError(

@@ -12,19 +12,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Generator
+from typing import TYPE_CHECKING
 
 from opentelemetry import trace
-from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor
-from opentelemetry.sdk.trace.sampling import ParentBased, TraceIdRatioBased
 from opentelemetry.trace import SpanKind, Status, StatusCode, Tracer
 
 from pronghorn import __version__
 from pronghorn.config.ops_schema import TracingConfig
 from pronghorn.runtime.jobs import Job
 from pronghorn.runtime.trace_callback import TraceCallback
+
+if TYPE_CHECKING:
+    from opentelemetry.sdk.trace import TracerProvider
 
 RUN_ID = "pronghorn.run_id"
 THREAD_ID = "pronghorn.thread_id"
@@ -55,6 +54,13 @@ class Tracing:
         endpoint = config.otlp.endpoint
         if endpoint is None:
             return
+        # The SDK and the OTLP exporter (protobuf under it): only when tracing is on.
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+        from opentelemetry.sdk.resources import Resource
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor
+        from opentelemetry.sdk.trace.sampling import ParentBased, TraceIdRatioBased
+
         exporter = OTLPSpanExporter(
             endpoint=traces_url(endpoint),
             headers={k: v.get_secret_value() for k, v in config.otlp.headers.items()},

@@ -4,18 +4,18 @@ a2a-sdk client sends when the card lists a 1.0 interface).
 
 The server works in 0.3 terms; a 1.0 request's params are converted to 0.3 and its results
 back, with the a2a-sdk's own conversions, so both dialects mean exactly the same thing.
+Those (and protobuf under them) are imported by the first 1.0 request, not at start.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
-from a2a.compat.v0_3 import conversions
 from a2a.compat.v0_3 import types as a2a
-from a2a.types import a2a_pb2 as pb
-from google.protobuf.json_format import MessageToDict, ParseDict, ParseError
-from google.protobuf.message import Message as ProtoMessage
+
+if TYPE_CHECKING:
+    from google.protobuf.message import Message as ProtoMessage
 
 Operation = Literal["send", "stream", "get", "cancel"]
 StreamEvent = a2a.Task | a2a.TaskStatusUpdateEvent | a2a.TaskArtifactUpdateEvent
@@ -30,6 +30,8 @@ def dump(model: Any) -> dict[str, Any]:
 
 
 def _proto(message: ProtoMessage) -> dict[str, Any]:
+    from google.protobuf.json_format import MessageToDict
+
     return MessageToDict(message)
 
 
@@ -41,6 +43,10 @@ class Dialect:
         """The params as 0.3 params."""
         if self.version == "0.3":
             return params
+        from a2a.compat.v0_3 import conversions
+        from a2a.types import a2a_pb2 as pb
+        from google.protobuf.json_format import ParseDict, ParseError
+
         try:
             if op in ("send", "stream"):
                 send = ParseDict(params, pb.SendMessageRequest(), ignore_unknown_fields=True)
@@ -57,6 +63,9 @@ class Dialect:
         """A task as the result of `op`."""
         if self.version == "0.3":
             return dump(task)
+        from a2a.compat.v0_3 import conversions
+        from a2a.types import a2a_pb2 as pb
+
         core = conversions.to_core_task(task)
         if op == "send":
             return _proto(pb.SendMessageResponse(task=core))
@@ -66,6 +75,8 @@ class Dialect:
         """One streamed event as the result of a stream response."""
         if self.version == "0.3":
             return dump(event)
+        from a2a.compat.v0_3 import conversions
+
         wrapped = a2a.SendStreamingMessageSuccessResponse(result=event)
         return _proto(conversions.to_core_stream_response(wrapped))
 

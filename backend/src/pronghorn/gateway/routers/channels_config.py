@@ -11,11 +11,10 @@ that channel only.
 
 from __future__ import annotations
 
-from typing import Any, cast, get_args
+from typing import TYPE_CHECKING, Any, cast, get_args
 
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
-from ruamel.yaml.comments import CommentedMap
 
 from pronghorn.auth.principal import Principal
 from pronghorn.channels.manager import PLATFORMS
@@ -27,6 +26,9 @@ from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.models.channels import ChannelsConfigView
 from pronghorn.gateway.models.errors import answers, errors
 from pronghorn.runtime.runtime import Runtime
+
+if TYPE_CHECKING:
+    from ruamel.yaml.comments import CommentedMap
 
 router = APIRouter(tags=["channels"])
 
@@ -158,6 +160,10 @@ async def put_channel_config(
         found[0][found[1]] = before[0][before[1]]
 
     def edit(doc: CommentedMap) -> None:
+        from ruamel.yaml.comments import (
+            CommentedMap,
+        )  # ruamel: loaded by the first config edit, not at every start
+
         channels: object = doc.get("channels")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
         if not isinstance(channels, CommentedMap):
             channels = CommentedMap()

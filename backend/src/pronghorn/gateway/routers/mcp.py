@@ -9,11 +9,10 @@ keeping comments elsewhere (config/file_edit.py) and applies it at once.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
-from ruamel.yaml.comments import CommentedMap
 
 from pronghorn.auth.principal import Principal
 from pronghorn.config.errors import ConfigError
@@ -28,6 +27,9 @@ from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.mcp.errors import McpConfigError
 from pronghorn.mcp.masking import check_api_stdio, mask_server, unmask_server
 from pronghorn.runtime.runtime import Runtime
+
+if TYPE_CHECKING:
+    from ruamel.yaml.comments import CommentedMap
 
 router = APIRouter(tags=["mcp"], route_class=StrictJSONRoute)
 
@@ -93,6 +95,10 @@ def _view(runtime: Runtime, doc: CommentedMap) -> dict[str, Any]:
 
 
 def _set_mcp(doc: CommentedMap, servers: dict[str, Any], options: dict[str, Any]) -> None:
+    from ruamel.yaml.comments import (
+        CommentedMap,
+    )  # ruamel: loaded by the first config edit, not at every start
+
     mcp: object = doc.get("mcp")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
     if not isinstance(mcp, CommentedMap):
         mcp = CommentedMap()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -17,16 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from pronghorn.persistence.db import Database, default_sqlite_url
-from pronghorn.persistence.migrate import upgrade
-from pronghorn.persistence.repos import runs as runs_repo
-from pronghorn.persistence.repos import threads as threads_repo
-from pronghorn.persistence.tables import runs as runs_table
-from pronghorn.persistence.tables import threads as threads_table
+from pronghorn.persistence.db import Database
 from pronghorn.runtime.broker import Event, EventBroker, EventStore
 from pronghorn.runtime.event_store import SqlEventStore
 from pronghorn.runtime.memory_broker import MemoryBroker
 from support.redis_kit import redis_broker
+from support.run_rows import new_run, sqlite_db
 
 
 @dataclass(frozen=True)
@@ -62,37 +57,13 @@ def make_broker(request: pytest.FixtureRequest) -> BrokerFactory:
 
 @pytest.fixture
 async def db(tmp_path: Path) -> AsyncIterator[Database]:
-    database = Database(default_sqlite_url(tmp_path))
-    await database.connect()
-    await upgrade(database)
-    try:
+    async with sqlite_db(tmp_path) as database:
         yield database
-    finally:
-        await database.close()
 
 
 @pytest.fixture
 def store(db: Database) -> SqlEventStore:
     return SqlEventStore(db)
-
-
-async def new_run(db: Database) -> tuple[str, str]:
-    """A thread and a run row (stored events belong to a run)."""
-    tid, rid = str(uuid.uuid4()), str(uuid.uuid4())
-    async with db.tx() as conn:
-        await conn.execute(threads_table.insert().values(**threads_repo.new_thread_row(tid)))
-        row = runs_repo.new_run_row(
-            run_id=rid,
-            thread_id=tid,
-            assistant_id="a",
-            kwargs={},
-            metadata={},
-            multitask_strategy="enqueue",
-            temporary=False,
-            owner=None,
-        )
-        await conn.execute(runs_table.insert().values(**row))
-    return tid, rid
 
 
 def payload(i: int, size: int = 10) -> bytes:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -14,26 +13,17 @@ import orjson
 import pytest
 from redis.asyncio import Redis
 
-from pronghorn.persistence.db import Database, default_sqlite_url
-from pronghorn.persistence.migrate import upgrade
-from pronghorn.persistence.repos import runs as runs_repo
-from pronghorn.persistence.repos import threads as threads_repo
-from pronghorn.persistence.tables import runs as runs_table
-from pronghorn.persistence.tables import threads as threads_table
+from pronghorn.persistence.db import Database
 from pronghorn.runtime.event_store import SqlEventStore
 from pronghorn.runtime.redis_broker import RESULT_MAX_BYTES, RedisBroker, drop_keys
 from support.redis_kit import REDIS_URL, new_prefix, require_redis
+from support.run_rows import new_run, sqlite_db
 
 
 @pytest.fixture
 async def db(tmp_path: Path) -> AsyncIterator[Database]:
-    database = Database(default_sqlite_url(tmp_path))
-    await database.connect()
-    await upgrade(database)
-    try:
+    async with sqlite_db(tmp_path) as database:
         yield database
-    finally:
-        await database.close()
 
 
 @pytest.fixture
@@ -53,24 +43,6 @@ async def pair(db: Database) -> AsyncIterator[tuple[RedisBroker, RedisBroker]]:
     await drop_keys(clients[0], prefix)
     for client in clients:
         await client.aclose()
-
-
-async def new_run(db: Database) -> tuple[str, str]:
-    tid, rid = str(uuid.uuid4()), str(uuid.uuid4())
-    async with db.tx() as conn:
-        await conn.execute(threads_table.insert().values(**threads_repo.new_thread_row(tid)))
-        row = runs_repo.new_run_row(
-            run_id=rid,
-            thread_id=tid,
-            assistant_id="a",
-            kwargs={},
-            metadata={},
-            multitask_strategy="enqueue",
-            temporary=False,
-            owner=None,
-        )
-        await conn.execute(runs_table.insert().values(**row))
-    return tid, rid
 
 
 async def test_a_follower_elsewhere_gets_the_end_with_the_result(pair, db) -> None:

@@ -16,7 +16,9 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import Engine, create_engine
 
+from pronghorn.persistence.tables import metadata
 from runs.backends import PG_URL, database
 from support.live import LiveServer, base_config
 from support.redis_kit import REDIS_URL, drop_prefix, new_prefix, require_redis
@@ -90,6 +92,19 @@ def cluster(workdir: Path) -> Iterator[Callable[..., Replica]]:
 def replicas(tmp_path: Path) -> Iterator[Callable[..., Replica]]:
     with cluster(tmp_path) as start:
         yield start
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[Engine]:
+    """A synchronous engine on a fresh PostgreSQL database with the schema (SQL-level tests
+    of the run queue)."""
+    with database("postgres", tmp_path) as (_, sync_url):
+        eng = create_engine(sync_url)
+        metadata.create_all(eng)
+        try:
+            yield eng
+        finally:
+            eng.dispose()
 
 
 def new_thread(client: httpx.Client) -> str:

@@ -5,37 +5,24 @@ fair queue, caps, leases and fencing."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, insert, select, update
+from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Engine
 
 from pronghorn.persistence.repos import run_claims, run_units
 from pronghorn.persistence.repos import runs as runs_repo
 from pronghorn.persistence.repos import threads as threads_repo
-from pronghorn.persistence.tables import metadata, runs, threads
-from runs.backends import PG_URL, database
+from pronghorn.persistence.tables import runs, threads
+from runs.backends import PG_URL
 
 pytestmark = pytest.mark.skipif(
     not PG_URL, reason="the run queue needs PostgreSQL: set PRONGHORN_TEST_POSTGRES_URL"
 )
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
-
-
-@pytest.fixture
-def engine(tmp_path: Path) -> Iterator[Engine]:
-    with database("postgres", tmp_path) as (_, sync_url):
-        eng = create_engine(sync_url)
-        metadata.create_all(eng)
-        try:
-            yield eng
-        finally:
-            eng.dispose()
 
 
 def add_thread(eng: Engine) -> str:

@@ -4,36 +4,23 @@ while nobody claimed them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, select, text
+from sqlalchemy import select, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 
 from cluster.test_claim_sql import T0, add_run, add_thread, claim
 from pronghorn.persistence.repos import run_claims
-from pronghorn.persistence.tables import metadata, runs, threads
-from runs.backends import PG_URL, database
+from pronghorn.persistence.tables import runs, threads
+from runs.backends import PG_URL
 
 pytestmark = pytest.mark.skipif(
     not PG_URL, reason="the run queue needs PostgreSQL: set PRONGHORN_TEST_POSTGRES_URL"
 )
 
 ERROR = {"error": "QueueTimeout", "message": "waited too long"}
-
-
-@pytest.fixture
-def engine(tmp_path: Path) -> Iterator[Engine]:
-    with database("postgres", tmp_path) as (_, sync_url):
-        eng = create_engine(sync_url)
-        metadata.create_all(eng)
-        try:
-            yield eng
-        finally:
-            eng.dispose()
 
 
 def expire(conn, max_wait_s: float = 5.0) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -90,6 +91,9 @@ class LiveServer:
                 env=env,
                 stdout=log,
                 stderr=subprocess.STDOUT,
+                # A group of its own: `serve --workers N` forks workers, and stopping or
+                # killing the server ends them too (no orphan outlives a test).
+                start_new_session=True,
             )
         try:
             self._wait_healthy(timeout)
@@ -125,6 +129,7 @@ class LiveServer:
 
     def stop(self, timeout: float = 20.0) -> int | None:
         if self.proc is None or self.proc.poll() is not None:
+            self._end_group()
             return self.proc.returncode if self.proc else None
         self.proc.send_signal(signal.SIGTERM)
         try:
@@ -132,11 +137,21 @@ class LiveServer:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             return self.proc.wait(5)
+        finally:
+            self._end_group()
 
     def kill(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(5)
+        self._end_group()
+
+    def _end_group(self) -> None:
+        """SIGKILL whatever is left of the server's process group (workers of a supervisor
+        that was killed, or that exited without them)."""
+        if self.proc is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
 
 
 def child_bytecode_env() -> dict[str, str]:

@@ -63,5 +63,8 @@ def configure_logging(level: str = "INFO", fmt: str = "text") -> None:
     root = logging.getLogger()
     root.handlers = [handler]
     root.setLevel(level)
-    for noisy in ("httpx", "httpcore", "aiosqlite", "watchfiles", "sse_starlette"):
+    # alembic.runtime.plugins: since alembic is imported only to migrate (after logging is
+    # set up), its plugin registry would log a line per plugin at every start.
+    quiet = ("httpx", "httpcore", "aiosqlite", "watchfiles", "sse_starlette")
+    for noisy in (*quiet, "alembic.runtime.plugins"):
         logging.getLogger(noisy).setLevel(logging.WARNING)

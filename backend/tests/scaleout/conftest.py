@@ -58,14 +58,22 @@ def shared_db(tmp_path: Path) -> Iterator[dict[str, Any]]:
 def replica(
     tmp_path: Path, prefix: str, shared_db: dict[str, Any]
 ) -> Iterator[Callable[..., InProcessServer]]:
-    """`replica(redis_url=..., **broker)` starts one more gateway on the shared database."""
+    """`replica(redis_url=..., broker={...}, **config)` starts one more gateway on the shared
+    database and Redis prefix (`config`: top-level config sections, `graphs` included)."""
     apps: list[InProcessServer] = []
 
-    def start(redis_url: str = REDIS_URL, **broker: Any) -> InProcessServer:
+    def start(
+        redis_url: str = REDIS_URL, broker: dict[str, Any] | None = None, **config: Any
+    ) -> InProcessServer:
         cfg = base_config(
-            graphs=GRAPHS,
+            **{"graphs": GRAPHS, **config},
             database=shared_db,
-            broker={"kind": "redis", "redis_url": redis_url, "key_prefix": prefix, **broker},
+            broker={
+                "kind": "redis",
+                "redis_url": redis_url,
+                "key_prefix": prefix,
+                **(broker or {}),
+            },
         )
         app = InProcessServer(tmp_path / f"replica{len(apps)}", cfg)
         apps.append(app)

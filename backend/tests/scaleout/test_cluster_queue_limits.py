@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -17,8 +16,6 @@ import pytest
 from runs.backends import PG_URL
 from scaleout.sse_kit import frames_of, wait_status
 from support.inproc import InProcessServer
-from support.live import base_config
-from support.redis_kit import REDIS_URL
 
 pytestmark = pytest.mark.skipif(
     not PG_URL, reason="the cluster queue needs PostgreSQL: set PRONGHORN_TEST_POSTGRES_URL"
@@ -30,25 +27,10 @@ GRAPHS = {"clustered": "testgraphs.clustered:graph"}
 
 @pytest.fixture
 def cluster_replica(
-    tmp_path: Path, prefix: str, shared_db: dict[str, Any]
-) -> Iterator[Callable[..., InProcessServer]]:
+    replica: Callable[..., InProcessServer],
+) -> Callable[..., InProcessServer]:
     """`cluster_replica(**runs)`: one more replica on the shared database and Redis prefix."""
-    apps: list[InProcessServer] = []
-
-    def start(**runs: Any) -> InProcessServer:
-        cfg = base_config(
-            graphs=GRAPHS,
-            database=shared_db,
-            broker={"kind": "redis", "redis_url": REDIS_URL, "key_prefix": prefix},
-            runs={"queue_poll_s": 0.5, **runs},
-        )
-        app = InProcessServer(tmp_path / f"replica{len(apps)}", cfg)
-        apps.append(app)
-        return app.start()
-
-    yield start
-    for app in apps:
-        app.stop()
+    return lambda **runs: replica(graphs=GRAPHS, runs={"queue_poll_s": 0.5, **runs})
 
 
 def gated_run(client: httpx.Client, tid: str, log: Path, gate: Path) -> httpx.Response:

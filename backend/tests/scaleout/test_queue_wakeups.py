@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +15,8 @@ import pytest
 from redis import Redis
 
 from runs.backends import PG_URL
-from scaleout.conftest import GRAPHS
 from scaleout.sse_kit import chatty, wait_status
 from support.inproc import InProcessServer
-from support.live import base_config
 from support.redis_kit import REDIS_URL
 
 API = "/api/langgraph"
@@ -28,25 +26,8 @@ pytestmark = pytest.mark.skipif(not PG_URL, reason="the run queue needs PostgreS
 
 
 @pytest.fixture
-def start(
-    tmp_path: Path, prefix: str, shared_db: dict[str, Any]
-) -> Iterator[Callable[[], InProcessServer]]:
-    apps: list[InProcessServer] = []
-
-    def one() -> InProcessServer:
-        cfg = base_config(
-            graphs=GRAPHS,
-            database=shared_db,
-            broker={"kind": "redis", "redis_url": REDIS_URL, "key_prefix": prefix},
-            runs={"queue_poll_s": POLL_S},
-        )
-        app = InProcessServer(tmp_path / f"replica{len(apps)}", cfg)
-        apps.append(app)
-        return app.start()
-
-    yield one
-    for app in apps:
-        app.stop()
+def start(replica: Callable[..., InProcessServer]) -> Callable[[], InProcessServer]:
+    return lambda: replica(runs={"queue_poll_s": POLL_S})
 
 
 def _echo(text: str) -> dict[str, Any]:

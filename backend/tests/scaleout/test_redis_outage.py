@@ -14,7 +14,7 @@ API = "/api/langgraph"
 
 
 def test_a_short_loss_is_retried_and_the_stream_goes_on(redis_proxy, replica, tmp_path: Path):
-    app = replica(redis_url=redis_proxy.url, retry_s=30.0)
+    app = replica(redis_url=redis_proxy.url, broker={"retry_s": 30.0})
     gate = tmp_path / "gate"
 
     def blip() -> None:  # Redis away and back while the run waits at its gate
@@ -39,7 +39,7 @@ def test_a_short_loss_is_retried_and_the_stream_goes_on(redis_proxy, replica, tm
 
 
 def test_a_long_loss_gives_503s_and_no_stuck_run(redis_proxy, replica, tmp_path: Path):
-    app = replica(redis_url=redis_proxy.url, retry_s=1.0)
+    app = replica(redis_url=redis_proxy.url, broker={"retry_s": 1.0})
     gate = tmp_path / "gate"
     down = threading.Event()
 

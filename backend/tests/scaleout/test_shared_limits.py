@@ -4,41 +4,9 @@ failed API keys count across replicas, as do the per-user request buckets
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from pathlib import Path
-from typing import Any
-
-import pytest
-
 from ops.users_auth import ALICE
-from support.inproc import InProcessServer
-from support.live import base_config
-from support.redis_kit import REDIS_URL
 
 BAD_KEY = {"x-api-key": "phk_" + "x" * 43}
-
-
-@pytest.fixture
-def limited(
-    tmp_path: Path, prefix: str, shared_db: dict[str, Any]
-) -> Iterator[Callable[..., InProcessServer]]:
-    """`limited(auth=..., redis_url=..., **overrides)`: one more replica on the shared
-    database and Redis prefix."""
-    apps: list[InProcessServer] = []
-
-    def start(redis_url: str = REDIS_URL, **overrides: Any) -> InProcessServer:
-        cfg = base_config(
-            database=shared_db,
-            broker={"kind": "redis", "redis_url": redis_url, "key_prefix": prefix},
-            **overrides,
-        )
-        app = InProcessServer(tmp_path / f"limited{len(apps)}", cfg)
-        apps.append(app)
-        return app.start()
-
-    yield start
-    for app in apps:
-        app.stop()
 
 
 LOCAL = {"mode": "local", "max_failures_per_ip": 3, "max_failures_per_account": 2}
@@ -49,8 +17,8 @@ def _login(client, username: str) -> int:
     return client.post("/api/auth/login", json=body).status_code
 
 
-def test_failed_api_keys_count_across_replicas(limited):
-    a, b = limited(auth=LOCAL), limited(auth=LOCAL)
+def test_failed_api_keys_count_across_replicas(replica):
+    a, b = replica(auth=LOCAL), replica(auth=LOCAL)
     with a.http() as ca, b.http() as cb:
         codes = [c.get("/api/auth/me", headers=BAD_KEY).status_code for c in (ca, cb, ca)]
         assert codes == [401, 401, 401]
@@ -61,9 +29,9 @@ def test_failed_api_keys_count_across_replicas(limited):
         assert ca.get("/api/auth/me", headers=BAD_KEY).status_code == 429
 
 
-def test_failed_logins_of_one_account_count_across_replicas(limited):
+def test_failed_logins_of_one_account_count_across_replicas(replica):
     auth = {**LOCAL, "max_failures_per_ip": 50}
-    a, b = limited(auth=auth), limited(auth=auth)
+    a, b = replica(auth=auth), replica(auth=auth)
     with a.http() as ca, b.http() as cb:
         assert [_login(ca, "carol"), _login(cb, "carol")] == [401, 401]
         assert _login(ca, "carol") == 429  # the account's second failure was on B
@@ -71,12 +39,12 @@ def test_failed_logins_of_one_account_count_across_replicas(limited):
         assert _login(cb, "dave") == 401  # another account is not affected
 
 
-def test_request_buckets_are_shared_by_default(limited):
+def test_request_buckets_are_shared_by_default(replica):
     """`rate_limits.backend: auto` with the Redis broker: one bucket per user for all."""
     custom = {"mode": "custom", "custom": "ops.users_auth:auth"}
     rates = {"requests_per_second": 0.001, "burst": 2}
-    a = limited(auth=custom, rate_limits=rates)
-    b = limited(auth=custom, rate_limits=rates)
+    a = replica(auth=custom, rate_limits=rates)
+    b = replica(auth=custom, rate_limits=rates)
     search = "/api/langgraph/threads/search"
     with a.http() as ca, b.http() as cb:
         assert ca.post(search, json={}, headers=ALICE).status_code == 200
@@ -85,8 +53,8 @@ def test_request_buckets_are_shared_by_default(limited):
         assert cb.post(search, json={}, headers=ALICE).status_code == 429
 
 
-def test_without_redis_each_replica_still_limits(limited, redis_proxy):
-    a = limited(redis_url=redis_proxy.url, auth=LOCAL)
+def test_without_redis_each_replica_still_limits(replica, redis_proxy):
+    a = replica(redis_url=redis_proxy.url, auth=LOCAL)
     with a.http() as ca:
         assert ca.get("/api/auth/me", headers=BAD_KEY).status_code == 401
         redis_proxy.stop()

@@ -36,7 +36,7 @@ from pronghorn.channels.feishu_card import card, card_markdown, mention_text, po
 from pronghorn.channels.feishu_crypto import decrypt, verify_signature
 from pronghorn.channels.feishu_token import TOKEN_INVALID_CODES, TenantToken
 from pronghorn.channels.feishu_ws import LongConnection
-from pronghorn.channels.http_api import Backoff, as_json, call
+from pronghorn.channels.http_api import Backoff, as_json, call, read_capped
 from pronghorn.channels.transport import ErrorReport, Sink
 from pronghorn.channels.types import Inbound, InboundFile, Sent, Target
 from pronghorn.config.channels_schema import FeishuConfig
@@ -400,14 +400,7 @@ class FeishuTransport:
                         raise PlatformError(
                             f"file download: HTTP {response.status_code} code {code}"
                         )
-                    chunks: list[bytes] = []
-                    size = 0
-                    async for chunk in response.aiter_bytes():
-                        size += len(chunk)
-                        if size > max_bytes:
-                            raise PlatformError(f"{file.name} is larger than {max_bytes} bytes")
-                        chunks.append(chunk)
-                    return b"".join(chunks)
+                    return await read_capped(response, file.name, max_bytes)
             except httpx.HTTPError as exc:
                 raise PlatformError(f"file download: {type(exc).__name__}") from None
         raise PlatformError("file download: token refused")

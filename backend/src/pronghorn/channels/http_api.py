@@ -85,13 +85,18 @@ async def download_capped(
         async with client.stream("GET", url, **kwargs) as response:
             if response.status_code != 200:
                 raise PlatformError(f"file download: HTTP {response.status_code}")
-            chunks: list[bytes] = []
-            size = 0
-            async for chunk in response.aiter_bytes():
-                size += len(chunk)
-                if size > max_bytes:
-                    raise PlatformError(f"{name} is larger than {max_bytes} bytes")
-                chunks.append(chunk)
-            return b"".join(chunks)
+            return await read_capped(response, name, max_bytes)
     except httpx.HTTPError as exc:
         raise PlatformError(f"file download: {type(exc).__name__}") from None
+
+
+async def read_capped(response: httpx.Response, name: str, max_bytes: int) -> bytes:
+    """The body of a streamed response, refused once it passes `max_bytes`."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > max_bytes:
+            raise PlatformError(f"{name} is larger than {max_bytes} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)

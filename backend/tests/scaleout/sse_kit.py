@@ -20,9 +20,10 @@ def frames_of(
     last_event_id: str | None = None,
     after: int | None = None,
     then: Callable[[], None] | None = None,
+    until: Callable[[list[bytes]], bool] | None = None,
 ) -> tuple[int, list[bytes]]:
     """(status, the raw event blocks without heartbeats); `then()` runs once `after` frames
-    have arrived."""
+    have arrived; the stream is left as soon as `until(blocks)` holds."""
     headers = {"Last-Event-ID": last_event_id} if last_event_id is not None else {}
     blocks: list[bytes] = []
     buf = b""
@@ -39,7 +40,24 @@ def frames_of(
                 blocks.append(block)
                 if then is not None and after is not None and len(blocks) == after:
                     then()
+                if until is not None and until(blocks):
+                    return 200, blocks
     return 200, blocks
+
+
+def follow_thread(
+    client: httpx.Client, tid: str, runs: int = 1, last_event_id: str = "-"
+) -> list[bytes]:
+    """The thread stream's event blocks (from `last_event_id`; `-`: the thread log's start)
+    until `runs` runs have ended (their run_done)."""
+
+    def ended(blocks: list[bytes]) -> bool:
+        return b'"run_done"' in blocks[-1] and sum(b'"run_done"' in b for b in blocks) == runs
+
+    url = f"/api/langgraph/threads/{tid}/stream"
+    status, blocks = frames_of(client, url, last_event_id=last_event_id, until=ended)
+    assert status == 200, blocks
+    return blocks
 
 
 def event_id(block: bytes) -> int | None:

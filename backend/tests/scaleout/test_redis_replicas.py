@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from scaleout.sse_kit import chatty, event_id, frames_of, wait_status
+from scaleout.sse_kit import chatty, event_id, follow_thread, frames_of, wait_status
 
 API = "/api/langgraph"
 
@@ -22,9 +22,7 @@ def test_a_run_on_a_streams_byte_exact_from_b_with_last_event_id(replica, tmp_pa
         tid = _thread(ca)
         # B follows the thread before the run exists; A executes the run.
         thread_frames: list[bytes] = []
-        follower = threading.Thread(
-            target=lambda: thread_frames.extend(_until_run_done(cb, f"{API}/threads/{tid}/stream"))
-        )
+        follower = threading.Thread(target=lambda: thread_frames.extend(follow_thread(cb, tid)))
         follower.start()
         run = ca.post(
             f"{API}/threads/{tid}/runs",
@@ -51,24 +49,6 @@ def test_a_run_on_a_streams_byte_exact_from_b_with_last_event_id(replica, tmp_pa
     run_events = [f for f in thread_frames if b"event: custom" in f]
     assert len(run_events) == 6
     assert b'"run_done"' in thread_frames[-1]
-
-
-def _until_run_done(client, url: str) -> list[bytes]:
-    got: list[bytes] = []
-    # From the thread log's start: the run may begin before this request is served.
-    with client.stream("GET", url, headers={"Last-Event-ID": "-"}) as resp:
-        assert resp.status_code == 200
-        buf = b""
-        for chunk in resp.iter_raw():
-            buf += chunk
-            while b"\r\n\r\n" in buf:
-                block, buf = buf.split(b"\r\n\r\n", 1)
-                if block.startswith(b":"):
-                    continue
-                got.append(block)
-                if b'"run_done"' in block:
-                    return got
-    return got
 
 
 def test_cancel_from_b_with_wait_returns_after_the_run_ended_on_a(replica, tmp_path: Path):

@@ -8,33 +8,9 @@ import json
 import threading
 from pathlib import Path
 
-import httpx
-
-from scaleout.sse_kit import chatty, event_id
+from scaleout.sse_kit import chatty, event_id, follow_thread
 
 API = "/api/langgraph"
-
-
-def _follow(client: httpx.Client, tid: str, runs: int, last_event_id: str = "-") -> list[bytes]:
-    """The thread stream's event blocks until `runs` runs have ended (their run_done)."""
-    got: list[bytes] = []
-    done = 0
-    headers = {"Last-Event-ID": last_event_id}
-    with client.stream("GET", f"{API}/threads/{tid}/stream", headers=headers) as resp:
-        assert resp.status_code == 200
-        buf = b""
-        for chunk in resp.iter_raw():
-            buf += chunk
-            while b"\r\n\r\n" in buf:
-                block, buf = buf.split(b"\r\n\r\n", 1)
-                if block.startswith(b":"):
-                    continue
-                got.append(block)
-                if b'"run_done"' in block:
-                    done += 1
-                    if done == runs:
-                        return got
-    return got
 
 
 def _data(block: bytes) -> object:
@@ -50,7 +26,7 @@ def test_followers_on_both_replicas_see_runs_of_both(replica, tmp_path: Path):
         tid = ca.post(f"{API}/threads", json={}).json()["thread_id"]
         seen: dict[str, list[bytes]] = {}
         followers = [
-            threading.Thread(target=lambda c=c, k=k: seen.__setitem__(k, _follow(c, tid, 2)))
+            threading.Thread(target=lambda c=c, k=k: seen.__setitem__(k, follow_thread(c, tid, 2)))
             for k, c in (("a", ca), ("b", cb))
         ]
         for f in followers:
@@ -72,7 +48,7 @@ def test_followers_on_both_replicas_see_runs_of_both(replica, tmp_path: Path):
         half = len(seen["b"]) // 2
         middle, later = seen["b"][half], seen["b"][half + 1 :]
         left = sum(b'"run_done"' in f for f in later)
-        rest = _follow(ca, tid, left, last_event_id=str(event_id(middle)))
+        rest = follow_thread(ca, tid, left, last_event_id=str(event_id(middle)))
     on_a, on_b = seen["a"], seen["b"]
     assert on_a == on_b  # the same thread log, byte for byte, on either replica
     ids = [event_id(f) for f in on_b]

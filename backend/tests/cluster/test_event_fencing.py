@@ -5,6 +5,8 @@ commits; the Redis broker stores a run's events under the claim it was opened wi
 
 from __future__ import annotations
 
+import asyncio
+import time
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -12,10 +14,11 @@ from types import SimpleNamespace
 
 import pytest
 from sqlalchemy import create_engine, insert, select, text, update
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError, OperationalError
 
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.migrate import upgrade
+from pronghorn.persistence.outage import is_database_unreachable
 from pronghorn.persistence.repos import run_claims
 from pronghorn.persistence.repos import run_events as events_repo
 from pronghorn.persistence.repos import runs as runs_repo
@@ -174,6 +177,47 @@ async def test_a_takeover_waits_for_a_fenced_insert_under_way_to_commit(pg):
             assert [s for (s,) in seqs] == [1]
     finally:
         eng.dispose()
+
+
+async def test_a_replica_frozen_inside_a_transaction_does_not_stall_lease_recovery(pg):
+    """A replica SIGSTOPped between an event batch's `FOR SHARE` and its commit holds the
+    run row: the other replicas' sweepers skip locked rows, so without a server-side limit
+    the run would wait for the frozen one to wake. `database.idle_in_transaction_timeout_s`
+    makes PostgreSQL end that session, and the run is recovered."""
+    db, _ = pg
+    rid = await queued_run(db)
+    await claim(db, rid, "A")
+    await db.run(
+        lambda c: c.execute(
+            update(runs)
+            .where(runs.c.run_id == rid)
+            .values(lease_expires_at=text("now() - interval '1 second'"))
+        )
+    )
+
+    async def sweep() -> list[str]:
+        found = await db.run(
+            lambda c: run_claims.recover_expired(c, mode="resume", error={}, sweeper="B")
+        )
+        return [r.run_id for r in found]
+
+    frozen = Database(db.url, idle_in_transaction_timeout_s=0.5)
+    await frozen.connect()
+    try:
+        with pytest.raises(DBAPIError) as ended:
+            async with frozen.tx() as conn:
+                await conn.run_sync(lambda c: events_repo.lock_fences(c, [rid]))
+                assert await sweep() == []  # the lock is held: the sweeper skips the run
+                deadline = time.monotonic() + 30
+                while not (found := await sweep()):  # until the server ends the session
+                    assert time.monotonic() < deadline, "the frozen session kept its lock"
+                    await asyncio.sleep(0.05)
+                assert found == [rid]
+                await conn.execute(text("SELECT 1"))  # it wakes: its session is gone
+        # What the woken replica sees counts as "database unreachable": retried, then fenced.
+        assert is_database_unreachable(ended.value)
+    finally:
+        await frozen.close()
 
 
 async def test_the_redis_broker_stores_a_runs_events_under_the_claim_it_opened_it_with(pg):

@@ -119,6 +119,27 @@ class DatabaseConfig(Section):
     pool_size: int = Field(
         default=10, ge=1, le=200, description="Connection pool size (PostgreSQL)."
     )
+    pool_timeout_s: float = Field(
+        default=30.0,
+        gt=0,
+        le=600,
+        description=(
+            "PostgreSQL: how long an operation waits for a pooled connection (every one busy, "
+            "or none can be opened while the database is away) before it fails; requests then "
+            "get a 503, and a finished run's settle tries again until the database is back."
+        ),
+    )
+    idle_in_transaction_timeout_s: float = Field(
+        default=5.0,
+        ge=0,
+        le=3600,
+        description=(
+            "PostgreSQL: the server ends a gateway session that sat this long inside a "
+            "transaction (idle_in_transaction_session_timeout), so a replica that froze "
+            "holding row locks cannot stall the others' lease recovery. Keep it below "
+            "runs.lease_s. 0: no limit."
+        ),
+    )
     busy_timeout_ms: int = Field(default=5000, ge=0, description="SQLite busy_timeout.")
     echo: bool = Field(default=False, description="Log every SQL statement.")
 

@@ -67,13 +67,22 @@ class Database:
     """Engine, dialect facts and the unit-of-work helpers every repository uses."""
 
     def __init__(
-        self, url: str, *, busy_timeout_ms: int = 5000, pool_size: int = 10, echo: bool = False
+        self,
+        url: str,
+        *,
+        busy_timeout_ms: int = 5000,
+        pool_size: int = 10,
+        pool_timeout_s: float = 30.0,
+        idle_in_transaction_timeout_s: float = 0.0,
+        echo: bool = False,
     ) -> None:
         self.url = url
         parsed = make_url(url)
         self.dialect = parsed.get_backend_name()  # "sqlite" | "postgresql"
         self.busy_timeout_ms = busy_timeout_ms
         self.pool_size = pool_size
+        self.pool_timeout_s = pool_timeout_s  # PostgreSQL: both pools' wait for a connection
+        self.idle_in_transaction_timeout_s = idle_in_transaction_timeout_s  # PostgreSQL
         self.echo = echo
         self._engine: AsyncEngine | None = None
         self._worker: SqliteWorker | None = None
@@ -100,6 +109,11 @@ class Database:
             raise RuntimeError("not a connected SQLite database")
         return self._worker
 
+    def session_settings(self) -> dict[str, str]:
+        """PostgreSQL settings of every gateway session (both pools)."""
+        limit_ms = round(self.idle_in_transaction_timeout_s * 1000)
+        return {"idle_in_transaction_session_timeout": str(limit_ms)} if limit_ms else {}
+
     def psycopg_conninfo(self) -> str:
         """The PostgreSQL URL in the libpq form psycopg (LangGraph's saver/store) wants."""
         parsed = make_url(self.url).set(drivername="postgresql")
@@ -115,6 +129,8 @@ class Database:
             self.url,
             pool_size=self.pool_size,
             max_overflow=self.pool_size,
+            pool_timeout=self.pool_timeout_s,
+            connect_args={"server_settings": self.session_settings()},
             # The most recently returned connection first: the hot path reuses a few warm
             # ones (no liveness check needed, prepared statements cached), idle ones rest.
             pool_use_lifo=True,

@@ -4,11 +4,21 @@ input: the gateway answers those with 503 and `Retry-After`, and retrying later 
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import sys
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
+from typing import TypeVar
 
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
+
+T = TypeVar("T")
+
+log = logging.getLogger("pronghorn.db")
+
+FIRST_DELAY_S = 0.2
+MAX_DELAY_S = 2.0
 
 
 def _driver_errors() -> tuple[type[BaseException], ...]:
@@ -59,3 +69,46 @@ def is_database_unreachable(exc: BaseException) -> bool:
         if isinstance(state, str) and state.startswith(_SQLSTATES):
             return True
     return False
+
+
+class OutageLog:
+    """How a background loop reports a failed pass: a traceback for a bug, but one warning
+    per database outage (not a traceback every try), and one line when it works again."""
+
+    def __init__(self, logger: logging.Logger, what: str) -> None:
+        self.logger = logger
+        self.what = what
+        self.waiting = False
+
+    def failed(self, exc: BaseException) -> None:
+        if not is_database_unreachable(exc):
+            self.logger.error("%s failed", self.what, exc_info=exc)
+        elif not self.waiting:
+            self.waiting = True
+            self.logger.warning("%s waits: the database is unreachable (%s)", self.what, exc)
+
+    def ok(self) -> None:
+        if self.waiting:
+            self.waiting = False
+            self.logger.info("%s went through: the database is back", self.what)
+
+
+async def outlast_outage(fn: Callable[[], Awaitable[T]], *, what: str) -> T:
+    """Run ``fn`` until it succeeds or fails for another reason than an unreachable database:
+    while the database is away, try again with backoff (capped at ``MAX_DELAY_S``) — for a
+    write that must happen once the database is back, such as a finished run's settle.
+    Cancelling the caller (shutdown) ends the wait."""
+    delay = FIRST_DELAY_S
+    report = OutageLog(log, what)
+    while True:
+        try:
+            result = await fn()
+        except Exception as exc:
+            if not is_database_unreachable(exc):
+                raise
+            report.failed(exc)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, MAX_DELAY_S)
+            continue
+        report.ok()
+        return result

@@ -17,6 +17,7 @@ from collections.abc import AsyncGenerator
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from pronghorn.persistence.outage import OutageLog
 from pronghorn.persistence.repos import approval_waits
 from pronghorn.persistence.repos.common import now
 from pronghorn.runtime.access import Access, principal_from_record
@@ -76,13 +77,13 @@ async def sweep_once(runtime: Runtime) -> int:
 @contextlib.asynccontextmanager
 async def approval_sweeper(runtime: Runtime) -> AsyncGenerator[None, None]:
     async def loop() -> None:
+        report = OutageLog(log, "approval timeout sweep")
         while True:
             try:
                 await sweep_once(runtime)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("approval timeout sweep failed")
+                report.ok()
+            except Exception as exc:
+                report.failed(exc)
             await asyncio.sleep(runtime.config.approvals.sweep_interval_s)
 
     task = asyncio.create_task(loop(), name="approval-sweeper")

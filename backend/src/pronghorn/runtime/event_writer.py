@@ -15,6 +15,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 
+from pronghorn.persistence.outage import OutageLog
 from pronghorn.runtime.broker import Event, EventRow, EventStore
 
 log = logging.getLogger("pronghorn.broker")
@@ -42,6 +43,7 @@ class EventWriter:
         self._timer: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._closed = False
+        self._report = OutageLog(log, "storing run events")
 
     @property
     def pending(self) -> int:
@@ -67,8 +69,9 @@ class EventWriter:
     async def _flush_quietly(self) -> None:
         try:
             await self.flush()
-        except Exception:
-            log.exception("storing run events failed; retrying")
+            self._report.ok()
+        except Exception as exc:
+            self._report.failed(exc)  # and tried again (see flush)
 
     async def flush(self) -> None:
         """Store everything buffered so far (and what others buffered: one statement)."""

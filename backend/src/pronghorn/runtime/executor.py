@@ -18,6 +18,7 @@ from langgraph.types import Command, Send, StateSnapshot
 from pronghorn.graphs.registry import GraphRegistry
 from pronghorn.graphs.requests import GraphRequest
 from pronghorn.persistence.db import Database
+from pronghorn.persistence.outage import is_database_unreachable, outlast_outage
 from pronghorn.persistence.repos import run_units
 from pronghorn.runtime.access import graph_user
 from pronghorn.runtime.broker import BrokerUnavailable, EventBroker
@@ -308,74 +309,23 @@ class Executor:
         if job.lease_lost:  # another replica owns the run now: nothing is written
             self._fenced(job)
             return
-        # Every event is stored before the run is recorded as finished, so a reader that
-        # sees the final status finds all of them (a rolled-back run's go with its row).
-        # Started now, it overlaps reading the final state.
-        events_stored = asyncio.ensure_future(self.broker.flush(job.run_id))
+        fence = None
+        if job.fence is not None and self.leases is not None:
+            fence = (self.leases.owner, job.fence)
+        final_status = "interrupted" if status == "rollback" else status
         if job.mark_task is not None:
             try:
                 await job.mark_task
             except Exception:
                 log.exception("recording the running status failed")
-        snapshot = None
-        if status == "rollback":
-            try:
-                await delete_run_checkpoints(self.db, self.checkpointer, job.thread_id, job.run_id)
-            except Exception:
-                log.exception("rollback of checkpoints failed")
-        values: dict[str, Any] = {}
-        interrupts: dict[str, Any] = {}
-        pending = False
-        if final_values is not None:
-            cached = to_jsonable(final_values)
-            values = (
-                cast(dict[str, Any], cached) if isinstance(cached, dict) else {"__root__": cached}
-            )
-        else:
-            snapshot = await self._final_snapshot(job)
-        if snapshot is not None:
-            values, interrupts = thread_values_and_interrupts(snapshot)
-            pending = bool(snapshot.next)
-        if status in ("error", "timeout"):
-            thread_status = "error"
-        elif interrupts or pending:
-            thread_status = "interrupted"
-        else:
-            thread_status = "idle"
-        final_status = "interrupted" if status == "rollback" else status
+        # A run that ends while the database is away waits for it to be back (cancelled at
+        # shutdown, recovered by the next start or, in a cluster, by the lease sweeper),
+        # instead of failing its settle and staying `running` with its thread busy.
         try:
-            await events_stored
-        except Exception:
-            log.exception("storing the run's events failed")
-
-        def unit(conn: Any) -> None:
-            run_units.settle_run(
-                conn,
-                run_id=job.run_id,
-                thread_id=job.thread_id,
-                delete_run=status == "rollback",
-                run_fields={
-                    "status": final_status,
-                    "error": error,
-                    "cancel_reason": job.cancel_action if final_status == "interrupted" else None,
-                    "usage": usage,
-                },
-                thread_status=thread_status,
-                thread_fields={
-                    "values": values,
-                    "interrupts": interrupts,
-                    "error": error if thread_status == "error" else None,
-                },
-                others=lambda c: self._others(c, job),
-                lock_rows=not self.db.is_sqlite,
-                fence=fence,
+            values, interrupts = await outlast_outage(
+                lambda: self._settle_once(job, status, error, usage, final_values, fence),
+                what="settling a run",
             )
-
-        fence = None
-        if job.fence is not None and self.leases is not None:
-            fence = (self.leases.owner, job.fence)
-        try:
-            await self.db.retry(lambda: self.db.run(unit))
         except run_units.Fenced:
             job.lease_lost = True
             self._fenced(job)
@@ -400,6 +350,93 @@ class Executor:
         # run_events table.
         await self.broker.close_run(job.run_id, job.output)
         self._after(job, final_status, started_at)
+
+    async def _settle_once(
+        self,
+        job: Job,
+        status: str,
+        error: dict[str, Any] | None,
+        usage: dict[str, int],
+        final_values: dict[str, Any] | None,
+        fence: tuple[str, int] | None,
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """One try at settling (see ``_settle``), raising if the database is unreachable:
+        the run's and thread's final values and interrupts, once written."""
+        # Every event is stored before the run is recorded as finished, so a reader that
+        # sees the final status finds all of them (a rolled-back run's go with its row).
+        # Started now, it overlaps reading the final state.
+        events_stored = asyncio.ensure_future(self.broker.flush(job.run_id))
+        try:
+            if status == "rollback":  # deleting what is already gone is a no-op
+                await self._delete_run_checkpoints(job)
+            values, interrupts, pending = await self._final_state(job, final_values)
+        except BaseException:
+            await asyncio.gather(events_stored, return_exceptions=True)
+            raise
+        try:
+            await events_stored
+        except Exception as exc:
+            if is_database_unreachable(exc):
+                raise
+            log.exception("storing the run's events failed")
+        if status in ("error", "timeout"):
+            thread_status = "error"
+        elif interrupts or pending:
+            thread_status = "interrupted"
+        else:
+            thread_status = "idle"
+        final_status = "interrupted" if status == "rollback" else status
+
+        def unit(conn: Any) -> None:
+            run_units.settle_run(
+                conn,
+                run_id=job.run_id,
+                thread_id=job.thread_id,
+                delete_run=status == "rollback",
+                run_fields={
+                    "status": final_status,
+                    "error": error,
+                    "cancel_reason": job.cancel_action if final_status == "interrupted" else None,
+                    "usage": usage,
+                },
+                thread_status=thread_status,
+                thread_fields={
+                    "values": values,
+                    "interrupts": interrupts,
+                    "error": error if thread_status == "error" else None,
+                },
+                others=lambda c: self._others(c, job),
+                lock_rows=not self.db.is_sqlite,
+                fence=fence,
+            )
+
+        await self.db.retry(lambda: self.db.run(unit))
+        return values, interrupts
+
+    async def _delete_run_checkpoints(self, job: Job) -> None:
+        try:
+            await delete_run_checkpoints(self.db, self.checkpointer, job.thread_id, job.run_id)
+        except Exception as exc:
+            if is_database_unreachable(exc):
+                raise
+            log.exception("rollback of checkpoints failed")
+
+    async def _final_state(
+        self, job: Job, final_values: dict[str, Any] | None
+    ) -> tuple[dict[str, Any], dict[str, Any], bool]:
+        """The thread's values and interrupts as the run left them, and whether nodes are
+        still to run: from the run's own stream when it carried them, else the checkpoint."""
+        if final_values is not None:
+            cached = to_jsonable(final_values)
+            values = (
+                cast(dict[str, Any], cached) if isinstance(cached, dict) else {"__root__": cached}
+            )
+            return values, {}, False
+        snapshot = await self._final_snapshot(job)
+        if snapshot is None:
+            return {}, {}, False
+        values, interrupts = thread_values_and_interrupts(snapshot)
+        return values, interrupts, bool(snapshot.next)
 
     def _fenced(self, job: Job) -> None:
         """The run lost its lease (another replica took it over): it ends here without
@@ -426,7 +463,9 @@ class Executor:
             )
             async with self.graphs.graph(job.assistant["graph_id"], read) as graph:
                 return await graph.aget_state(state_config)
-        except Exception:
+        except Exception as exc:
+            if is_database_unreachable(exc):
+                raise  # tried again once it is back: a thread's values are not lost to {}
             log.exception("reading the final state failed")
             return None
 

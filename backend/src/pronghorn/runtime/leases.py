@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from pronghorn.persistence.db import Database
+from pronghorn.persistence.outage import OutageLog
 from pronghorn.persistence.repos import run_claims
 from pronghorn.runtime.admission import queue_timeout_error
 from pronghorn.runtime.jobs import Job
@@ -125,20 +126,24 @@ class Leases:
         ]
 
     async def _heartbeat(self) -> None:
+        report = OutageLog(log, "renewing run leases")
         while True:
             await asyncio.sleep(self.lease_s() / 3)
             try:
                 await self._renew(dict(self._held))
-            except Exception:
-                log.exception("renewing run leases failed (retried)")
+                report.ok()
+            except Exception as exc:
+                report.failed(exc)
 
     async def _sweeper(self) -> None:
+        report = OutageLog(log, "recovering expired run leases")
         while True:
             await asyncio.sleep(self.lease_s() / 3)
             try:
                 await self.sweep()
-            except Exception:
-                log.exception("recovering expired run leases failed (retried)")
+                report.ok()
+            except Exception as exc:
+                report.failed(exc)
 
     async def sweep(self) -> list[run_claims.Recovered]:
         """Recover the runs whose lease expired (any replica's), and end the queued runs

@@ -13,6 +13,8 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
+from pronghorn.persistence.outage import OutageLog
+
 log = logging.getLogger("pronghorn.runs")
 
 ERROR_BACKOFF_S = 1.0
@@ -29,6 +31,7 @@ class RunQueue:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._timers: set[asyncio.TimerHandle] = set()
+        self._report = OutageLog(log, "claiming runs")
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._loop(), name="run-queue")
@@ -57,8 +60,9 @@ class RunQueue:
             try:
                 while await self.claim_once():
                     pass
-            except Exception:
-                log.exception("claiming runs failed (retried)")
+                self._report.ok()
+            except Exception as exc:
+                self._report.failed(exc)
                 await asyncio.sleep(ERROR_BACKOFF_S)
 
     async def aclose(self) -> None:

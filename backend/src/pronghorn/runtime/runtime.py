@@ -195,6 +195,8 @@ async def open_database(config: AppConfig, data_dir: Path) -> AsyncGenerator[Dat
         database_url(config, data_dir),
         busy_timeout_ms=config.database.busy_timeout_ms,
         pool_size=config.database.pool_size,
+        pool_timeout_s=config.database.pool_timeout_s,
+        idle_in_transaction_timeout_s=config.database.idle_in_transaction_timeout_s,
         echo=config.database.echo,
     )
     await db.connect()

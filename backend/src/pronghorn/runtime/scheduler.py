@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
-from pronghorn.persistence.outage import is_database_unreachable
+from pronghorn.persistence.outage import OutageLog
 from pronghorn.persistence.repos import crons as crons_repo
 from pronghorn.persistence.repos.common import as_utc
 from pronghorn.runtime.access import Access, principal_from_record
@@ -72,17 +72,13 @@ class Scheduler:
         self._wake.set()
 
     async def run_forever(self) -> None:
-        unreachable = False
+        report = OutageLog(log, "crons")
         while True:
             try:
                 await self.tick()
-                unreachable = False
+                report.ok()
             except Exception as exc:
-                if not is_database_unreachable(exc):
-                    log.exception("cron tick failed")
-                elif not unreachable:  # once per outage, not a traceback a second
-                    unreachable = True
-                    log.warning("crons wait: the database is unreachable (%s)", exc)
+                report.failed(exc)
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), MAX_SLEEP_S)

@@ -6,6 +6,7 @@ responsive while it runs (``assert_responsive`` polls ``/health`` from another t
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -35,6 +36,11 @@ class Probes(list[float]):
         assert done, f"only {len(self)} of {count} /health probes answered in {timeout}s"
 
 
+def load_factor() -> float:
+    """How many times over the machine's cores are busy (1 when it is not overloaded)."""
+    return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+
+
 @contextmanager
 def assert_responsive(target: str | InProcessServer, *, limit_s: float = 1.0) -> Iterator[Probes]:
     """While the block runs, ``GET /health`` must answer within ``limit_s`` every time.
@@ -43,8 +49,11 @@ def assert_responsive(target: str | InProcessServer, *, limit_s: float = 1.0) ->
     client, from this other thread: its event loop is not the test's).
 
     Yields the observed latencies (seconds, a ``Probes``); raises AssertionError after the
-    block if any probe was slower than ``limit_s`` or failed.
+    block if any probe was slower than ``limit_s`` or failed. On a machine busier than its
+    cores (a parallel suite, CI neighbours) the limit grows with the load: a freeze is an
+    event loop blocked for seconds, not a probe queued behind other processes.
     """
+    limit_s = limit_s * load_factor()
     latencies = Probes()
     failures: list[str] = []
     stop = threading.Event()
@@ -78,4 +87,4 @@ def assert_responsive(target: str | InProcessServer, *, limit_s: float = 1.0) ->
     assert not failures, f"/health failed during the attack: {failures[:3]}"
     assert latencies, "the health probe never ran"
     slowest = max(latencies)
-    assert slowest <= limit_s, f"/health took {slowest:.2f}s during the attack (limit {limit_s}s)"
+    assert slowest <= limit_s, f"/health took {slowest:.2f}s in the attack (limit {limit_s:.1f}s)"

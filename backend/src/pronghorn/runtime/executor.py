@@ -313,11 +313,6 @@ class Executor:
         if job.fence is not None and self.leases is not None:
             fence = (self.leases.owner, job.fence)
         final_status = "interrupted" if status == "rollback" else status
-        if job.mark_task is not None:
-            try:
-                await job.mark_task
-            except Exception:
-                log.exception("recording the running status failed")
         # A run that ends while the database is away waits for it to be back (cancelled at
         # shutdown, recovered by the next start or, in a cluster, by the lease sweeper),
         # instead of failing its settle and staying `running` with its thread busy.
@@ -367,6 +362,16 @@ class Executor:
         # Started now, it overlaps reading the final state.
         events_stored = asyncio.ensure_future(self.broker.flush(job.run_id))
         try:
+            # The `running` write goes first; on SQLite it commits with the events' batch
+            # when it is still under way (a quick run), instead of one commit after another.
+            marked, job.mark_task = job.mark_task, None
+            if marked is not None:
+                try:
+                    await marked
+                except Exception as exc:
+                    if is_database_unreachable(exc):
+                        raise  # the settle writes the final status anyway, once it is back
+                    log.exception("recording the running status failed")
             if status == "rollback":  # deleting what is already gone is a no-op
                 await self._delete_run_checkpoints(job)
             values, interrupts, pending = await self._final_state(job, final_values)

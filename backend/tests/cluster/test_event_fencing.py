@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from sqlalchemy import create_engine, insert, select, text, update
+from sqlalchemy import create_engine, select, text, update
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from pronghorn.persistence.db import Database
@@ -21,13 +20,12 @@ from pronghorn.persistence.migrate import upgrade
 from pronghorn.persistence.outage import is_database_unreachable
 from pronghorn.persistence.repos import run_claims
 from pronghorn.persistence.repos import run_events as events_repo
-from pronghorn.persistence.repos import runs as runs_repo
-from pronghorn.persistence.repos import threads as threads_repo
-from pronghorn.persistence.tables import run_events, runs, threads
+from pronghorn.persistence.tables import run_events, runs
 from pronghorn.runtime.broker import Event, EventRow
 from pronghorn.runtime.event_store import SqlEventStore
 from runs.backends import PG_URL, database
 from support.redis_kit import redis_broker
+from support.run_rows import new_run
 
 pytestmark = pytest.mark.skipif(
     not PG_URL, reason="fenced event appends need PostgreSQL: set PRONGHORN_TEST_POSTGRES_URL"
@@ -47,26 +45,8 @@ async def pg(tmp_path: Path) -> AsyncIterator[tuple[Database, str]]:
 
 
 async def queued_run(db: Database) -> str:
-    """A thread with one queued (unclaimed) run; the run's id."""
-    tid, rid = uuid.uuid4().hex, uuid.uuid4().hex
-
-    def unit(conn) -> None:
-        conn.execute(insert(threads), threads_repo.new_thread_row(tid, status="busy"))
-        row = runs_repo.new_run_row(
-            run_id=rid,
-            thread_id=tid,
-            assistant_id="a",
-            kwargs={},
-            metadata={},
-            multitask_strategy="enqueue",
-            temporary=False,
-            owner=None,
-            owner_id="u1",
-        )
-        conn.execute(insert(runs), row)
-
-    await db.run(unit)
-    return rid
+    """A busy thread with one queued (unclaimed) run; the run's id."""
+    return (await new_run(db, thread_status="busy", owner_id="u1"))[1]
 
 
 async def claim(db: Database, run_id: str, owner: str) -> int:

@@ -13,7 +13,6 @@ import asyncio
 import sqlite3
 import threading
 import time
-import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
@@ -23,15 +22,12 @@ from sqlalchemy import create_engine, text
 
 from pronghorn.persistence.db import Database, default_sqlite_url
 from pronghorn.persistence.migrate import upgrade
-from pronghorn.persistence.repos import runs as runs_repo
-from pronghorn.persistence.repos import threads as threads_repo
-from pronghorn.persistence.tables import runs as runs_table
-from pronghorn.persistence.tables import threads as threads_table
 from pronghorn.runtime.broker import Event
 from pronghorn.runtime.event_store import SqlEventStore
 from pronghorn.runtime.memory_broker import MemoryBroker
 from runs.backends import KINDS, database
 from runs.runkit import Frame, parse_frames, read_events
+from support import run_rows
 from support.live import LiveServer, base_config
 
 N1, N2, SIZE = 300, 200, 40  # ~60 bytes an event: ~30 KB per run against a 2 KB cache
@@ -218,34 +214,12 @@ def test_events_survive_kill_9_and_the_resumed_run_continues_their_ids(
 
 @pytest.fixture
 async def sqlite_db(tmp_path: Path) -> AsyncIterator[Database]:
-    db = Database(default_sqlite_url(tmp_path))
-    await db.connect()
-    await upgrade(db)
-    try:
+    async with run_rows.sqlite_db(tmp_path) as db:
         yield db
-    finally:
-        await db.close()
 
 
 async def _new_run(db: Database) -> str:
-    tid, rid = str(uuid.uuid4()), str(uuid.uuid4())
-    async with db.tx() as conn:
-        await conn.execute(threads_table.insert().values(**threads_repo.new_thread_row(tid)))
-        await conn.execute(
-            runs_table.insert().values(
-                **runs_repo.new_run_row(
-                    run_id=rid,
-                    thread_id=tid,
-                    assistant_id="a",
-                    kwargs={},
-                    metadata={},
-                    multitask_strategy="enqueue",
-                    temporary=False,
-                    owner=None,
-                )
-            )
-        )
-    return rid
+    return (await run_rows.new_run(db))[1]
 
 
 async def _read(broker: MemoryBroker, run_id: str, after: int | None) -> list[Event]:

@@ -28,11 +28,14 @@ async def sqlite_db(folder: Path) -> AsyncIterator[Database]:
         await database.close()
 
 
-async def new_run(db: Database) -> tuple[str, str]:
-    """A new thread and a run row on it: (thread id, run id)."""
+async def new_run(
+    db: Database, *, thread_status: str = "idle", owner_id: str | None = None
+) -> tuple[str, str]:
+    """A new thread and a queued (unclaimed) run row on it: (thread id, run id)."""
     tid, rid = str(uuid.uuid4()), str(uuid.uuid4())
+    thread = threads_repo.new_thread_row(tid, status=thread_status)
     async with db.tx() as conn:
-        await conn.execute(threads_table.insert().values(**threads_repo.new_thread_row(tid)))
+        await conn.execute(threads_table.insert().values(**thread))
         row = runs_repo.new_run_row(
             run_id=rid,
             thread_id=tid,
@@ -42,6 +45,7 @@ async def new_run(db: Database) -> tuple[str, str]:
             multitask_strategy="enqueue",
             temporary=False,
             owner=None,
+            owner_id=owner_id,
         )
         await conn.execute(runs_table.insert().values(**row))
     return tid, rid

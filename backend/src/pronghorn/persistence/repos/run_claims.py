@@ -232,6 +232,21 @@ class Recovered:
     error: dict[str, Any] | None
 
 
+def _lock_oldest(
+    conn: Connection, limit: int, *where: ColumnElement[bool]
+) -> list[tuple[str, str]]:
+    """(run id, thread id) of up to `limit` runs matching `where`, oldest first, each row
+    locked for this transaction; rows another sweeper holds are skipped, not waited for."""
+    rows = conn.execute(
+        select(runs.c.run_id, runs.c.thread_id)
+        .where(*where)
+        .order_by(runs.c.created_at)
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+    ).all()
+    return [(str(run_id), str(thread_id)) for run_id, thread_id in rows]
+
+
 def recover_expired(
     conn: Connection,
     *,
@@ -244,25 +259,16 @@ def recover_expired(
     the queue (next attempt, from the last checkpoint); `error` settles them. Either way
     the fence moves on, so the old claimant's later writes are refused. A `sweeper` never
     recovers its own leases: it is alive, its heartbeat renews them (only late)."""
-    rows = (
-        conn.execute(
-            select(runs.c.run_id, runs.c.thread_id)
-            .where(
-                runs.c.status.in_(runs_repo.INFLIGHT),
-                runs.c.owner.is_not(None),
-                runs.c.lease_expires_at < func.now(),
-                *([runs.c.owner != sweeper] if sweeper is not None else []),
-            )
-            .order_by(runs.c.created_at)
-            .limit(limit)
-            .with_for_update(skip_locked=True)
-        )
-        .mappings()
-        .all()
+    rows = _lock_oldest(
+        conn,
+        limit,
+        runs.c.status.in_(runs_repo.INFLIGHT),
+        runs.c.owner.is_not(None),
+        runs.c.lease_expires_at < func.now(),
+        *([runs.c.owner != sweeper] if sweeper is not None else []),
     )
     out: list[Recovered] = []
-    for row in rows:
-        run_id, thread_id = row["run_id"], row["thread_id"]
+    for run_id, thread_id in rows:
         fenced = update(runs).where(runs.c.run_id == run_id)
         if mode == "resume":
             conn.execute(
@@ -294,24 +300,15 @@ def expire_queued(
     Each row is locked (skip locked) and still unowned and `pending`, so a run is expired
     by exactly one sweeper and never once a replica claimed it."""
     waiting_since = func.greatest(runs.c.claimable_at, runs.c.updated_at)
-    rows = (
-        conn.execute(
-            select(runs.c.run_id, runs.c.thread_id)
-            .where(
-                runs.c.status == "pending",
-                runs.c.owner.is_(None),
-                waiting_since < func.now() - literal(timedelta(seconds=max_wait_s)),
-            )
-            .order_by(runs.c.created_at)
-            .limit(limit)
-            .with_for_update(skip_locked=True)
-        )
-        .mappings()
-        .all()
+    rows = _lock_oldest(
+        conn,
+        limit,
+        runs.c.status == "pending",
+        runs.c.owner.is_(None),
+        waiting_since < func.now() - literal(timedelta(seconds=max_wait_s)),
     )
     out: list[Recovered] = []
-    for row in rows:
-        run_id, thread_id = row["run_id"], row["thread_id"]
+    for run_id, thread_id in rows:
         conn.execute(update(runs).where(runs.c.run_id == run_id).values(fence=runs.c.fence + 1))
         run_units.settle_orphan(
             conn, run_id, thread_id, status="error", error=error, cancel_reason=None

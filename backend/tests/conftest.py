@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from fakes.openai_server import FakeOpenAIServer
+from support import forkserver
 
 
 @pytest.fixture
@@ -18,6 +19,11 @@ def fake_openai() -> Iterator[FakeOpenAIServer]:
     """A real OpenAI-compatible HTTP server on a free 127.0.0.1 port (see fakes/openai_server)."""
     with FakeOpenAIServer() as server:
         yield server
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The fork server of `pronghorn` subprocesses (support/forkserver.py) ends with pytest."""
+    forkserver.OWNER.close()
 
 
 def pytest_make_parametrize_id(config: pytest.Config, val: object, argname: str) -> str | None:

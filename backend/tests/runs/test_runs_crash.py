@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -33,7 +34,9 @@ def _running(srv: LiveServer) -> LiveServer:
     return srv
 
 
-def _start_slow_run(srv: LiveServer) -> tuple[str, str]:
+def _start_slow_run(srv: LiveServer, gate: Path) -> tuple[str, str]:
+    """A run of a thread's second turn, held in `respond` until `gate` exists (after its
+    `prepare` checkpoint), and a third turn queued behind it."""
     with httpx.Client(timeout=30) as http:
         tid = http.post(f"{srv.api}/threads", json={}).json()["thread_id"]
         http.post(
@@ -44,12 +47,12 @@ def _start_slow_run(srv: LiveServer) -> tuple[str, str]:
             f"{srv.api}/threads/{tid}/runs",
             json={
                 "assistant_id": "echo",
-                "input": {**human("during"), "sleep": 8},
+                "input": {**human("during"), "gate": str(gate)},
                 "durability": "sync",
             },
         ).json()
         # Until `prepare` has checkpointed (durability sync): the thread's next step is
-        # `respond`, which sleeps, so the kill lands mid-run after a checkpoint.
+        # `respond`, which waits for the gate, so the kill lands mid-run after a checkpoint.
         deadline = time.monotonic() + 60
         while http.get(f"{srv.api}/threads/{tid}/state").json()["next"] != ["respond"]:
             assert time.monotonic() < deadline, "the run never checkpointed `prepare`"
@@ -64,16 +67,15 @@ def _start_slow_run(srv: LiveServer) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize("mode", ["error", "resume"])
-def test_kill_9_mid_run_then_restart(server: LiveServer, mode: str) -> None:
+def test_kill_9_mid_run_then_restart(server: LiveServer, mode: str, tmp_path: Path) -> None:
     srv = _running(server)
-    tid, rid = _start_slow_run(srv)
+    gate = tmp_path / "gate"
+    tid, rid = _start_slow_run(srv, gate)
     srv.kill()  # SIGKILL: no shutdown hooks run
     srv.proc = None
     srv.config["runs"]["recover"] = mode  # what the restarted server does with the run
-    if mode == "resume":
-        # the resumed run should not sleep 30 s again: make the restart finish quickly
-        srv.config["runs"]["timeout_s"] = 60
     srv.start()
+    gate.touch()  # a resumed run may finish now
     with httpx.Client(timeout=60) as http:
         run = http.get(f"{srv.api}/threads/{tid}/runs/{rid}").json()
         if mode == "error":
@@ -87,7 +89,7 @@ def test_kill_9_mid_run_then_restart(server: LiveServer, mode: str) -> None:
             # and the thread is usable again
             out = http.post(
                 f"{srv.api}/threads/{tid}/runs/wait",
-                json={"assistant_id": "echo", "input": {**human("after"), "sleep": 0}},
+                json={"assistant_id": "echo", "input": {**human("after"), "gate": ""}},
             ).json()
             assert out["last_echo"] == "after"
             assert http.get(f"{srv.api}/threads/{tid}").json()["status"] == "idle"
@@ -108,16 +110,15 @@ def test_kill_9_mid_run_then_restart(server: LiveServer, mode: str) -> None:
             assert [r["status"] for r in runs] == ["success"] * 3
 
 
-def test_graceful_shutdown_interrupts_and_exits_zero(server: LiveServer) -> None:
+def test_graceful_shutdown_interrupts_and_exits_zero(server: LiveServer, tmp_path: Path) -> None:
     srv = _running(server)  # started with runs.drain_timeout_s 0.5
-    tid, rid = _start_slow_run(srv)
+    tid, rid = _start_slow_run(srv, tmp_path / "gate")  # never opened: the drain ends it
     t0 = time.monotonic()
     code = srv.stop(timeout=30)
     assert code == 0
     assert time.monotonic() - t0 < 20
     srv.proc = None
-    for key in ("recover", "timeout_s"):  # the defaults, as the other tests found them
-        srv.config["runs"].pop(key, None)
+    srv.config["runs"].pop("recover", None)  # the default, as the other tests found it
     srv.start()
     with httpx.Client(timeout=30) as http:
         run = http.get(f"{srv.api}/threads/{tid}/runs/{rid}").json()

@@ -17,6 +17,8 @@ from typing import Any
 import httpx
 import yaml
 
+from support import forkserver
+
 BACKEND_DIR = Path(__file__).resolve().parents[2]
 TESTS_DIR = BACKEND_DIR / "tests"
 
@@ -33,7 +35,7 @@ class LiveServer:
     config: dict[str, Any]
     env: dict[str, str] = field(default_factory=dict)
     port: int = 0
-    proc: subprocess.Popen | None = None
+    proc: forkserver.Process | None = None
     log_path: Path | None = None
 
     @property
@@ -56,14 +58,12 @@ class LiveServer:
     def cli(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
         """`pronghorn ARGS --config <this server's>` in a subprocess (same database)."""
         env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(TESTS_DIR), "HOME": str(self.workdir)}
-        return subprocess.run(
+        return forkserver.run(
             [sys.executable, "-m", "pronghorn.cli", *args, "--config", str(self.config_path)],
             cwd=self.workdir,
             env=env,
+            server=forkserver.OWNER.get(server_env()),
             input=stdin,
-            capture_output=True,
-            text=True,
-            timeout=180,
         )
 
     def start(self, timeout: float = 120.0) -> LiveServer:
@@ -72,11 +72,12 @@ class LiveServer:
             self.port = free_port()
         self.write_config()
         self.log_path = self.workdir / "server.log"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PRONGHORN_")}
-        env.update({"PYTHONPATH": str(TESTS_DIR), **child_bytecode_env(), **self.env})
-        # The child writes to its own copy of the descriptor; ours is closed at once.
+        env = {**server_env(), **self.env}
+        # The child writes to its own copy of the descriptor; ours is closed at once. It
+        # runs in a session of its own: `serve --workers N` forks workers, and stopping or
+        # killing the server ends them too (no orphan outlives a test).
         with open(self.log_path, "ab") as log:
-            self.proc = subprocess.Popen(
+            self.proc = forkserver.popen(
                 [
                     sys.executable,
                     "-m",
@@ -89,11 +90,9 @@ class LiveServer:
                 ],
                 cwd=self.workdir,
                 env=env,
+                server=forkserver.OWNER.get(server_env()),
                 stdout=log,
                 stderr=subprocess.STDOUT,
-                # A group of its own: `serve --workers N` forks workers, and stopping or
-                # killing the server ends them too (no orphan outlives a test).
-                start_new_session=True,
             )
         try:
             self._wait_healthy(timeout)
@@ -152,6 +151,13 @@ class LiveServer:
         if self.proc is not None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.proc.pid, signal.SIGKILL)
+
+
+def server_env() -> dict[str, str]:
+    """The environment a server subprocess starts from: this process's, without its
+    PRONGHORN_* settings, with the tests' import path and the bytecode cache."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PRONGHORN_")}
+    return {**env, "PYTHONPATH": str(TESTS_DIR), **child_bytecode_env()}
 
 
 def child_bytecode_env() -> dict[str, str]:

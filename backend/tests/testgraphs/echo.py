@@ -1,9 +1,10 @@
 """An LLM-free echo graph with knobs for the run-engine tests and the benchmark.
 
-Input: ``{"messages": [...], "sleep": seconds, "interrupt": bool, "fail": bool,
+Input: ``{"messages": [...], "sleep": seconds, "gate": path, "interrupt": bool, "fail": bool,
 "chunks": n}``. ``prepare`` reads the knobs (and writes custom progress events),
 ``respond`` answers ``echo: <last message>``, optionally pausing on ``interrupt()`` first,
-sleeping, failing, or streaming ``chunks`` message chunks.
+sleeping, waiting until the file ``gate`` exists, failing, or streaming ``chunks`` message
+chunks.
 
 The knobs are state channels, so they outlive the run that set them: a later run of the
 thread that does not set them gets the state's (``prepare`` checkpoints them before
@@ -14,6 +15,8 @@ wants a quick later run on such a thread gives it ``"sleep": 0``.
 from __future__ import annotations
 
 import asyncio
+import time
+from pathlib import Path
 from typing import Annotated, Any
 
 from langchain_core.messages import AIMessage, AIMessageChunk
@@ -23,10 +26,13 @@ from langgraph.graph.message import add_messages
 from langgraph.types import interrupt
 from typing_extensions import TypedDict
 
+GATE_TIMEOUT_S = 120.0  # a gate no test opens fails the run instead of holding it forever
+
 
 class EchoState(TypedDict, total=False):
     messages: Annotated[list, add_messages]
     sleep: float
+    gate: str
     interrupt: bool
     fail: bool
     chunks: int
@@ -52,6 +58,13 @@ async def respond(state: EchoState) -> dict[str, Any]:
         answer = interrupt({"question": "continue?", "turns": state.get("turns", 0)})
     if state.get("sleep"):
         await asyncio.sleep(float(state["sleep"]))
+    gate = state.get("gate")
+    if gate:
+        deadline = time.monotonic() + GATE_TIMEOUT_S
+        while not await asyncio.to_thread(Path(gate).exists):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"gate {gate} was never opened")
+            await asyncio.sleep(0.05)
     if state.get("fail"):
         raise ValueError("echo: requested failure")
     last = state["messages"][-1].content if state.get("messages") else ""

@@ -15,8 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import psycopg
 import pytest
 from sqlalchemy import Engine, create_engine
+from sqlalchemy.engine import make_url
 
 from pronghorn.persistence.tables import metadata
 from runs.backends import PG_URL, database
@@ -137,14 +139,41 @@ def records(log: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
 
 
-def wait_record(log: Path, match: Callable[[dict[str, Any]], bool], timeout: float = 120) -> dict:
+def wait_record(
+    log: Path,
+    match: Callable[[dict[str, Any]], bool],
+    timeout: float = 120,
+    explain: Callable[[], str] = lambda: "",
+) -> dict:
+    """The first record of `log` that matches; `explain()` adds to the failure message."""
     deadline = time.monotonic() + timeout
     while True:
         for rec in records(log):
             if match(rec):
                 return rec
-        assert time.monotonic() < deadline, f"no such record in {records(log)}"
+        assert time.monotonic() < deadline, f"no such record in {records(log)}{explain()}"
         time.sleep(0.05)
+
+
+def pg_sessions(server: LiveServer) -> str:
+    """The sessions on `server`'s database and the row locks they hold or wait for: what a
+    recovery that never came was up against."""
+    url = make_url(server.config["database"]["url"]).set(drivername="postgresql")
+    query = """
+        SELECT a.pid, a.application_name, a.state, a.wait_event_type, a.wait_event,
+               now() - a.xact_start AS in_xact, left(a.query, 160) AS query,
+               (SELECT string_agg(l.mode || CASE WHEN l.granted THEN '' ELSE '(waiting)' END,
+                                  ',') FROM pg_locks l
+                 WHERE l.pid = a.pid AND l.locktype IN ('tuple', 'transactionid', 'relation')
+               ) AS locks
+          FROM pg_stat_activity a WHERE a.datname = current_database() AND a.pid <> pg_backend_pid()
+    """
+    try:
+        with psycopg.connect(url.render_as_string(hide_password=False), autocommit=True) as conn:
+            rows = conn.execute(query).fetchall()
+    except psycopg.Error as exc:
+        return f"\n(no session list: {exc})"
+    return "\nsessions:\n" + "\n".join(" | ".join(str(v) for v in row) for row in rows)
 
 
 def full_log(server: LiveServer) -> str:

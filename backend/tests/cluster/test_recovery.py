@@ -15,6 +15,7 @@ from cluster.conftest import (
     TIMEOUT,
     create_run,
     new_thread,
+    pg_sessions,
     records,
     wait_log,
     wait_record,
@@ -73,7 +74,12 @@ def test_a_replica_frozen_past_its_lease_is_fenced_when_it_wakes(replicas, tmp_p
         wait_record(log, lambda r: r["node"] == "two" and r["pid"] == a.pid)
         a.pause()  # SIGSTOP past the lease
         try:
-            wait_record(log, lambda r: r["node"] == "two" and r["pid"] == b.pid, timeout=60)
+            wait_record(
+                log,
+                lambda r: r["node"] == "two" and r["pid"] == b.pid,
+                timeout=60,
+                explain=lambda: pg_sessions(a) + f"\nB's log:\n{b.logs()[-3000:]}",
+            )
         finally:
             a.resume()  # SIGCONT: A's next heartbeat (or write) finds the lease gone
         wait_log(a, "lost the lease of a run", timeout=LEASE_S * 10)

@@ -75,7 +75,6 @@ def test_kill_9_mid_run_then_restart(server: LiveServer, mode: str, tmp_path: Pa
     srv.proc = None
     srv.config["runs"]["recover"] = mode  # what the restarted server does with the run
     srv.start()
-    gate.touch()  # a resumed run may finish now
     with httpx.Client(timeout=60) as http:
         run = http.get(f"{srv.api}/threads/{tid}/runs/{rid}").json()
         if mode == "error":
@@ -94,7 +93,8 @@ def test_kill_9_mid_run_then_restart(server: LiveServer, mode: str, tmp_path: Pa
             assert out["last_echo"] == "after"
             assert http.get(f"{srv.api}/threads/{tid}").json()["status"] == "idle"
         else:
-            assert run["status"] in ("pending", "running")
+            assert run["status"] in ("pending", "running")  # held by the gate
+            gate.touch()
             out = http.get(f"{srv.api}/threads/{tid}/runs/{rid}/join").json()
             # resumed from the checkpoint after `prepare`: the input was not re-added
             contents = [m["content"] for m in out["messages"]]

@@ -23,6 +23,7 @@ sends everything there.
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import runpy
@@ -317,6 +318,9 @@ class _Server:
         """Fork children until the test process goes away; returns in each child (its job)."""
         for name in PRELOAD:
             __import__(name)
+        # What is loaded now is shared with every child: out of the collector's reach, a
+        # child's collections neither walk it nor copy its pages (as `serve` does later).
+        gc.freeze()
         os.set_blocking(self.wake_r, False)
         os.set_blocking(self.wake_w, False)
         signal.set_wakeup_fd(self.wake_w)

@@ -24,7 +24,9 @@ import contextlib
 import itertools
 import logging
 import os
+import sys
 import threading
+import traceback
 from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -221,6 +223,8 @@ class InProcessServer:
             return
         try:
             self._call(self._shutdown(), timeout)
+        except TimeoutError as exc:
+            raise TimeoutError(f"the app did not stop in {timeout}s{self._stuck()}") from exc
         finally:
             self._halt()
 
@@ -325,6 +329,29 @@ class InProcessServer:
         if rest:
             await asyncio.wait(rest, timeout=10)
         await asyncio.get_running_loop().shutdown_asyncgens()
+
+    def _stuck(self) -> str:
+        """Where the app's loop thread is and what its tasks wait on (for a failure message)."""
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None or thread.ident is None:
+            return ""
+        frame = sys._current_frames().get(thread.ident)
+        lines = ["", "loop thread:", *traceback.format_stack(frame)[-8:]] if frame else []
+        for _ in range(3):  # the task set may change while it is read from here
+            try:
+                tasks = list(asyncio.all_tasks(loop))
+                break
+            except RuntimeError:
+                tasks = []
+        for task in tasks[:30]:
+            where = [
+                f"{f.f_code.co_filename}:{f.f_lineno} {f.f_code.co_name}"
+                for f in task.get_stack(limit=4)
+            ]
+            lines.append(f"task {task.get_name()}: {' <- '.join(where)}")
+        if self._log is not None:
+            lines += ["last log lines:", *self._log.lines[-20:]]
+        return "\n".join(lines)
 
     def _halt(self) -> None:
         loop, thread = self._loop, self._thread

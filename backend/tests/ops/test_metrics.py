@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -152,20 +153,22 @@ def test_model_and_tool_series_of_a_lead_agent_run(start_app: Start) -> None:
     assert value(samples, "pronghorn_runs_total", status="success") == 1
 
 
-def test_sse_connections_gauge(start_app: Start) -> None:
+def test_sse_connections_gauge(start_app: Start, tmp_path: Path) -> None:
     app = start_app()
+    gate = tmp_path / "gate"
     with app.http() as http, app.http() as other:
         tid = http.post(f"{API}/threads", json={}).json()["thread_id"]
         run = http.post(
             f"{API}/threads/{tid}/runs",
-            json={"assistant_id": "echo", "input": echo("w", interrupt=True)},
+            json={"assistant_id": "echo", "input": echo("w", gate=str(gate))},
         ).json()
         with http.stream("GET", f"{API}/threads/{tid}/runs/{run['run_id']}/stream") as stream:
             assert stream.status_code == 200
+            # The run waits at the gate, so its stream is still open.
             assert value(scrape(other), "pronghorn_sse_connections") == 1
-            for _ in stream.iter_bytes():
-                break
-        # the stream closes when the run settles (interrupted), or as we left
+            gate.touch()
+            for _ in stream.iter_bytes():  # to its end: the run finished
+                pass
         deadline = time.monotonic() + 60
         while value(scrape(other), "pronghorn_sse_connections") != 0:
             assert time.monotonic() < deadline

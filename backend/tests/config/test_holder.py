@@ -87,6 +87,23 @@ async def test_valid_change_is_live_quickly(config_file: Path) -> None:
         assert datetime.fromisoformat(status["loaded_at"]).utcoffset().total_seconds() == 0
 
 
+async def test_an_edit_before_the_watcher_started_is_applied(config_file: Path) -> None:
+    """The app loads its config, then starts the watcher: an edit in between (an operator
+    quick off the mark, a test writing right after startup) has no event of its own."""
+    holder = ConfigHolder(load_config(config_file, {}, None), {})
+    await write_in_place(config_file, BASE.replace("8", "4"))
+    stop = asyncio.Event()
+    task = asyncio.create_task(holder.watch(stop))
+    try:
+        await until(lambda: holder.current.runs.max_concurrency == 4, "the earlier edit")
+        await write_in_place(config_file, "runs: [broken")
+        await until(lambda: holder.status()["last_error"] is not None, "the broken file")
+        assert holder.current.runs.max_concurrency == 4
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 5)
+
+
 async def test_invalid_yaml_keeps_old_config_then_fix_clears_error(config_file: Path) -> None:
     async with watching(config_file) as holder:
         good = holder.current

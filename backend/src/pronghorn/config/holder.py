@@ -203,7 +203,9 @@ class ConfigHolder:
         """Reload whenever the config file (or the ``.env`` in use) changes, until ``stop``.
 
         The parent directory is watched, not the file, because editors save by writing a
-        new file and renaming it over the old one. Without a config file this just waits.
+        new file and renaming it over the old one. Once watching, the file is read again,
+        so an edit made before the watcher started is applied too. Without a config file
+        this just waits.
         """
         if self._source_path is None:
             await stop.wait()
@@ -236,6 +238,10 @@ class ConfigHolder:
                 try:
                     await asyncio.sleep(0)
                     self.watching.set()
+                    # An edit made before the watcher started (between the startup load
+                    # and now, or while a failed watcher waited to retry) left no event:
+                    # read the file once more; a change from now on is an event.
+                    await self.reload()
                     changes = await first
                 finally:
                     if not first.done():

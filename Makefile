@@ -11,11 +11,12 @@ UV       ?= $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 HOST     ?= 127.0.0.1
 PORT     ?= 2026
 APT_GET  := DEBIAN_FRONTEND=noninteractive apt-get
-# Backend test workers (pytest-xdist): one more than the CPUs by default, since many tests
-# wait on a server process, a lease or a timer and an extra worker fills that idle CPU (on
-# 2 cores: 358 s with 3 workers, 421-445 s with 2); PYTEST_WORKERS=0 runs serially.
-# Each test module runs whole on one worker (--dist loadscope), so module fixtures are shared.
-PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
+# Backend test workers (pytest-xdist): two more than the CPUs by default, since many tests
+# wait on a server process, a lease or a timer and the extra workers fill that idle CPU (on
+# 2 cores, 2026-12-02: 157-178 s with 4 workers, 176-180 s with 3, 183 s with 6);
+# PYTEST_WORKERS=0 runs serially. Each test module runs whole on one worker
+# (--dist loadscope), so module fixtures are shared.
+PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 2 )))
 # Bytecode of the tests, the gateway and its dependencies is cached outside the tree: with
 # PYTHONDONTWRITEBYTECODE (as CI sets it) every pytest worker and server subprocess would
 # compile all of it again (~15 s of CPU per worker). tests/support/live.py uses the same one.

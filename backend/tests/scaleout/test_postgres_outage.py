@@ -122,5 +122,8 @@ def test_a_run_in_flight_during_an_outage_does_not_stay_running(gateway, pg_prox
             },
         )
         assert again.status_code == 200, again.text
-    # One line per outage from each background loop, not a traceback per try.
-    assert gateway.logs().count("storing run events waits") == 1, gateway.logs()[-3000:]
+    # One line per outage from each loop that met it, not a traceback per try. (The event
+    # writer meets it only if it had events to store while the database was away.)
+    logs = gateway.logs()
+    assert logs.count("settling a run waits") == 1, logs[-3000:]
+    assert logs.count("storing run events waits") <= 1, logs[-3000:]

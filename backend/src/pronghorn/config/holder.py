@@ -65,8 +65,8 @@ class ConfigHolder:
         self._failure_listeners: list[Callable[[str], None]] = []
         self._lock = asyncio.Lock()
         self.edit_lock = asyncio.Lock()  # one API edit of the file at a time (file_edit.py)
-        # Set once `watch` watches the file: a change written after it is seen (tests wait
-        # on it instead of sleeping).
+        # Set once `watch` watches the file (and has read it once more): a change written
+        # after it is seen. The app's startup waits for it; so do tests, instead of sleeping.
         self.watching = asyncio.Event()
 
     @property
@@ -208,6 +208,7 @@ class ConfigHolder:
         this just waits.
         """
         if self._source_path is None:
+            self.watching.set()  # nothing to watch: nothing can be missed
             await stop.wait()
             return
         files = await asyncio.to_thread(self._watched_files)
@@ -237,11 +238,11 @@ class ConfigHolder:
                 first = asyncio.ensure_future(anext(batches, None))
                 try:
                     await asyncio.sleep(0)
-                    self.watching.set()
                     # An edit made before the watcher started (between the startup load
                     # and now, or while a failed watcher waited to retry) left no event:
                     # read the file once more; a change from now on is an event.
                     await self.reload()
+                    self.watching.set()
                     changes = await first
                 finally:
                     if not first.done():

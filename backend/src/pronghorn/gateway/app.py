@@ -36,6 +36,7 @@ from pronghorn.gateway.static import mount_ui
 from pronghorn.runtime.assemble import open_runtime
 
 log = logging.getLogger("pronghorn.gateway")
+WATCH_START_S = 10.0  # how long startup waits for the config watcher to start
 
 
 def create_app(settings: ConfigHolder, *, base_dir: Path | None = None) -> FastAPI:
@@ -59,6 +60,10 @@ def create_app(settings: ConfigHolder, *, base_dir: Path | None = None) -> FastA
             await stack.enter_async_context(metrics_listener(runtime))
             state = await stack.enter_async_context(custom_lifespan(custom)) if custom else None
             watcher = asyncio.create_task(settings.watch(stop), name="config-watcher")
+            # Ready means watched: an edit saved after startup is applied. (A watcher that
+            # cannot start keeps retrying in the background; startup does not wait for it.)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(settings.watching.wait(), WATCH_START_S)
             log.info(
                 "pronghorn ready",
                 extra={"database": runtime.db.dialect, "graphs": ",".join(runtime.graphs.ids())},

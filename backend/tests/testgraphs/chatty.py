@@ -9,17 +9,14 @@ adding ``payload`` bytes to the state, so the thread gets many (large) checkpoin
 
 from __future__ import annotations
 
-import asyncio
 import operator
-import time
-from pathlib import Path
 from typing import Annotated, Any
 
 from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 from typing_extensions import TypedDict
 
-GATE_TIMEOUT_S = 300.0
+from testgraphs.gate import wait_for_gate
 
 
 class ChattyState(TypedDict, total=False):
@@ -38,21 +35,13 @@ def _burst(writer: Any, start: int, count: int, size: int) -> None:
         writer({"i": i, "pad": "x" * size})
 
 
-async def _wait_for(path: Path) -> None:
-    deadline = time.monotonic() + GATE_TIMEOUT_S
-    while not await asyncio.to_thread(path.exists):
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"gate {path} was never opened")
-        await asyncio.sleep(0.02)
-
-
 async def emit(state: ChattyState) -> dict[str, Any]:
     writer = get_stream_writer()
     n, size = int(state.get("events") or 0), int(state.get("size") or 0)
     _burst(writer, 0, n, size)
     more = 0
     if state.get("gate"):
-        await _wait_for(Path(state["gate"]))
+        await wait_for_gate(state["gate"])
         more = int(state.get("after_gate") or 0)
         _burst(writer, n, more, size)
     return {"emitted": n + more}

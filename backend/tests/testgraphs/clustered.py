@@ -13,14 +13,13 @@ import json
 import operator
 import os
 import time
-from pathlib import Path
 from typing import Annotated, Any
 
 from langgraph.config import get_config
 from langgraph.graph import END, START, StateGraph
 from typing_extensions import TypedDict
 
-GATE_TIMEOUT_S = 300.0
+from testgraphs.gate import wait_for_gate
 
 
 class State(TypedDict, total=False):
@@ -48,13 +47,8 @@ async def one(state: State) -> dict[str, Any]:
 
 async def two(state: State) -> dict[str, Any]:
     await asyncio.to_thread(_record, state, "two", "start")
-    gate = state.get("gate")
-    if gate:
-        deadline = time.monotonic() + GATE_TIMEOUT_S
-        while not await asyncio.to_thread(Path(gate).exists):
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"gate {gate} was never opened")
-            await asyncio.sleep(0.02)
+    if state.get("gate"):
+        await wait_for_gate(state["gate"])
     await asyncio.to_thread(_record, state, "two", "end")
     return {"steps": ["two"], "pid": os.getpid()}
 

@@ -15,8 +15,6 @@ wants a quick later run on such a thread gives it ``"sleep": 0``.
 from __future__ import annotations
 
 import asyncio
-import time
-from pathlib import Path
 from typing import Annotated, Any
 
 from langchain_core.messages import AIMessage, AIMessageChunk
@@ -26,7 +24,7 @@ from langgraph.graph.message import add_messages
 from langgraph.types import interrupt
 from typing_extensions import TypedDict
 
-GATE_TIMEOUT_S = 120.0  # a gate no test opens fails the run instead of holding it forever
+from testgraphs.gate import wait_for_gate
 
 
 class EchoState(TypedDict, total=False):
@@ -58,13 +56,8 @@ async def respond(state: EchoState) -> dict[str, Any]:
         answer = interrupt({"question": "continue?", "turns": state.get("turns", 0)})
     if state.get("sleep"):
         await asyncio.sleep(float(state["sleep"]))
-    gate = state.get("gate")
-    if gate:
-        deadline = time.monotonic() + GATE_TIMEOUT_S
-        while not await asyncio.to_thread(Path(gate).exists):
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"gate {gate} was never opened")
-            await asyncio.sleep(0.05)
+    if state.get("gate"):
+        await wait_for_gate(state["gate"])
     if state.get("fail"):
         raise ValueError("echo: requested failure")
     last = state["messages"][-1].content if state.get("messages") else ""

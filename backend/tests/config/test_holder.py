@@ -223,6 +223,32 @@ async def test_deleted_file_keeps_config_and_recreated_file_applies(config_file:
         assert holder.status()["last_error"] is None
 
 
+async def test_an_empty_file_is_refused_not_read_as_all_defaults(config_file: Path) -> None:
+    """What a reload sees mid-way through an in-place save: the file truncated, not yet
+    written. `{}` still means "all defaults"."""
+    async with watching(config_file) as holder:
+        await write_in_place(config_file, "  \n")
+        await until(lambda: holder.status()["last_error"] is not None, "the empty file")
+        assert "is empty" in holder.status()["last_error"]
+        assert holder.current.runs.max_concurrency == 8  # the running config stays
+        await write_in_place(config_file, "{}\n")
+        await until(lambda: holder.current.runs.max_concurrency != 8, "the explicit defaults")
+        assert holder.status()["last_error"] is None
+
+
+async def test_a_server_started_on_an_empty_file_keeps_it_without_an_error(
+    config_file: Path,
+) -> None:
+    await write_in_place(config_file, "")
+    async with watching(config_file) as holder:  # its start reads the file once more
+        assert holder.status()["last_error"] is None
+        await write_in_place(config_file, BASE)
+        await until(lambda: holder.current.runs.max_concurrency == 8, "the first settings")
+        await write_in_place(config_file, "")  # from then on, empty is refused
+        await until(lambda: holder.status()["last_error"] is not None, "the empty file")
+        assert holder.current.runs.max_concurrency == 8
+
+
 async def test_dotenv_beside_the_config_is_watched_too(config_file: Path) -> None:
     dotenv = config_file.parent / ".env"
     await write_in_place(dotenv, "PRONGHORN_RUNS__TIMEOUT_S=30\n")

@@ -12,7 +12,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from sqlalchemy import create_engine, select, text, update
+from sqlalchemy import create_engine, event, select, text, update
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from pronghorn.persistence.db import Database
@@ -198,6 +198,33 @@ async def test_a_replica_frozen_inside_a_transaction_does_not_stall_lease_recove
         assert is_database_unreachable(ended.value)
     finally:
         await frozen.close()
+
+
+async def test_a_batch_reaches_the_server_whole_not_row_by_row(pg):
+    """A batch is one multi-row INSERT per page, never an executemany: an executemany
+    streams a Bind/Execute per row, and a replica frozen half-way left its session
+    "active" (waiting for the rest, beyond idle_in_transaction_session_timeout) with the
+    run rows locked, so no other replica could recover its runs."""
+    db, _ = pg
+    rid = await queued_run(db)
+    sent: list[tuple[bool, int]] = []
+
+    def record(conn, cursor, statement, parameters, context, executemany) -> None:  # type: ignore[no-untyped-def]
+        if statement.lstrip().upper().startswith("INSERT INTO RUN_EVENTS"):
+            sent.append((executemany, statement.count("$")))
+
+    sync_engine = db.engine.sync_engine
+    event.listen(sync_engine, "before_cursor_execute", record)
+    try:
+        rows = [(rid, seq, "values", b"{}") for seq in range(1, events_repo.PG_PAGE + 501)]
+        await db.run(lambda c: events_repo.append(c, rows))
+        await db.run(lambda c: events_repo.append(c, rows[:10]))  # stored already: skipped
+    finally:
+        event.remove(sync_engine, "before_cursor_execute", record)
+    assert [many for many, _ in sent] == [False, False, False]
+    assert [params for _, params in sent] == [5 * events_repo.PG_PAGE, 5 * 500, 5 * 10]
+    stored = await db.run(lambda c: events_repo.read(c, rid, 0, 10_000))
+    assert [e[0] for e in stored] == list(range(1, events_repo.PG_PAGE + 501))
 
 
 async def test_the_redis_broker_stores_a_runs_events_under_the_claim_it_opened_it_with(pg):

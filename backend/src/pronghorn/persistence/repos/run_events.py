@@ -1,7 +1,12 @@
 """The `run_events` table: every event of every run, appended as the run goes.
 
 Synchronous units over SQLAlchemy Core for `Database.run` (one hop on SQLite, `run_sync` on
-PostgreSQL). Rows go in batches: one INSERT with many parameter sets per flush.
+PostgreSQL). Rows go in batches: on SQLite one INSERT with many parameter sets per flush; on
+PostgreSQL one multi-row INSERT per `PG_PAGE` rows. That is one protocol message the client
+hands over whole, where an executemany streams a Bind/Execute per row: a replica frozen
+half-way through one (SIGSTOP, a stalled VM) kept its session "active", waiting for the
+rest with its fence rows locked `FOR SHARE`, out of reach of
+`idle_in_transaction_session_timeout`, and no other replica could recover its runs.
 
 Scale-out, rows are fenced: in the transaction that inserts them the runs' rows are read
 `FOR SHARE` (`lock_fences`) and only rows published under a run's current fence are kept
@@ -31,19 +36,25 @@ _VALUES: dict[str, BindParameter[Any]] = {
     "created_at": bindparam("b_ts"),
 }
 # A row already stored (a batch retried after a commit its writer did not see) is skipped.
-_APPEND = {
-    "sqlite": sqlite.insert(run_events).values(_VALUES).on_conflict_do_nothing(),
-    "postgresql": postgresql.insert(run_events).values(_VALUES).on_conflict_do_nothing(),
-}
+_SQLITE_APPEND = sqlite.insert(run_events).values(_VALUES).on_conflict_do_nothing()
+PG_PAGE = 1000  # rows per PostgreSQL INSERT: 5 parameters each, far below its 65535
 
 
 def append(conn: Connection, rows: Sequence[EventRow]) -> None:
-    """Insert a batch of events (any runs) in one statement."""
+    """Insert a batch of events (any runs)."""
     if not rows:
         return
     ts = now()
+    if conn.dialect.name == "postgresql":
+        for start in range(0, len(rows), PG_PAGE):
+            values = [
+                {"run_id": r, "seq": s, "event": e, "data": d, "created_at": ts}
+                for r, s, e, d in rows[start : start + PG_PAGE]
+            ]
+            conn.execute(postgresql.insert(run_events).values(values).on_conflict_do_nothing())
+        return
     conn.execute(
-        _APPEND[conn.dialect.name],
+        _SQLITE_APPEND,
         [{"b_run_id": r, "b_seq": s, "b_event": e, "b_data": d, "b_ts": ts} for r, s, e, d in rows],
     )
 

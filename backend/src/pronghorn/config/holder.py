@@ -59,7 +59,7 @@ class ConfigHolder:
         self._version_hash = loaded.version_hash  # of the live (merged) config
         self._file_hash = loaded.version_hash  # of the last valid config read from disk
         # An empty file is refused on reload unless the running config came from one.
-        self._ran_blank = loaded.source_path is not None and _is_blank(loaded.source_path)
+        self._ran_blank = loaded.blank
         self._loaded_at = loaded.loaded_at
         self._last_error: str | None = None
         self._restart_required: list[str] = []
@@ -123,17 +123,6 @@ class ConfigHolder:
     async def reload(self) -> bool:
         """Re-read and apply the config; False (old snapshot kept) if it is invalid."""
         async with self._lock:
-            blank = self._source_path is not None and await asyncio.to_thread(
-                _is_blank, self._source_path
-            )
-            if blank and not self._ran_blank:
-                # Most likely a save caught half-way (truncated, not yet written): as YAML it
-                # would be "all defaults", dropping every graph and channel until the next
-                # event. An operator who wants the defaults writes `{}`.
-                return self._fail(
-                    f"{self._source_path} is empty (a save in progress?): write {{}} "
-                    "for all defaults"
-                )
             try:
                 loaded = await asyncio.to_thread(
                     load_config, self._source_path, self._environ, self._dotenv
@@ -143,8 +132,15 @@ class ConfigHolder:
             except Exception as exc:  # a bug, not a bad file: still keep serving
                 logger.exception("config reload crashed")
                 return self._fail(f"unexpected error while loading config: {exc!r}")
-
-            self._ran_blank = blank
+            if loaded.blank and not self._ran_blank:
+                # Most likely a save caught half-way (truncated, not yet written): as YAML it
+                # would be "all defaults", dropping every graph and channel until the next
+                # event. An operator who wants the defaults writes `{}`.
+                return self._fail(
+                    f"{self._source_path} is empty (a save in progress?): write {{}} "
+                    "for all defaults"
+                )
+            self._ran_blank = loaded.blank
             if self._last_error is not None:
                 logger.info("config is valid again (version %s)", loaded.version_hash[:12])
             self._last_error = None
@@ -271,13 +267,6 @@ class ConfigHolder:
                 await _sleep_or_stop(stop, _WATCH_RETRY_S)
             finally:
                 await batches.aclose()
-
-
-def _is_blank(path: Path) -> bool:
-    try:
-        return not path.read_bytes().strip()
-    except OSError:  # missing or unreadable: the loader says which
-        return False
 
 
 async def _sleep_or_stop(stop: asyncio.Event, seconds: float) -> None:

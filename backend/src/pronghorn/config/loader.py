@@ -45,6 +45,7 @@ class LoadedConfig:
     source_path: Path | None
     version_hash: str
     loaded_at: datetime
+    blank: bool = False  # the file was empty (or only whitespace): all defaults
 
 
 def resolve_config_path(cli_path: str | None, environ: Mapping[str, str]) -> Path | None:
@@ -199,6 +200,7 @@ def load_config(
     source = str(path) if path is not None else "built-in defaults"
 
     data: dict[str, Any] = {}
+    blank = False
     if path is not None:
         try:
             text = path.read_text(encoding="utf-8")
@@ -207,6 +209,7 @@ def load_config(
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"cannot read config file {path}: {exc}") from None
         data = parse_yaml(text, source)
+        blank = not text.strip()
 
     dotenv_path = resolve_dotenv_path(path, dotenv)
     variables = {**read_dotenv(dotenv_path), **real_env}  # the real environment wins
@@ -245,4 +248,5 @@ def load_config(
         source_path=path,
         version_hash=config_hash(config),
         loaded_at=datetime.now(UTC),
+        blank=blank,
     )

@@ -5,6 +5,7 @@ test that dropped it."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -75,10 +76,12 @@ def test_a_forked_child_is_what_python_m_would_have_started(fork_server, probe_d
     assert seen["env"] == {"PROBE": "yes", "LEAK": None}  # exactly the env it was given
     assert seen["stdin"] == "typed in"
     assert seen["sid"] == seen["pid"]  # a session (and process group) of its own
-    assert seen["pid"] != fork_server._proc.pid
+    assert seen["pid"] != fork_server.pid
 
 
-def test_signals_and_exit_status_reach_the_test(fork_server, probe_dir):
+@contextlib.contextmanager
+def hanging(fork_server: ForkServer, probe_dir: Path) -> Iterator[ForkedProcess]:
+    """A forked child that runs until a signal (or until its stdin pipe closes, after)."""
     read_end, write_end = os.pipe()
     try:
         proc = popen(
@@ -88,35 +91,31 @@ def test_signals_and_exit_status_reach_the_test(fork_server, probe_dir):
             server=fork_server,
             stdin=read_end,
         )
-    finally:
+        assert isinstance(proc, ForkedProcess)
         os.close(read_end)
-    assert isinstance(proc, ForkedProcess)
-    assert proc.poll() is None
-    with pytest.raises(subprocess.TimeoutExpired):
-        proc.wait(0.2)
-    os.killpg(proc.pid, signal.SIGTERM)  # the group is the child's
-    assert proc.wait(30) == -signal.SIGTERM
-    assert proc.returncode == -signal.SIGTERM and proc.poll() == -signal.SIGTERM
-    proc.kill()  # a no-op once it ended, as with Popen
-    os.close(write_end)
+        read_end = -1
+        yield proc
+    finally:
+        for fd in (read_end, write_end):
+            if fd >= 0:
+                os.close(fd)
+
+
+def test_signals_and_exit_status_reach_the_test(fork_server, probe_dir):
+    with hanging(fork_server, probe_dir) as proc:
+        assert proc.poll() is None
+        with pytest.raises(subprocess.TimeoutExpired):
+            proc.wait(0.2)
+        os.killpg(proc.pid, signal.SIGTERM)  # the group is the child's
+        assert proc.wait(30) == -signal.SIGTERM
+        assert proc.returncode == -signal.SIGTERM and proc.poll() == -signal.SIGTERM
+        proc.kill()  # a no-op once it ended, as with Popen
 
 
 def test_a_child_the_test_drops_is_killed(fork_server, probe_dir):
-    read_end, write_end = os.pipe()
-    proc = popen(
-        [sys.executable, "-m", "probe", "hang"],
-        cwd=probe_dir,
-        env=_env(),
-        server=fork_server,
-        stdin=read_end,
-    )
-    os.close(read_end)
-    assert isinstance(proc, ForkedProcess)
-    proc._status.close()  # what garbage collection or a dying test process does
-    try:
-        assert _gone(proc.pid)
-    finally:
-        os.close(write_end)
+    with hanging(fork_server, probe_dir) as proc:
+        proc.close()  # what garbage collection or a dying test process does
+        assert _gone(proc.pid)  # its stdin is still open: the fork server killed it
 
 
 def test_what_changes_how_python_starts_goes_to_popen(fork_server, probe_dir):

@@ -97,6 +97,10 @@ class ForkedProcess:
         self._status.close()
         return True
 
+    def close(self) -> None:
+        """Drop the handle: a child still running is killed by the fork server."""
+        self._status.close()
+
     def poll(self) -> int | None:
         if self.returncode is None:
             self._collect(0)
@@ -144,6 +148,10 @@ class ForkServer:
         if not readable or ours.recv(16) != b"ready":
             self.close()
             raise RuntimeError("the fork server did not start")
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
 
     def serves(self, argv: Sequence[str], env: Mapping[str, str]) -> bool:
         return (

@@ -72,7 +72,7 @@ class LiveServer:
             self.port = free_port()
         self.write_config()
         self.log_path = self.workdir / "server.log"
-        env = {**server_env(), **self.env}
+        base = server_env()
         # The child writes to its own copy of the descriptor; ours is closed at once. It
         # runs in a session of its own: `serve --workers N` forks workers, and stopping or
         # killing the server ends them too (no orphan outlives a test).
@@ -89,8 +89,8 @@ class LiveServer:
                     str(self.config_path),
                 ],
                 cwd=self.workdir,
-                env=env,
-                server=forkserver.OWNER.get(server_env()),
+                env={**base, **self.env},
+                server=forkserver.OWNER.get(base),
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )

@@ -8,11 +8,11 @@ describe("FeedbackBar", () => {
     const onClear = vi.fn(() => Promise.resolve());
     const { rerender } = render(<FeedbackBar feedback={null} onRate={onRate} onClear={onClear} />);
     fireEvent.click(screen.getByRole("button", { name: "Good answer" }));
-    expect(onRate).toHaveBeenCalledWith(1);
+    await waitFor(() => expect(onRate).toHaveBeenCalledWith(1));
     rerender(<FeedbackBar feedback={{ feedback_id: "f", run_id: "r", rating: 1, comment: null }} onRate={onRate} onClear={onClear} />);
     expect(screen.getByRole("button", { name: "Good answer" }).getAttribute("aria-pressed")).toBe("true");
     fireEvent.click(screen.getByRole("button", { name: "Good answer" }));
-    expect(onClear).toHaveBeenCalled();
+    await waitFor(() => expect(onClear).toHaveBeenCalled());
   });
 
   it("asks for a comment on a thumbs down and sends it", async () => {
@@ -21,7 +21,22 @@ describe("FeedbackBar", () => {
     fireEvent.click(screen.getByRole("button", { name: "Bad answer" }));
     fireEvent.change(screen.getByPlaceholderText(/What was wrong/), { target: { value: "wrong file" } });
     fireEvent.click(screen.getByRole("button", { name: "Send" }));
-    expect(onRate).toHaveBeenLastCalledWith(-1, "wrong file");
+    await waitFor(() => expect(onRate).toHaveBeenLastCalledWith(-1, "wrong file"));
+  });
+
+  it("sends a comment after a change from thumbs up as a thumbs down, once the first save is done", async () => {
+    let finish = () => {};
+    const onRate = vi.fn((_rating: 1 | -1, _comment?: string) => new Promise<void>((resolve) => (finish = resolve)));
+    const up = { feedback_id: "f", run_id: "r", rating: 1 as const, comment: null };
+    render(<FeedbackBar feedback={up} onRate={onRate} onClear={() => Promise.resolve()} />);
+    fireEvent.click(screen.getByRole("button", { name: "Bad answer" }));
+    fireEvent.change(screen.getByPlaceholderText(/What was wrong/), { target: { value: "too short" } });
+    fireEvent.click(screen.getByRole("button", { name: "Send" }));
+    await waitFor(() => expect(onRate).toHaveBeenCalledTimes(1));
+    expect(onRate).toHaveBeenLastCalledWith(-1); // the comment waits for the rating's save
+    finish();
+    await waitFor(() => expect(onRate).toHaveBeenCalledTimes(2));
+    expect(onRate).toHaveBeenLastCalledWith(-1, "too short");
   });
 
   it("shows an error when saving fails", async () => {

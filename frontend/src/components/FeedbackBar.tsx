@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useRef, useState } from "react";
 import type { Feedback } from "../api/governance";
 
 interface Props {
@@ -13,10 +13,15 @@ export function FeedbackBar({ feedback, onRate, onClear }: Props) {
   const [comment, setComment] = useState("");
   const [error, setError] = useState<string | null>(null);
   const rating = feedback?.rating ?? 0;
+  // Saves go one after another: a thumbs down is saved at once and its comment a moment later,
+  // and the comment must not race the first save (the last one to land is what is kept).
+  const saving = useRef<Promise<void>>(Promise.resolve());
 
   const act = (fn: () => Promise<void>) => {
     setError(null);
-    fn().catch((e: unknown) => setError(e instanceof Error ? e.message : "Could not save the feedback"));
+    saving.current = saving.current
+      .then(fn)
+      .catch((e: unknown) => setError(e instanceof Error ? e.message : "Could not save the feedback"));
   };
   const thumb = (value: 1 | -1) => {
     if (rating === value) return act(onClear);
@@ -39,7 +44,7 @@ export function FeedbackBar({ feedback, onRate, onClear }: Props) {
           onSubmit={(e) => {
             e.preventDefault();
             setCommenting(false);
-            act(() => onRate(rating === 1 ? 1 : -1, comment));
+            act(() => onRate(-1, comment)); // the form only opens on a thumbs down
           }}
         >
           <label className="visually-hidden" htmlFor="feedback-comment">What was wrong?</label>

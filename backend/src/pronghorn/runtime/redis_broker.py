@@ -171,7 +171,8 @@ class RedisBroker:
     async def ping(self) -> bool:
         try:
             return bool(await self.client.ping())  # type: ignore[misc]
-        except (*TRANSIENT, redis_errors.RedisError):
+        except (*TRANSIENT, redis_errors.RedisError) as exc:
+            log.warning("the event broker (Redis) did not answer a ping: %r", exc)
             return False
 
     async def aclose(self) -> None:

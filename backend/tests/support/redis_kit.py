@@ -120,32 +120,39 @@ class RedisProxy:
         await asyncio.gather(*self._pipes, return_exceptions=True)
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            up_reader, up_writer = await asyncio.open_connection(*self.target)
-        except OSError:
+        # Tracked from the first moment, so a `stop()` that comes while the upstream connection
+        # is still being made drops this one too (it used to go on proxying, and its transport
+        # outlived the proxy's loop: a ResourceWarning in whatever test ran at the next GC).
+        here = asyncio.current_task()
+        if self._server is None or here is None:  # accepted just as the proxy stopped
             writer.transport.abort()
             return
-        self._writers.update((writer, up_writer))
-        here = asyncio.current_task()
-        pipes = [
-            asyncio.create_task(self._copy(reader, up_writer)),
-            asyncio.create_task(self._copy(up_reader, writer)),
-        ]
-        self._pipes.update(pipes)
-        if here is not None:
-            self._pipes.add(here)
+        self._writers.add(writer)
+        self._pipes.add(here)
         try:
-            await asyncio.wait(pipes, return_when=asyncio.FIRST_COMPLETED)
+            try:
+                up_reader, up_writer = await asyncio.open_connection(*self.target)
+            except OSError:
+                return
+            self._writers.add(up_writer)
+            pipes = [
+                asyncio.create_task(self._copy(reader, up_writer)),
+                asyncio.create_task(self._copy(up_reader, writer)),
+            ]
+            self._pipes.update(pipes)
+            try:
+                await asyncio.wait(pipes, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for task in pipes:
+                    task.cancel()
+                await asyncio.gather(*pipes, return_exceptions=True)
+                up_writer.transport.abort()
+                self._writers.discard(up_writer)
+                self._pipes.difference_update(pipes)
         finally:
-            for task in pipes:
-                task.cancel()
-            await asyncio.gather(*pipes, return_exceptions=True)
-            for w in (writer, up_writer):
-                w.transport.abort()
-                self._writers.discard(w)
-            self._pipes.difference_update(pipes)
-            if here is not None:
-                self._pipes.discard(here)
+            writer.transport.abort()
+            self._writers.discard(writer)
+            self._pipes.discard(here)
 
     @staticmethod
     async def _copy(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:

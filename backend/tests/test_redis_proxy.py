@@ -39,13 +39,13 @@ async def test_stop_drops_a_connection_still_waiting_for_its_target(stalled_targ
     reader, writer = await asyncio.open_connection("127.0.0.1", proxy.port)
     try:
         for _ in range(1000):  # until the proxy holds the connection and dials its target
-            if proxy._pipes:
+            if proxy.connections():
                 break
             await asyncio.sleep(0.01)
-        assert proxy._pipes, "the proxy does not track a connection while it dials"
+        assert proxy.connections() == 1, "the proxy does not hold a connection while it dials"
         await proxy.stop()
         assert await asyncio.wait_for(reader.read(), timeout=10) == b""  # dropped, not kept
-        assert not proxy._pipes and not proxy._writers
+        assert proxy.connections() == 0
     finally:
         writer.close()
         await proxy.stop()
@@ -61,6 +61,7 @@ async def test_stop_drops_a_proxied_connection_and_start_listens_again() -> None
         assert await asyncio.wait_for(reader.readexactly(4), timeout=10) == b"ping"
         await proxy.stop()
         assert await asyncio.wait_for(reader.read(), timeout=10) == b""
+        assert proxy.connections() == 0
         writer.close()
         with pytest.raises(ConnectionRefusedError):
             await asyncio.open_connection("127.0.0.1", proxy.port)

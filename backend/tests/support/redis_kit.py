@@ -104,6 +104,10 @@ class RedisProxy:
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}{self.db}"
 
+    def connections(self) -> int:
+        """Connections held, both sides counted: a client's, and its upstream one once dialed."""
+        return len(self._writers)
+
     async def start(self) -> None:
         self._server = await asyncio.start_server(self._serve, "127.0.0.1", self.port)
         self.port = self._server.sockets[0].getsockname()[1]

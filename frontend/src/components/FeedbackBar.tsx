@@ -1,5 +1,6 @@
 import { useRef, useState } from "react";
 import type { Feedback } from "../api/governance";
+import { Icon } from "./Icon";
 
 interface Props {
   feedback: Feedback | null;
@@ -32,10 +33,10 @@ export function FeedbackBar({ feedback, onRate, onClear }: Props) {
   return (
     <div className="feedback-bar" data-testid="feedback-bar">
       <button type="button" className="icon-button" aria-label="Good answer" aria-pressed={rating === 1} onClick={() => thumb(1)}>
-        👍
+        <Icon name="thumbUp" />
       </button>
       <button type="button" className="icon-button" aria-label="Bad answer" aria-pressed={rating === -1} onClick={() => thumb(-1)}>
-        👎
+        <Icon name="thumbDown" />
       </button>
       {feedback?.comment && !commenting && <span className="feedback-comment">“{feedback.comment}”</span>}
       {commenting && (

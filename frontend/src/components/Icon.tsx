@@ -4,6 +4,8 @@ const PATHS = {
   pencil: "M4 20h4L19 9l-4-4L4 16v4zM13.5 6.5l4 4",
   file: "M14 3H6v18h12V7l-4-4zM14 3v4h4",
   memory: "M6 3h12v18l-6-4-6 4V3zM9 8h6M9 11h4",
+  thumbUp: "M3 11h4v10H3zM7 11l4-8c1.5 0 2.5 1 2.5 2.5V9h5a2 2 0 0 1 2 2.3l-1.2 7.5A2.5 2.5 0 0 1 16.8 21H7",
+  thumbDown: "M3 13h4V3H3zM7 13l4 8c1.5 0 2.5-1 2.5-2.5V15h5a2 2 0 0 0 2-2.3l-1.2-7.5A2.5 2.5 0 0 0 16.8 3H7",
 } as const;
 
 interface Props {

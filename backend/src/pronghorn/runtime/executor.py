@@ -148,6 +148,12 @@ def _cancelled_status(job: Job) -> str:
     return "rollback" if job.cancel_action == "rollback" else "interrupted"
 
 
+def _recorded_status(status: str) -> str:
+    """The status a run ends with: a rollback is recorded as `interrupted` (and its run row
+    then deleted, in the same unit)."""
+    return "interrupted" if status == "rollback" else status
+
+
 def durability_of(job: Job) -> str:
     req = job.request
     if req.durability:
@@ -312,7 +318,7 @@ class Executor:
         fence = None
         if job.fence is not None and self.leases is not None:
             fence = (self.leases.owner, job.fence)
-        final_status = "interrupted" if status == "rollback" else status
+        final_status = _recorded_status(status)
         # A run that ends while the database is away waits for it to be back (cancelled at
         # shutdown, recovered by the next start or, in a cluster, by the lease sweeper),
         # instead of failing its settle and staying `running` with its thread busy.
@@ -390,7 +396,7 @@ class Executor:
             thread_status = "interrupted"
         else:
             thread_status = "idle"
-        final_status = "interrupted" if status == "rollback" else status
+        final_status = _recorded_status(status)
 
         def unit(conn: Any) -> None:
             run_units.settle_run(
@@ -524,8 +530,7 @@ class Executor:
     async def finish_unstarted(self, job: Job) -> None:
         """A run cancelled before it started executing."""
         job.phase = "finishing"
-        status = "rollback" if job.cancel_action == "rollback" else "interrupted"
-        await self._settle(job, status, None, {}, None)
+        await self._settle(job, _cancelled_status(job), None, {}, None)
 
     async def settle_orphan(
         self,

@@ -51,10 +51,23 @@ class ThreadedServer:
             time.sleep(0.01)
         return self
 
+    @property
+    def running(self) -> bool:
+        """Whether the server's thread is still alive."""
+        return self._thread is not None and self._thread.is_alive()
+
     def stop(self, join_timeout_s: float = 15.0) -> None:
+        """Stop as uvicorn does on SIGTERM; a server still waiting after `join_timeout_s` on a
+        connection or a task (a stream no client reads any more) is made to exit at once, and
+        one that still does not is an error, not a thread left running behind the tests."""
         if self._server is not None:
             self._server.should_exit = True
         if self._thread is not None:
             self._thread.join(timeout=join_timeout_s)
+            if self._thread.is_alive() and self._server is not None:
+                self._server.force_exit = True
+                self._thread.join(timeout=10)
         if self._sock is not None:
             self._sock.close()
+        if self.running:
+            raise RuntimeError(f"the test {self.name} did not stop")

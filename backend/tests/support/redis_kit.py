@@ -109,7 +109,7 @@ class RedisProxy:
         return len(self._writers)
 
     async def start(self) -> None:
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", self.port)
+        self._server = await asyncio.start_server(self._accepted, "127.0.0.1", self.port)
         self.port = self._server.sockets[0].getsockname()[1]
 
     async def stop(self) -> None:
@@ -117,22 +117,29 @@ class RedisProxy:
             self._server.close()
             await self._server.wait_closed()
             self._server = None
+        # A connection the listener took just before it closed is still being set up: its
+        # transport is made in one turn of the loop and handed to `_accepted` (which refuses
+        # it now) in the next, then closed in the third.
+        for _ in range(3):
+            await asyncio.sleep(0)
         for writer in list(self._writers):
             writer.transport.abort()
         for task in list(self._pipes):
             task.cancel()
         await asyncio.gather(*self._pipes, return_exceptions=True)
 
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        # Tracked from the first moment, so a `stop()` that comes while the upstream connection
-        # is still being made drops this one too (it used to go on proxying, and its transport
-        # outlived the proxy's loop: a ResourceWarning in whatever test ran at the next GC).
-        here = asyncio.current_task()
-        if self._server is None or here is None:  # accepted just as the proxy stopped
+    def _accepted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Called as the connection is made, before any await: it is held from this moment, so
+        `stop()` drops it whatever it is doing (it used to be tracked only once Redis was
+        dialed: a stop in between left it proxying, and its transport outlived the proxy's
+        loop, a ResourceWarning in whatever test ran at the next GC)."""
+        if self._server is None:  # made as the proxy stopped
             writer.transport.abort()
             return
         self._writers.add(writer)
-        self._pipes.add(here)
+        self._pipes.add(asyncio.get_running_loop().create_task(self._serve(reader, writer)))
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             try:
                 up_reader, up_writer = await asyncio.open_connection(*self.target)
@@ -156,7 +163,9 @@ class RedisProxy:
         finally:
             writer.transport.abort()
             self._writers.discard(writer)
-            self._pipes.discard(here)
+            here = asyncio.current_task()
+            if here is not None:
+                self._pipes.discard(here)
 
     @staticmethod
     async def _copy(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:

@@ -1,18 +1,27 @@
 """How to call a graph factory: which argument each parameter gets.
 
-As on the reference server, the parameter's type annotation decides:
+The rules are the reference server's (langgraph-api), so a factory written for it loads
+here unchanged:
 
-- ``config: RunnableConfig`` gets the run's (or the read's) config;
-- ``runtime: ServerRuntime`` (``langgraph_sdk.runtime``, optionally ``ServerRuntime[Ctx]``)
-  gets a server runtime: ``access_context``, ``user``, ``store``, and for a run
-  ``.execution_runtime.context`` (the run's context; coerced to ``Ctx`` when that is a
-  dataclass or a pydantic model, like LangGraph coerces a graph's ``context_schema``);
-- ``request: GraphRequest`` (``pronghorn.graphs``) gets Pronghorn's own request, which also
-  carries the config snapshot the run was accepted under.
+- no parameter: called with nothing;
+- one parameter: the server runtime when it is annotated ``ServerRuntime`` (bare,
+  ``ServerRuntime[Ctx]``, a string annotation, ``Optional``/``| None``, ``Annotated``, or one
+  of the SDK's concrete runtime classes), else the config, whatever its annotation (none,
+  ``dict``, ``dict[str, Any]``, ``Mapping``, ``RunnableConfig``...);
+- two parameters: exactly one must be annotated ``ServerRuntime``; it gets the runtime and
+  the other the config, in either order;
+- more parameters, or two of which none (or both) is a ``ServerRuntime``: refused when the
+  graph is loaded. Defaults do not change this: every parameter is counted and filled.
 
-Without an annotation a parameter named ``runtime`` gets the server runtime, one named
-``config`` (or the only parameter, the older one-argument form) gets the config. A required
-parameter none of these fit is refused when the graph is loaded, not at the first run.
+Arguments are passed by name, so keyword-only parameters work; a positional-only one (or
+``*args``) is passed by position (the reference passes it by name, which fails at the first
+run). Pronghorn adds one kind: a parameter annotated ``pronghorn.graphs.GraphRequest`` gets
+Pronghorn's own request (with the config snapshot the run was accepted under) and does not
+count against the limit above.
+
+``ServerRuntime`` (``langgraph_sdk.runtime``) carries ``access_context``, ``user``, ``store``
+and, for a run, ``.execution_runtime.context``: the run's context, coerced to ``Ctx`` when
+that is a dataclass or a pydantic model (keys ``Ctx`` does not declare are dropped).
 """
 
 from __future__ import annotations
@@ -31,6 +40,7 @@ from langgraph.store.base import BaseStore
 from langgraph_sdk.runtime import ServerRuntime
 from pydantic import BaseModel
 
+from pronghorn.graphs.context_keys import filter_context
 from pronghorn.graphs.requests import GraphRequest
 
 
@@ -48,7 +58,7 @@ class Arg(Enum):
 class Param:
     name: str
     arg: Arg
-    positional: bool  # positional-only; the others are passed by name
+    positional: bool  # positional-only (or *args); the others are passed by name
     context_type: Any = None  # Ctx of ServerRuntime[Ctx]
 
 
@@ -64,40 +74,73 @@ def _runtime_classes() -> tuple[type, type]:
 
 
 EXECUTION_RUNTIME, READ_RUNTIME = _runtime_classes()
+_RUNTIME_CLASSES = (EXECUTION_RUNTIME, READ_RUNTIME)
+
+# Names a string annotation may use without importing them at run time (e.g. imported under
+# TYPE_CHECKING), as the reference resolves them.
+_LOCALNS: dict[str, Any] = {
+    "ServerRuntime": ServerRuntime,
+    "RunnableConfig": RunnableConfig,
+    "GraphRequest": GraphRequest,
+}
 
 
-def _strip_optional(annotation: Any) -> Any:
+def _runtime_context(annotation: Any) -> tuple[bool, Any]:
+    """(whether ``annotation`` is a ServerRuntime, its ``Ctx`` if subscripted)."""
+    if annotation is ServerRuntime:
+        return True, None
+    if isinstance(annotation, type):
+        return issubclass(annotation, _RUNTIME_CLASSES), None
+    origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
-    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
-        rest = [a for a in args if a is not type(None)]
-        if len(rest) == 1:
-            return rest[0]
-    return annotation
+    if origin is ServerRuntime or origin in _RUNTIME_CLASSES:
+        return True, (args[0] if args else None)
+    if origin is typing.Annotated:
+        return _runtime_context(args[0])
+    if origin in (typing.Union, types.UnionType):  # Optional[ServerRuntime], X | None
+        for arg in args:
+            found, ctx = _runtime_context(arg)
+            if found:
+                return True, ctx
+    return False, None
 
 
-def _classify(annotation: Any) -> tuple[Arg | None, Any]:
-    ann = _strip_optional(annotation)
-    origin = typing.get_origin(ann)
-    if ann is ServerRuntime or ann in (EXECUTION_RUNTIME, READ_RUNTIME):
-        return Arg.SERVER_RUNTIME, None
-    if origin is ServerRuntime or origin in (EXECUTION_RUNTIME, READ_RUNTIME):
-        args = typing.get_args(ann)
-        return Arg.SERVER_RUNTIME, (args[0] if args else None)
-    if ann is RunnableConfig:
-        return Arg.CONFIG, None
-    if ann is GraphRequest:
-        return Arg.REQUEST, None
+def _is_request(annotation: Any) -> bool:
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType, typing.Annotated):
+        return any(_is_request(a) for a in typing.get_args(annotation)[:1])
+    return annotation is GraphRequest
+
+
+def _kind_from_text(text: str) -> Arg | None:
+    """An annotation that could not be resolved (a forward reference): by its base name."""
+    base = text.replace(" ", "").removeprefix("Optional[").split("[", 1)[0].split("|", 1)[0]
+    return {"ServerRuntime": Arg.SERVER_RUNTIME, "GraphRequest": Arg.REQUEST}.get(
+        base.rsplit(".", 1)[-1]
+    )
+
+
+def _hints(factory: Callable[..., Any]) -> dict[str, Any]:
+    target = inspect.unwrap(factory)
+    if not (inspect.isfunction(target) or inspect.ismethod(target)):
+        target = getattr(target, "__call__", target)  # noqa: B004 - a callable object
+    try:
+        return typing.get_type_hints(target, localns=_LOCALNS, include_extras=True)
+    except Exception:  # unresolvable forward references: fall back to the annotation text
+        return {}
+
+
+def _kind(p: inspect.Parameter, hints: dict[str, Any]) -> tuple[Arg | None, Any]:
+    """What a parameter is annotated to receive: the runtime (and its Ctx), the request, or
+    None (it gets the config if it is the one left)."""
+    if p.name in hints:
+        annotation = hints[p.name]
+        found, ctx = _runtime_context(annotation)
+        if found:
+            return Arg.SERVER_RUNTIME, ctx
+        return (Arg.REQUEST if _is_request(annotation) else None), None
+    if isinstance(p.annotation, str):
+        return _kind_from_text(p.annotation), None
     return None, None
-
-
-def _classify_text(text: str) -> Arg | None:
-    """Annotations that could not be resolved (forward references): match by name."""
-    base = text.replace(" ", "").split("[", 1)[0].rsplit(".", 1)[-1]
-    return {
-        "ServerRuntime": Arg.SERVER_RUNTIME,
-        "RunnableConfig": Arg.CONFIG,
-        "GraphRequest": Arg.REQUEST,
-    }.get(base)
 
 
 def plan_call(factory: Callable[..., Any]) -> list[Param]:
@@ -106,47 +149,50 @@ def plan_call(factory: Callable[..., Any]) -> list[Param]:
         signature = inspect.signature(factory)
     except (TypeError, ValueError) as exc:
         raise FactoryError(f"cannot inspect the factory's signature: {exc}") from None
-    target = inspect.unwrap(factory)
-    if not (inspect.isfunction(target) or inspect.ismethod(target)):
-        target = getattr(target, "__call__", target)  # noqa: B004 - a callable object
-    try:
-        hints = typing.get_type_hints(target)
-    except Exception:  # unresolvable forward references: fall back to the annotation text
-        hints = {}
-    params = [
-        p
-        for p in signature.parameters.values()
-        if p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
-    ]
-    plan: list[Param] = []
-    for p in params:
-        positional = p.kind is inspect.Parameter.POSITIONAL_ONLY
-        arg, context_type = None, None
-        if p.name in hints:
-            arg, context_type = _classify(hints[p.name])
-        elif isinstance(p.annotation, str):
-            arg = _classify_text(p.annotation)
-        if arg is None and p.annotation is inspect.Parameter.empty:
-            if p.name == "runtime":
-                arg = Arg.SERVER_RUNTIME
-            elif p.name == "config" or len(params) == 1:
-                arg = Arg.CONFIG
-        if arg is None:
-            if p.default is inspect.Parameter.empty:
-                raise FactoryError(
-                    f"parameter {p.name!r} of the factory cannot be filled: annotate it "
-                    "`RunnableConfig` or `langgraph_sdk.runtime.ServerRuntime`"
-                )
-            continue  # left to its default
-        plan.append(Param(p.name, arg, positional, context_type))
-    return plan
+    hints = _hints(factory)
+    params = list(signature.parameters.values())
+    kinds = {p.name: _kind(p, hints) for p in params}
+
+    def param(p: inspect.Parameter, arg: Arg) -> Param:
+        positional = p.kind in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL)
+        context_type = kinds[p.name][1] if arg is Arg.SERVER_RUNTIME else None
+        return Param(p.name, arg, positional, context_type)
+
+    requests = [p for p in params if kinds[p.name][0] is Arg.REQUEST]
+    if len(requests) > 1:
+        raise FactoryError(f"more than one parameter is annotated GraphRequest: {_names(params)}")
+    plan = [param(p, Arg.REQUEST) for p in requests]
+    rest = [p for p in params if p not in requests]
+    if len(rest) == 1:
+        only = rest[0]
+        arg = Arg.SERVER_RUNTIME if kinds[only.name][0] is Arg.SERVER_RUNTIME else Arg.CONFIG
+        plan.append(param(only, arg))
+    elif len(rest) == 2:
+        runtimes = [p for p in rest if kinds[p.name][0] is Arg.SERVER_RUNTIME]
+        if len(runtimes) != 1:
+            raise FactoryError(
+                "a factory with two parameters needs exactly one annotated "
+                f"`langgraph_sdk.runtime.ServerRuntime` (the other gets the config); got "
+                f"{_names(rest)}"
+            )
+        plan.extend(param(p, Arg.SERVER_RUNTIME if p is runtimes[0] else Arg.CONFIG) for p in rest)
+    elif len(rest) > 2:
+        raise FactoryError(
+            f"a factory takes 0, 1 or 2 parameters (a config and/or a ServerRuntime); got "
+            f"{len(rest)}: {_names(rest)}"
+        )
+    return sorted(plan, key=lambda p: [q.name for q in params].index(p.name))
+
+
+def _names(params: list[inspect.Parameter]) -> str:
+    return ", ".join(repr(str(p).split("=", 1)[0].strip()) for p in params)
 
 
 def _coerce_context(context_type: Any, context: Mapping[str, Any]) -> Any:
     if isinstance(context_type, type) and (
         dataclasses.is_dataclass(context_type) or issubclass(context_type, BaseModel)
     ):
-        return context_type(**dict(context))
+        return context_type(**filter_context(context_type, context))
     return dict(context)
 
 

@@ -9,6 +9,7 @@ stops its runs, and updates LangGraph rejects answer 400.
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -25,6 +26,10 @@ GRAPHS = {
     "greeter": "testgraphs.react_context:greeter",
     "context_agent": "testgraphs.react_context:agent",
     "context_factory": "testgraphs.react_context:make_agent",
+    "ctx_dataclass": "testgraphs.context_echo:dataclass_ctx",
+    "ctx_typeddict": "testgraphs.context_echo:typeddict_ctx",
+    "ctx_pydantic": "testgraphs.context_echo:pydantic_ctx",
+    "ctx_none": "testgraphs.context_echo:no_schema",
 }
 
 
@@ -106,7 +111,11 @@ async def test_factory_is_called_for_reads_without_a_run_context(
     client: LangGraphClient,
 ) -> None:
     tid = (await client.threads.create())["thread_id"]
-    await client.runs.wait(tid, "context_factory", input=human("hi"), context={"tone": "dry"})
+    run = await client.runs.create(
+        tid, "context_factory", input=human("hi"), context={"tone": "dry", "unknown_key": 1}
+    )
+    # A key the factory's context type does not declare is dropped, not fatal.
+    assert (await wait_status(client, tid, run["run_id"], {"success"}))["status"] == "success"
     # threads.read: the factory's read branch builds the same topology.
     state = await client.threads.get_state(tid)
     assert "tone=dry" in texts(state["values"], "ai")[-1]
@@ -121,6 +130,42 @@ async def test_factory_is_called_for_reads_without_a_run_context(
     await client.threads.update_state(tid, human("edited"), as_node="model")
     state = await client.threads.get_state(tid)
     assert texts(state["values"], "human")[-1] == "edited"
+
+
+# --- (b2) a run's context keeps only what the graph's context_schema declares ------------------
+
+
+@pytest.mark.parametrize("graph", ["ctx_dataclass", "ctx_typeddict", "ctx_pydantic"])
+async def test_unknown_context_keys_are_dropped(client: LangGraphClient, graph: str) -> None:
+    tid = (await client.threads.create())["thread_id"]
+    run = await client.runs.create(
+        tid, graph, input=human("hi"), context={"tone": "dry", "locale": "fr", "n": 2}
+    )
+    done = await wait_status(client, tid, run["run_id"], {"success", "error"})
+    assert done["status"] == "success"
+    state = await client.threads.get_state(tid)
+    seen = json.loads(texts(state["values"], "ai")[-1])
+    assert seen["tone"] == "dry" and "locale" not in seen and "n" not in seen
+
+
+async def test_assistant_context_merges_under_the_runs(client: LangGraphClient) -> None:
+    assistant = await client.assistants.create(
+        "ctx_dataclass", context={"tone": "formal", "user_name": "Ada", "stale": True}
+    )
+    tid = (await client.threads.create())["thread_id"]
+    out = await client.runs.wait(
+        tid, assistant["assistant_id"], input=human("hi"), context={"tone": "dry"}
+    )
+    assert json.loads(texts(out, "ai")[-1]) == {"tone": "dry", "user_name": "Ada"}
+
+
+async def test_a_graph_without_context_schema_gets_the_context_as_given(
+    client: LangGraphClient,
+) -> None:
+    out = await client.runs.wait(
+        None, "ctx_none", input=human("hi"), context={"anything": [1, 2], "tone": "dry"}
+    )
+    assert json.loads(texts(out, "ai")[-1]) == {"anything": [1, 2], "tone": "dry"}
 
 
 # --- (c) deleting an assistant stops its runs ---------------------------------------------------

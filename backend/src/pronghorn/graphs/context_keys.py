@@ -10,11 +10,11 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
-import typing
 from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel
+from typing_extensions import is_typeddict
 
 log = logging.getLogger("pronghorn.graphs")
 
@@ -27,7 +27,7 @@ def _declared(schema: type) -> frozenset[str] | None:
         keys = set(schema.model_fields)
         keys.update(f.alias for f in schema.model_fields.values() if f.alias)
         return frozenset(keys)
-    if typing.is_typeddict(schema):
+    if is_typeddict(schema):  # typing's and typing_extensions' alike
         return frozenset(getattr(schema, "__required_keys__", frozenset())) | frozenset(
             getattr(schema, "__optional_keys__", frozenset())
         )

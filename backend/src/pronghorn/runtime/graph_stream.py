@@ -18,6 +18,7 @@ from langgraph.channels.untracked_value import (  # pyright: ignore[reportMissin
 )
 from langgraph.pregel import Pregel  # pyright: ignore[reportMissingTypeStubs]
 
+from pronghorn.graphs.context_keys import filter_context
 from pronghorn.graphs.registry import AnyGraph
 
 Emit = Callable[[str, Any], Awaitable[None]]
@@ -149,7 +150,9 @@ async def stream_graph(
         "interrupt_after": interrupt_after,
     }
     if context is not None:  # `{}` too: LangGraph fills the context_schema's defaults from it
-        kwargs["context"] = context
+        # Keys the graph's context schema does not declare are dropped, as the reference
+        # server drops them (instead of the schema's constructor failing the run).
+        kwargs["context"] = filter_context(graph.context_schema, context)
     if durability:
         kwargs["durability"] = durability
 

@@ -66,6 +66,8 @@ def serve(
     if loaded.source_path is not None:
         os.environ["PRONGHORN_CONFIG"] = str(loaded.source_path)
     os.environ.setdefault("PRONGHORN_BASE_DIR", str(Path.cwd()))
+    if reload:  # development: graph files are re-imported when they change, too
+        os.environ.setdefault("PRONGHORN_SERVER__RELOAD_GRAPHS", "true")
     # uvicorn drains, then re-raises the captured signal with the previous handler in
     # place: make a SIGTERM that was handled gracefully end the process with status 0.
     signal.signal(signal.SIGTERM, _exit_after_drain)
@@ -189,6 +191,15 @@ def config_check(config_file: str | None) -> None:
         click.echo(f"invalid: {exc}", err=True)
         sys.exit(1)
     ok, message = check_config(path)
+    if ok:  # the config is valid: do its graphs load? (imports them, as the server would)
+        from pronghorn.graphs.registry import check_graph_specs
+
+        loaded = load_config(path, os.environ)
+        base = loaded.source_path.parent if loaded.source_path else Path.cwd()
+        problems = check_graph_specs(loaded.config.graphs, base)
+        if problems:
+            ok = False
+            message += "\n" + "\n".join(f"  graph failed to load: {p}" for p in problems)
     click.echo(message, err=not ok)
     sys.exit(0 if ok else 1)
 

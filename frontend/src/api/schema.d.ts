@@ -2781,6 +2781,8 @@ export interface components {
             last_error: string | null;
             /** Restart Required */
             restart_required: string[];
+            /** @description This replica's graphs. */
+            graphs?: components["schemas"]["GraphsStatus"] | null;
             /**
              * Replica Id
              * @description This replica (admins only).
@@ -3143,6 +3145,36 @@ export interface components {
             /** Msg */
             msg?: string | null;
         };
+        /**
+         * GraphProblemInfo
+         * @description A configured graph that failed to load (or to reload).
+         */
+        GraphProblemInfo: {
+            /** Graph Id */
+            graph_id: string;
+            /** Spec */
+            spec: string;
+            /** Error */
+            error: string;
+            /**
+             * Previous Serving
+             * @description A reload failed and the graph's last good version still serves.
+             */
+            previous_serving: boolean;
+        };
+        /** GraphReloadInfo */
+        GraphReloadInfo: {
+            /** At */
+            at: string;
+            /** Added */
+            added: string[];
+            /** Changed */
+            changed: string[];
+            /** Removed */
+            removed: string[];
+            /** Failed */
+            failed: string[];
+        };
         /** GraphSchema */
         GraphSchema: {
             /** Input Schema */
@@ -3195,6 +3227,18 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** GraphsStatus */
+        GraphsStatus: {
+            /**
+             * Loaded
+             * @description The graphs that serve.
+             */
+            loaded: string[];
+            /** Failed */
+            failed: components["schemas"]["GraphProblemInfo"][];
+            /** @description What the last live reload of graphs applied. */
+            last_reload?: components["schemas"]["GraphReloadInfo"] | null;
+        };
         /** Health */
         Health: {
             /**
@@ -3232,8 +3276,16 @@ export interface components {
             /** Server */
             server: string;
             flags: components["schemas"]["InfoFlags"];
-            /** Graphs */
+            /**
+             * Graphs
+             * @description The graphs that serve.
+             */
             graphs: string[];
+            /**
+             * Graph Errors
+             * @description Configured graphs that failed to load.
+             */
+            graph_errors?: components["schemas"]["GraphProblemInfo"][];
         };
         /** InfoFlags */
         InfoFlags: {

@@ -23,7 +23,6 @@ STARTUP_ONLY: tuple[str, ...] = (
     "broker",  # the event broker and its connections
     "sandbox",  # the provider reads isolation, network, timeouts and limits when it starts
     "logging",  # handlers and formatters are installed once
-    "graphs",  # the registry imports and compiles graphs once (a missing file still fails)
     "protocols.mcp.stateless",  # the MCP session manager is built once
     "metrics.enabled",  # the route and the listener are set up once
     "metrics.port",

@@ -83,6 +83,14 @@ class ServerConfig(Section):
         default=None,
         description="Folder with the built web UI; default: frontend/dist in the repo.",
     )
+    reload_graphs: bool = Field(
+        default=False,
+        description=(
+            "Re-import a graph when its source file changes, without a restart (on by "
+            "default under `pronghorn serve --reload`, i.e. `make dev`). Changes to `graphs:` "
+            "itself always apply live."
+        ),
+    )
 
     @field_validator("allowed_hosts")
     @classmethod
@@ -561,7 +569,11 @@ class AppConfig(Section):
     logging: LoggingConfig = Field(default_factory=LoggingConfig)
     graphs: dict[str, str] = Field(
         default_factory=dict,
-        description="Extra graphs: id -> 'package.module:attr' or './file.py:attr'.",
+        description=(
+            "Extra graphs: id -> 'package.module:attr' or './file.py:attr'. Applied live: "
+            "an added, changed or removed entry serves new runs within a second, without a "
+            "restart (runs already accepted finish on the graph they were accepted with)."
+        ),
     )
     models: list[ModelConfig] = Field(default_factory=list)
     agent: AgentConfig = Field(default_factory=AgentConfig)

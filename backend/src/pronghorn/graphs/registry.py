@@ -2,9 +2,15 @@
 
 An entry is either a compiled graph (served as is, with our checkpointer and store attached)
 or a factory (sync or async, may also return a context manager) called for every access —
-each run, state read or update, schema read — with the arguments its annotations ask for
+each run, state read or update, schema read — with the arguments its signature asks for
 (see ``factory_call``): the same contract as the ``graphs`` of a ``langgraph.json``.
 Built-in graphs are factories taking a ``GraphRequest``, added with ``add_builtin``.
+
+A configured graph that fails to load (an import error, a syntax error, a factory whose
+signature cannot be served) is recorded as a ``GraphProblem`` instead of taking the others
+down; only a start where no configured graph loads fails. ``apply`` swaps in a new set of
+specs (or re-imports graphs whose files changed) atomically: a graph that fails to reload
+keeps serving its last good version, and a run holds the entry it was accepted with.
 """
 
 from __future__ import annotations
@@ -12,16 +18,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-from collections.abc import AsyncIterator, Callable
+import logging
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from langgraph.graph import StateGraph
 from langgraph.pregel import Pregel
 
 from pronghorn.graphs.factory_call import Arg, FactoryError, Param, call_factory, plan_call
-from pronghorn.graphs.loading import LoadError, load_object
+from pronghorn.graphs.loading import LoadError, load_spec
 from pronghorn.graphs.requests import GraphRequest
+
+log = logging.getLogger("pronghorn.graphs")
 
 # A served graph: any state, context, input and output types.
 AnyGraph = Pregel[Any, Any, Any, Any]
@@ -44,6 +55,7 @@ class GraphEntry:
     spec: str
     target: Any  # a Pregel or a callable factory
     plan: list[Param] = field(default_factory=list)  # how to call a factory
+    file: Path | None = None  # its source file (watched for live reload)
     _bound: Pregel | None = field(default=None, repr=False)
 
     @property
@@ -51,50 +63,219 @@ class GraphEntry:
         return not isinstance(self.target, Pregel)
 
 
-def _load_target(spec: str, base_dir: Path) -> Any:
+@dataclass(frozen=True)
+class GraphProblem:
+    """A configured graph that failed to load (or to reload)."""
+
+    graph_id: str
+    spec: str
+    error: str
+    previous_serving: bool  # its last good version still serves
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "graph_id": self.graph_id,
+            "spec": self.spec,
+            "error": self.error,
+            "previous_serving": self.previous_serving,
+        }
+
+
+@dataclass(frozen=True)
+class GraphReload:
+    """What one ``apply`` did."""
+
+    at: datetime
+    added: list[str]
+    changed: list[str]
+    removed: list[str]
+    failed: list[str]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "at": self.at.isoformat(),
+            "added": self.added,
+            "changed": self.changed,
+            "removed": self.removed,
+            "failed": self.failed,
+        }
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, LoadError):
+        return str(exc)
+    if isinstance(exc, SyntaxError) and exc.filename:
+        return f"SyntaxError: {exc.msg} ({exc.filename}, line {exc.lineno})"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _load_entry(graph_id: str, spec: str, base_dir: Path, reimport: bool) -> GraphEntry:
+    """Import and check one configured graph (blocking: call it in a worker thread)."""
     try:
-        target = load_object(spec, base_dir)
-    except LoadError as exc:
-        raise GraphLoadError(f"graph {exc}") from None
+        loaded = load_spec(spec, base_dir, reimport=reimport)
+    except Exception as exc:  # whatever the user's module raises while it is imported
+        raise GraphLoadError(f"{spec}: {_describe(exc)}") from None
+    target = loaded.target
+    if isinstance(target, StateGraph):  # as the reference, an uncompiled graph is compiled
+        try:
+            target = target.compile()
+        except Exception as exc:
+            raise GraphLoadError(f"{spec}: the graph does not compile: {_describe(exc)}") from None
     if not isinstance(target, Pregel) and not callable(target):
         raise GraphLoadError(f"{spec} is neither a compiled graph nor a factory")
-    return target
+    entry = GraphEntry(graph_id, spec, target, file=loaded.file)
+    if entry.is_factory:
+        try:
+            entry.plan = plan_call(entry.target)
+        except FactoryError as exc:
+            raise GraphLoadError(f"{spec}: {exc}") from None
+    return entry
+
+
+def check_graph_specs(specs: Mapping[str, str], base_dir: Path) -> list[str]:
+    """One message per graph that fails to load (blocking: imports them), for
+    ``pronghorn config check``."""
+    problems = []
+    for graph_id, spec in specs.items():
+        try:
+            _load_entry(graph_id, spec, base_dir, reimport=False)
+        except GraphLoadError as exc:
+            problems.append(f"graphs.{graph_id}: {exc}")
+    return problems
 
 
 class GraphRegistry:
-    """Loads graphs once and hands out runnable graphs bound to our checkpointer and store."""
+    """Loads graphs and hands out runnable graphs bound to our checkpointer and store."""
 
     def __init__(self, checkpointer: Any, store: Any, *, base_dir: Path) -> None:
         self.checkpointer = checkpointer
         self.store = store
         self.base_dir = base_dir
-        self._entries: dict[str, GraphEntry] = {}
+        self._builtins: dict[str, GraphEntry] = {}
+        self._configured: dict[str, GraphEntry] = {}
+        self._entries: dict[str, GraphEntry] = {}  # what serves: built-ins, then configured
+        self._problems: dict[str, GraphProblem] = {}
+        self._lock = asyncio.Lock()  # one apply at a time
+        self.last_reload: GraphReload | None = None
 
-    async def load(self, specs: dict[str, str]) -> None:
-        entries: dict[str, GraphEntry] = {}
+    async def _load(self, graph_id: str, spec: str, reimport: bool = False) -> GraphEntry:
+        return await asyncio.to_thread(_load_entry, graph_id, spec, self.base_dir, reimport)
+
+    def _publish(self) -> None:
+        entries = {k: v for k, v in self._builtins.items() if k not in self._configured}
+        self._entries = {**entries, **self._configured}  # one atomic swap for readers
+
+    async def load(self, specs: Mapping[str, str]) -> None:
+        """The startup load: a graph that fails is reported (logged, listed by
+        ``problems``) while the others serve; if none of the configured graphs loads, this
+        raises GraphLoadError (a server whose only graph is broken does not start)."""
+        configured: dict[str, GraphEntry] = {}
+        problems: dict[str, GraphProblem] = {}
         for graph_id, spec in specs.items():
-            target = await asyncio.to_thread(_load_target, spec, self.base_dir)
-            entry = GraphEntry(graph_id, spec, target)
-            if entry.is_factory:
+            try:
+                configured[graph_id] = await self._load(graph_id, spec)
+            except GraphLoadError as exc:
+                problems[graph_id] = GraphProblem(graph_id, spec, str(exc), False)
+                log.error("graph %r failed to load: %s", graph_id, exc)
+        if specs and not configured:
+            raise GraphLoadError(
+                "no configured graph could be loaded: "
+                + "; ".join(f"{p.graph_id}: {p.error}" for p in problems.values())
+            )
+        self._configured, self._problems = configured, problems
+        self._publish()
+
+    async def apply(
+        self, specs: Mapping[str, str], changed_files: Iterable[Path] = ()
+    ) -> GraphReload:
+        """Serve ``specs`` from now on: new and changed entries (and those whose source file
+        is in ``changed_files``, or that failed before) are loaded afresh, removed ones
+        dropped. A graph that fails to load keeps its last good version, if it had one, and
+        is listed by ``problems``. Runs already holding an entry keep it."""
+        touched = set(changed_files)  # resolved paths, as `watched_files` gives them
+        async with self._lock:
+            configured: dict[str, GraphEntry] = {}
+            problems: dict[str, GraphProblem] = {}
+            added: list[str] = []
+            changed: list[str] = []
+            for graph_id, spec in specs.items():
+                old = self._configured.get(graph_id)
+                edited = old is not None and old.file is not None and old.file in touched
+                if (
+                    old is not None
+                    and old.spec == spec
+                    and not edited
+                    and graph_id not in self._problems
+                ):
+                    configured[graph_id] = old
+                    continue
                 try:
-                    entry.plan = plan_call(target)
-                except FactoryError as exc:
-                    raise GraphLoadError(f"{spec}: {exc}") from None
-            entries[graph_id] = entry
-        self._entries = entries
+                    entry = await self._load(graph_id, spec, reimport=edited)
+                except GraphLoadError as exc:
+                    problems[graph_id] = GraphProblem(graph_id, spec, str(exc), old is not None)
+                    if old is not None:
+                        configured[graph_id] = old
+                        log.error(
+                            "graph %r failed to reload, its previous version still serves: %s",
+                            graph_id,
+                            exc,
+                        )
+                    else:
+                        log.error("graph %r failed to load: %s", graph_id, exc)
+                    continue
+                configured[graph_id] = entry
+                (added if old is None and graph_id not in self._problems else changed).append(
+                    graph_id
+                )
+            before = set(self.known_ids())
+            self._configured, self._problems = configured, problems
+            self._publish()
+            removed = sorted(before - set(self.known_ids()))
+            result = GraphReload(datetime.now(UTC), added, changed, removed, sorted(problems))
+            self.last_reload = result
+            if added or changed or removed or problems:
+                log.info(
+                    "graphs reloaded: added %s, changed %s, removed %s, failed %s",
+                    ",".join(added) or "-",
+                    ",".join(changed) or "-",
+                    ",".join(removed) or "-",
+                    ",".join(sorted(problems)) or "-",
+                )
+            return result
 
     def add_builtin(self, graph_id: str, factory: BuiltinFactory) -> None:
         """A built-in graph (called with the ``GraphRequest``), unless config names a graph
         with the same id: the user's graph wins."""
-        if graph_id in self._entries:
-            return
         entry = GraphEntry(
             graph_id, builtin_spec(graph_id), factory, [Param("request", Arg.REQUEST, True)]
         )
-        self._entries = {graph_id: entry, **self._entries}  # built-ins list first
+        self._builtins = {graph_id: entry, **self._builtins}
+        self._publish()
 
     def ids(self) -> list[str]:
+        """The graphs that serve (built-ins first)."""
         return list(self._entries)
+
+    def known_ids(self) -> list[str]:
+        """Every graph that serves or is configured but failed to load (each has a system
+        assistant)."""
+        return [*self._entries, *(g for g in self._problems if g not in self._entries)]
+
+    def problems(self) -> list[GraphProblem]:
+        return list(self._problems.values())
+
+    def problem(self, graph_id: str) -> GraphProblem | None:
+        return self._problems.get(graph_id)
+
+    def watched_files(self) -> set[Path]:
+        """The source files of the configured graphs (for live reload)."""
+        return {e.file for e in self._configured.values() if e.file is not None}
+
+    def specs(self) -> dict[str, str]:
+        """The configured specs being served or tried (as last applied)."""
+        out = {g: e.spec for g, e in self._configured.items()}
+        out.update({g: p.spec for g, p in self._problems.items()})
+        return out
 
     def __contains__(self, graph_id: str) -> bool:
         return graph_id in self._entries
@@ -105,14 +286,21 @@ class GraphRegistry:
         except KeyError:
             raise KeyError(graph_id) from None
 
+    def serving(self, graph_id: str) -> GraphEntry | None:
+        """The entry serving ``graph_id`` now (a run keeps it across a reload)."""
+        return self._entries.get(graph_id)
+
     def _bind(self, graph: Pregel) -> AnyGraph:
         return graph.copy(update={"checkpointer": self.checkpointer, "store": self.store})
 
     @contextlib.asynccontextmanager
-    async def graph(self, graph_id: str, request: GraphRequest) -> AsyncIterator[AnyGraph]:
-        """The runnable graph for one access. A compiled graph is bound once and reused; a
-        factory is called every time, with what its parameters ask for."""
-        entry = self.entry(graph_id)
+    async def graph(
+        self, graph_id: str, request: GraphRequest, entry: GraphEntry | None = None
+    ) -> AsyncIterator[AnyGraph]:
+        """The runnable graph for one access (from ``entry`` when given: the version a run
+        was accepted with). A compiled graph is bound once and reused; a factory is called
+        every time, with what its parameters ask for."""
+        entry = entry if entry is not None else self.entry(graph_id)
         if not entry.is_factory:
             if entry._bound is None:
                 entry._bound = self._bind(entry.target)
@@ -123,9 +311,13 @@ class GraphRegistry:
             result = await result
         if isinstance(result, contextlib.AbstractAsyncContextManager):
             async with result as graph:
-                yield self._bind(graph)
+                yield self._bind(_compiled(graph))
         elif isinstance(result, contextlib.AbstractContextManager):
             with result as graph:
-                yield self._bind(graph)
+                yield self._bind(_compiled(graph))
         else:
-            yield self._bind(result)
+            yield self._bind(_compiled(result))
+
+
+def _compiled(graph: Any) -> Pregel:
+    return graph.compile() if isinstance(graph, StateGraph) else graph

@@ -67,7 +67,7 @@ async def open_runtime(settings: ConfigHolder, *, base_dir: Path) -> AsyncGenera
         # The Runtime is a LeadAgentHost; pyright does not apply `Started.__get__` when it
         # matches a descriptor against a protocol's property, hence the cast.
         graphs.add_builtin("lead_agent", LeadAgentFactory(cast("LeadAgentHost", runtime)))
-        await ensure_system_assistants(db, graphs.ids())
+        await ensure_system_assistants(db, graphs.known_ids())
         await prepare_setup(db, config, data_dir)
         for component in COMPONENTS:
             await stack.enter_async_context(component(runtime))

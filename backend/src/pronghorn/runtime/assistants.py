@@ -20,6 +20,7 @@ from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.persistence.repos.common import OwnerScope, new_id
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.errors import Conflict, Forbidden, NotFound
+from pronghorn.runtime.graph_access import require_graph
 from pronghorn.runtime.owned import authorize
 from pronghorn.runtime.thread_sweeper import purge_thread
 
@@ -28,8 +29,7 @@ if TYPE_CHECKING:
 
 
 def check_graph(runtime: Runtime, graph_id: str) -> None:
-    if graph_id not in runtime.graphs:
-        raise NotFound(f"Graph '{graph_id}' not found")
+    require_graph(runtime.graphs, graph_id)
 
 
 def _shown(access: Access, row: RowMapping) -> bool:

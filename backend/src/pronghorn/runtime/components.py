@@ -18,6 +18,7 @@ from pronghorn.runtime.control import LocalControlBus
 from pronghorn.runtime.errors import InvalidRun, RefusedRun
 from pronghorn.runtime.event_store import SqlEventStore
 from pronghorn.runtime.executor import Executor
+from pronghorn.runtime.graph_reload import graph_reload
 from pronghorn.runtime.job_table import JobTable
 from pronghorn.runtime.manager import RunManager
 from pronghorn.runtime.mcp_component import mcp_servers
@@ -200,6 +201,7 @@ COMPONENTS: list[Callable[[Runtime], contextlib.AbstractAsyncContextManager[None
     broker,
     memory,
     runs,
+    graph_reload,
     replicas,
     thread_sweeper,
     scheduler,

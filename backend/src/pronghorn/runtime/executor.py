@@ -284,7 +284,9 @@ class Executor:
                 config_version=job.config_version or None,
             )
             async with asyncio.timeout(limit_s):
-                async with self.graphs.graph(job.assistant["graph_id"], request) as graph:
+                async with self.graphs.graph(
+                    job.assistant["graph_id"], request, job.graph
+                ) as graph:
                     await stream_graph(
                         graph,
                         build_input(job),
@@ -472,7 +474,7 @@ class Executor:
                 app_config=job.config,
                 config_version=job.config_version or None,
             )
-            async with self.graphs.graph(job.assistant["graph_id"], read) as graph:
+            async with self.graphs.graph(job.assistant["graph_id"], read, job.graph) as graph:
                 return await graph.aget_state(state_config)
         except Exception as exc:
             if is_database_unreachable(exc):

@@ -8,6 +8,7 @@ from typing import Any
 
 from pronghorn.auth.principal import LOCAL_PRINCIPAL, Principal
 from pronghorn.config.schema import AppConfig
+from pronghorn.graphs.registry import GraphEntry
 from pronghorn.runtime.run_request import RunCreate
 
 
@@ -18,6 +19,9 @@ class Job:
     assistant: dict[str, Any]
     config: AppConfig  # the snapshot the run was accepted under: it executes with it
     config_version: str = ""  # that snapshot's content hash (the holder's version)
+    # The graph version serving when the run was accepted: it runs on it even if the graph
+    # is reloaded meanwhile (None: the one serving when it starts, e.g. a claimed run).
+    graph: GraphEntry | None = None
     temporary: bool = False
     thread_metadata: dict[str, Any] = field(default_factory=dict)
     # The user the run (its thread, files and sandbox) belongs to, and who it executes as:

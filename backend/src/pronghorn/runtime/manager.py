@@ -33,6 +33,7 @@ from pronghorn.runtime.admission import queue_timeout_error as timeout_error
 from pronghorn.runtime.control import ControlBus, ControlMessage, LocalControlBus
 from pronghorn.runtime.errors import Conflict, DomainError, NotFound, Unavailable
 from pronghorn.runtime.executor import Executor
+from pronghorn.runtime.graph_access import require_graph
 from pronghorn.runtime.job_table import JobTable
 from pronghorn.runtime.jobs import Job
 from pronghorn.runtime.metrics import Metrics
@@ -142,8 +143,7 @@ class RunManager:
 
     # -- create ----------------------------------------------------------------------
     def _check(self, req: RunCreate, assistant: dict[str, Any]) -> None:
-        if assistant["graph_id"] not in self.ex.graphs:
-            raise NotFound(f"Graph {assistant['graph_id']!r} is not loaded")
+        require_graph(self.ex.graphs, assistant["graph_id"])
         for validate in self.validators:
             validate(req, assistant)
 
@@ -280,6 +280,7 @@ class RunManager:
             assistant=assistant,
             config=snapshot,
             config_version=version,
+            graph=self.ex.graphs.serving(assistant["graph_id"]),
             temporary=stateless,
             thread_metadata=thread_meta,
             owner_id=accepted.owner_id or access.identity,

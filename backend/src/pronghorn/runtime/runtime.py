@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from pronghorn.models.factory import ModelFactory
     from pronghorn.runtime.broker import EventBroker
     from pronghorn.runtime.control import ControlBus
+    from pronghorn.runtime.graph_reload import GraphReloader
     from pronghorn.runtime.manager import RunManager
     from pronghorn.runtime.replicas import ReplicaPresence
     from pronghorn.runtime.scheduler import Scheduler
@@ -56,6 +57,7 @@ Component = Literal[
     "scheduler",
     "subagents",
     "replicas",
+    "graph_reloader",
 ]
 
 
@@ -127,6 +129,7 @@ class Runtime:
     scheduler: Started[Scheduler] = Started()
     subagents: Started[SubagentPool] = Started()
     replicas: Started[ReplicaPresence] = Started()  # this replica's card (cluster view)
+    graph_reloader: Started[GraphReloader] = Started()  # live graph reload
 
     def __init__(
         self,

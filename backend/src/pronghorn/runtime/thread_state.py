@@ -25,6 +25,7 @@ from pronghorn.persistence.repos import threads as repo
 from pronghorn.runtime import state as st
 from pronghorn.runtime.access import Access, graph_user
 from pronghorn.runtime.errors import InvalidRequest, NotFound
+from pronghorn.runtime.graph_access import require_graph
 from pronghorn.runtime.owned import load_thread
 from pronghorn.runtime.threads import ThreadBusy
 
@@ -47,8 +48,7 @@ async def thread_graph(
     if not graph_id:
         yield None
         return
-    if graph_id not in runtime.graphs:
-        raise NotFound(f"Graph '{graph_id}' not found")
+    require_graph(runtime.graphs, graph_id)
     config = {"configurable": {"thread_id": row["thread_id"], "graph_id": graph_id}}
     request = GraphRequest(
         access=context,

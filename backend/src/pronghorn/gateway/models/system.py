@@ -31,11 +31,41 @@ class InfoFlags(BaseModel):
     langsmith: bool
 
 
+class GraphProblemInfo(BaseModel):
+    """A configured graph that failed to load (or to reload)."""
+
+    graph_id: str
+    spec: str
+    error: str
+    previous_serving: bool = Field(
+        description="A reload failed and the graph's last good version still serves."
+    )
+
+
 class Info(BaseModel):
     version: str
     server: str
     flags: InfoFlags
-    graphs: list[str]
+    graphs: list[str] = Field(description="The graphs that serve.")
+    graph_errors: list[GraphProblemInfo] = Field(
+        default_factory=list, description="Configured graphs that failed to load."
+    )
+
+
+class GraphReloadInfo(BaseModel):
+    at: str
+    added: list[str]
+    changed: list[str]
+    removed: list[str]
+    failed: list[str]
+
+
+class GraphsStatus(BaseModel):
+    loaded: list[str] = Field(description="The graphs that serve.")
+    failed: list[GraphProblemInfo]
+    last_reload: GraphReloadInfo | None = Field(
+        default=None, description="What the last live reload of graphs applied."
+    )
 
 
 class ReplicaCard(BaseModel):
@@ -56,6 +86,7 @@ class ConfigStatus(BaseModel):
     source_path: str | None
     last_error: str | None
     restart_required: list[str]
+    graphs: GraphsStatus | None = Field(default=None, description="This replica's graphs.")
     replica_id: str | None = Field(default=None, description="This replica (admins only).")
     replicas: list[ReplicaCard] | None = Field(
         default=None, description="Every live replica (admins only)."

@@ -29,6 +29,7 @@ from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.graphs.requests import GraphRequest
 from pronghorn.runtime import assistants as service
 from pronghorn.runtime.access import Access, graph_user
+from pronghorn.runtime.graph_access import require_graph
 from pronghorn.runtime.request_fields import INT64_MAX, Offset
 from pronghorn.runtime.runtime import Runtime
 
@@ -228,8 +229,7 @@ async def set_latest(
 async def _graph_for(runtime: Runtime, access: Access, assistant_id: str):  # type: ignore[no-untyped-def]
     assistant = await service.get(runtime, access, assistant_id)
     graph_id = assistant["graph_id"]
-    if graph_id not in runtime.graphs:
-        raise ApiError(404, f"Graph '{graph_id}' not found")
+    require_graph(runtime.graphs, graph_id)
     config = dict(assistant.get("config") or {})
     config["configurable"] = {
         **(config.get("configurable") or {}),

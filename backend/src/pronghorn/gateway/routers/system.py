@@ -62,6 +62,7 @@ async def info(runtime: Runtime = Depends(get_runtime)) -> dict[str, Any]:
         "server": "pronghorn",
         "flags": {"assistants": True, "crons": True, "langsmith": False},
         "graphs": runtime.graphs.ids(),
+        "graph_errors": [p.as_dict() for p in runtime.graphs.problems()],
     }
 
 
@@ -76,6 +77,12 @@ async def config_status(
     """This replica's config status; for admins also `replica_id` (this one) and `replicas`
     (every live replica's card: which config version each runs, and its load)."""
     status = runtime.settings.status()
+    last = runtime.graphs.last_reload
+    status["graphs"] = {
+        "loaded": runtime.graphs.ids(),
+        "failed": [p.as_dict() for p in runtime.graphs.problems()],
+        "last_reload": last.as_dict() if last is not None else None,
+    }
     if principal.is_admin and runtime.is_started("replicas"):
         cards, complete = await runtime.replicas.cluster()
         status["replica_id"] = runtime.replicas.replica_id

@@ -112,6 +112,24 @@ async def ensure_system_assistants(db: Database, graph_ids: list[str]) -> None:
             )
 
 
+async def remove_system_assistants(db: Database, graph_ids: list[str]) -> None:
+    """Delete the system assistants of graphs no longer configured (their versions go with
+    them; threads and runs do not reference assistants, so their history stays)."""
+    if not graph_ids:
+        return
+    async with db.tx() as conn:
+        ids = (
+            await conn.execute(
+                select(assistants.c.assistant_id).where(
+                    assistants.c.assistant_id.in_([system_assistant_id(g) for g in graph_ids]),
+                    assistants.c.owner_id.is_(None),
+                )
+            )
+        ).scalars()
+        for assistant_id in list(ids):
+            await delete_assistant(conn, assistant_id)
+
+
 # --- lookups, search, versions ----------------------------------------------------------------
 
 ASSISTANT_SORT_FIELDS = ("assistant_id", "graph_id", "name", "created_at", "updated_at")

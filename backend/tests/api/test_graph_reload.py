@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import sys
 import time
+import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -326,3 +328,53 @@ async def test_runs_accepted_before_a_swap_finish_on_their_graph(
     finally:
         gate.touch()
         await http.aclose()
+
+
+async def test_a_module_graph_is_reimported_when_its_file_changes(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = workdir / "pkg"
+    package.mkdir()
+    monkeypatch.syspath_prepend(str(package))
+    name = f"reload_mod_{uuid.uuid4().hex}"
+    module = package / f"{name}.py"
+    module.write_text(GRAPH_FILE.format(answer="m1"), encoding="utf-8")
+    srv = make_server(
+        workdir / "srv", graphs={"mod": f"{name}:graph"}, server={"reload_graphs": True}
+    ).start()
+    client = srv.sdk()
+    http = srv.ahttp(base_url=srv.url, timeout=30)
+    try:
+        assert answers(await client.runs.wait(None, "mod", input=human("a"))) == ["m1"]
+        module.write_text(GRAPH_FILE.format(answer="m2"), encoding="utf-8")  # same size
+
+        async def changed() -> bool:
+            last = (await graphs_status(http))["last_reload"]
+            return last is not None and last["changed"] == ["mod"]
+
+        await until(changed, "the re-imported module")
+        assert answers(await client.runs.wait(None, "mod", input=human("b"))) == ["m2"]
+    finally:
+        await http.aclose()
+        srv.stop()
+        sys.modules.pop(name, None)
+
+
+async def test_a_graph_removed_while_the_server_was_down_leaves_search(workdir: Path) -> None:
+    srv = make_server(workdir, graphs={"gone": write_graph(workdir, "gone.py", "gone")})
+    srv.start()
+    try:
+        client = srv.sdk()
+        assert len(await client.assistants.search(graph_id="gone")) == 1
+        mine = await client.assistants.create("gone", name="mine")  # a user's: kept
+        config = copy.deepcopy(srv.config)
+        del config["graphs"]["gone"]
+        srv.stop()
+        srv.write_config(config)
+        srv.start()
+        client = srv.sdk()
+        left = await client.assistants.search(graph_id="gone")
+        assert [a["assistant_id"] for a in left] == [mine["assistant_id"]]
+        assert len(await client.assistants.search(graph_id="echo")) == 1
+    finally:
+        srv.stop()

@@ -19,7 +19,10 @@ from pronghorn.graphs.lead_agent import LeadAgentFactory
 from pronghorn.graphs.lead_agent.graph import LeadAgentHost
 from pronghorn.graphs.registry import GraphRegistry
 from pronghorn.persistence.migrate import upgrade
-from pronghorn.persistence.repos.assistants import ensure_system_assistants
+from pronghorn.persistence.repos.assistants import (
+    ensure_system_assistants,
+    prune_system_assistants,
+)
 from pronghorn.runtime.auth_backends import auth_backends
 from pronghorn.runtime.checkpoint import open_persistence
 from pronghorn.runtime.components import COMPONENTS
@@ -68,6 +71,9 @@ async def open_runtime(settings: ConfigHolder, *, base_dir: Path) -> AsyncGenera
         # matches a descriptor against a protocol's property, hence the cast.
         graphs.add_builtin("lead_agent", LeadAgentFactory(cast("LeadAgentHost", runtime)))
         await ensure_system_assistants(db, graphs.known_ids())
+        pruned = await prune_system_assistants(db, graphs.known_ids())
+        if pruned:
+            log.info("system assistants of graphs no longer configured removed: %s", pruned)
         await prepare_setup(db, config, data_dir)
         for component in COMPONENTS:
             await stack.enter_async_context(component(runtime))

@@ -130,6 +130,24 @@ async def remove_system_assistants(db: Database, graph_ids: list[str]) -> None:
             await delete_assistant(conn, assistant_id)
 
 
+async def prune_system_assistants(db: Database, graph_ids: list[str]) -> list[str]:
+    """Delete the system assistants of graphs not in ``graph_ids`` (graphs removed from the
+    config while the server was down); returns their graph ids. An assistant is a system
+    one when it has no owner and the id derived from its graph."""
+    async with db.tx() as conn:
+        rows = (
+            await conn.execute(
+                select(assistants.c.assistant_id, assistants.c.graph_id).where(
+                    assistants.c.owner_id.is_(None), assistants.c.graph_id.not_in(graph_ids)
+                )
+            )
+        ).all()
+        stale = [(a, g) for a, g in rows if a == system_assistant_id(g)]
+        for assistant_id, _graph_id in stale:
+            await delete_assistant(conn, assistant_id)
+    return sorted(g for _a, g in stale)
+
+
 # --- lookups, search, versions ----------------------------------------------------------------
 
 ASSISTANT_SORT_FIELDS = ("assistant_id", "graph_id", "name", "created_at", "updated_at")

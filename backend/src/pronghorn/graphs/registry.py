@@ -28,6 +28,7 @@ from typing import Any
 from langgraph.graph import StateGraph
 from langgraph.pregel import Pregel
 
+from pronghorn.config.graph_specs import graph_file
 from pronghorn.graphs.factory_call import Arg, FactoryError, Param, call_factory, plan_call
 from pronghorn.graphs.loading import LoadError, load_spec
 from pronghorn.graphs.requests import GraphRequest
@@ -114,7 +115,9 @@ def _load_entry(graph_id: str, spec: str, base_dir: Path, reimport: bool) -> Gra
     try:
         loaded = load_spec(spec, base_dir, reimport=reimport)
     except Exception as exc:  # whatever the user's module raises while it is imported
-        raise GraphLoadError(f"{spec}: {_describe(exc)}") from None
+        file = graph_file(spec, base_dir) if ":" in spec else None
+        where = f"{spec} ({file})" if file is not None else spec
+        raise GraphLoadError(f"{where}: {_describe(exc)}") from None
     target = loaded.target
     if isinstance(target, StateGraph):  # as the reference, an uncompiled graph is compiled
         try:

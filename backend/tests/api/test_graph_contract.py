@@ -26,6 +26,7 @@ GRAPHS = {
     "greeter": "testgraphs.react_context:greeter",
     "context_agent": "testgraphs.react_context:agent",
     "context_factory": "testgraphs.react_context:make_agent",
+    "plain_factory": "testgraphs.react_context:make_agent_plain",
     "ctx_dataclass": "testgraphs.context_echo:dataclass_ctx",
     "ctx_typeddict": "testgraphs.context_echo:typeddict_ctx",
     "ctx_pydantic": "testgraphs.context_echo:pydantic_ctx",
@@ -130,6 +131,22 @@ async def test_factory_is_called_for_reads_without_a_run_context(
     await client.threads.update_state(tid, human("edited"), as_node="model")
     state = await client.threads.get_state(tid)
     assert texts(state["values"], "human")[-1] == "edited"
+
+
+async def test_a_factory_taking_a_plain_dict_config_and_a_runtime_serves(
+    client: LangGraphClient,
+) -> None:
+    tid = (await client.threads.create())["thread_id"]
+    run = await client.runs.create(
+        tid,
+        "plain_factory",
+        input=human("hi"),
+        context={"tone": "pirate", "user_name": "Ada", "not_in_schema": True},
+    )
+    assert (await wait_status(client, tid, run["run_id"], {"success"}))["status"] == "success"
+    state = await client.threads.get_state(tid)
+    assert texts(state["values"], "ai")[-1] == "graph=plain_factory tone=pirate"
+    assert texts(state["values"], "tool") == ["user=Ada"]
 
 
 # --- (b2) a run's context keeps only what the graph's context_schema declares ------------------

@@ -91,3 +91,17 @@ def make_agent(config: RunnableConfig, runtime: ServerRuntime[AgentContext]) -> 
         system_prompt="Answer briefly.",
         name="context_agent",
     )
+
+
+def make_agent_plain(config: dict[str, Any], runtime: ServerRuntime[AgentContext]) -> Any:
+    """The factory shape of a peer project's examples: the config annotated as a plain
+    dict (the reference hands it the config whatever its annotation)."""
+    ert = runtime.execution_runtime
+    tone = ert.context.tone if ert else "-"
+    graph_id = (config.get("configurable") or {}).get("graph_id")
+    return create_agent(
+        _model(f"graph={graph_id} tone={tone}"),
+        tools=[whoami],
+        context_schema=AgentContext,
+        name="context_agent",
+    )

@@ -379,3 +379,28 @@ async def test_a_graph_removed_while_the_server_was_down_leaves_search(workdir: 
         assert len(await client.assistants.search(graph_id="echo")) == 1
     finally:
         srv.stop()
+
+
+async def test_fixing_a_graph_that_failed_at_startup_loads_it(workdir: Path) -> None:
+    broken = workdir / "late.py"
+    broken.write_text(BROKEN_SYNTAX, encoding="utf-8")
+    graphs = {"fine": write_graph(workdir, "fine.py", "fine"), "late": "./late.py:graph"}
+    srv = make_server(workdir, graphs=graphs, server={"reload_graphs": True}).start()
+    client = srv.sdk()
+    http = srv.ahttp(base_url=srv.url, timeout=30)
+    try:
+        [problem] = (await graphs_status(http))["failed"]
+        assert problem["graph_id"] == "late" and problem["previous_serving"] is False
+        broken.write_text(GRAPH_FILE.format(answer="late"), encoding="utf-8")
+
+        async def loaded() -> bool:
+            status = await graphs_status(http)
+            return "late" in status["loaded"] and not status["failed"]
+
+        await until(loaded, "the fixed graph")
+        out = await client.runs.wait(None, "late", input=human("hi"))
+        assert answers(out) == ["late"]
+        assert len(await client.assistants.search(graph_id="late")) == 1
+    finally:
+        await http.aclose()
+        srv.stop()

@@ -47,7 +47,9 @@ def builtin_spec(graph_id: str) -> str:
 
 
 class GraphLoadError(LoadError):
-    pass
+    def __init__(self, message: str, file: Path | None = None) -> None:
+        super().__init__(message)
+        self.file = file  # the graph's source file, when known (watched for a fix)
 
 
 @dataclass
@@ -72,6 +74,7 @@ class GraphProblem:
     spec: str
     error: str
     previous_serving: bool  # its last good version still serves
+    file: Path | None = None  # its source file, when known (watched for a fix)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -112,26 +115,27 @@ def _describe(exc: BaseException) -> str:
 
 def _load_entry(graph_id: str, spec: str, base_dir: Path, reimport: bool) -> GraphEntry:
     """Import and check one configured graph (blocking: call it in a worker thread)."""
+    file = graph_file(spec, base_dir) if ":" in spec else None
     try:
         loaded = load_spec(spec, base_dir, reimport=reimport)
     except Exception as exc:  # whatever the user's module raises while it is imported
-        file = graph_file(spec, base_dir) if ":" in spec else None
         where = f"{spec} ({file})" if file is not None else spec
-        raise GraphLoadError(f"{where}: {_describe(exc)}") from None
+        raise GraphLoadError(f"{where}: {_describe(exc)}", file) from None
     target = loaded.target
     if isinstance(target, StateGraph):  # as the reference, an uncompiled graph is compiled
         try:
             target = target.compile()
         except Exception as exc:
-            raise GraphLoadError(f"{spec}: the graph does not compile: {_describe(exc)}") from None
+            message = f"{spec}: the graph does not compile: {_describe(exc)}"
+            raise GraphLoadError(message, loaded.file) from None
     if not isinstance(target, Pregel) and not callable(target):
-        raise GraphLoadError(f"{spec} is neither a compiled graph nor a factory")
+        raise GraphLoadError(f"{spec} is neither a compiled graph nor a factory", loaded.file)
     entry = GraphEntry(graph_id, spec, target, file=loaded.file)
     if entry.is_factory:
         try:
             entry.plan = plan_call(entry.target)
         except FactoryError as exc:
-            raise GraphLoadError(f"{spec}: {exc}") from None
+            raise GraphLoadError(f"{spec}: {exc}", loaded.file) from None
     return entry
 
 
@@ -178,7 +182,7 @@ class GraphRegistry:
             try:
                 configured[graph_id] = await self._load(graph_id, spec)
             except GraphLoadError as exc:
-                problems[graph_id] = GraphProblem(graph_id, spec, str(exc), False)
+                problems[graph_id] = GraphProblem(graph_id, spec, str(exc), False, exc.file)
                 log.error("graph %r failed to load: %s", graph_id, exc)
         if specs and not configured:
             raise GraphLoadError(
@@ -215,7 +219,9 @@ class GraphRegistry:
                 try:
                     entry = await self._load(graph_id, spec, reimport=edited)
                 except GraphLoadError as exc:
-                    problems[graph_id] = GraphProblem(graph_id, spec, str(exc), old is not None)
+                    problems[graph_id] = GraphProblem(
+                        graph_id, spec, str(exc), old is not None, exc.file
+                    )
                     if old is not None:
                         configured[graph_id] = old
                         log.error(
@@ -271,8 +277,10 @@ class GraphRegistry:
         return self._problems.get(graph_id)
 
     def watched_files(self) -> set[Path]:
-        """The source files of the configured graphs (for live reload)."""
-        return {e.file for e in self._configured.values() if e.file is not None}
+        """The source files of the configured graphs, loaded or not (for live reload: an
+        edit that fixes a broken graph loads it)."""
+        files = {e.file for e in self._configured.values() if e.file is not None}
+        return files | {p.file for p in self._problems.values() if p.file is not None}
 
     def specs(self) -> dict[str, str]:
         """The configured specs being served or tried (as last applied)."""

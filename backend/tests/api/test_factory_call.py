@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Optional
 
 import pytest
 from langchain_core.runnables import RunnableConfig
@@ -65,6 +65,12 @@ def test_unresolvable_annotations_match_by_name() -> None:
     def forward(runtime: ServerRuntime[Missing], config: RunnableConfig) -> None: ...  # type: ignore[name-defined] # noqa: F821
 
     assert args_of(forward) == [("runtime", Arg.SERVER_RUNTIME), ("config", Arg.CONFIG)]
+
+    def optional(config, runtime: Optional[ServerRuntime[Missing]] = None) -> None: ...  # type: ignore[name-defined,no-untyped-def] # noqa: F821, UP045
+    def wrapped(config, runtime: Annotated[ServerRuntime, Missing]) -> None: ...  # type: ignore[name-defined,no-untyped-def] # noqa: F821
+
+    for factory in (optional, wrapped):
+        assert args_of(factory) == [("config", Arg.CONFIG), ("runtime", Arg.SERVER_RUNTIME)]
 
 
 def test_two_parameters_need_one_server_runtime_defaults_or_not() -> None:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import re
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -113,10 +114,12 @@ def _is_request(annotation: Any) -> bool:
 
 def _kind_from_text(text: str) -> Arg | None:
     """An annotation that could not be resolved (a forward reference): by its base name."""
-    base = text.replace(" ", "").removeprefix("Optional[").split("[", 1)[0].split("|", 1)[0]
-    return {"ServerRuntime": Arg.SERVER_RUNTIME, "GraphRequest": Arg.REQUEST}.get(
-        base.rsplit(".", 1)[-1]
-    )
+    text = text.replace(" ", "")
+    for wrapper in ("typing.Optional[", "Optional[", "typing.Annotated[", "Annotated["):
+        text = text.removeprefix(wrapper)
+    found = re.match(r"[\w.]+", text)
+    base = found.group(0).rsplit(".", 1)[-1] if found else ""
+    return {"ServerRuntime": Arg.SERVER_RUNTIME, "GraphRequest": Arg.REQUEST}.get(base)
 
 
 def _hints(factory: Callable[..., Any]) -> dict[str, Any]:

@@ -140,3 +140,46 @@ class Jumper(AgentMiddleware[ThreadState]):
 def test_a_hook_that_can_jump_is_refused():
     with pytest.raises(ValueError, match="can jump"):
         fold_hooks([Jumper()], has_tools=False)
+
+
+class SyncHooks(AgentMiddleware[ThreadState]):
+    """Sync hooks only: the sync path of the fold (``graph.invoke``)."""
+
+    state_schema = ThreadState
+
+    def __init__(self, log: list[str]) -> None:
+        super().__init__()
+        self.log = log
+
+    def before_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        self.log.append("before_agent")
+        return {"thread_data": {"seen": True}}
+
+    def before_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        self.log.append(f"before_model {state['thread_data']}")
+        return {"summary": {"text": "s", "upto_id": None}}
+
+    def after_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        self.log.append(f"after_model {state['summary']['text']}")
+        return None
+
+    def after_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        self.log.append("after_agent")
+        return {"title": "sync"}
+
+
+def test_sync_hooks_fold_too(tmp_path):
+    log: list[str] = []
+    model = scripted([CALL, {"text": "3"}])
+    graph = make_agent(tmp_path, model, [add], middleware=[SyncHooks(log)])
+    out = graph.invoke(user("add"), thread_config())
+    assert log == [
+        "before_agent",
+        "before_model {'seen': True}",
+        "after_model s",
+        "before_model {'seen': True}",
+        "after_model s",
+        "after_agent",
+    ]
+    assert out["title"] == "sync" and out["summary"]["text"] == "s"
+    assert [m.type for m in out["messages"]] == ["human", "ai", "tool", "ai"]

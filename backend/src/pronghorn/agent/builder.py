@@ -40,6 +40,7 @@ from pronghorn.agent.middlewares import (
 )
 from pronghorn.agent.middlewares.approval import ApprovalMiddleware
 from pronghorn.agent.middlewares.budget import BudgetMiddleware
+from pronghorn.agent.middlewares.folding import fold_hooks
 from pronghorn.agent.middlewares.guardrail import GuardrailMiddleware
 from pronghorn.agent.middlewares.memory import memory_chain
 from pronghorn.agent.middlewares.skills import SkillActivationMiddleware
@@ -204,14 +205,19 @@ def build_agent(
     today: dt.date | None = None,
     middleware: Sequence[AgentMiddleware] | None = None,
 ) -> Any:
-    """A compiled lead-agent graph (no checkpointer: the caller attaches one)."""
+    """A compiled lead-agent graph (no checkpointer: the caller attaches one).
+
+    The chain's node hooks are folded (``fold_hooks``): a turn is ``__start__``, one
+    ``TurnStart`` node, then ``model`` ⇄ ``tools``, so it writes 4 checkpoints plus 2 per
+    tool round instead of one per hook."""
     chain = list(middleware) if middleware is not None else build_middlewares(parts, options)
+    has_tools = bool(parts.tools) or any(getattr(m, "tools", None) for m in chain)
     return create_agent(
         model=parts.model,
         tools=list(parts.tools),
         system_prompt=build_system_prompt(options, today=today, skills=parts.skills),
         state_schema=ThreadState,
-        middleware=chain,
+        middleware=fold_hooks(chain, has_tools=has_tools, state_schema=ThreadState),
         name="lead_agent",
     )
 

@@ -241,7 +241,9 @@ class DingTalkTransport:
             json={"downloadCode": file.ref, "robotCode": self.config.client_id},
         )
         url = answer.get("downloadUrl")
-        if not isinstance(url, str) or not url.startswith(("https://", "http://")):
+        # DingTalk's URLs are https; plain http only when the API itself is (a local test)
+        schemes = ("https://",) if self._base.startswith("https://") else ("https://", "http://")
+        if not isinstance(url, str) or not url.startswith(schemes):
             raise PlatformError("file download: no downloadUrl")
         return await download_capped(self._client, url, file.name, max_bytes)
 

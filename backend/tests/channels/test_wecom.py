@@ -203,8 +203,9 @@ def test_files_both_ways(srv: InProcessServer, fake: FakeWeCom):
     final_text(fake, user, "Got your file.")
     (thread,) = threads_of(srv, user)
     stored = {p.name: p for p in (srv.workdir / "data").rglob("*") if thread["thread_id"] in str(p)}
-    images = [p for name, p in stored.items() if name.startswith("image.")]
-    assert [p.read_bytes() for p in images] == [b"\x89PNG\r\n\x1a\n an image"]
+    # WeCom says nothing of the format: the name follows the bytes (a PNG, not "image.jpg")
+    assert stored["image.png"].read_bytes() == b"\x89PNG\r\n\x1a\n an image"
+    assert "image.jpg" not in stored
 
 
 def test_clarification_round_trip(srv: InProcessServer, fake: FakeWeCom):

@@ -17,7 +17,7 @@ from pronghorn.auth.principal import Principal
 from pronghorn.channels import approvals, commands, memory_text
 from pronghorn.channels.driver import Turn, options_of
 from pronghorn.channels.errors import PlatformError
-from pronghorn.channels.files import store_upload, thread_paths
+from pronghorn.channels.files import store_upload, thread_paths, with_real_extension
 from pronghorn.channels.policy import access_of, decide
 from pronghorn.channels.transport import Transport
 from pronghorn.channels.types import ChannelCounts, Inbound, Target
@@ -331,7 +331,8 @@ class Dispatcher:
         for file in msg.files:
             try:
                 data = await self.t.download(file, limit)
-                names.append(await store_upload(paths, file.name, data))
+                name = with_real_extension(file.name, data)
+                names.append(await store_upload(paths, name, data))
                 self.counts.files_in += 1
             except (PlatformError, SandboxError, OSError) as exc:
                 log.warning(

@@ -25,6 +25,7 @@ from channels.kit import (
     scripted_config,
     serving,
     thread_state,
+    until,
 )
 from channels.kit import settled_text as final_text
 from fakes.dingtalk_server import CLIENT_ID, CLIENT_SECRET, FakeDingTalk
@@ -186,6 +187,19 @@ def test_files_both_ways(srv: InProcessServer, fake: FakeDingTalk):
     (thread,) = threads_of(srv, f"cid-{staff}")
     stored = {p.name: p for p in (srv.workdir / "data").rglob("*") if thread["thread_id"] in str(p)}
     assert stored["notes.txt"].read_bytes() == b"some notes"
+    jpeg = b"\xff\xd8\xff\xe0 a photo"
+    fake.files["dl-photo"] = jpeg
+    picture = {"downloadCode": "dl-photo", "pictureDownloadCode": "x"}
+    private(fake, "", staff=staff, msgtype="picture", content=picture)
+
+    def photo() -> Path | None:
+        found = [
+            p for p in (srv.workdir / "data").rglob("image.jpg") if thread["thread_id"] in str(p)
+        ]
+        return found[0] if found else None
+
+    until(photo)
+    assert photo().read_bytes() == jpeg  # DingTalk's picture kept its format: not image.png
 
 
 def test_redelivered_message_runs_once(srv: InProcessServer, fake: FakeDingTalk):
@@ -282,7 +296,8 @@ def test_refused_credentials_show_in_the_status(tmp_path: Path):
 
         def failed() -> dict[str, Any] | None:
             found = status(server)
-            return found if found["counts"]["errors"] >= 2 else None
+            errors = found.get("counts", {}).get("errors", 0)  # none yet: not started yet
+            return found if errors >= 2 else None
 
         fake.wait_for(failed)
         assert "401" in str(status(server)["last_error"])

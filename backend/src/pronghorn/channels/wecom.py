@@ -267,10 +267,14 @@ class WeComTransport:
         if age > self.config.max_clock_skew_s:
             raise BadSignature("callback timestamp too old")
         message = _xml(self._decrypt(encrypted), "message")
-        msg = self.parse(message)
-        if msg is None or self._sink is None:
+        msg, sink = self.parse(message), self._sink
+        if msg is None or sink is None:
             return
-        task = asyncio.create_task(self._sink(msg), name="wecom-take")
+
+        async def take(msg: Inbound = msg) -> None:
+            await sink(msg)
+
+        task = asyncio.create_task(take(), name="wecom-take")
         self._taking.add(task)
         task.add_done_callback(self._taking.discard)
 

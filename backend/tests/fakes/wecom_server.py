@@ -169,6 +169,7 @@ class FakeWeCom(PlatformServer):
         text: str | None = None,
         msg_type: str = "text",
         media_id: str | None = None,
+        file_name: str | None = None,
         msg_id: str | None = None,
         agent_id: int = AGENT_ID,
     ) -> str:
@@ -183,7 +184,10 @@ class FakeWeCom(PlatformServer):
             fields["Content"] = text
         if media_id is not None:
             fields["MediaId"] = media_id
-            fields["PicUrl"] = f"{self.url}/pic/{media_id}"
+            if msg_type == "image":
+                fields["PicUrl"] = f"{self.url}/pic/{media_id}"
+        if file_name is not None:
+            fields["FileName"] = file_name
         fields["MsgId"] = msg_id or str(7_000_000_000 + next(self._ids))
         fields["AgentID"] = str(agent_id)
         inner = "".join(f"<{k}><![CDATA[{v}]]></{k}>" for k, v in fields.items())

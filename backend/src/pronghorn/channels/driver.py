@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -32,6 +32,10 @@ log = logging.getLogger("pronghorn.channels")
 WORKING = "…"
 FAILED = "Sorry, something went wrong while answering. Please try again."
 EMPTY = "(no answer)"
+TIMED_OUT = "Nobody answered in time, so the tool was not run; the agent carries on without it."
+
+# Finds the in-process Job of a run (the run manager's `active`).
+JobLookup = Callable[[str], Job | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,10 +143,11 @@ class RunDriver:
         self.broker = broker
         self.counts = counts
 
-    async def drive(self, turn: Turn) -> None:
-        """Follow the run to its end and reply; a platform failure is logged, never raised."""
+    async def drive(self, turn: Turn) -> bool:
+        """Follow the run to its end and reply; a platform failure is logged, never raised.
+        True when the run ended waiting on a tool approval (asked in the chat)."""
         try:
-            await self._drive(turn)
+            return await self._drive(turn)
         except PlatformError as exc:
             self.counts.errors += 1
             log.error(
@@ -153,8 +158,40 @@ class RunDriver:
                     "error": str(exc),
                 },
             )
+            return False
 
-    async def _drive(self, turn: Turn) -> None:
+    async def after_approval(self, turn: Turn, lookup: JobLookup) -> Turn | None:
+        """Wait for the next run on the thread of `turn`, which ended asking for a tool
+        approval. The user's answer starts one (the dispatcher follows it): None. The
+        approval sweeper's denial after `approvals.timeout_s` starts one nobody else
+        follows: the chat is told, and the Turn to follow it is returned."""
+        events = self.broker.subscribe_thread(turn.job.thread_id, None)
+        async for event in events:
+            if event.event != "metadata":
+                continue
+            try:
+                data: object = json.loads(event.data)
+            except ValueError:
+                continue
+            if not isinstance(data, Mapping) or "attempt" not in data:
+                continue  # a run's end, not a start
+            run_id = str(cast(Mapping[str, object], data).get("run_id") or "")
+            if run_id == turn.job.run_id:
+                continue
+            job = lookup(run_id)
+            if job is None or not (job.request.metadata or {}).get("approval_timeout"):
+                return None  # the user answered (or another replica runs it)
+            await self.transport.send(turn.target, self.transport.render(TIMED_OUT))
+            return Turn(
+                job=job,
+                target=turn.target,
+                paths=turn.paths,
+                artifacts_before=turn.artifacts_before,
+                max_file_bytes=turn.max_file_bytes,
+            )
+        return None
+
+    async def _drive(self, turn: Turn) -> bool:
         t = self.transport
         job = turn.job
         placeholder: Sent | None = await t.send(turn.target, WORKING) if t.supports_edit else None
@@ -176,13 +213,12 @@ class RunDriver:
                 await pump.close()
         output = cast(Mapping[str, Any], job.output if isinstance(job.output, Mapping) else {})
         if job.error is not None or job.status in ("error", "timeout"):
-            answer = FAILED
+            answer, asked = FAILED, None
         elif job.status == "interrupted" and "__interrupt__" not in output:
-            answer = "Stopped."
+            answer, asked = "Stopped.", None
         else:
-            answer = (
-                approval_question(output) or clarification(output) or final_answer(output) or EMPTY
-            )
+            asked = approval_question(output)
+            answer = asked or clarification(output) or final_answer(output) or EMPTY
         pieces = fit(answer, t.max_text, t.render)
         if placeholder is not None:
             limited_until = pump.limited_until if pump is not None else 0.0
@@ -194,6 +230,7 @@ class RunDriver:
             await t.send(turn.target, piece)
         self.counts.replied += 1
         await self._send_artifacts(turn, output)
+        return asked is not None
 
     async def _send_artifacts(self, turn: Turn, output: Mapping[str, Any]) -> None:
         artifacts = output.get("artifacts")

@@ -114,10 +114,12 @@ class Channel:
             counted = True  # this turn's run counts as the thread's active one
             try:
                 while current is not None:
-                    asking = await self.driver.drive(current)
+                    asked = await self.driver.drive(current)
                     self._release(thread_id)
                     counted = False
-                    if not asking:
+                    if asked == "clarification":
+                        self.dispatcher.question_asked(current)
+                    if asked != "approval":
                         return
                     # Not counted while waiting: the user's answer must see the pending
                     # approval. A timeout's denial run, nobody else follows: followed here.

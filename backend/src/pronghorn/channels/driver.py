@@ -8,11 +8,12 @@ is the job's output once it is done.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from pronghorn.channels import approvals
 from pronghorn.channels.edits import EditPump, final_edit
@@ -20,7 +21,7 @@ from pronghorn.channels.errors import PlatformError
 from pronghorn.channels.files import read_artifact
 from pronghorn.channels.render import fit
 from pronghorn.channels.transport import Transport
-from pronghorn.channels.types import ChannelCounts, Sent, Target
+from pronghorn.channels.types import ChannelCounts, Inbound, Sent, Target
 from pronghorn.runtime.agent_output import text_of
 from pronghorn.runtime.broker import EventBroker
 from pronghorn.runtime.jobs import Job
@@ -45,6 +46,10 @@ class Turn:
     paths: ThreadPaths
     artifacts_before: frozenset[str]
     max_file_bytes: int
+    origin: Inbound | None = None  # the message that started it
+
+
+Asked = Literal["approval", "clarification"]  # what a turn ended asking the user, if anything
 
 
 class StreamText:
@@ -143,9 +148,9 @@ class RunDriver:
         self.broker = broker
         self.counts = counts
 
-    async def drive(self, turn: Turn) -> bool:
+    async def drive(self, turn: Turn) -> Asked | None:
         """Follow the run to its end and reply; a platform failure is logged, never raised.
-        True when the run ended waiting on a tool approval (asked in the chat)."""
+        What the run ended asking in the chat (a tool approval, a clarification), if any."""
         try:
             return await self._drive(turn)
         except PlatformError as exc:
@@ -158,7 +163,7 @@ class RunDriver:
                     "error": str(exc),
                 },
             )
-            return False
+            return None
 
     async def after_approval(self, turn: Turn, lookup: JobLookup) -> Turn | None:
         """Wait for the next run on the thread of `turn`, which ended asking for a tool
@@ -182,16 +187,10 @@ class RunDriver:
             if job is None or not (job.request.metadata or {}).get("approval_timeout"):
                 return None  # the user answered (or another replica runs it)
             await self.transport.send(turn.target, self.transport.render(TIMED_OUT))
-            return Turn(
-                job=job,
-                target=turn.target,
-                paths=turn.paths,
-                artifacts_before=turn.artifacts_before,
-                max_file_bytes=turn.max_file_bytes,
-            )
+            return dataclasses.replace(turn, job=job)
         return None
 
-    async def _drive(self, turn: Turn) -> bool:
+    async def _drive(self, turn: Turn) -> Asked | None:
         t = self.transport
         job = turn.job
         placeholder: Sent | None = await t.send(turn.target, WORKING) if t.supports_edit else None
@@ -216,9 +215,12 @@ class RunDriver:
             answer, asked = FAILED, None
         elif job.status == "interrupted" and "__interrupt__" not in output:
             answer, asked = "Stopped.", None
+        elif question := approval_question(output):
+            answer, asked = question, "approval"
+        elif question := clarification(output):
+            answer, asked = question, "clarification"
         else:
-            asked = approval_question(output)
-            answer = asked or clarification(output) or final_answer(output) or EMPTY
+            answer, asked = final_answer(output) or EMPTY, None
         pieces = fit(answer, t.max_text, t.render)
         if placeholder is not None:
             limited_until = pump.limited_until if pump is not None else 0.0
@@ -230,7 +232,7 @@ class RunDriver:
             await t.send(turn.target, piece)
         self.counts.replied += 1
         await self._send_artifacts(turn, output)
-        return asked is not None
+        return asked
 
     async def _send_artifacts(self, turn: Turn, output: Mapping[str, Any]) -> None:
         artifacts = output.get("artifacts")

@@ -88,6 +88,14 @@ class Platform:
         recorded under (refused)."""
         raise NotImplementedError
 
+    edit_method: ClassVar[str | None] = None  # the fake's name for an edit (to refuse it)
+
+    def limit_edits(self, n: int) -> None:
+        """Refuse the next `n` edits with the platform's rate limit."""
+        assert self.edit_method is not None
+        self.fake.retry_after = 1
+        self.fake.limited[self.edit_method] = n
+
     def drop(self) -> bool:
         """Drop the receiver's connection as the platform would; False when there is none
         (webhooks, long polling)."""
@@ -99,6 +107,7 @@ class Platform:
 
 class Telegram(Platform):
     name = "telegram"
+    edit_method = "editMessageText"
 
     def __init__(self) -> None:
         self.fake = FakeTelegram()
@@ -153,6 +162,7 @@ class Telegram(Platform):
 
 class Slack(Platform):
     name = "slack"
+    edit_method = "chat.update"
 
     def __init__(self) -> None:
         self.fake = FakeSlack()
@@ -294,6 +304,7 @@ class Feishu(Platform):
     """Feishu / Lark over its long connection (the callbacks have suites of their own)."""
 
     name = "feishu"
+    edit_method = "patch"
 
     def __init__(self) -> None:
         self.fake = FakeFeishu()
@@ -369,6 +380,7 @@ class Feishu(Platform):
 
 class DingTalk(Platform):
     name = "dingtalk"
+    edit_method = "card_update"
 
     def __init__(self) -> None:
         self.fake = FakeDingTalk()

@@ -6,7 +6,8 @@ Every test starts by binding a fresh chat user (`/connect CODE`), so binding is 
 everywhere; then: the answer (streamed by edits where the platform can edit), redeliveries
 running once, a busy thread queueing, long answers split to the platform's limit, files
 both ways, commands, approvals and clarifications in the chat, a rate limit on a post
-waited out, and the receiver reconnecting after the platform drops it."""
+waited out, streaming edits refused by a rate limit (coalesced, the answer still
+arriving), and the receiver reconnecting after the platform drops it."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from fakes.platform_base import PlatformServer
 from support.inproc import InProcessServer
 
 HELLO = "Hello there, friend! How can I help you today with your question?"
+DRIP = "drip " * 60
 LONG = long_text(14, 40)
 NAMES = [p.name for p in ALL]
 
@@ -41,6 +43,7 @@ def rules(gatekeeper: str) -> list[dict[str, Any]]:
         {"match": "Files uploaded", "steps": [{"text": "Got your file."}]},
         {"match": "hello", "steps": [{"text": HELLO, "delay_s": 0.02}]},
         {"match": "long", "steps": [{"text": LONG}]},
+        {"match": "slow drip", "steps": [{"text": DRIP, "delay_s": 0.05}]},
         {
             "match": "present",
             "steps": [
@@ -296,6 +299,27 @@ def test_rate_limited_post_is_waited_out_and_sent_once(srv: InProcessServer, p: 
     (post,) = p.post_calls(chat)[before:]  # sent once: the retry, no duplicate
     if p.asks_wait is not None:  # waited as the platform asked
         assert post.at - refused.at >= p.asks_wait - 0.05
+
+
+def test_edits_refused_by_rate_limits_coalesce_and_the_answer_arrives(
+    srv: InProcessServer, p: Platform
+):
+    if p.edit_method is None:
+        why = "no edits" if not p.edits else "its fake limits every call at once (see its suite)"
+        pytest.skip(f"{p.name}: {why}")
+    chat = bound_chat(srv, p)
+    before = len(p.post_calls(chat))
+    started = time.monotonic()
+    p.limit_edits(10**6)
+    try:
+        p.say(chat, "a slow drip")
+        final = DRIP.strip()
+        p.fake.wait_for(lambda: final in p.posted(chat)[before:])
+    finally:
+        p.fake.limited.clear()
+    refused = [c for c in p.fake.of(f"{p.edit_method}!429") if c.at >= started]
+    assert 0 < len(refused) < 40  # 60 streamed chunks, far fewer edit attempts: coalesced
+    assert len(p.posted(chat)[before:]) == 2  # the placeholder, then the answer sent anew
 
 
 def test_reconnects_after_the_platform_drops_the_connection(srv: InProcessServer, p: Platform):

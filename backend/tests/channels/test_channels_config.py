@@ -13,7 +13,10 @@ import yaml
 
 from channels.kit import OK, gateway, scripted_config, serving
 from channels.kit import until as _until
+from fakes.dingtalk_server import CLIENT_ID, CLIENT_SECRET, FakeDingTalk
 from fakes.telegram_server import TOKEN, FakeTelegram
+from fakes.wecom_server import AES_KEY, AGENT_ID, CORP_ID, SECRET
+from fakes.wecom_server import TOKEN as WECOM_TOKEN
 from support.inproc import InProcessServer
 
 SLACK = {"bot_token": "xoxb-slack-secret", "signing_secret": "slack-signing-secret"}
@@ -149,3 +152,33 @@ def test_nested_secrets_are_found_masked_and_kept():
     shown = _masked({"app_secret": "s1", "crypto": {"encrypt_key": "k1", "mode": "aes"}}, paths)
     assert shown == {"app_secret": "***", "crypto": {"encrypt_key": "***", "mode": "aes"}}
     assert _masked({"app_secret": "${APP_SECRET}"}, paths) == {"app_secret": "${APP_SECRET}"}
+
+
+def test_dingtalk_and_wecom_sections_are_offered_and_hot_reload(srv: InProcessServer):
+    ding = FakeDingTalk().start()
+    try:
+        with srv.http() as http:
+            by_name = {c["name"]: c for c in http.get("/api/channels/config").json()["channels"]}
+            assert by_name["dingtalk"]["configured"] is False
+            assert set(by_name["dingtalk"]["secrets"]) == {"client_secret"}
+            assert set(by_name["wecom"]["secrets"]) == {"secret", "token", "encoding_aes_key"}
+            section = {
+                "client_id": CLIENT_ID,
+                "client_secret": CLIENT_SECRET,
+                "api_base_url": ding.url,
+                "oapi_base_url": ding.url,
+            }
+            r = http.put("/api/channels/dingtalk/config", json={"config": section})
+            assert r.status_code == 200, r.text
+            ding.wait_for(lambda: ding.of("ws_connect"))  # reloaded: the stream is open
+            bad = {"corp_id": CORP_ID, "agent_id": AGENT_ID, "secret": SECRET}
+            r = http.put("/api/channels/wecom/config", json={"config": bad})
+            assert r.status_code == 400 and "channels.wecom" in r.json()["detail"]
+            wecom = {**bad, "token": WECOM_TOKEN, "encoding_aes_key": AES_KEY}
+            r = http.put("/api/channels/wecom/config", json={"config": wecom})
+            assert r.status_code == 200, r.text
+            assert _until(lambda: _status(http, "wecom")["running"])
+            view = http.get("/api/channels/config").json()
+            assert SECRET not in str(view) and CLIENT_SECRET not in str(view)
+    finally:
+        ding.stop()

@@ -5,6 +5,7 @@ approves (the tool runs) or denies (the model gets the refusal)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -107,3 +108,41 @@ def test_no_denies_without_a_reason(srv: InProcessServer, fake: FakeTelegram):
     assert not written(srv, "three.txt")
     tool = [m for m in telegram_state(srv, user)["values"]["messages"] if m["type"] == "tool"]
     assert "did not approve this write_file call. It was not run." in tool[-1]["content"]
+
+
+def edited(fake: FakeTelegram, chat: int) -> list[str]:
+    """The final texts of the bot's messages in `chat` (their last edit)."""
+    last: dict[str, str] = {}
+    for c in fake.calls:
+        if c.method == "editMessageText" and int(c.body["chat_id"]) == chat:
+            last[str(c.body["message_id"])] = str(c.body["text"])
+    return list(last.values())
+
+
+def test_timed_out_approval_is_told_and_the_resumed_answer_reaches_the_chat(tmp_path: Path):
+    fake = FakeTelegram().start()  # a bot of its own: the module's gateway polls the other
+    cfg = scripted_config(
+        RULES,
+        approvals={"tools": ["write_file"], "timeout_s": 1, "sweep_interval_s": 0.2},
+        channels={"access": {"mode": "open"}, "telegram": telegram_section(fake)},
+    )
+    server = InProcessServer(tmp_path, cfg).start(timeout=120)
+    try:
+        user = next(_users)
+        fake.user_message("please save one", user_id=user)
+        final_text(fake, user, "wants to run")  # nobody answers
+        final_text(fake, user, "Nobody answered in time")
+        final_text(fake, user, "Finished the first.")  # the sweeper's run, followed in chat
+        assert not written(server, "one.txt")
+        tool = [
+            m for m in telegram_state(server, user)["values"]["messages"] if m["type"] == "tool"
+        ]
+        assert "approval timed out" in tool[-1]["content"]
+        fake.user_message("please save two", user_id=user)  # the chat carries on
+        fake.wait_for(lambda: sum("wants to run" in t for t in edited(fake, user)) >= 2)
+        fake.user_message("approve", user_id=user)
+        final_text(fake, user, "Finished the second.")
+        assert not [t for t in fake.sent_texts(user) if "Nobody answered" in t][1:]
+    finally:
+        server.stop()
+        fake.stop()

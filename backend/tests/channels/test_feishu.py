@@ -297,6 +297,31 @@ def test_group_mention_replies_to_the_root_and_the_thread_is_one_conversation(
     assert channel_status(srv)["counts"]["received"] == before + 3
 
 
+def test_group_plain_reply_answers_the_clarification(srv: InProcessServer, fake: FakeFeishu):
+    group = new_chat()
+    bot = [mention("@_user_1", BOT_OPEN_ID, "Pronghorn")]
+    root = say(
+        srv,
+        fake,
+        group,
+        "@_user_1 ask me something",
+        chat_type="group",
+        mentions=bot,
+        user="ou_dana",
+    )
+    final_text(fake, group, "Which format?")
+    # Another member's plain message: not for the bot. The asker's plain message (no
+    # mention, not in the Feishu thread): the answer, replied under the question's root.
+    say(srv, fake, group, "2", chat_type="group", user="ou_erin")
+    say(srv, fake, group, "2", chat_type="group", user="ou_dana")
+    final_text(fake, group, "Thanks, that settles it.")
+    assert all(c.method == "reply" and c.body["root_id"] == root for c in fake.sent(group))
+    (thread,) = threads_of(srv, group)
+    state = thread_state(srv, thread["thread_id"])
+    tool = [m for m in state["values"]["messages"] if m["type"] == "tool"]
+    assert tool[-1]["content"] == "Long"
+
+
 def test_rich_text_post_is_read(srv: InProcessServer, fake: FakeFeishu):
     chat = new_chat()
     content = {

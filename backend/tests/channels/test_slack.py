@@ -28,6 +28,13 @@ RULES = [
             {"text": "Sent the file."},
         ],
     },
+    {
+        "match": "ask me",
+        "steps": [
+            call("ask_clarification", question="Which format?", options=["Short", "Long"]),
+            {"text": "Thanks, that settles it."},
+        ],
+    },
     OK,
 ]
 
@@ -208,3 +215,37 @@ def test_reload_restarts_only_the_changed_channel(
         final = {c["name"]: c for c in http.get("/api/channels").json()}
     assert after == {"telegram": before["telegram"] + 1, "slack": before["slack"]}
     assert final["slack"]["starts"] == before["slack"] + 1 and final["slack"]["running"]
+
+
+def test_group_plain_reply_answers_the_clarification(
+    srv: InProcessServer, fakes: tuple[FakeSlack, FakeTelegram]
+):
+    slack, _ = fakes
+    for user in ("U21", "U22"):
+        with srv.http() as http:
+            code = http.post("/api/channels/slack/connect").json()["code"]
+        post(srv, event(f"/connect {code}", user=user, channel=f"D{user}"))
+        wait_text(slack, f"D{user}", "Connected")
+    ask = event(
+        f"<@{BOT_USER}> ask me something", user="U21", channel="C21", channel_type="channel"
+    )
+    ask["event"]["type"] = "app_mention"
+    post(srv, ask)
+    wait_text(slack, "C21", "Which format?")
+    root = ask["event"]["ts"]
+    # Another member's plain message: not for the bot (mention_only). The asker's plain
+    # message in the channel (not in the Slack thread): the answer, in the question's thread.
+    post(srv, event("2", user="U22", channel="C21", channel_type="channel"))
+    post(srv, event("2", user="U21", channel="C21", channel_type="channel"))
+    wait_text(slack, "C21", "Thanks, that settles it.")
+    posts = [c for c in slack.of("chat.postMessage") if c.body["channel"] == "C21"]
+    assert posts and all(c.body.get("thread_ts") == root for c in posts)
+    with srv.http() as http:
+        threads = http.post(
+            f"{srv.api}/threads/search", json={"metadata": {"channel": "slack"}, "limit": 1000}
+        ).json()
+    (thread,) = [t for t in threads if str(t["metadata"].get("chat", "")).startswith("C21")]
+    with srv.http() as http:
+        state = http.get(f"{srv.api}/threads/{thread['thread_id']}/state").json()
+    tool = [m for m in state["values"]["messages"] if m["type"] == "tool"]
+    assert tool[-1]["content"] == "Long"

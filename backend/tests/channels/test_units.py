@@ -6,6 +6,7 @@ import pytest
 
 from pronghorn.auth.principal import Principal
 from pronghorn.channels.commands import parse, strip_mentions
+from pronghorn.channels.files import with_real_extension
 from pronghorn.channels.policy import decide
 from pronghorn.channels.render import fit, slack_mrkdwn, split_text, telegram_html
 from pronghorn.channels.types import Inbound
@@ -112,3 +113,16 @@ def test_approval_question_masks_and_cuts_and_answers_parse():
         "i9": {"approved": True, "call_id": "c2"},
     }
     assert "2 tool calls" in approvals.question(two)
+
+
+def test_inbound_images_keep_their_real_extension():
+    png, jpeg = b"\x89PNG\r\n\x1a\n....", b"\xff\xd8\xff\xe0...."
+    gif, webp, bmp = b"GIF89a....", b"RIFF\x00\x00\x00\x00WEBPVP8 ", b"BM......"
+    assert with_real_extension("image.png", jpeg) == "image.jpg"
+    assert with_real_extension("image.jpg", png) == "image.png"
+    assert with_real_extension("photo-7.jpg", webp) == "photo-7.webp"
+    assert with_real_extension("image-2.png", gif) == "image-2.gif"
+    assert with_real_extension("scan", bmp) == "scan.bmp"
+    assert with_real_extension("holiday.JPEG", jpeg) == "holiday.JPEG"  # already right
+    assert with_real_extension("image.png", b"not an image") == "image.png"
+    assert with_real_extension("report.pdf", png) == "report.pdf"  # not an image name: kept

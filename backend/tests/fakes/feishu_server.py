@@ -96,6 +96,17 @@ class FakeFeishu(PlatformServer):
 
     # -- server side -------------------------------------------------------------------------
 
+    def _limited(self, method: str, chat_id: str | None) -> Response | None:
+        """A 429 as Feishu's gateway answers a frequency limit (the seconds to wait in
+        `x-ogw-ratelimit-reset`), for the `limited` calls of `method`."""
+        if self.take_limit(method, {"chat_id": chat_id}):
+            return JSONResponse(
+                {"code": 99991400, "msg": "request trigger frequency limit"},
+                429,
+                headers={"x-ogw-ratelimit-reset": str(self.retry_after)},
+            )
+        return None
+
     def _ok(self, data: dict[str, Any] | None = None) -> JSONResponse:
         return JSONResponse({"code": 0, "msg": "success", "data": data or {}})
 
@@ -147,6 +158,8 @@ class FakeFeishu(PlatformServer):
         if request.query_params.get("receive_id_type") != "chat_id":
             return JSONResponse({"code": 230001, "msg": "invalid receive_id_type"}, 400)
         body = json.loads(await request.body())
+        if (limited := self._limited("send", str(body["receive_id"]))) is not None:
+            return limited
         message_id = self._store("send", body, str(body["receive_id"]), None)
         return self._ok({"message_id": message_id, "chat_id": body["receive_id"]})
 
@@ -158,6 +171,8 @@ class FakeFeishu(PlatformServer):
         chat_id = self.chat_of.get(root) or self.messages.get(root, {}).get("chat_id")
         if chat_id is None:
             return JSONResponse({"code": 230011, "msg": "The message was not found"}, 400)
+        if (limited := self._limited("reply", chat_id)) is not None:
+            return limited
         message_id = self._store("reply", body, chat_id, root)
         return self._ok({"message_id": message_id, "root_id": root, "chat_id": chat_id})
 
@@ -169,6 +184,8 @@ class FakeFeishu(PlatformServer):
         sent = self.messages.get(message_id)
         if sent is None or sent.get("msg_type") != "interactive":
             return JSONResponse({"code": 230001, "msg": "not an interactive message"}, 400)
+        if (limited := self._limited("patch", sent["chat_id"])) is not None:
+            return limited
         sent["content"] = body["content"]
         self.record(
             Call(

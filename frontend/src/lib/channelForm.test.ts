@@ -63,6 +63,8 @@ describe("channel settings form", () => {
 
   it("names platforms", () => {
     expect(platformLabel("feishu")).toBe("Feishu / Lark");
+    expect(platformLabel("dingtalk")).toBe("DingTalk");
+    expect(platformLabel("wecom")).toBe("WeCom");
     expect(platformLabel("matrix_bot")).toBe("Matrix bot");
     expect(labelOf("signing_secret")).toBe("Signing secret");
     expect(labelOf("api_base_url")).toBe("API base URL");

@@ -115,6 +115,13 @@ export function fromDraft(section: ChannelSection, fields: FormField[], draft: D
 
 /** A platform's name as people write it. */
 export function platformLabel(name: string): string {
-  const known: Record<string, string> = { telegram: "Telegram", slack: "Slack", discord: "Discord", feishu: "Feishu / Lark" };
+  const known: Record<string, string> = {
+    telegram: "Telegram",
+    slack: "Slack",
+    discord: "Discord",
+    feishu: "Feishu / Lark",
+    dingtalk: "DingTalk",
+    wecom: "WeCom",
+  };
   return known[name] ?? labelOf(name);
 }

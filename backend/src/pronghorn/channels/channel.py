@@ -110,18 +110,37 @@ class Channel:
         self._active[thread_id] += 1
 
         async def follow() -> None:
+            current: Turn | None = turn
+            counted = True  # this turn's run counts as the thread's active one
             try:
-                await self.driver.drive(turn)
+                while current is not None:
+                    asked = await self.driver.drive(current)
+                    self._release(thread_id)
+                    counted = False
+                    if asked == "clarification":
+                        self.dispatcher.question_asked(current)
+                    if asked != "approval":
+                        return
+                    # Not counted while waiting: the user's answer must see the pending
+                    # approval. A timeout's denial run, nobody else follows: followed here.
+                    current = await self.driver.after_approval(current, self.runtime.runs.active)
+                    if current is not None:
+                        self._active[thread_id] += 1
+                        counted = True
             except Exception:
                 log.exception("channel turn failed", extra={"channel": self.name})
             finally:
-                self._active[thread_id] -= 1
-                if self._active[thread_id] <= 0:
-                    del self._active[thread_id]
+                if counted:
+                    self._release(thread_id)
 
         task = asyncio.create_task(follow(), name=f"channel-{self.name}-turn")
         self._turns.add(task)
         task.add_done_callback(self._turns.discard)
+
+    def _release(self, thread_id: str) -> None:
+        self._active[thread_id] -= 1
+        if self._active[thread_id] <= 0:
+            del self._active[thread_id]
 
     def status(self) -> ChannelStatus:
         return ChannelStatus(

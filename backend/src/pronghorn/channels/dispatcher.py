@@ -7,6 +7,7 @@ It starts runs with the run manager directly (`runtime.runs.create`), as the bou
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import logging
 from collections.abc import Callable, Mapping
@@ -17,7 +18,7 @@ from pronghorn.auth.principal import Principal
 from pronghorn.channels import approvals, commands, memory_text
 from pronghorn.channels.driver import Turn, options_of
 from pronghorn.channels.errors import PlatformError
-from pronghorn.channels.files import store_upload, thread_paths
+from pronghorn.channels.files import store_upload, thread_paths, with_real_extension
 from pronghorn.channels.policy import access_of, decide
 from pronghorn.channels.transport import Transport
 from pronghorn.channels.types import ChannelCounts, Inbound, Target
@@ -66,9 +67,31 @@ class Dispatcher:
         self.counts = counts
         self._spawn = spawn
         self._active = active
+        # Group chats: (chat, user) -> the conversation (topic) whose clarification question
+        # waits for that user's answer. Their next message there answers it, mention or
+        # not, in a thread or not. In memory: one replica's questions.
+        self._questions: dict[tuple[str, str], str | None] = {}
+
+    def question_asked(self, turn: Turn) -> None:
+        """A turn ended asking `turn.origin`'s user a clarification question."""
+        msg = turn.origin
+        if msg is not None and msg.is_group:
+            self._questions[(msg.chat_id, msg.user_id)] = msg.topic_id
+
+    def _answering(self, msg: Inbound) -> Inbound:
+        """`msg` as the answer to a question waiting for its sender in a group chat: in the
+        question's conversation, as if addressed to the bot."""
+        if not msg.is_group or msg.from_bot:
+            return msg
+        key = (msg.chat_id, msg.user_id)
+        if key not in self._questions:
+            return msg
+        topic = self._questions.pop(key)
+        return dataclasses.replace(msg, topic_id=topic, mentioned=True)
 
     async def handle(self, msg: Inbound) -> None:
         """Handle one message; a failure becomes a short reply, never silence."""
+        msg = self._answering(msg)
         target = target_of(msg)
         try:
             await self._handle(msg, target)
@@ -322,6 +345,7 @@ class Dispatcher:
                 if isinstance(before, list)
                 else frozenset(),
                 max_file_bytes=cfg.channels.max_file_bytes,
+                origin=msg,
             )
         )
 
@@ -331,7 +355,8 @@ class Dispatcher:
         for file in msg.files:
             try:
                 data = await self.t.download(file, limit)
-                names.append(await store_upload(paths, file.name, data))
+                name = with_real_extension(file.name, data)
+                names.append(await store_upload(paths, name, data))
                 self.counts.files_in += 1
             except (PlatformError, SandboxError, OSError) as exc:
                 log.warning(

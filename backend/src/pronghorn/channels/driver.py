@@ -8,11 +8,12 @@ is the job's output once it is done.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from pronghorn.channels import approvals
 from pronghorn.channels.edits import EditPump, final_edit
@@ -20,7 +21,7 @@ from pronghorn.channels.errors import PlatformError
 from pronghorn.channels.files import read_artifact
 from pronghorn.channels.render import fit
 from pronghorn.channels.transport import Transport
-from pronghorn.channels.types import ChannelCounts, Sent, Target
+from pronghorn.channels.types import ChannelCounts, Inbound, Sent, Target
 from pronghorn.runtime.agent_output import text_of
 from pronghorn.runtime.broker import EventBroker
 from pronghorn.runtime.jobs import Job
@@ -32,6 +33,10 @@ log = logging.getLogger("pronghorn.channels")
 WORKING = "…"
 FAILED = "Sorry, something went wrong while answering. Please try again."
 EMPTY = "(no answer)"
+TIMED_OUT = "Nobody answered in time, so the tool was not run; the agent carries on without it."
+
+# Finds the in-process Job of a run (the run manager's `active`).
+JobLookup = Callable[[str], Job | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +46,10 @@ class Turn:
     paths: ThreadPaths
     artifacts_before: frozenset[str]
     max_file_bytes: int
+    origin: Inbound | None = None  # the message that started it
+
+
+Asked = Literal["approval", "clarification"]  # what a turn ended asking the user, if anything
 
 
 class StreamText:
@@ -139,10 +148,11 @@ class RunDriver:
         self.broker = broker
         self.counts = counts
 
-    async def drive(self, turn: Turn) -> None:
-        """Follow the run to its end and reply; a platform failure is logged, never raised."""
+    async def drive(self, turn: Turn) -> Asked | None:
+        """Follow the run to its end and reply; a platform failure is logged, never raised.
+        What the run ended asking in the chat (a tool approval, a clarification), if any."""
         try:
-            await self._drive(turn)
+            return await self._drive(turn)
         except PlatformError as exc:
             self.counts.errors += 1
             log.error(
@@ -153,8 +163,34 @@ class RunDriver:
                     "error": str(exc),
                 },
             )
+            return None
 
-    async def _drive(self, turn: Turn) -> None:
+    async def after_approval(self, turn: Turn, lookup: JobLookup) -> Turn | None:
+        """Wait for the next run on the thread of `turn`, which ended asking for a tool
+        approval. The user's answer starts one (the dispatcher follows it): None. The
+        approval sweeper's denial after `approvals.timeout_s` starts one nobody else
+        follows: the chat is told, and the Turn to follow it is returned."""
+        events = self.broker.subscribe_thread(turn.job.thread_id, None)
+        async for event in events:
+            if event.event != "metadata":
+                continue
+            try:
+                data: object = json.loads(event.data)
+            except ValueError:
+                continue
+            if not isinstance(data, Mapping) or "attempt" not in data:
+                continue  # a run's end, not a start
+            run_id = str(cast(Mapping[str, object], data).get("run_id") or "")
+            if run_id == turn.job.run_id:
+                continue
+            job = lookup(run_id)
+            if job is None or not (job.request.metadata or {}).get("approval_timeout"):
+                return None  # the user answered (or another replica runs it)
+            await self.transport.send(turn.target, self.transport.render(TIMED_OUT))
+            return dataclasses.replace(turn, job=job)
+        return None
+
+    async def _drive(self, turn: Turn) -> Asked | None:
         t = self.transport
         job = turn.job
         placeholder: Sent | None = await t.send(turn.target, WORKING) if t.supports_edit else None
@@ -176,13 +212,15 @@ class RunDriver:
                 await pump.close()
         output = cast(Mapping[str, Any], job.output if isinstance(job.output, Mapping) else {})
         if job.error is not None or job.status in ("error", "timeout"):
-            answer = FAILED
+            answer, asked = FAILED, None
         elif job.status == "interrupted" and "__interrupt__" not in output:
-            answer = "Stopped."
+            answer, asked = "Stopped.", None
+        elif question := approval_question(output):
+            answer, asked = question, "approval"
+        elif question := clarification(output):
+            answer, asked = question, "clarification"
         else:
-            answer = (
-                approval_question(output) or clarification(output) or final_answer(output) or EMPTY
-            )
+            answer, asked = final_answer(output) or EMPTY, None
         pieces = fit(answer, t.max_text, t.render)
         if placeholder is not None:
             limited_until = pump.limited_until if pump is not None else 0.0
@@ -194,6 +232,7 @@ class RunDriver:
             await t.send(turn.target, piece)
         self.counts.replied += 1
         await self._send_artifacts(turn, output)
+        return asked
 
     async def _send_artifacts(self, turn: Turn, output: Mapping[str, Any]) -> None:
         artifacts = output.get("artifacts")

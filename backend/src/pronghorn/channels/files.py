@@ -14,6 +14,47 @@ from pronghorn.sandbox.uploads import UploadsFolder
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._ -]+")
 
+# An image's format by its first bytes, and the extension it is saved under.
+_IMAGE_MAGIC: tuple[tuple[bytes, int, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", 0, "png"),
+    (b"\xff\xd8\xff", 0, "jpg"),
+    (b"GIF87a", 0, "gif"),
+    (b"GIF89a", 0, "gif"),
+    (b"WEBP", 8, "webp"),
+    (b"BM", 0, "bmp"),
+)
+_IMAGE_EXTS = {
+    "png": "png",
+    "jpg": "jpg",
+    "jpeg": "jpg",
+    "gif": "gif",
+    "webp": "webp",
+    "bmp": "bmp",
+}
+
+
+def image_kind(data: bytes) -> str | None:
+    """The image format `data` is (its usual extension), by its magic bytes."""
+    for magic, at, ext in _IMAGE_MAGIC:
+        if data[at : at + len(magic)] == magic and (ext != "webp" or data[:4] == b"RIFF"):
+            return ext
+    return None
+
+
+def with_real_extension(name: str, data: bytes) -> str:
+    """`name` with the extension of the image `data` really is, when the platform gave an
+    image a generic name (`image.png` for a JPEG, a photo without extension); any other
+    name (a document, a name the user chose for a non-image) is kept."""
+    stem, dot, ext = name.rpartition(".")
+    if not dot:
+        stem, ext = name, ""
+    if ext and ext.lower() not in _IMAGE_EXTS:
+        return name
+    kind = image_kind(data)
+    if kind is None or _IMAGE_EXTS.get(ext.lower()) == kind:
+        return name
+    return f"{stem}.{kind}"
+
 
 def safe_file_name(raw: str) -> str:
     """A plain file name from what a platform says (no folders, no dot files)."""

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pydantic import BaseModel
 
 from pronghorn.channels.channel import Channel, ChannelStatus
+from pronghorn.channels.dingtalk import DingTalkTransport
 from pronghorn.channels.discord import DiscordTransport
 from pronghorn.channels.errors import UnknownChannel
 from pronghorn.channels.feishu import FeishuTransport
@@ -19,18 +20,21 @@ from pronghorn.channels.slack import SlackTransport
 from pronghorn.channels.slack_socket import SlackSocketTransport
 from pronghorn.channels.telegram import TelegramTransport
 from pronghorn.channels.transport import Transport, exclusive
+from pronghorn.channels.wecom import WeComTransport
 from pronghorn.config.channels_schema import (
+    DingTalkConfig,
     DiscordConfig,
     FeishuConfig,
     SlackConfig,
     TelegramConfig,
+    WeComConfig,
 )
 from pronghorn.config.schema import AppConfig
 from pronghorn.runtime.runtime import Runtime
 
 log = logging.getLogger("pronghorn.channels")
 
-PLATFORMS = ("telegram", "slack", "discord", "feishu")
+PLATFORMS = ("telegram", "slack", "discord", "feishu", "dingtalk", "wecom")
 
 
 def build_transport(name: str, section: BaseModel) -> Transport:
@@ -44,6 +48,10 @@ def build_transport(name: str, section: BaseModel) -> Transport:
         return DiscordTransport(section)
     if name == "feishu" and isinstance(section, FeishuConfig):
         return FeishuTransport(section)
+    if name == "dingtalk" and isinstance(section, DingTalkConfig):
+        return DingTalkTransport(section)
+    if name == "wecom" and isinstance(section, WeComConfig):
+        return WeComTransport(section)
     raise UnknownChannel(name)
 
 

@@ -196,6 +196,50 @@ class FeishuConfig(ChannelCommon):
         return self
 
 
+class DingTalkConfig(ChannelCommon):
+    """A DingTalk internal app's robot: messages over Stream mode (a WebSocket the gateway
+    opens; no public URL), replies through the OpenAPI as interactive cards edited in place."""
+
+    client_id: str = Field(description="The app's Client ID (AppKey); also its robotCode.")
+    client_secret: SecretStr = Field(description="The app's Client Secret (use ${VAR}).")
+    api_base_url: str = Field(
+        default="https://api.dingtalk.com",
+        description="OpenAPI base (Stream connection, token, cards, messages, file downloads).",
+    )
+    oapi_base_url: str = Field(
+        default="https://oapi.dingtalk.com",
+        description="Legacy API base, for media upload (files the agent sends).",
+    )
+
+
+class WeComConfig(ChannelCommon):
+    """A WeCom (WeChat Work) internal app in callback mode: messages POSTed, AES-encrypted
+    and signed, to /api/channels/wecom/callback; replies through the message API."""
+
+    corp_id: str = Field(description="The company's CorpID (ww…).")
+    agent_id: int = Field(description="The app's AgentId.")
+    secret: SecretStr = Field(description="The app's Secret (use ${VAR}).")
+    token: SecretStr = Field(description="The callback's Token (signs every callback).")
+    encoding_aes_key: SecretStr = Field(
+        description="The callback's EncodingAESKey (43 characters; encrypts every callback)."
+    )
+    api_base_url: str = Field(
+        default="https://qyapi.weixin.qq.com",
+        description="API base; calls go to {api_base_url}/cgi-bin/….",
+    )
+    max_clock_skew_s: float = Field(
+        default=3600.0,
+        gt=0,
+        description="Oldest callback timestamp accepted (replay guard).",
+    )
+
+    @model_validator(mode="after")
+    def _aes_key_shape(self) -> WeComConfig:
+        if len(self.encoding_aes_key.get_secret_value()) != 43:
+            raise ValueError("channels.wecom.encoding_aes_key must be 43 characters")
+        return self
+
+
 class ChannelsConfig(_Section):
     access: ChannelAccess = Field(
         default_factory=ChannelAccess, description="The default access policy of every channel."
@@ -227,3 +271,9 @@ class ChannelsConfig(_Section):
     slack: SlackConfig | None = Field(default=None, description="The Slack app.")
     discord: DiscordConfig | None = Field(default=None, description="The Discord bot.")
     feishu: FeishuConfig | None = Field(default=None, description="The Feishu / Lark app.")
+    dingtalk: DingTalkConfig | None = Field(
+        default=None, description="The DingTalk robot (Stream mode)."
+    )
+    wecom: WeComConfig | None = Field(
+        default=None, description="The WeCom (WeChat Work) app (callback mode)."
+    )

@@ -30,6 +30,7 @@ PUBLIC_PATHS = frozenset(
         "/api/langgraph/ok",
         "/api/channels/slack/events",  # Slack calls it; every request is signature-checked
         "/api/channels/feishu/events",  # Feishu calls it; token (and signature) checked
+        "/api/channels/wecom/callback",  # WeCom calls it; every request is signature-checked
     }
 )
 PUBLIC_PREFIXES = ("/api/auth/oidc/",)

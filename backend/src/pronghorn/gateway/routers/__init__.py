@@ -30,6 +30,7 @@ from pronghorn.gateway.routers import (
     threads,
     tools,
     usage,
+    wecom_callback,
 )
 
 
@@ -60,6 +61,7 @@ def register_routers(app: FastAPI) -> None:
         memory,
         channels_config,
         channels,
+        wecom_callback,
         metrics,
     ):
         app.include_router(module.router)

@@ -68,6 +68,8 @@ class FakeDiscord(PlatformServer):
         self.attachments: dict[str, bytes] = {}
         self.tokens: dict[str, str] = {}  # interaction token -> its channel
         self.acked: set[str] = set()
+        self.threads: dict[str, dict[str, Any]] = {}  # thread id -> its channel object
+        self.channel_lookup_failures = 0  # answer this many GET /channels/{id} with 503
         self._ids = itertools.count(1_100_000_000_000_000_000)
         self._sessions = itertools.count(1)
 
@@ -75,6 +77,7 @@ class FakeDiscord(PlatformServer):
         api = "/api/v10"
         return [
             Route(f"{api}/gateway/bot", self._gateway_bot, methods=["GET"]),
+            Route(f"{api}/channels/{{cid}}", self._channel, methods=["GET"]),
             Route(f"{api}/channels/{{cid}}/messages", self._create, methods=["POST"]),
             Route(f"{api}/channels/{{cid}}/messages/{{mid}}", self._edit, methods=["PATCH"]),
             Route(
@@ -159,6 +162,25 @@ class FakeDiscord(PlatformServer):
         self.dispatch("MESSAGE_CREATE", d)
         return d
 
+    def thread(self, parent_id: str, *, thread_id: str | None = None, announce: bool = True) -> str:
+        """A public thread in `parent_id` (its id); `announce`: the bot is told with
+        THREAD_CREATE, as Discord does for threads in channels it can see."""
+        tid = thread_id or self.new_id()
+        channel = {
+            "id": tid,
+            "type": 11,
+            "guild_id": GUILD,
+            "parent_id": parent_id,
+            "name": f"thread {tid}",
+            "owner_id": "42",
+            "thread_metadata": {"archived": False, "auto_archive_duration": 1440, "locked": False},
+        }
+        with self._cond:
+            self.threads[tid] = channel
+        if announce:
+            self.dispatch("THREAD_CREATE", {**channel, "newly_created": True})
+        return tid
+
     def slash(
         self,
         name: str,
@@ -180,7 +202,7 @@ class FakeDiscord(PlatformServer):
             "token": token,
             "version": 1,
             "channel_id": channel,
-            "channel": {"id": channel, "type": 0 if guild_id else 1},
+            "channel": self._partial_channel(channel, guild_id),
             "data": {
                 "id": self.new_id(),
                 "name": name,
@@ -197,6 +219,14 @@ class FakeDiscord(PlatformServer):
             self.tokens[token] = channel
         self.dispatch("INTERACTION_CREATE", d)
         return d
+
+    def _partial_channel(self, channel: str, guild_id: str | None) -> dict[str, Any]:
+        """The partial channel an interaction carries (a thread's names its parent)."""
+        with self._cond:
+            thread = self.threads.get(channel)
+        if thread is not None:
+            return {k: thread[k] for k in ("id", "type", "parent_id", "guild_id", "name")}
+        return {"id": channel, "type": 0 if guild_id else 1}
 
     def _to_conn(self, item: dict[str, Any] | int) -> None:
         with self._cond:
@@ -365,6 +395,26 @@ class FakeDiscord(PlatformServer):
                 },
             }
         )
+
+    async def _channel(self, request: Request) -> Response:
+        """A channel: a thread made by `thread()`, else a guild text channel."""
+        if (refused := self._refuse(request)) is not None:
+            return refused
+        cid = request.path_params["cid"]
+        with self._cond:
+            failing = self.channel_lookup_failures > 0
+            self.channel_lookup_failures -= int(failing)
+        if failing:
+            self.record(Call("getChannel!503", {"channel_id": cid}))
+            return JSONResponse({"message": "Service unavailable", "code": 0}, 503)
+        self.record(Call("getChannel", {"channel_id": cid}))
+        with self._cond:
+            thread = self.threads.get(cid)
+        if thread is not None:
+            return JSONResponse(thread)
+        if cid.startswith("dm-"):
+            return JSONResponse({"id": cid, "type": 1, "recipients": []})
+        return JSONResponse({"id": cid, "type": 0, "guild_id": GUILD, "name": f"chan {cid}"})
 
     async def _create(self, request: Request) -> Response:
         if (refused := self._refuse(request)) is not None:

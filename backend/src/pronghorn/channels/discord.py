@@ -11,8 +11,9 @@ session can be resumed or a new IDENTIFY is needed. Close codes 4004 and 4010-40
 the bot is misconfigured (bad token, intents): the gateway is not retried.
 
 Messages (MESSAGE_CREATE): DMs always; in guild channels per `mention_only` (a mention
-of the bot, or a reply to it). Every channel, DM and Discord thread is a conversation of
-its own (a thread has its own channel id). Slash commands (INTERACTION_CREATE) are
+of the bot, or a reply to it) and the allow-lists (discord_places.py). Every channel and DM
+is a conversation of its own; a Discord thread is one too, keyed by its parent channel and
+its own id (the parent is looked up once and cached). Slash commands (INTERACTION_CREATE) are
 acknowledged at once with a deferred response; the first reply then edits that original
 response (`PATCH /webhooks/{app}/{token}/messages/@original`), later ones are follow-ups.
 Other replies are channel messages (`POST/PATCH /channels/{id}/messages`), files are
@@ -38,6 +39,8 @@ import httpx
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
+from pronghorn.channels.discord_commands import EPHEMERAL, NOT_HERE, SLASH_COMMANDS, deferred
+from pronghorn.channels.discord_places import Places
 from pronghorn.channels.errors import ChannelError, PlatformError
 from pronghorn.channels.http_api import Backoff, as_json, call, download_capped
 from pronghorn.channels.transport import ErrorReport, Sink
@@ -60,37 +63,6 @@ USER_MESSAGE_TYPES = {0, 19}  # DEFAULT, REPLY
 CDN_HOSTS = ("cdn.discordapp.com", "media.discordapp.net")
 INTERACTION_TTL_S = 14 * 60.0  # an interaction token lives 15 minutes
 NO_PINGS = {"parse": []}
-EPHEMERAL = 1 << 6  # message flag: only the interaction's user sees it
-PRIVATE_COMMANDS = {"connect"}
-
-_TEXT = 3  # application command option type STRING
-
-
-def _option(name: str, description: str) -> dict[str, Any]:
-    return {"type": _TEXT, "name": name, "description": description, "required": True}
-
-
-SLASH_COMMANDS: list[dict[str, Any]] = [
-    {
-        "name": "ask",
-        "description": "Ask the agent",
-        "options": [_option("message", "What to ask")],
-    },
-    {"name": "new", "description": "Start a new conversation"},
-    {"name": "status", "description": "The current conversation and model"},
-    {"name": "models", "description": "The models you can use"},
-    {
-        "name": "model",
-        "description": "Use a model in this conversation",
-        "options": [_option("name", "The model's name (see /models)")],
-    },
-    {
-        "name": "connect",
-        "description": "Link this Discord account to your Pronghorn user",
-        "options": [_option("code", "The code Pronghorn gave you")],
-    },
-    {"name": "help", "description": "What the bot can do"},
-]
 
 
 class GatewayRefused(ChannelError):
@@ -146,6 +118,7 @@ class DiscordTransport:
         # Slash commands being answered: interaction id -> token; sent message -> its path.
         self._interactions: dict[str, _Interaction] = {}
         self._webhook_messages: dict[str, tuple[_Interaction, str]] = {}
+        self.places = Places(config, self._get_channel)
 
     def edit_interval(self, target: Target) -> float:
         return self.config.edit_interval_s
@@ -190,6 +163,16 @@ class DiscordTransport:
 
     async def _bot_api(self, method: str, path: str, what: str, **kwargs: Any) -> dict[str, Any]:
         return await self._api(method, path, what, headers=self._auth, **kwargs)
+
+    async def _get_channel(self, channel_id: str) -> Mapping[str, Any]:
+        """`GET /channels/{id}` (one try, bounded: it runs inside the gateway's read loop)."""
+        try:
+            async with asyncio.timeout(10):
+                return await self._bot_api(
+                    "GET", f"/channels/{channel_id}", "get channel", attempts=1
+                )
+        except TimeoutError:
+            raise PlatformError("get channel: timed out") from None
 
     # -- the gateway ------------------------------------------------------------------------
 
@@ -354,13 +337,20 @@ class DiscordTransport:
             self._failures = 0
             log.info("discord session resumed", extra={"channel": "discord"})
         elif kind == "MESSAGE_CREATE":
-            msg = self.parse_message(d)
+            channel = str(d.get("channel_id") or "")
+            in_guild = d.get("guild_id") is not None
+            parent = await self.places.parent_of(channel) if in_guild and channel else None
+            if not self.places.allowed(_guild(d), channel, parent):
+                return
+            msg = self.parse_message(d, parent=parent)
             if msg is not None:
                 await sink(msg)
         elif kind == "INTERACTION_CREATE":
             msg = await self._interaction(d)
             if msg is not None:
                 await sink(msg)
+        else:
+            self.places.on_event(kind, d)
 
     def _in_background(self, work: Any) -> None:
         task: asyncio.Task[None] = asyncio.create_task(work)
@@ -391,7 +381,9 @@ class DiscordTransport:
             content = re.sub(rf"<@!?{re.escape(self.bot_id)}>", " ", content)
         return re.sub(r"[ \t]{2,}", " ", content).strip()
 
-    def parse_message(self, d: Mapping[str, Any]) -> Inbound | None:
+    def parse_message(self, d: Mapping[str, Any], *, parent: str | None = None) -> Inbound | None:
+        """A user's message as an Inbound; in a Discord thread (`parent`: its parent
+        channel) the chat is the parent channel and the topic the thread."""
         if d.get("type", 0) not in USER_MESSAGE_TYPES:
             return None
         author = _map(d.get("author"))
@@ -418,7 +410,8 @@ class DiscordTransport:
         )
         return Inbound(
             delivery_id=f"message:{mid}",
-            chat_id=channel,
+            chat_id=parent or channel,
+            topic_id=channel if parent else None,
             user_id=str(author.get("id") or ""),
             user_name=str(author.get("username") or author.get("global_name") or ""),
             text=self._clean(content),
@@ -439,6 +432,15 @@ class DiscordTransport:
         channel = str(d.get("channel_id") or _map(d.get("channel")).get("id") or "")
         if not iid or not token or not channel:
             return None
+        parent: str | None = None
+        if d.get("guild_id") is not None:
+            partial = _map(d.get("channel"))
+            if partial.get("id") == channel and not self.places.known(channel):
+                self.places.learn(partial)
+            parent = await self.places.parent_of(channel)
+        if not self.places.allowed(_guild(d), channel, parent):
+            await self._refuse_here(iid, token)
+            return None
         data = _map(d.get("data"))
         options = {
             str(_map(o).get("name")): str(_map(o).get("value") or "")
@@ -457,7 +459,7 @@ class DiscordTransport:
                 "POST",
                 f"/interactions/{iid}/{token}/callback",
                 "interaction callback",
-                json=_deferred(name),
+                json=deferred(name),
             )
         except PlatformError as exc:  # e.g. a replayed interaction, already acknowledged
             log.warning(
@@ -470,7 +472,8 @@ class DiscordTransport:
             reply_ref = iid
         return Inbound(
             delivery_id=f"interaction:{iid}",
-            chat_id=channel,
+            chat_id=parent or channel,
+            topic_id=channel if parent else None,
             user_id=str(user.get("id") or ""),
             user_name=str(user.get("username") or user.get("global_name") or ""),
             text=text,
@@ -479,6 +482,20 @@ class DiscordTransport:
             from_bot=bool(user.get("bot")),
             reply_ref=reply_ref,
         )
+
+    async def _refuse_here(self, iid: str, token: str) -> None:
+        """A slash command where the allow-lists keep the bot quiet: told so, to that user
+        only (an unanswered interaction shows as failed)."""
+        body = {"type": 4, "data": {"content": NOT_HERE, "flags": EPHEMERAL}}
+        try:
+            await self._api(
+                "POST", f"/interactions/{iid}/{token}/callback", "interaction callback", json=body
+            )
+        except PlatformError as exc:
+            log.warning(
+                "discord interaction not answered",
+                extra={"channel": "discord", "error": str(exc)},
+            )
 
     def _forget_old_interactions(self) -> None:
         for iid, inter in list(self._interactions.items()):
@@ -570,12 +587,9 @@ def retry_after(response: httpx.Response) -> float | None:
         return None
 
 
-def _deferred(command: str) -> dict[str, Any]:
-    """The interaction callback: DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE; the answers to
-    private commands (`/connect`) are ephemeral (only the user sees them)."""
-    if command in PRIVATE_COMMANDS:
-        return {"type": 5, "data": {"flags": EPHEMERAL}}
-    return {"type": 5}
+def _guild(d: Mapping[str, Any]) -> str | None:
+    guild = d.get("guild_id")
+    return str(guild) if guild is not None else None
 
 
 def _with_query(url: str) -> str:

@@ -141,6 +141,17 @@ class DiscordConfig(ChannelCommon):
         default_factory=list,
         description="Register the slash commands in these guilds only (instant); default: global.",
     )
+    allowed_guild_ids: list[str] = Field(
+        default_factory=list,
+        description="Answer in these servers (guild ids) only; default: every one. DMs always.",
+    )
+    allowed_channel_ids: list[str] = Field(
+        default_factory=list,
+        description=(
+            "Answer in these channels only (a thread counts as its parent channel); "
+            "default: every one. DMs always."
+        ),
+    )
 
 
 class FeishuConfig(ChannelCommon):

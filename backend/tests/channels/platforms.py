@@ -40,6 +40,7 @@ class Platform:
 
     name: ClassVar[str]
     edits: ClassVar[bool] = True  # streams by editing one message
+    groups: ClassVar[bool] = True  # has group chats (where `mention_only` applies)
     asks_wait: ClassVar[float | None] = 1.0  # the wait a rate limit asks for (None: none)
     fake: PlatformServer
 
@@ -49,7 +50,16 @@ class Platform:
     def ready(self) -> None:
         """Wait until the receiver is up."""
 
-    def chat(self) -> Chat:
+    def chat(self, n: int | None = None) -> Chat:
+        """A new private conversation (`n`: a fixed one, the same user every time)."""
+        raise NotImplementedError
+
+    def group(self, chat: Chat) -> Chat:
+        """A new group chat the bot and the user of `chat` are in (`where`: the group)."""
+        raise NotImplementedError
+
+    def say_in_group(self, group: Chat, text: str, *, mention: bool) -> None:
+        """`text` from the group's user in the group, mentioning the bot or not."""
         raise NotImplementedError
 
     def say(self, chat: Chat, text: str) -> object:
@@ -118,9 +128,19 @@ class Telegram(Platform):
     def ready(self) -> None:
         self.fake.wait_for(lambda: self.fake.of("getUpdates"))
 
-    def chat(self) -> Chat:
-        user = str(70_000 + next(_ids))
+    def chat(self, n: int | None = None) -> Chat:
+        user = str(70_000 + (n or next(_ids)))
         return Chat(user, user, user)
+
+    def group(self, chat: Chat) -> Chat:
+        where = str(-(1_000_000 + next(_ids)))
+        return Chat(chat.user, where, where)
+
+    def say_in_group(self, group: Chat, text: str, *, mention: bool) -> None:
+        said = f"@{tg.BOT['username']} {text}" if mention else text
+        self.fake.user_message(
+            said, user_id=int(group.user), chat_id=int(group.where), chat_type="group"
+        )
 
     def say(self, chat: Chat, text: str) -> object:
         return self.fake.user_message(text, user_id=int(chat.user))
@@ -159,6 +179,16 @@ class Telegram(Platform):
         self.fake.limited["sendMessage"] = 1
         return "sendMessage!429"
 
+    def drop(self) -> bool:
+        self.fake.fail_polls()  # the long poll fails: polling goes on after a backoff
+        return True
+
+    def connections(self) -> int:
+        """Polls answered after a failed one."""
+        calls = [c.method for c in self.fake.calls if c.method.startswith("getUpdates")]
+        failed = [i for i, m in enumerate(calls) if m == "getUpdates!502"]
+        return len(calls) - 1 - failed[-1] if failed else 0
+
 
 class Slack(Platform):
     name = "slack"
@@ -180,9 +210,20 @@ class Slack(Platform):
     def ready(self) -> None:
         self.fake.wait_for(lambda: self.fake.open_sessions() >= 1)
 
-    def chat(self) -> Chat:
-        n = next(_ids)
+    def chat(self, n: int | None = None) -> Chat:
+        n = n or next(_ids)
         return Chat(f"U{n}", f"D{n}", f"D{n}")
+
+    def group(self, chat: Chat) -> Chat:
+        where = f"C{next(_ids)}"
+        return Chat(chat.user, where, where)
+
+    def say_in_group(self, group: Chat, text: str, *, mention: bool) -> None:
+        event = self._event(group, text, channel_type="channel")
+        if mention:  # Slack sends a mention as `app_mention`
+            event.update(type="app_mention", text=f"<@{slack_server.BOT_USER}> {text}")
+            del event["channel_type"]
+        self.fake.socket_event(event)
 
     def _event(self, chat: Chat, text: str, **extra: Any) -> dict[str, Any]:
         return {
@@ -192,8 +233,7 @@ class Slack(Platform):
             "channel": chat.where,
             "channel_type": "im",
             "ts": f"1764600000.{next(self._ts):06d}",
-            **extra,
-        }
+        } | extra
 
     def say(self, chat: Chat, text: str) -> object:
         return self.fake.socket_event(self._event(chat, text))
@@ -254,9 +294,22 @@ class Discord(Platform):
     def ready(self) -> None:
         self.fake.wait_for(self.fake.connected)
 
-    def chat(self) -> Chat:
-        user = str(80_000 + next(_ids))
+    def chat(self, n: int | None = None) -> Chat:
+        user = str(80_000 + (n or next(_ids)))
         return Chat(user, f"dm-{user}", f"dm-{user}")
+
+    def group(self, chat: Chat) -> Chat:
+        where = str(850_000 + next(_ids))
+        return Chat(chat.user, where, where)
+
+    def say_in_group(self, group: Chat, text: str, *, mention: bool) -> None:
+        self.fake.message(
+            text,
+            user_id=group.user,
+            channel_id=group.where,
+            guild_id=discord_server.GUILD,
+            mention=mention,
+        )
 
     def say(self, chat: Chat, text: str) -> object:
         return self.fake.message(text, user_id=chat.user)
@@ -321,9 +374,29 @@ class Feishu(Platform):
     def ready(self) -> None:
         self.fake.wait_for(lambda: self.fake.of("ws_connect") and self.fake.of("bot_info"))
 
-    def chat(self) -> Chat:
-        n = next(_ids)
+    def chat(self, n: int | None = None) -> Chat:
+        n = n or next(_ids)
         return Chat(f"ou_c{n}", f"oc_c{n}", f"oc_c{n}")
+
+    def group(self, chat: Chat) -> Chat:
+        where = f"oc_g{next(_ids)}"
+        return Chat(chat.user, where, where)
+
+    def say_in_group(self, group: Chat, text: str, *, mention: bool) -> None:
+        bot = {
+            "key": "@_user_1",
+            "id": {"open_id": feishu_server.BOT_OPEN_ID, "union_id": "on_bot", "user_id": ""},
+            "name": "Pronghorn",
+            "tenant_key": "tenant",
+        }
+        event = self.fake.message_event(
+            chat_id=group.where,
+            user=group.user,
+            text=f"@_user_1 {text}" if mention else text,
+            chat_type="group",
+            mentions=[bot] if mention else None,
+        )
+        self.fake.push_event(event)
 
     def say(self, chat: Chat, text: str) -> object:
         event = self.fake.message_event(chat_id=chat.where, user=chat.user, text=text)
@@ -397,9 +470,24 @@ class DingTalk(Platform):
     def ready(self) -> None:
         self.fake.wait_for(lambda: self.fake.of("ws_connect"))
 
-    def chat(self) -> Chat:
-        staff = f"staffc{next(_ids)}"
+    def chat(self, n: int | None = None) -> Chat:
+        staff = f"staffc{n or next(_ids)}"
         return Chat(staff, f"cid-{staff}", f"single:{staff}")
+
+    def group(self, chat: Chat) -> Chat:
+        where = f"cidg{next(_ids)}"
+        return Chat(chat.user, where, where)
+
+    def say_in_group(self, group: Chat, text: str, *, mention: bool) -> None:
+        self.fake.push(
+            self.fake.message(
+                conversation=group.where,
+                staff=group.user,
+                text=text,
+                group=True,
+                mentioned=mention,
+            )
+        )
 
     def say(self, chat: Chat, text: str) -> object:
         data = self.fake.message(conversation=chat.key, staff=chat.user, text=text)
@@ -456,6 +544,7 @@ class WeCom(Platform):
     name = "wecom"
     edits = False  # app messages cannot be edited
     asks_wait = None  # errcode 45009 says no wait: retried with backoff
+    groups = False  # an internal app's conversations are private (no group messages)
 
     def __init__(self) -> None:
         self.fake = FakeWeCom()
@@ -472,8 +561,8 @@ class WeCom(Platform):
             **FAST,
         }
 
-    def chat(self) -> Chat:
-        user = f"wuser{next(_ids)}"
+    def chat(self, n: int | None = None) -> Chat:
+        user = f"wuser{n or next(_ids)}"
         return Chat(user, user, user)
 
     def _post(self, xml: str) -> None:

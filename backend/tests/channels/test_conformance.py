@@ -5,12 +5,15 @@ channels, in access mode `bound`, with the scripted model.
 Every test starts by binding a fresh chat user (`/connect CODE`), so binding is exercised
 everywhere; then: the answer (streamed by edits where the platform can edit), redeliveries
 running once, a busy thread queueing, long answers split to the platform's limit, files
-both ways, commands, approvals and clarifications in the chat, a rate limit on a post
-waited out, streaming edits refused by a rate limit (coalesced, the answer still
-arriving), and the receiver reconnecting after the platform drops it."""
+both ways, commands, approvals and clarifications in the chat (in a group chat too, where
+the asker's plain reply answers the question), a rate limit on a post waited out, streaming
+edits refused by a rate limit (coalesced, the answer still arriving), and the receiver
+reconnecting after the platform drops it (a socket closed, a long poll failed). The other
+access modes run in test_conformance_access.py."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -325,8 +328,34 @@ def test_edits_refused_by_rate_limits_coalesce_and_the_answer_arrives(
 def test_reconnects_after_the_platform_drops_the_connection(srv: InProcessServer, p: Platform):
     connections = p.connections()
     if not p.drop():
-        pytest.skip(f"{p.name} keeps no connection (webhooks or long polling)")
+        pytest.skip(f"{p.name} keeps no connection (webhooks)")
     p.fake.wait_for(lambda: p.connections() > connections)
     chat = bound_chat(srv, p)
     p.say(chat, "hello after the drop")
     settled(p, chat, "How can I help")
+
+
+def group_of(srv: InProcessServer, p: Platform) -> Chat:
+    if not p.groups:
+        pytest.skip(f"{p.name}: no group chats")
+    return p.group(bound_chat(srv, p))
+
+
+def test_in_a_group_only_mentions_are_answered(srv: InProcessServer, p: Platform):
+    group = group_of(srv, p)
+    p.say_in_group(group, "hello everyone", mention=False)
+    p.say_in_group(group, "hello bot", mention=True)
+    settled(p, group, "How can I help")
+    assert len(p.post_calls(group)) == 1  # the mention's answer only
+
+
+def test_in_a_group_the_askers_plain_reply_answers_the_question(srv: InProcessServer, p: Platform):
+    group = group_of(srv, p)
+    p.say_in_group(group, "ask me something", mention=True)
+    settled(p, group, "Which format?")
+    other = p.group(p.chat())  # someone else, unbound: their plain message is not for the bot
+    p.say_in_group(dataclasses.replace(other, where=group.where), "1", mention=False)
+    p.say_in_group(group, "2", mention=False)  # the asker, no mention: the answer
+    settled(p, group, "Thanks, that settles it.")
+    texts = p.texts(group)
+    assert not [t for t in texts if "/connect CODE" in t or "How can I help" in t]

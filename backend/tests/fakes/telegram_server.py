@@ -34,6 +34,7 @@ class FakeTelegram(PlatformServer):
         self._waiting: asyncio.Event | None = None
         self.conflicts = 0
         self._closing = False
+        self.failing_polls = 0  # end this many getUpdates with 502 (the one waiting first)
 
     def routes(self) -> list[BaseRoute]:
         return [
@@ -50,6 +51,14 @@ class FakeTelegram(PlatformServer):
         super().stop()
 
     # -- test side ---------------------------------------------------------------------------
+
+    def fail_polls(self, n: int = 1) -> None:
+        """End the waiting long poll (and the next `n - 1`) with 502 Bad Gateway, as when
+        Telegram's front end drops a poll."""
+        with self._cond:
+            self.failing_polls = n
+        if self.loop is not None and self._new_update is not None:
+            self.loop.call_soon_threadsafe(self._new_update.set)
 
     def user_message(
         self,
@@ -191,6 +200,12 @@ class FakeTelegram(PlatformServer):
         finally:
             if self._waiting is mine:
                 self._waiting = None
+        with self._cond:
+            failing = self.failing_polls > 0
+            self.failing_polls -= int(failing)
+        if failing:
+            self.record(Call("getUpdates!502", body))
+            return JSONResponse({"ok": False, "error_code": 502, "description": "Bad Gateway"}, 502)
         self.record(Call("getUpdates", body))
         if mine.is_set():
             description = "Conflict: terminated by other getUpdates request"

@@ -33,6 +33,7 @@ export interface SchemaProperty {
   title?: string;
   enum?: unknown[];
   anyOf?: SchemaProperty[];
+  items?: SchemaProperty;
   $ref?: string;
   minimum?: number;
   maximum?: number;

@@ -22,7 +22,36 @@ const telegram = (config: Record<string, unknown>, configured = true): ChannelSe
   },
 });
 
+const discord = (config: Record<string, unknown>): ChannelSection => ({
+  name: "discord",
+  configured: true,
+  config,
+  secrets: ["bot_token"],
+  schema: {
+    required: ["bot_token"],
+    properties: {
+      bot_token: { type: "string", format: "password" },
+      allowed_channel_ids: { type: "array", items: { type: "string" }, default: [] },
+      weights: { type: "array", items: { type: "number" } },
+    },
+  },
+});
+
 describe("channel settings form", () => {
+  it("edits a list of ids as comma-separated text and saves it as a list", () => {
+    const section = discord({ bot_token: "***", allowed_channel_ids: ["1", "2"], weights: [1] });
+    const fields = formFields(section);
+    expect(fields.map((f) => f.key)).toEqual(["bot_token", "allowed_channel_ids"]); // numbers' lists kept
+    expect(fields[1]).toMatchObject({ kind: "list", label: "Allowed channel IDs", advanced: true });
+    const draft = toDraft(section, fields);
+    expect(draft.allowed_channel_ids).toBe("1, 2");
+    const out = fromDraft(section, fields, { ...draft, allowed_channel_ids: " 3,4  5 ,, " }, true);
+    expect(out).toEqual({ bot_token: "***", allowed_channel_ids: ["3", "4", "5"], weights: [1], enabled: true });
+    expect(fromDraft(section, fields, { ...draft, allowed_channel_ids: "" }, true).allowed_channel_ids).toEqual([]);
+    const fresh = discord({ bot_token: "t" });
+    expect(fromDraft(fresh, fields, toDraft(fresh, fields), true)).toEqual({ bot_token: "t", enabled: true });
+  });
+
   it("draws scalar fields from the schema, secrets as secrets, nested settings left out", () => {
     const fields = formFields(telegram({}));
     const byKey = Object.fromEntries(fields.map((f) => [f.key, f]));

@@ -1,12 +1,12 @@
 /**
  * A settings form for any chat platform, drawn from the JSON schema the gateway sends with
  * its `channels.<name>` section: scalar fields become inputs (secrets as password inputs
- * that start empty: leaving one empty keeps the stored value), nested settings (`access`)
- * are kept as they are.
+ * that start empty: leaving one empty keeps the stored value), lists of strings (ids) one
+ * input of comma-separated values, nested settings (`access`) are kept as they are.
  */
 import { MASK, type ChannelSection, type SchemaProperty } from "../api/channels";
 
-export type FieldKind = "text" | "secret" | "number" | "integer" | "boolean";
+export type FieldKind = "text" | "secret" | "number" | "integer" | "boolean" | "list";
 
 export interface FormField {
   key: string;
@@ -21,22 +21,23 @@ export interface FormField {
 
 export type Draft = Record<string, string | boolean>;
 
-const KINDS: Record<string, FieldKind> = { string: "text", number: "number", integer: "integer", boolean: "boolean" };
+const KINDS: Record<string, FieldKind> = { string: "text", number: "number", integer: "integer", boolean: "boolean", list: "list" };
 
 function scalarType(prop: SchemaProperty): string | null {
+  if (prop.type === "array") return prop.items?.type === "string" ? "list" : null;
   if (prop.type) return prop.type;
   const types = (prop.anyOf ?? []).map((p) => p.type).filter((t): t is string => !!t && t !== "null");
   return types.length === 1 ? (types[0] ?? null) : null;
 }
 
-const ACRONYMS = new Set(["api", "url", "id", "ids", "http", "ws"]);
+const ACRONYMS = new Set(["api", "url", "id", "http", "ws"]);
 
 /** `bot_token` → "Bot token", `api_base_url` → "API base URL", `poll_timeout_s` → "Poll timeout (s)". */
 export function labelOf(key: string): string {
   const words = key
     .replace(/_s$/, "_(s)")
     .split("_")
-    .map((w) => (ACRONYMS.has(w) ? w.toUpperCase() : w));
+    .map((w) => (w === "ids" ? "IDs" : ACRONYMS.has(w) ? w.toUpperCase() : w));
   const text = words.join(" ");
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
@@ -49,7 +50,7 @@ export function formFields(section: ChannelSection): FormField[] {
     if (key === "enabled") continue;
     const type = scalarType(prop);
     const base = type ? KINDS[type] : undefined;
-    if (!base) continue; // objects and lists (access) are kept, not edited here
+    if (!base) continue; // objects (access) and other lists are kept, not edited here
     const secret = section.secrets.includes(key) || prop.format === "password";
     const kind: FieldKind = secret ? "secret" : base;
     fields.push({
@@ -65,13 +66,15 @@ export function formFields(section: ChannelSection): FormField[] {
   return fields;
 }
 
-/** The form's starting values: stored secrets empty, everything else as written. */
+/** The form's starting values: stored secrets empty, lists comma-separated, everything else
+ * as written. */
 export function toDraft(section: ChannelSection, fields: FormField[]): Draft {
   const draft: Draft = {};
   for (const f of fields) {
     const value = section.config[f.key];
     if (f.kind === "boolean") draft[f.key] = typeof value === "boolean" ? value : f.defaultValue === true;
     else if (f.kind === "secret") draft[f.key] = value === MASK || value == null ? "" : String(value);
+    else if (f.kind === "list") draft[f.key] = Array.isArray(value) ? value.map(String).join(", ") : "";
     else draft[f.key] = value == null ? "" : String(value);
   }
   return draft;
@@ -94,6 +97,11 @@ export function fromDraft(section: ChannelSection, fields: FormField[], draft: D
       continue;
     }
     const text = typeof value === "string" ? value.trim() : "";
+    if (f.kind === "list") {
+      const items = text.split(/[\s,]+/).filter(Boolean);
+      if (items.length || f.key in section.config) out[f.key] = items;
+      continue;
+    }
     if (!text) {
       if (f.kind === "secret" && isStored(section, f.key)) out[f.key] = MASK;
       else delete out[f.key];

@@ -226,7 +226,15 @@ export function ChannelsPage({ isAdmin, onOpenSidebar }: Props) {
           inputMode={f.kind === "number" ? "decimal" : f.kind === "integer" ? "numeric" : undefined}
           autoComplete={f.kind === "secret" ? "new-password" : "off"}
           value={typeof value === "string" ? value : ""}
-          placeholder={stored ? `${MASK} stored — type to replace` : f.defaultValue != null ? String(f.defaultValue) : ""}
+          placeholder={
+            stored
+              ? `${MASK} stored — type to replace`
+              : f.kind === "list"
+                ? "comma-separated; empty: none"
+                : f.defaultValue != null
+                  ? String(f.defaultValue)
+                  : ""
+          }
           required={f.required && !stored}
           onChange={(e) => setDraft(f.key, e.target.value)}
         />

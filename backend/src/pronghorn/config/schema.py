@@ -279,6 +279,16 @@ class RunsConfig(Section):
             "each replica). null: no cluster-wide cap."
         ),
     )
+    idempotency_ttl_s: float = Field(
+        default=86400.0,
+        ge=0,
+        le=30 * 86400,
+        description=(
+            "How long an Idempotency-Key on a creating request (runs, threads, assistants) "
+            "is remembered, per user: a retry with the same key and body within it gets the "
+            "first request's result instead of creating again. 0: the header is ignored."
+        ),
+    )
     webhook_timeout_s: float = Field(default=10.0, gt=0, description="Timeout of one webhook call.")
     webhook_retries: int = Field(default=3, ge=0, le=10, description="Webhook retries on failure.")
     webhook_allow_private_addresses: bool = Field(

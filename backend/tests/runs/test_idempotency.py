@@ -161,8 +161,9 @@ def test_threads_and_assistants_are_created_once(server: InProcessServer):
         assert e1.json()["thread_id"] == e2.json()["thread_id"]
         headers = key()
         name = f"idem-{uuid.uuid4()}"
-        a1 = http.post(f"{API}/assistants", json={"graph_id": "echo", "name": name}, headers=headers)
-        a2 = http.post(f"{API}/assistants", json={"graph_id": "echo", "name": name}, headers=headers)
+        made = {"graph_id": "echo", "name": name}
+        a1 = http.post(f"{API}/assistants", json=made, headers=headers)
+        a2 = http.post(f"{API}/assistants", json=made, headers=headers)
         assert a1.status_code == a2.status_code == 200
         assert a1.json()["assistant_id"] == a2.json()["assistant_id"]
         found = http.post(f"{API}/assistants/search", json={"metadata": {}, "limit": 1000})

@@ -22,6 +22,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.tools import BaseTool
 
 from pronghorn.agent.middlewares import (
+    ChainLink,
     CircuitBreakers,
     ClarificationMiddleware,
     DanglingToolCallMiddleware,
@@ -89,6 +90,8 @@ class AgentParts:
     internal_model: BaseChatModel | None = None  # title + summary; None: local fallbacks
     retry_base_delay_s: float = 0.5
     max_attempts: int = 3  # provider calls per model call: the entry's max_retries + 1
+    fallbacks: Sequence[ChainLink] = ()  # the models that take over a failed call, in order
+    fallback_on: frozenset[str] = frozenset()  # the model's non-retryable reasons to fall back
     vision: bool = False  # the model accepts images: view_image results are shown to it
     guards: Sequence[AgentMiddleware[Any, Any, Any]] = ()  # extra response guards (sub-agents)
     mcp: AgentMiddleware[Any, Any, Any] | None = None  # MCP tools (pronghorn.mcp.middleware)
@@ -158,6 +161,9 @@ def middleware_phases(
                     breakers=parts.breakers,
                     max_attempts=parts.max_attempts,
                     base_delay_s=parts.retry_base_delay_s,
+                    fallbacks=parts.fallbacks,
+                    fallback_on=parts.fallback_on,
+                    ports=plan.ports if plan is not None else None,
                 ),
             ],
         ),
@@ -274,10 +280,25 @@ def build_lead_agent(
     """The lead agent for one (config snapshot, options): ``config``/``models`` are the
     run's snapshot and its model factory; ``skills`` the run's enabled skills."""
     entry = models.resolve(options.model_name)
-    thinking = options.thinking_enabled and entry.supports_thinking
+    thinking = models.thinking_for(entry, options.thinking_enabled)
     model = models.create(
         entry.name, thinking_enabled=thinking, reasoning_effort=options.reasoning_effort
     )
+    fallbacks: list[ChainLink] = []
+    for name in models.fallback_chain(entry.name):
+        other = models.resolve(name)
+        fallbacks.append(
+            ChainLink(
+                name=other.name,
+                model=models.create(
+                    other.name,
+                    thinking_enabled=models.thinking_for(other, options.thinking_enabled),
+                    reasoning_effort=options.reasoning_effort,
+                ),
+                max_attempts=other.max_retries + 1,
+                fallback_on=frozenset(other.fallback_on),
+            )
+        )
     internal = None
     if entry.provider not in OFFLINE_PROVIDERS:
         internal = models.create(entry.name, thinking_enabled=False)
@@ -305,6 +326,8 @@ def build_lead_agent(
         breakers=deps.breakers,
         internal_model=internal,
         max_attempts=entry.max_retries + 1,
+        fallbacks=tuple(fallbacks),
+        fallback_on=frozenset(entry.fallback_on),
         vision=entry.supports_vision,
         guards=guards,
         mcp=McpToolsMiddleware(deps.mcp, options.mcp_servers) if deps.mcp is not None else None,

@@ -42,7 +42,7 @@ class AgentOptions:
     """What a run may choose about the lead agent."""
 
     model_name: str | None = None
-    thinking_enabled: bool = False
+    thinking_enabled: bool | None = None  # None: the run did not say (the model's default)
     reasoning_effort: str | None = None
     is_plan_mode: bool = False
     # A custom agent (an assistant of lead_agent whose context carries these; see docs/agent.md)
@@ -72,7 +72,9 @@ class AgentOptions:
         effort = str(effort).strip().lower() if effort else None
         return cls(
             model_name=str(model_name) if model_name else None,
-            thinking_enabled=_as_bool(pick("thinking_enabled")),
+            thinking_enabled=(
+                None if pick("thinking_enabled") is None else _as_bool(pick("thinking_enabled"))
+            ),
             reasoning_effort=effort if effort in _EFFORTS else None,
             is_plan_mode=_as_bool(pick("is_plan_mode")),
             agent_name=_as_text(pick("agent_name")),

@@ -279,6 +279,16 @@ class RunsConfig(Section):
             "each replica). null: no cluster-wide cap."
         ),
     )
+    idempotency_ttl_s: float = Field(
+        default=86400.0,
+        ge=0,
+        le=30 * 86400,
+        description=(
+            "How long an Idempotency-Key on a creating request (runs, threads, assistants) "
+            "is remembered, per user: a retry with the same key and body within it gets the "
+            "first request's result instead of creating again. 0: the header is ignored."
+        ),
+    )
     webhook_timeout_s: float = Field(default=10.0, gt=0, description="Timeout of one webhook call.")
     webhook_retries: int = Field(default=3, ge=0, le=10, description="Webhook retries on failure.")
     webhook_allow_private_addresses: bool = Field(
@@ -331,6 +341,24 @@ class LoggingConfig(Section):
     )
 
 
+FallbackReason = Literal["auth", "bad_request", "context_length", "error"]
+
+
+class ModelThinking(Section):
+    """Per-model thinking switches, so one fallback chain can mix thinking and plain models:
+    the options merged into the model's `options` when thinking is on or off."""
+
+    enabled_by_default: bool = Field(
+        default=False, description="Thinking when a run does not say (context.thinking_enabled)."
+    )
+    when_enabled: dict[str, Any] = Field(
+        default_factory=dict, description="Extra model options while thinking is on."
+    )
+    when_disabled: dict[str, Any] = Field(
+        default_factory=dict, description="Extra model options while thinking is off."
+    )
+
+
 class ModelConfig(Section):
     """One chat model the agent may use."""
 
@@ -377,6 +405,25 @@ class ModelConfig(Section):
     )
     pricing: ModelPricing | None = Field(
         default=None, description="Price of the model, for cost budgets and usage."
+    )
+    fallbacks: list[str] | None = Field(
+        default=None,
+        description=(
+            "Models that take over a call this model failed with a retryable error (5xx, "
+            "429, timeout, connection, overloaded) after its own retries, in order. null: "
+            'agent.fallback_models; []: none. See docs/models.md, "Fallback chains".'
+        ),
+    )
+    fallback_on: list[FallbackReason] = Field(
+        default_factory=list,
+        description=(
+            "Non-retryable errors that fall back too: auth (401/403), bad_request (400, "
+            "content policy), context_length, error (anything else). Default: none."
+        ),
+    )
+    thinking: ModelThinking | None = Field(
+        default=None,
+        description="Thinking switches of this model (implies supports_thinking).",
     )
 
 
@@ -466,6 +513,13 @@ class WebToolsConfig(Section):
 
 class AgentConfig(Section):
     default_model: str | None = Field(default=None, description="Model used when a run names none.")
+    fallback_models: list[str] = Field(
+        default_factory=list,
+        description=(
+            "The fallback chain of every model without `fallbacks` of its own: models tried "
+            "in order when a call fails with a retryable error after its retries."
+        ),
+    )
     title_max_chars: int = Field(default=60, ge=10)
     summarization_trigger_tokens: int = Field(default=60000, ge=1000)
     loop_warn_repeats: int = Field(default=3, ge=2)

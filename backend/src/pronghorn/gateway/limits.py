@@ -7,7 +7,8 @@ more than ``server.max_header_count`` headers, or headers larger together than
 a body larger than ``server.max_body_bytes`` gets 413 — at once when ``Content-Length``
 says so, else as soon as the streamed bytes pass the cap, so the body is never read
 whole. The uploads route streams to disk under its own limits (``uploads.*``) and is not
-capped here.
+capped here. A request with both ``Content-Length`` and ``Transfer-Encoding`` is refused
+(400, connection closed): a proxy in front could frame it the other way.
 """
 
 from __future__ import annotations
@@ -50,10 +51,22 @@ class RequestLimitsMiddleware:
         if detail is not None:
             await JSONResponse({"detail": detail}, status_code=431)(scope, receive, send)
             return
+        length = header(scope, b"content-length")
+        if length is not None and header(scope, b"transfer-encoding") is not None:
+            # Two framings: a proxy in front may pick the other one (request smuggling).
+            refused = JSONResponse(
+                {
+                    "detail": "Content-Length and Transfer-Encoding together are ambiguous; "
+                    "send one of them."
+                },
+                status_code=400,
+                headers={"Connection": "close"},
+            )
+            await refused(scope, receive, send)
+            return
         if UNCAPPED_PATHS.match(scope.get("path", "")):
             await self.app(scope, receive, send)
             return
-        length = header(scope, b"content-length")
         if length is not None and (not length.strip().isdigit() or int(length) > self.max_body):
             status, detail = (
                 (413, BodyTooLarge(self.max_body).detail)

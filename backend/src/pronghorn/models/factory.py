@@ -97,8 +97,14 @@ class ModelFactory:
         thinking_enabled: bool = False,
         reasoning_effort: str | None = None,
     ) -> BaseChatModel:
-        """A new chat-model client for ``name`` (None: the default)."""
+        """A new chat-model client for ``name`` (None: the default). A model with
+        ``thinking:`` switches gets their options for the thinking state asked for."""
         entry = self.resolve(name)
+        if entry.thinking is not None:
+            switches = entry.thinking
+            extra = switches.when_enabled if thinking_enabled else switches.when_disabled
+            entry = entry.model_copy(update={"options": {**entry.options, **extra}})
+            thinking_enabled = thinking_enabled and entry.supports_thinking
         provider = entry.provider
         if provider == "openai":
             return build_openai(
@@ -133,6 +139,28 @@ class ModelFactory:
             f"(use one of {', '.join(BUILTIN_PROVIDERS)} or 'package.module:Class')"
         )
 
+    def thinking_for(self, entry: ModelConfig, asked: bool | None) -> bool:
+        """Whether a call to ``entry`` thinks: what the run asked, else the model's default;
+        never for a model that cannot."""
+        if not (entry.supports_thinking or entry.thinking is not None):
+            return False
+        if asked is None:
+            return entry.thinking is not None and entry.thinking.enabled_by_default
+        return asked
+
+    def fallback_chain(self, name: str) -> list[str]:
+        """The models that take over a failed call of ``name``, in order: its own
+        ``fallbacks``, else ``agent.fallback_models``; unknown names and repeats left out."""
+        entry = self.resolve(name)
+        chain = entry.fallbacks
+        if chain is None:
+            chain = self._config.agent.fallback_models
+        out: list[str] = []
+        for other in chain:
+            if other != entry.name and other not in out and other in self._by_name:
+                out.append(other)
+        return out
+
     def problems(self) -> list[str]:
         """Config mistakes worth reporting (doctor, config status); empty when all is well."""
         out: list[str] = []
@@ -148,6 +176,13 @@ class ModelFactory:
         default = self._config.agent.default_model
         if default and default not in self._by_name and default != DEMO_MODEL_NAME:
             out.append(f"agent.default_model: unknown model {default!r}")
+        for entry in self._config.models:
+            for other in entry.fallbacks or []:
+                if other not in self._by_name:
+                    out.append(f"models.{entry.name}.fallbacks: unknown model {other!r}")
+        for other in self._config.agent.fallback_models:
+            if other not in self._by_name:
+                out.append(f"agent.fallback_models: unknown model {other!r}")
         memory = self._config.memory.model
         if memory and memory not in self._by_name and memory != DEMO_MODEL_NAME:
             out.append(f"memory.model: unknown model {memory!r}")

@@ -335,3 +335,17 @@ channel_leases = Table(
     Column("holder", String(64), nullable=False),
     Column("expires_at", Ts, nullable=False),
 )
+
+# A client's Idempotency-Key on a creating request (runs, threads, assistants), per user:
+# `pending` while the first request creates, then `done` with what a retry gets back.
+idempotency_keys = Table(
+    "idempotency_keys",
+    metadata,
+    Column("owner_id", String(255), primary_key=True),
+    Column("key", String(255), primary_key=True),
+    Column("fingerprint", String(64), nullable=False),
+    Column("state", String(16), nullable=False),
+    Column("result", Json, nullable=True),
+    Column("updated_at", Ts, nullable=False),
+    Column("expires_at", Ts, nullable=False, index=True),
+)

@@ -122,6 +122,12 @@ class Metrics:
             ["model", "kind"],
             registry=r,
         )
+        self.model_fallbacks = Counter(
+            "pronghorn_model_fallbacks_total",
+            "Model calls handed to the next model of a fallback chain, by model and reason.",
+            ["from_model", "to_model", "reason"],
+            registry=r,
+        )
         self.tool_calls = Counter(
             "pronghorn_tool_calls_total",
             "Tool calls, by tool and status (ok, error).",

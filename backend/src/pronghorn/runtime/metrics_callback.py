@@ -57,6 +57,14 @@ class MetricsCallback(AsyncCallbackHandler):
         self._models: dict[UUID, str] = {}
         self._tools: dict[UUID, str] = {}
 
+    async def on_custom_event(self, name: str, data: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """The fallback chain (agent/middlewares/llm_errors.py) handed a call on."""
+        if name == "pronghorn_model_fallback" and isinstance(data, dict):
+            fields = cast("dict[str, Any]", data)
+            self.metrics.model_fallbacks.labels(
+                str(fields.get("from")), str(fields.get("to")), str(fields.get("reason"))
+            ).inc()
+
     async def on_chat_model_start(
         self,
         serialized: dict[str, Any],

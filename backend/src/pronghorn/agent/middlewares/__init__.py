@@ -2,7 +2,7 @@
 
 from pronghorn.agent.middlewares.clarification import ClarificationMiddleware
 from pronghorn.agent.middlewares.dangling_tool_calls import DanglingToolCallMiddleware
-from pronghorn.agent.middlewares.llm_errors import CircuitBreakers, LLMErrorMiddleware
+from pronghorn.agent.middlewares.llm_errors import ChainLink, CircuitBreakers, LLMErrorMiddleware
 from pronghorn.agent.middlewares.loop_detection import LoopDetectionMiddleware
 from pronghorn.agent.middlewares.safety import SafetyFinishReasonMiddleware
 from pronghorn.agent.middlewares.sandbox import SandboxMiddleware
@@ -16,6 +16,7 @@ from pronghorn.agent.middlewares.uploads import UploadsMiddleware
 from pronghorn.agent.middlewares.viewed_images import ViewedImagesMiddleware
 
 __all__ = [
+    "ChainLink",
     "CircuitBreakers",
     "ClarificationMiddleware",
     "DanglingToolCallMiddleware",

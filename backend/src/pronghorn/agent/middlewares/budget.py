@@ -45,6 +45,16 @@ def _usage(result: ModelResponse | AIMessage) -> tuple[int, int]:
     return tokens_in, tokens_out
 
 
+def _answered_by(result: ModelResponse | AIMessage) -> str | None:
+    """The model the answer came from (the fallback chain tags it), if tagged."""
+    messages = [result] if isinstance(result, AIMessage) else result.result
+    for message in messages:
+        name = message.response_metadata.get("pronghorn_model")
+        if isinstance(name, str):
+            return name
+    return None
+
+
 def _config() -> dict[str, Any]:
     try:
         return dict(get_config())
@@ -88,12 +98,15 @@ class BudgetMiddleware(AgentMiddleware):
                 raise refusal.error()
         response = await handler(request)
         tokens_in, tokens_out = _usage(response)
+        model = _answered_by(response) or self.model_name  # a fallback may have answered
+        if model != self.model_name:
+            pricing = self.plan.pricing.get(model)
         await ports.record_call(
             CallUsage(
                 run_id=who.run_id,
                 thread_id=who.thread_id,
                 owner_id=who.owner_id,
-                model=self.model_name,
+                model=model,
                 input_tokens=tokens_in,
                 output_tokens=tokens_out,
                 cost_usd=cost_of(pricing, tokens_in, tokens_out),

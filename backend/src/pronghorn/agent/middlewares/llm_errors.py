@@ -7,22 +7,35 @@
 * A circuit breaker per model opens after ``failure_threshold`` consecutive failed calls
   and answers immediately (no provider call) until ``recovery_s`` have passed; then one
   probe call is let through.
-* The final failure never crashes the run: it becomes an ``AIMessage`` with a readable
-  content and ``additional_kwargs.error_fallback = {"reason", "error_type", "detail"}``.
+* A fallback chain (``models[].fallbacks``, ``agent.fallback_models``): a call that still
+  fails with a retryable error (or a reason in ``fallback_on``) goes to the next model; a
+  model whose breaker is open is skipped. The answer's ``response_metadata`` names the
+  model that gave it (``pronghorn_model``) and the ones that failed before it.
+* Without a chain the final failure never crashes the run: it becomes an ``AIMessage``
+  with a readable content and ``additional_kwargs.error_fallback = {"reason",
+  "error_type", "detail"}``. A chain whose every model failed ends the run with an error
+  naming each model's failure (``ModelChainError``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain_core.callbacks import adispatch_custom_event
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
+from langgraph.config import get_config, get_stream_writer
 from langgraph.errors import GraphBubbleUp
+
+from pronghorn.governance.identity import identity_of
+from pronghorn.governance.ports import GovernancePorts
 
 log = logging.getLogger("pronghorn.agent.llm")
 
@@ -176,6 +189,53 @@ def fallback_message(reason: str, exc: BaseException | None) -> AIMessage:
     )
 
 
+@dataclass(frozen=True)
+class ChainLink:
+    """One model of a fallback chain: its name, its client (None: the request's own model,
+    the first link), its calls per model call, and the non-retryable reasons it also falls
+    back on (`models[].fallback_on`)."""
+
+    name: str
+    model: BaseChatModel | None = None
+    max_attempts: int = 3
+    fallback_on: frozenset[str] = frozenset()
+
+
+class ModelChainError(RuntimeError):
+    """Every model of a fallback chain failed: the run ends `error`, naming each failure."""
+
+    def __init__(self, failures: list[tuple[str, str, BaseException | None]]) -> None:
+        parts = [
+            f"{name}: {reason}" + (f" ({type(exc).__name__}: {str(exc)[:200]})" if exc else "")
+            for name, reason, exc in failures
+        ]
+        super().__init__("Every model of the fallback chain failed — " + "; ".join(parts))
+        self.failures = failures
+
+
+RETRYABLE_REASONS = frozenset({"transient", "rate_limit", "circuit_open"})
+
+
+def _tag(response: ModelResponse, name: str, failed: list[str]) -> ModelResponse:
+    """Mark the answer with the model that gave it (and the ones that failed before)."""
+    for message in response.result:
+        if isinstance(message, AIMessage):
+            message.response_metadata["pronghorn_model"] = name
+            if failed:
+                message.response_metadata["pronghorn_fallback_from"] = list(failed)
+    return response
+
+
+def _stream_fallback_event(data: dict[str, object]) -> None:
+    """The `custom` stream event a client sees when the answer restarts on another model."""
+    try:
+        writer = get_stream_writer()
+    except RuntimeError:  # outside a graph run (an agent called by hand)
+        return
+    with contextlib.suppress(Exception):
+        writer({"type": "model_fallback", **data})
+
+
 class LLMErrorMiddleware(AgentMiddleware):
     def __init__(
         self,
@@ -185,6 +245,9 @@ class LLMErrorMiddleware(AgentMiddleware):
         max_attempts: int = 3,
         base_delay_s: float = 0.5,
         max_delay_s: float = 8.0,
+        fallbacks: Sequence[ChainLink] = (),
+        fallback_on: frozenset[str] = frozenset(),
+        ports: GovernancePorts | None = None,
     ) -> None:
         super().__init__()
         self.model_name = model_name
@@ -192,6 +255,11 @@ class LLMErrorMiddleware(AgentMiddleware):
         self.max_attempts = max(1, max_attempts)
         self.base_delay_s = base_delay_s
         self.max_delay_s = max_delay_s
+        self.chain = [
+            ChainLink(model_name, None, self.max_attempts, fallback_on),
+            *fallbacks,
+        ]
+        self.ports = ports
 
     def delay_s(self, attempt: int, exc: BaseException) -> float:
         hinted = retry_after_s(exc)
@@ -204,52 +272,131 @@ class LLMErrorMiddleware(AgentMiddleware):
         log.warning("model %s failed (%s): %s", self.model_name, reason, exc)
         return ModelResponse(result=[fallback_message(reason, exc)])
 
-    async def awrap_model_call(
+    def _falls_back(self, link: ChainLink, reason: str) -> bool:
+        return reason in RETRYABLE_REASONS or reason in link.fallback_on
+
+    def _end(self, failures: list[tuple[str, str, BaseException | None]]) -> ModelResponse:
+        """No model answered: one model keeps the readable error message; a chain ends the
+        run with an error naming every model's failure."""
+        if len(self.chain) > 1:
+            raise ModelChainError(failures)
+        name, reason, exc = failures[-1]
+        if exc is None:
+            return ModelResponse(result=[fallback_message(reason, None)])
+        log.warning("model %s failed (%s): %s", name, reason, exc)
+        return ModelResponse(result=[fallback_message(reason, exc)])
+
+    async def _announce(self, failed: str, reason: str, exc: BaseException | None, to: str) -> None:
+        """A fallback: a log line, a stream event, a callback event (the metric) and an
+        audit record."""
+        detail = f"{type(exc).__name__}: {str(exc)[:300]}" if exc is not None else reason
+        log.warning("model %s failed (%s), falling back to %s: %s", failed, reason, to, detail)
+        data: dict[str, object] = {"from": failed, "to": to, "reason": reason, "detail": detail}
+        _stream_fallback_event(data)
+        with contextlib.suppress(RuntimeError):  # no callback context: nothing listens
+            await adispatch_custom_event("pronghorn_model_fallback", data)
+        if self.ports is not None:
+            who = identity_of(_run_config())
+            with contextlib.suppress(Exception):
+                await self.ports.audit(
+                    "model.fallback", actor=who.owner_id, target=who.run_id, detail=data
+                )
+
+    async def _attempts(
         self,
+        link: ChainLink,
         request: ModelRequest,
         handler: Callable[[ModelRequest], Awaitable[ModelResponse]],
-    ) -> ModelResponse:
-        if not self.breakers.allow(self.model_name):
-            return ModelResponse(result=[fallback_message("circuit_open", None)])
-        for attempt in range(self.max_attempts):
+    ) -> ModelResponse | BaseException:
+        for attempt in range(link.max_attempts):
             try:
                 response = await handler(request)
             except (GraphBubbleUp, asyncio.CancelledError):
                 raise
             except Exception as exc:
                 if not is_transient(exc):
-                    return self._give_up(exc)
-                self.breakers.failure(self.model_name)
-                if attempt + 1 >= self.max_attempts or self.breakers.is_open(self.model_name):
-                    return self._give_up(exc)
+                    return exc
+                self.breakers.failure(link.name)
+                if attempt + 1 >= link.max_attempts or self.breakers.is_open(link.name):
+                    return exc
                 delay = self.delay_s(attempt, exc)
-                log.info(
-                    "model %s: %s, retry %d in %.2fs", self.model_name, exc, attempt + 1, delay
-                )
+                log.info("model %s: %s, retry %d in %.2fs", link.name, exc, attempt + 1, delay)
                 await asyncio.sleep(delay)
                 continue
-            self.breakers.success(self.model_name)
+            self.breakers.success(link.name)
             return response
         raise AssertionError("unreachable")
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest,
+        handler: Callable[[ModelRequest], Awaitable[ModelResponse]],
+    ) -> ModelResponse:
+        failures: list[tuple[str, str, BaseException | None]] = []
+        for i, link in enumerate(self.chain):
+            if failures:
+                await self._announce(*failures[-1], to=link.name)
+            if not self.breakers.allow(link.name):
+                failures.append((link.name, "circuit_open", None))
+                continue
+            call = request if link.model is None else request.override(model=link.model)
+            outcome = await self._attempts(link, call, handler)
+            if isinstance(outcome, ModelResponse):
+                return _tag(outcome, link.name, [f[0] for f in failures])
+            reason = classify(outcome)
+            failures.append((link.name, reason, outcome))
+            if i + 1 < len(self.chain) and not self._falls_back(link, reason):
+                break
+        return self._end(failures)
 
     def wrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
     ) -> ModelResponse:
-        if not self.breakers.allow(self.model_name):
-            return ModelResponse(result=[fallback_message("circuit_open", None)])
-        for attempt in range(self.max_attempts):
+        failures: list[tuple[str, str, BaseException | None]] = []
+        for i, link in enumerate(self.chain):
+            if failures:
+                name, reason, _ = failures[-1]
+                log.warning("model %s failed (%s), falling back to %s", name, reason, link.name)
+                _stream_fallback_event({"from": name, "to": link.name, "reason": reason})
+            if not self.breakers.allow(link.name):
+                failures.append((link.name, "circuit_open", None))
+                continue
+            call = request if link.model is None else request.override(model=link.model)
+            outcome = self._attempts_sync(link, call, handler)
+            if isinstance(outcome, ModelResponse):
+                return _tag(outcome, link.name, [f[0] for f in failures])
+            reason = classify(outcome)
+            failures.append((link.name, reason, outcome))
+            if i + 1 < len(self.chain) and not self._falls_back(link, reason):
+                break
+        return self._end(failures)
+
+    def _attempts_sync(
+        self,
+        link: ChainLink,
+        request: ModelRequest,
+        handler: Callable[[ModelRequest], ModelResponse],
+    ) -> ModelResponse | BaseException:
+        for attempt in range(link.max_attempts):
             try:
                 response = handler(request)
             except GraphBubbleUp:
                 raise
             except Exception as exc:
                 if not is_transient(exc):
-                    return self._give_up(exc)
-                self.breakers.failure(self.model_name)
-                if attempt + 1 >= self.max_attempts or self.breakers.is_open(self.model_name):
-                    return self._give_up(exc)
+                    return exc
+                self.breakers.failure(link.name)
+                if attempt + 1 >= link.max_attempts or self.breakers.is_open(link.name):
+                    return exc
                 time.sleep(self.delay_s(attempt, exc))
                 continue
-            self.breakers.success(self.model_name)
+            self.breakers.success(link.name)
             return response
         raise AssertionError("unreachable")
+
+
+def _run_config() -> dict[str, object]:
+    try:
+        return dict(get_config())
+    except RuntimeError:
+        return {}

@@ -8,11 +8,12 @@ import warnings
 from collections.abc import AsyncIterator
 from typing import Any, Literal, cast
 
-from fastapi import APIRouter, Body, Depends, Query, Response
+from fastapi import APIRouter, Body, Depends, Query, Request, Response
 from pydantic import BaseModel, Field
 
 from pronghorn.gateway.deps import check_uuid, get_access, get_runtime
 from pronghorn.gateway.errors import ApiError
+from pronghorn.gateway.idempotency import idempotent, json_record
 from pronghorn.gateway.models.errors import errors
 from pronghorn.gateway.models.langgraph import (
     Assistant,
@@ -96,24 +97,30 @@ def _select(items: list[dict[str, Any]], select: list[str] | None) -> list[dict[
     responses={200: {"links": ASSISTANT_LINKS}, **errors(404, 409, 422)},
 )
 async def create_assistant(
+    request: Request,
     body: AssistantCreate,
     runtime: Runtime = Depends(get_runtime),
     access: Access = Depends(get_access),
-) -> JSONResponse:
+) -> Response:
     assistant_id = check_uuid(body.assistant_id, "assistant") if body.assistant_id else None
-    created = await service.create(
-        runtime,
-        access,
-        graph_id=body.graph_id,
-        assistant_id=assistant_id,
-        config=body.config or {},
-        context=body.context or {},
-        metadata=body.metadata or {},
-        if_exists=body.if_exists,
-        name=body.name or "Untitled",
-        description=body.description,
-    )
-    return JSONResponse(created)
+
+    async def act() -> tuple[Response, dict[str, Any]]:
+        created = await service.create(
+            runtime,
+            access,
+            graph_id=body.graph_id,
+            assistant_id=assistant_id,
+            config=body.config or {},
+            context=body.context or {},
+            metadata=body.metadata or {},
+            if_exists=body.if_exists,
+            name=body.name or "Untitled",
+            description=body.description,
+        )
+        response = JSONResponse(created)
+        return response, json_record(response)
+
+    return await idempotent(request, runtime, access, act)
 
 
 @router.post("/search", response_model=list[AssistantSelection], responses=errors(422))

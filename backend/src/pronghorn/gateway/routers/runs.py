@@ -12,6 +12,7 @@ from pydantic import TypeAdapter, ValidationError
 from pronghorn.auth.authorizer import Action
 from pronghorn.gateway.deps import check_uuid, get_access, get_runtime
 from pronghorn.gateway.errors import ApiError, invalid, not_found
+from pronghorn.gateway.idempotency import Replayer, idempotent, json_record, replay_json
 from pronghorn.gateway.models.bodies import json_body
 from pronghorn.gateway.models.errors import errors
 from pronghorn.gateway.models.langgraph import Run, RunOutput, RunsCancel, RunSelection
@@ -109,6 +110,43 @@ def _wait_response(
     )
 
 
+def _run_record(job: Job, kind: str, stateless: bool) -> dict[str, Any]:
+    """What a retried /stream or /wait with the same Idempotency-Key re-attaches to."""
+    return {"kind": kind, "run_id": job.run_id, "thread_id": job.thread_id, "stateless": stateless}
+
+
+def _replayer(runtime: Runtime, access: Access) -> Replayer:
+    async def replay(record: dict[str, Any]) -> Response:
+        if record.get("kind") == "json":
+            return await replay_json(record)
+        run_id, thread_id = str(record["run_id"]), str(record["thread_id"])
+        job = runtime.runs.active(run_id)
+        if record["kind"] == "stream":
+            await _broker_ready(runtime)
+            if job is not None:
+                return _stream_job(runtime, job, stateless=bool(record["stateless"]))
+            base = (
+                f"{PREFIX}/runs/{run_id}"
+                if record["stateless"]
+                else f"{PREFIX}/threads/{thread_id}/runs/{run_id}"
+            )
+            return sse_response(
+                runtime.broker.subscribe(run_id, 0),
+                heartbeat_s=runtime.config.streaming.heartbeat_s,
+                headers={
+                    "Location": f"{base}/stream",
+                    "Content-Location": f"{PREFIX}/threads/{thread_id}/runs/{run_id}",
+                },
+            )
+        if job is not None:
+            return _wait_response(
+                runtime, job, stateless=bool(record["stateless"]), cancel_on_disconnect=False
+            )
+        return await _join(runtime, access, thread_id, run_id)
+
+    return replay
+
+
 # -- create ----------------------------------------------------------------------------
 @router.post(
     "/threads/{thread_id}/runs",
@@ -118,14 +156,21 @@ def _wait_response(
 )
 async def create_run(
     thread_id: str,
+    request: Request,
     body: Any = Body(...),
     runtime: Runtime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     tid = check_uuid(thread_id, "thread")
-    job = await runtime.runs.create(tid, _parse(body), access)
-    _, content = _run_paths(job, False)
-    return JSONResponse(job.run, headers={"Content-Location": content})
+    req = _parse(body)
+
+    async def act() -> tuple[Response, dict[str, Any]]:
+        job = await runtime.runs.create(tid, req, access)
+        _, content = _run_paths(job, False)
+        response = JSONResponse(job.run, headers={"Content-Location": content})
+        return response, json_record(response)
+
+    return await idempotent(request, runtime, access, act)
 
 
 @router.post(
@@ -136,13 +181,19 @@ async def create_run(
 )
 async def stream_run(
     thread_id: str,
+    request: Request,
     body: Any = Body(...),
     runtime: Runtime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     tid = check_uuid(thread_id, "thread")
-    job = await runtime.runs.create(tid, _parse(body), access)
-    return _stream_job(runtime, job, stateless=False)
+    req = _parse(body)
+
+    async def act() -> tuple[Response, dict[str, Any]]:
+        job = await runtime.runs.create(tid, req, access)
+        return _stream_job(runtime, job, stateless=False), _run_record(job, "stream", False)
+
+    return await idempotent(request, runtime, access, act, _replayer(runtime, access))
 
 
 @router.post(
@@ -153,16 +204,22 @@ async def stream_run(
 )
 async def wait_run(
     thread_id: str,
+    request: Request,
     body: Any = Body(...),
     runtime: Runtime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     tid = check_uuid(thread_id, "thread")
     req = _parse(body)
-    job = await runtime.runs.create(tid, req, access)
-    return _wait_response(
-        runtime, job, stateless=False, cancel_on_disconnect=req.on_disconnect == "cancel"
-    )
+
+    async def act() -> tuple[Response, dict[str, Any]]:
+        job = await runtime.runs.create(tid, req, access)
+        response = _wait_response(
+            runtime, job, stateless=False, cancel_on_disconnect=req.on_disconnect == "cancel"
+        )
+        return response, _run_record(job, "wait", False)
+
+    return await idempotent(request, runtime, access, act, _replayer(runtime, access))
 
 
 @router.post(
@@ -172,13 +229,20 @@ async def wait_run(
     openapi_extra=json_body(RunCreate),
 )
 async def create_stateless(
+    request: Request,
     body: Any = Body(...),
     runtime: Runtime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
-    job = await runtime.runs.create(None, _parse(body), access)
-    _, content = _run_paths(job, True)
-    return JSONResponse(job.run, headers={"Content-Location": content})
+    req = _parse(body)
+
+    async def act() -> tuple[Response, dict[str, Any]]:
+        job = await runtime.runs.create(None, req, access)
+        _, content = _run_paths(job, True)
+        response = JSONResponse(job.run, headers={"Content-Location": content})
+        return response, json_record(response)
+
+    return await idempotent(request, runtime, access, act)
 
 
 @router.post(
@@ -188,12 +252,18 @@ async def create_stateless(
     openapi_extra=json_body(RunCreate),
 )
 async def stream_stateless(
+    request: Request,
     body: Any = Body(...),
     runtime: Runtime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
-    job = await runtime.runs.create(None, _parse(body), access)
-    return _stream_job(runtime, job, stateless=True)
+    req = _parse(body)
+
+    async def act() -> tuple[Response, dict[str, Any]]:
+        job = await runtime.runs.create(None, req, access)
+        return _stream_job(runtime, job, stateless=True), _run_record(job, "stream", True)
+
+    return await idempotent(request, runtime, access, act, _replayer(runtime, access))
 
 
 @router.post(
@@ -203,15 +273,21 @@ async def stream_stateless(
     openapi_extra=json_body(RunCreate),
 )
 async def wait_stateless(
+    request: Request,
     body: Any = Body(...),
     runtime: Runtime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     req = _parse(body)
-    job = await runtime.runs.create(None, req, access)
-    return _wait_response(
-        runtime, job, stateless=True, cancel_on_disconnect=req.on_disconnect == "cancel"
-    )
+
+    async def act() -> tuple[Response, dict[str, Any]]:
+        job = await runtime.runs.create(None, req, access)
+        response = _wait_response(
+            runtime, job, stateless=True, cancel_on_disconnect=req.on_disconnect == "cancel"
+        )
+        return response, _run_record(job, "wait", True)
+
+    return await idempotent(request, runtime, access, act, _replayer(runtime, access))
 
 
 @router.post(
@@ -221,6 +297,7 @@ async def wait_stateless(
     openapi_extra=json_body(TypeAdapter(list[RunCreate])),
 )
 async def create_batch(
+    request: Request,
     body: Any = Body(...),
     runtime: Runtime = Depends(get_runtime),
     access: Access = Depends(get_access),
@@ -229,11 +306,16 @@ async def create_batch(
         raise ApiError(422, "Request body must be a JSON array of runs")
     # validate all before creating any
     requests = [_parse(item) for item in cast("list[Any]", body)]
-    for req in requests:
-        await runtime.runs.precheck(req, access)
-    await runtime.runs.check_room(access, len(requests))
-    jobs = [await runtime.runs.create(None, req, access) for req in requests]
-    return JSONResponse([j.run for j in jobs])
+
+    async def act() -> tuple[Response, dict[str, Any]]:
+        for req in requests:
+            await runtime.runs.precheck(req, access)
+        await runtime.runs.check_room(access, len(requests))
+        jobs = [await runtime.runs.create(None, req, access) for req in requests]
+        response = JSONResponse([j.run for j in jobs])
+        return response, json_record(response)
+
+    return await idempotent(request, runtime, access, act)
 
 
 @router.post(

@@ -74,9 +74,12 @@ async def info(runtime: Runtime = Depends(get_runtime)) -> dict[str, Any]:
 async def config_status(
     runtime: Runtime = Depends(get_runtime), principal: Principal = Depends(get_principal)
 ) -> dict[str, Any]:
-    """This replica's config status; for admins also `replica_id` (this one) and `replicas`
+    """This replica's config status (`source_path` only for admins); for admins also
+    `replica_id` (this one) and `replicas`
     (every live replica's card: which config version each runs, and its load)."""
     status = runtime.settings.status()
+    if not principal.is_admin:  # where the config lives on the host is the admins' business
+        status["source_path"] = None
     last = runtime.graphs.last_reload
     status["graphs"] = {
         "loaded": runtime.graphs.ids(),

@@ -6,10 +6,11 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal, cast
 
-from fastapi import APIRouter, Body, Depends, Header, Query, Response
+from fastapi import APIRouter, Body, Depends, Header, Query, Request, Response
 from pydantic import AfterValidator, BaseModel, Field, model_validator
 
 from pronghorn.gateway.deps import check_uuid, get_access, get_runtime
+from pronghorn.gateway.idempotency import idempotent, json_record
 from pronghorn.gateway.models.errors import errors
 from pronghorn.gateway.models.langgraph import (
     Thread,
@@ -144,10 +145,11 @@ class HistorySearch(BaseModel):
     responses={200: {"links": THREAD_LINKS}, **errors(404, 409, 422)},
 )
 async def create_thread(
+    request: Request,
     body: ThreadCreate = Body(default_factory=ThreadCreate),
     runtime: Runtime = Depends(get_runtime),
     access: Access = Depends(get_access),
-) -> JSONResponse:
+) -> Response:
     new = service.NewThread(
         thread_id=check_uuid(body.thread_id, "thread") if body.thread_id else None,
         metadata=dict(body.metadata or {}),
@@ -156,7 +158,12 @@ async def create_thread(
         ttl=_ttl(body.ttl),
         supersteps=body.supersteps,
     )
-    return JSONResponse(await service.create(runtime, access, new))
+
+    async def act() -> tuple[Response, dict[str, Any]]:
+        response = JSONResponse(await service.create(runtime, access, new))
+        return response, json_record(response)
+
+    return await idempotent(request, runtime, access, act)
 
 
 def _extract(doc: dict[str, Any], path: str) -> Any:

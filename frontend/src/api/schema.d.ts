@@ -81,7 +81,8 @@ export interface paths {
         };
         /**
          * Config Status
-         * @description This replica's config status; for admins also `replica_id` (this one) and `replicas`
+         * @description This replica's config status (`source_path` only for admins); for admins also
+         *     `replica_id` (this one) and `replicas`
          *     (every live replica's card: which config version each runs, and its load).
          */
         get: operations["config_status_api_config_status_get"];

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 from collections import Counter
 from dataclasses import dataclass
 
 from pronghorn.channels.dispatcher import Dispatcher, target_of
-from pronghorn.channels.driver import RunDriver, Turn
+from pronghorn.channels.driver import Asked, RunDriver, Turn
 from pronghorn.channels.errors import PlatformError
 from pronghorn.channels.transport import Transport
 from pronghorn.channels.types import ChannelCounts, Inbound
@@ -105,6 +106,11 @@ class Channel:
             finally:
                 self.queue.task_done()
 
+    def _asked(self, turn: Turn, asked: Asked) -> None:
+        """What `turn` ends asking, heard before the question is posted."""
+        if asked == "clarification":
+            self.dispatcher.question_asked(turn)
+
     def _spawn(self, turn: Turn) -> None:
         thread_id = turn.job.thread_id
         self._active[thread_id] += 1
@@ -114,11 +120,10 @@ class Channel:
             counted = True  # this turn's run counts as the thread's active one
             try:
                 while current is not None:
-                    asked = await self.driver.drive(current)
+                    record = functools.partial(self._asked, current)
+                    asked = await self.driver.drive(current, record)
                     self._release(thread_id)
                     counted = False
-                    if asked == "clarification":
-                        self.dispatcher.question_asked(current)
                     if asked != "approval":
                         return
                     # Not counted while waiting: the user's answer must see the pending

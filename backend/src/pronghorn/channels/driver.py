@@ -148,11 +148,15 @@ class RunDriver:
         self.broker = broker
         self.counts = counts
 
-    async def drive(self, turn: Turn) -> Asked | None:
+    async def drive(
+        self, turn: Turn, asking: Callable[[Asked], None] | None = None
+    ) -> Asked | None:
         """Follow the run to its end and reply; a platform failure is logged, never raised.
-        What the run ended asking in the chat (a tool approval, a clarification), if any."""
+        What the run ended asking in the chat (a tool approval, a clarification), if any;
+        `asking` hears it before the question is posted, so the user's answer, however
+        quick, finds it recorded."""
         try:
-            return await self._drive(turn)
+            return await self._drive(turn, asking)
         except PlatformError as exc:
             self.counts.errors += 1
             log.error(
@@ -190,7 +194,7 @@ class RunDriver:
             return dataclasses.replace(turn, job=job)
         return None
 
-    async def _drive(self, turn: Turn) -> Asked | None:
+    async def _drive(self, turn: Turn, asking: Callable[[Asked], None] | None) -> Asked | None:
         t = self.transport
         job = turn.job
         placeholder: Sent | None = await t.send(turn.target, WORKING) if t.supports_edit else None
@@ -221,6 +225,8 @@ class RunDriver:
             answer, asked = question, "clarification"
         else:
             answer, asked = final_answer(output) or EMPTY, None
+        if asked is not None and asking is not None:
+            asking(asked)
         pieces = fit(answer, t.max_text, t.render)
         if placeholder is not None:
             limited_until = pump.limited_until if pump is not None else 0.0

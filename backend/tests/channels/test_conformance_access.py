@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from channels.kit import OK, scripted_config
-from channels.platforms import ALL, Chat, Platform, WeCom
-from channels.test_conformance import HELLO, settled
+from channels.platforms import ALL, Chat, Platform
+from channels.test_conformance import HELLO, settled, start_gateway
 from support.inproc import InProcessServer
 
 LISTED = 990_001  # the fixed chat whose user the allow-list names
@@ -46,11 +46,7 @@ def srv(
             **{name: {**p.section(), "retry_max_s": 2} for name, p in platforms.items()},
         },
     )
-    server = InProcessServer(tmp_path_factory.mktemp(f"access-{mode}"), cfg).start(timeout=120)
-    for platform in platforms.values():
-        if isinstance(platform, WeCom):
-            platform.gateway = server
-        platform.ready()
+    server = start_gateway(tmp_path_factory.mktemp(f"access-{mode}"), cfg, platforms)
     yield server
     server.stop()
 

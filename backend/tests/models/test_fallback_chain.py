@@ -17,6 +17,7 @@ from fakes.openai_server import FakeOpenAIServer, Reply
 from pronghorn.config.schema import AppConfig
 from pronghorn.models import ModelFactory
 from support.inproc import InProcessServer
+from support.sse import sse_events
 
 API = "/api/langgraph"
 
@@ -43,20 +44,6 @@ def agent_calls(server: FakeOpenAIServer) -> int:
     """The lead agent's calls to a server (the title of a new thread is asked of the run's
     own model too, outside the chain)."""
     return sum("title only" not in json.dumps(r.body) for r in server.requests)
-
-
-def sse_events(text: str) -> list[tuple[str, Any]]:
-    out: list[tuple[str, Any]] = []
-    for block in text.replace("\r\n", "\n").split("\n\n"):
-        event, data = "", ""
-        for line in block.splitlines():
-            if line.startswith("event: "):
-                event = line[7:]
-            elif line.startswith("data: "):
-                data += line[6:]
-        if event:
-            out.append((event, json.loads(data) if data else None))
-    return out
 
 
 def run_stream(app: InProcessServer, model: str, text: str = "hi") -> tuple[str, list]:

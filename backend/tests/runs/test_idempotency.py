@@ -15,6 +15,7 @@ import pytest
 
 from runs.runkit import human
 from support.inproc import InProcessServer
+from support.sse import sse_events
 
 API = "/api/langgraph"
 
@@ -31,20 +32,6 @@ def runs_of(http: httpx.Client, tid: str) -> list[dict[str, Any]]:
     resp = http.get(f"{API}/threads/{tid}/runs", params={"limit": 100})
     assert resp.status_code == 200, resp.text
     return resp.json()
-
-
-def sse_events(text: str) -> list[tuple[str, Any]]:
-    out: list[tuple[str, Any]] = []
-    for block in text.replace("\r\n", "\n").split("\n\n"):
-        event, data = "", ""
-        for line in block.splitlines():
-            if line.startswith("event: "):
-                event = line[7:]
-            elif line.startswith("data: "):
-                data += line[6:]
-        if event:
-            out.append((event, json.loads(data) if data else None))
-    return out
 
 
 def test_same_key_same_body_returns_the_first_run(server: InProcessServer):

@@ -286,13 +286,34 @@ class LLMErrorMiddleware(AgentMiddleware):
         log.warning("model %s failed (%s): %s", name, reason, exc)
         return ModelResponse(result=[fallback_message(reason, exc)])
 
-    async def _announce(self, failed: str, reason: str, exc: BaseException | None, to: str) -> None:
-        """A fallback: a log line, a stream event, a callback event (the metric) and an
-        audit record."""
+    def _after(
+        self,
+        i: int,
+        link: ChainLink,
+        outcome: ModelResponse | BaseException,
+        failures: list[tuple[str, str, BaseException | None]],
+    ) -> ModelResponse | bool:
+        """One link's outcome: the tagged answer, or whether to go on to the next link (the
+        failure is recorded either way). Shared by the async and the sync walk."""
+        if isinstance(outcome, ModelResponse):
+            return _tag(outcome, link.name, [f[0] for f in failures])
+        reason = classify(outcome)
+        failures.append((link.name, reason, outcome))
+        return i + 1 == len(self.chain) or self._falls_back(link, reason)
+
+    @staticmethod
+    def _told(failed: str, reason: str, exc: BaseException | None, to: str) -> dict[str, object]:
+        """A fallback's log line and stream event (both walks); returns the event's data."""
         detail = f"{type(exc).__name__}: {str(exc)[:300]}" if exc is not None else reason
         log.warning("model %s failed (%s), falling back to %s: %s", failed, reason, to, detail)
         data: dict[str, object] = {"from": failed, "to": to, "reason": reason, "detail": detail}
         _stream_fallback_event(data)
+        return data
+
+    async def _announce(self, failed: str, reason: str, exc: BaseException | None, to: str) -> None:
+        """A fallback: a log line, a stream event, a callback event (the metric) and an
+        audit record."""
+        data = self._told(failed, reason, exc, to)
         with contextlib.suppress(RuntimeError):  # no callback context: nothing listens
             await adispatch_custom_event("pronghorn_model_fallback", data)
         if self.ports is not None:
@@ -340,12 +361,10 @@ class LLMErrorMiddleware(AgentMiddleware):
                 failures.append((link.name, "circuit_open", None))
                 continue
             call = request if link.model is None else request.override(model=link.model)
-            outcome = await self._attempts(link, call, handler)
-            if isinstance(outcome, ModelResponse):
-                return _tag(outcome, link.name, [f[0] for f in failures])
-            reason = classify(outcome)
-            failures.append((link.name, reason, outcome))
-            if i + 1 < len(self.chain) and not self._falls_back(link, reason):
+            step = self._after(i, link, await self._attempts(link, call, handler), failures)
+            if isinstance(step, ModelResponse):
+                return step
+            if not step:
                 break
         return self._end(failures)
 
@@ -354,20 +373,16 @@ class LLMErrorMiddleware(AgentMiddleware):
     ) -> ModelResponse:
         failures: list[tuple[str, str, BaseException | None]] = []
         for i, link in enumerate(self.chain):
-            if failures:
-                name, reason, _ = failures[-1]
-                log.warning("model %s failed (%s), falling back to %s", name, reason, link.name)
-                _stream_fallback_event({"from": name, "to": link.name, "reason": reason})
+            if failures:  # no callback loop to dispatch the metric event or the audit from
+                self._told(*failures[-1], to=link.name)
             if not self.breakers.allow(link.name):
                 failures.append((link.name, "circuit_open", None))
                 continue
             call = request if link.model is None else request.override(model=link.model)
-            outcome = self._attempts_sync(link, call, handler)
-            if isinstance(outcome, ModelResponse):
-                return _tag(outcome, link.name, [f[0] for f in failures])
-            reason = classify(outcome)
-            failures.append((link.name, reason, outcome))
-            if i + 1 < len(self.chain) and not self._falls_back(link, reason):
+            step = self._after(i, link, self._attempts_sync(link, call, handler), failures)
+            if isinstance(step, ModelResponse):
+                return step
+            if not step:
                 break
         return self._end(failures)
 

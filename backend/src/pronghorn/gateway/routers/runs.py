@@ -110,6 +110,14 @@ def _wait_response(
     )
 
 
+def _created(job: Job, *, stateless: bool) -> tuple[Response, dict[str, Any]]:
+    """A created run's answer (the run, with its Content-Location) and its idempotency
+    record."""
+    _, content = _run_paths(job, stateless)
+    response = JSONResponse(job.run, headers={"Content-Location": content})
+    return response, json_record(response)
+
+
 def _run_record(job: Job, kind: str, stateless: bool) -> dict[str, Any]:
     """What a retried /stream or /wait with the same Idempotency-Key re-attaches to."""
     return {"kind": kind, "run_id": job.run_id, "thread_id": job.thread_id, "stateless": stateless}
@@ -166,9 +174,7 @@ async def create_run(
 
     async def act() -> tuple[Response, dict[str, Any]]:
         job = await runtime.runs.create(tid, req, access)
-        _, content = _run_paths(job, False)
-        response = JSONResponse(job.run, headers={"Content-Location": content})
-        return response, json_record(response)
+        return _created(job, stateless=False)
 
     return await idempotent(request, runtime, access, act)
 
@@ -238,9 +244,7 @@ async def create_stateless(
 
     async def act() -> tuple[Response, dict[str, Any]]:
         job = await runtime.runs.create(None, req, access)
-        _, content = _run_paths(job, True)
-        response = JSONResponse(job.run, headers={"Content-Location": content})
-        return response, json_record(response)
+        return _created(job, stateless=True)
 
     return await idempotent(request, runtime, access, act)
 

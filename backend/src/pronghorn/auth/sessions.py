@@ -16,6 +16,9 @@ from pronghorn.persistence.repos.common import now
 from pronghorn.persistence.repos.users import User
 
 COOKIE_NAME = "pronghorn_session"
+# DeerFlow's web UI (and its Next server) look for the session under this name; it holds
+# the same kind of session token (gateway/routers/deerflow_auth.py sets it).
+DEERFLOW_COOKIE_NAME = "access_token"
 DEFAULT_TTL = timedelta(days=14)
 TOUCH_EVERY = timedelta(minutes=1)
 

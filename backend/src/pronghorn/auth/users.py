@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from pronghorn.auth.errors import AccountError
 from pronghorn.auth.passwords import hash_password, verify_password
@@ -19,6 +20,7 @@ from pronghorn.persistence.repos.users import Role, User
 
 __all__ = [
     "User",
+    "by_login",
     "by_username",
     "check_login",
     "count",
@@ -30,6 +32,7 @@ __all__ = [
 ]
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$")
+EMAIL_RE = re.compile(r"^[^@\s]{1,64}@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$")
 ROLES: tuple[Role, ...] = ("admin", "user")
 
 
@@ -42,6 +45,29 @@ def check_username(username: str) -> str:
             422,
         )
     return name
+
+
+def check_email(email: str) -> str:
+    """An address-shaped email (local@domain.tld, at most 254 characters); '' clears it."""
+    address = email.strip()
+    if address and (len(address) > 254 or not EMAIL_RE.fullmatch(address)):
+        raise AccountError("email: an address like name@example.com", 422)
+    return address
+
+
+async def _check_login_names_free(
+    conn: AsyncConnection, *, username: str | None, email: str | None, user_id: str | None
+) -> None:
+    """A login name (username or email) names one account: refuse (409) an email that is
+    another account's username or email, or a username that is another account's email."""
+    if email:
+        for other in (await repo.by_username(conn, email), await repo.by_email(conn, email)):
+            if other is not None and other.id != user_id:
+                raise AccountError(f"Email {email!r} is already used by another account", 409)
+    if username:
+        other = await repo.by_email(conn, username)
+        if other is not None and other.id != user_id:
+            raise AccountError(f"User {username!r} already exists", 409)
 
 
 def check_role(role: str) -> Role:
@@ -73,6 +99,14 @@ async def by_username(db: Database, username: str) -> User | None:
         return await repo.by_username(conn, username)
 
 
+async def by_login(db: Database, name: str) -> User | None:
+    """The user a login name (a username or an email) names."""
+    if len(name) > 255:
+        return None
+    async with db.read() as conn:
+        return await repo.by_login(conn, name)
+
+
 async def list_users(db: Database) -> list[User]:
     async with db.read() as conn:
         return await repo.list_all(conn)
@@ -86,12 +120,14 @@ async def create(
     display_name: str | None = None,
     role: str = "user",
     only_if_first: bool = False,
+    email: str | None = None,
 ) -> User:
     """A new user (409 if the name is taken). `only_if_first`: refuse (409) unless there is
     no user yet — the setup of the first admin, checked in the same transaction."""
     name = check_username(username)
     checked_role = check_role(role)
     shown = check_display_name(display_name or "") or name
+    address = check_email(email) if email is not None else ""
     hashed = await hash_password(password) if password is not None else None
     try:
         async with db.tx() as conn:
@@ -99,8 +135,14 @@ async def create(
                 raise AccountError("Setup is already done: an admin exists", 409)
             if await repo.by_username(conn, name) is not None:
                 raise AccountError(f"User {name!r} already exists", 409)
+            await _check_login_names_free(conn, username=name, email=address, user_id=None)
             return await repo.insert_user(
-                conn, username=name, display_name=shown, role=checked_role, password_hash=hashed
+                conn,
+                username=name,
+                display_name=shown,
+                role=checked_role,
+                password_hash=hashed,
+                email=address or None,
             )
     except IntegrityError:  # a concurrent create of the same name
         raise AccountError(f"User {name!r} already exists", 409) from None
@@ -149,10 +191,9 @@ async def find_or_create_external(
 
 
 async def check_login(db: Database, username: str, password: str) -> User | None:
-    """The user if the name and password match and the user is enabled; None otherwise
-    (in about the same time whether or not the user exists)."""
-    async with db.read() as conn:
-        user = await repo.by_username(conn, username) if len(username) <= 255 else None
+    """The user if the login name (username or email) and password match and the user is
+    enabled; None otherwise (in about the same time whether or not the user exists)."""
+    user = await by_login(db, username)
     stored = user.password_hash if user is not None else None
     if not await verify_password(stored, password):
         return None
@@ -169,9 +210,12 @@ async def update(
     role: str | None = None,
     disabled: bool | None = None,
     password: str | None = None,
+    email: str | None = None,
 ) -> tuple[User, User]:
-    """Apply the changes; returns (before, after). Refuses (409) to leave no enabled admin."""
+    """Apply the changes; returns (before, after). Refuses (409) to leave no enabled admin.
+    `email=""` removes the user's email."""
     new_role = check_role(role) if role is not None else None
+    address = check_email(email) if email is not None else None
     shown = check_display_name(display_name) if display_name is not None else None
     hashed = await hash_password(password) if password is not None else None
     async with db.tx() as conn:
@@ -185,6 +229,8 @@ async def update(
         )
         if loses_admin and await repo.count_admins(conn) <= 1:
             raise AccountError("Refused: this is the last enabled admin", 409)
+        if address:
+            await _check_login_names_free(conn, username=None, email=address, user_id=user_id)
         after = await repo.update_user(
             conn,
             user_id,
@@ -192,6 +238,7 @@ async def update(
             role=new_role,
             disabled=disabled,
             password_hash=hashed,
+            email=address,
         )
         assert after is not None
         if hashed is not None or disabled is True:

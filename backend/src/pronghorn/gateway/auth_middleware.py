@@ -25,6 +25,13 @@ PUBLIC_PATHS = frozenset(
         "/api/auth/login",
         "/api/auth/setup",
         "/api/auth/config",
+        # DeerFlow's login screens (gateway/routers/deerflow_auth.py)
+        "/api/v1/auth/login/local",
+        "/api/v1/auth/logout",
+        "/api/v1/auth/register",
+        "/api/v1/auth/initialize",
+        "/api/v1/auth/setup-status",
+        "/api/v1/auth/providers",
         "/api/langgraph/openapi.json",
         "/api/langgraph/docs",
         "/api/langgraph/ok",

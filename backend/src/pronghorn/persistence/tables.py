@@ -171,6 +171,8 @@ users = Table(
     Column("username", String(255), nullable=False),
     # lower(username): the unique index that makes names case-insensitive on every dialect
     Column("username_key", String(255), nullable=False, unique=True),
+    Column("email", String(255), nullable=True),  # optional; a login name like the username
+    Column("email_key", String(255), nullable=True),  # lower(email), unique when set
     Column("display_name", String(255), nullable=False, default=""),
     Column("role", String(16), nullable=False, default="user"),
     Column("disabled", Boolean, nullable=False, default=False),
@@ -181,6 +183,7 @@ users = Table(
     Column("created_at", Ts, nullable=False),
     Column("updated_at", Ts, nullable=False),
     UniqueConstraint("external_issuer", "external_subject", name="uq_users_external"),
+    UniqueConstraint("email_key", name="uq_users_email_key"),
 )
 
 sessions = Table(
@@ -348,4 +351,20 @@ idempotency_keys = Table(
     Column("result", Json, nullable=True),
     Column("updated_at", Ts, nullable=False),
     Column("expires_at", Ts, nullable=False, index=True),
+)
+
+# The files each run created, changed or deleted in its workspace (runtime/workspace_changes.py)
+workspace_changes = Table(
+    "workspace_changes",
+    metadata,
+    Column("run_id", String(64), primary_key=True),
+    Column(
+        "thread_id",
+        String(64),
+        ForeignKey("threads.thread_id", ondelete="CASCADE"),
+        nullable=False,
+        index=True,
+    ),
+    Column("changes", Json, nullable=False),
+    Column("created_at", Ts, nullable=False),
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class AuthUser(BaseModel):
@@ -10,6 +10,7 @@ class AuthUser(BaseModel):
 
     id: str
     username: str
+    email: str | None = Field(None, description="Optional; logs in like the username.")
     display_name: str | None
     role: str
     disabled: bool

@@ -113,6 +113,25 @@ async def setup(
     return await _logged_in(request, runtime, user, 201)
 
 
+async def password_login(request: Request, runtime: Runtime, name: str, password: str) -> User:
+    """Check a login name (username or email) and password under the failure limits (per
+    client IP and per account, whichever name the account was given by), with audit."""
+    require_local(runtime)
+    ip = client_ip(request)
+    named = await users.by_login(runtime.db, name)
+    account = username_key(named.username if named is not None else name)
+    limits = runtime.auth.limits
+    await limits.check(ip, account)
+    user = await users.check_login(runtime.db, name, password)
+    if user is None:
+        await limits.failed(ip, account)
+        await audit.record(runtime.db, "login.failed", target=name.strip()[:255], client_ip=ip)
+        raise AuthError(BAD_LOGIN)
+    await limits.succeeded(account)
+    await audit.record(runtime.db, "login", actor=user.id, target=user.username, client_ip=ip)
+    return user
+
+
 @router.post(
     "/login",
     response_model=None,
@@ -121,20 +140,7 @@ async def setup(
 async def login(
     body: LoginBody, request: Request, runtime: Runtime = Depends(get_runtime)
 ) -> Response:
-    require_local(runtime)
-    ip = client_ip(request)
-    account = username_key(body.username)
-    limits = runtime.auth.limits
-    await limits.check(ip, account)
-    user = await users.check_login(runtime.db, body.username, body.password)
-    if user is None:
-        await limits.failed(ip, account)
-        await audit.record(
-            runtime.db, "login.failed", target=body.username.strip()[:255], client_ip=ip
-        )
-        raise AuthError(BAD_LOGIN)
-    await limits.succeeded(account)
-    await audit.record(runtime.db, "login", actor=user.id, target=user.username, client_ip=ip)
+    user = await password_login(request, runtime, body.username, body.password)
     return await _logged_in(request, runtime, user, 200)
 
 

@@ -25,6 +25,7 @@ class UserCreate(BaseModel):
     password: str = Field(max_length=4096)
     display_name: str | None = Field(None, max_length=255)
     role: str = "user"
+    email: str | None = Field(None, max_length=255)
 
 
 class UserPatch(BaseModel):
@@ -34,6 +35,7 @@ class UserPatch(BaseModel):
     role: str | None = None
     disabled: bool | None = None
     password: str | None = Field(None, max_length=4096)
+    email: str | None = Field(None, max_length=255, description="'' removes it.")
 
 
 @router.get(
@@ -65,6 +67,7 @@ async def create_user(
         password=body.password,
         display_name=body.display_name,
         role=body.role,
+        email=body.email,
     )
     await audit.record(
         runtime.db,
@@ -96,6 +99,7 @@ async def update_user(
         role=body.role,
         disabled=body.disabled,
         password=body.password,
+        email=body.email,
     )
     changed = sorted(k for k, v in body.model_dump(exclude_unset=True).items() if v is not None)
     action = "user.disable" if after.disabled and not before.disabled else "user.update"

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, cast
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import func, insert, or_, select, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -22,6 +22,7 @@ class User:
     username: str
     display_name: str
     role: Role
+    email: str | None
     disabled: bool
     password_hash: str | None
     external_issuer: str | None
@@ -39,6 +40,7 @@ class User:
         return {
             "id": self.id,
             "username": self.username,
+            "email": self.email,
             "display_name": self.display_name,
             "role": self.role,
             "disabled": self.disabled,
@@ -50,6 +52,10 @@ def username_key(username: str) -> str:
     return username.strip().casefold()
 
 
+def email_key(email: str | None) -> str | None:
+    return email.strip().casefold() if email else None
+
+
 def from_row(row: RowMapping) -> User:
     created = as_utc(row["created_at"])
     updated = as_utc(row["updated_at"])
@@ -59,6 +65,7 @@ def from_row(row: RowMapping) -> User:
         username=row["username"],
         display_name=row["display_name"],
         role=cast(Role, row["role"]),
+        email=row["email"],
         disabled=bool(row["disabled"]),
         password_hash=row["password_hash"],
         external_issuer=row["external_issuer"],
@@ -78,6 +85,7 @@ async def insert_user(
     password_hash: str | None,
     external_issuer: str | None = None,
     external_subject: str | None = None,
+    email: str | None = None,
 ) -> User:
     ts = now()
     user_id = new_id()
@@ -86,6 +94,8 @@ async def insert_user(
             id=user_id,
             username=username,
             username_key=username_key(username),
+            email=email,
+            email_key=email_key(email),
             display_name=display_name,
             role=role,
             disabled=False,
@@ -111,6 +121,23 @@ async def by_username(conn: AsyncConnection, username: str) -> User | None:
     query = select(users).where(users.c.username_key == username_key(username))
     row = (await conn.execute(query)).mappings().first()
     return from_row(row) if row else None
+
+
+async def by_email(conn: AsyncConnection, email: str) -> User | None:
+    query = select(users).where(users.c.email_key == email_key(email))
+    row = (await conn.execute(query)).mappings().first()
+    return from_row(row) if row else None
+
+
+async def by_login(conn: AsyncConnection, name: str) -> User | None:
+    """The user whose username or email is `name` (case-insensitive); a username wins."""
+    key = username_key(name)
+    query = select(users).where(or_(users.c.username_key == key, users.c.email_key == key))
+    found = [from_row(row) for row in (await conn.execute(query)).mappings()]
+    for user in found:
+        if username_key(user.username) == key:
+            return user
+    return found[0] if found else None
 
 
 async def by_external(conn: AsyncConnection, issuer: str, subject: str) -> User | None:
@@ -147,8 +174,13 @@ async def update_user(
     role: Role | None = None,
     disabled: bool | None = None,
     password_hash: str | None = None,
+    email: str | None = None,
 ) -> User | None:
+    """Set the given fields (None: unchanged; an empty `email` removes it)."""
     values: dict[str, object] = {"updated_at": now()}
+    if email is not None:
+        values["email"] = email or None
+        values["email_key"] = email_key(email)
     if display_name is not None:
         values["display_name"] = display_name
     if role is not None:

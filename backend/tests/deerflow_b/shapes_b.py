@@ -1,0 +1,35 @@
+"""The response shapes DeerFlow's frontend reads, written from its TypeScript types
+(`frontend/src/core/auth/types.ts`, `core/scheduled-tasks/types.ts`,
+`core/workspace-changes/types.ts`), as {field: allowed JSON types}."""
+
+from __future__ import annotations
+
+from typing import Any
+
+STR = (str,)
+OPT_STR = (str, type(None))
+BOOL = (bool,)
+INT = (int,)
+
+# core/auth/types.ts userSchema
+USER = {"id": STR, "email": STR, "system_role": STR, "needs_setup": BOOL}
+USER_ROLES = {"admin", "user"}
+# core/auth/setup.ts SetupStatusResponse
+SETUP_STATUS = {"needs_setup": BOOL, "registration_enabled": BOOL}
+
+
+def check_shape(value: Any, shape: dict[str, tuple[type, ...]]) -> None:
+    """Every field the type names is present with an allowed type (bool is not an int)."""
+    assert isinstance(value, dict), value
+    for name, types in shape.items():
+        assert name in value, f"missing {name!r} in {value}"
+        got = value[name]
+        ok = isinstance(got, types) and not (isinstance(got, bool) and bool not in types)
+        assert ok, f"{name!r}: {got!r} is not {types}"
+
+
+# zod's `z.string().email()` pattern (userSchema.email): what DeerFlow's SSR accepts
+ZOD_EMAIL = (
+    r"^(?!\.)(?!.*\.\.)([A-Za-z0-9_'+\-\.]*)[A-Za-z0-9_+-]"
+    r"@([A-Za-z0-9][A-Za-z0-9\-]*\.)+[A-Za-z]{2,}$"
+)

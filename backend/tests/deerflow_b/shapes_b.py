@@ -33,3 +33,40 @@ ZOD_EMAIL = (
     r"^(?!\.)(?!.*\.\.)([A-Za-z0-9_'+\-\.]*)[A-Za-z0-9_+-]"
     r"@([A-Za-z0-9][A-Za-z0-9\-]*\.)+[A-Za-z]{2,}$"
 )
+
+# core/scheduled-tasks/types.ts ScheduledTask
+SCHEDULED_TASK = {
+    "id": STR,
+    "thread_id": OPT_STR,
+    "context_mode": STR,
+    "title": STR,
+    "prompt": STR,
+    "schedule_type": STR,
+    "schedule_spec": (dict,),
+    "timezone": STR,
+    "status": STR,
+    "next_run_at": OPT_STR,
+    "last_run_at": OPT_STR,
+    "last_run_id": OPT_STR,
+    "last_thread_id": OPT_STR,
+    "last_error": OPT_STR,
+    "run_count": INT,
+    "created_at": STR,
+    "updated_at": STR,
+}
+TASK_STATUSES = {"enabled", "paused", "running", "completed", "failed", "cancelled"}
+# ScheduledTaskRun
+SCHEDULED_TASK_RUN = {
+    "id": STR,
+    "task_id": STR,
+    "thread_id": STR,
+    "run_id": OPT_STR,
+    "scheduled_for": STR,
+    "trigger": STR,
+    "status": STR,
+    "error": OPT_STR,
+    "started_at": OPT_STR,
+    "finished_at": OPT_STR,
+    "created_at": STR,
+}
+TASK_RUN_STATUSES = {"queued", "running", "success", "failed", "skipped", "interrupted"}

@@ -185,6 +185,13 @@ async def _load(
     return row
 
 
+async def get_row(
+    runtime: Runtime, access: Access, cron_id: str, action: Action = "read"
+) -> RowMapping:
+    """The cron's row, if `access` may `action` it (else not found)."""
+    return await _load(runtime, access, cron_id, action)
+
+
 async def get(runtime: Runtime, access: Access, cron_id: str) -> dict[str, Any]:
     return repo.to_api(await _load(runtime, access, cron_id, "read"))
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
@@ -20,6 +20,7 @@ from pronghorn.runtime.errors import Overloaded
 from pronghorn.runtime.run_request import RunCreate
 
 if TYPE_CHECKING:
+    from pronghorn.runtime.jobs import Job
     from pronghorn.runtime.runtime import Runtime
 
 log = logging.getLogger("pronghorn.crons")
@@ -59,6 +60,29 @@ def validate_schedule(schedule: str, timezone: str | None) -> None:
             ZoneInfo(timezone)
         except Exception:
             raise ValueError(f"unknown timezone {timezone!r}") from None
+
+
+def cron_run_request(row: Mapping[str, Any], trigger: str = "scheduled") -> RunCreate:
+    """The run a cron row makes: its payload on its assistant, tagged with the cron's id
+    (and `cron_trigger: manual` when someone fired it by hand)."""
+    payload = dict(row["payload"] or {})
+    payload["assistant_id"] = row["assistant_id"]
+    meta = dict(payload.get("metadata") or {})
+    meta.setdefault("cron_id", row["cron_id"])
+    if trigger != "scheduled":
+        meta["cron_trigger"] = trigger
+    payload["metadata"] = meta
+    req = RunCreate.model_validate(payload)
+    if row["thread_id"] is None:
+        req.on_completion = "delete" if row["on_run_completed"] == "delete" else "keep"
+    return req
+
+
+async def fire_cron(runtime: Runtime, row: Mapping[str, Any], trigger: str = "scheduled") -> Job:
+    """Create the cron's run now. A cron's runs belong to, and execute as, its owner."""
+    req = cron_run_request(row, trigger)
+    owner = principal_from_record(row.get("principal"), row.get("owner_id"))
+    return await runtime.runs.create(row["thread_id"], req, Access(owner))
 
 
 class Scheduler:
@@ -111,18 +135,8 @@ class Scheduler:
         return fired
 
     async def _fire(self, row: dict[str, Any]) -> None:
-        payload = dict(row["payload"] or {})
-        payload["assistant_id"] = row["assistant_id"]
-        meta = dict(payload.get("metadata") or {})
-        meta.setdefault("cron_id", row["cron_id"])
-        payload["metadata"] = meta
         try:
-            req = RunCreate.model_validate(payload)
-            if row["thread_id"] is None:
-                req.on_completion = "delete" if row["on_run_completed"] == "delete" else "keep"
-            # A cron's runs belong to, and execute as, the cron's owner.
-            owner = principal_from_record(row.get("principal"), row.get("owner_id"))
-            job = await self.runtime.runs.create(row["thread_id"], req, Access(owner))
+            job = await fire_cron(self.runtime, row)
             log.info("cron fired", extra={"cron_id": row["cron_id"], "run_id": job.run_id})
         except Overloaded as exc:  # admission control: this firing is skipped, not a bug
             log.warning("cron run refused: %s", exc.message, extra={"cron_id": row["cron_id"]})

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Update, delete, func, select, update
+from sqlalchemy import Update, and_, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from pronghorn.persistence.repos.common import iso, now
@@ -101,6 +101,25 @@ async def list_for_thread(
         stmt = stmt.where(runs.c.status == status)
     stmt = stmt.order_by(runs.c.created_at.desc(), runs.c.run_id.desc()).limit(limit).offset(offset)
     return [to_api(r) for r in (await conn.execute(stmt)).mappings()]
+
+
+async def list_for_cron(
+    conn: AsyncConnection, cron_id: str, *, owner_id: str | None, limit: int, offset: int = 0
+) -> tuple[list[dict[str, Any]], int]:
+    """The runs a cron made (metadata `cron_id`, owned by the cron's owner), newest first,
+    and how many there are."""
+    where = runs.c.metadata["cron_id"].as_string() == cron_id
+    if owner_id is not None:
+        where = and_(where, runs.c.owner_id == owner_id)
+    total = (await conn.execute(select(func.count()).select_from(runs).where(where))).scalar()
+    stmt = (
+        select(runs)
+        .where(where)
+        .order_by(runs.c.created_at.desc(), runs.c.run_id.desc())
+        .limit(limit)
+        .offset(offset)
+    )
+    return [to_api(r) for r in (await conn.execute(stmt)).mappings()], int(total or 0)
 
 
 def finish_stmt(

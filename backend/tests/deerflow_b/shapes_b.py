@@ -70,3 +70,43 @@ SCHEDULED_TASK_RUN = {
     "created_at": STR,
 }
 TASK_RUN_STATUSES = {"queued", "running", "success", "failed", "skipped", "interrupted"}
+
+# core/workspace-changes/types.ts
+WORKSPACE_CHANGES = {
+    "available": BOOL,
+    "version": INT,
+    "summary": (dict,),
+    "files": (list,),
+    "limits": (dict,),
+}
+WORKSPACE_SUMMARY = {
+    "created": INT,
+    "modified": INT,
+    "deleted": INT,
+    "symlink_created": INT,
+    "additions": INT,
+    "deletions": INT,
+    "truncated": BOOL,
+}
+OPT_INT = (int, type(None))
+WORKSPACE_FILE = {
+    "path": STR,
+    "root": STR,
+    "status": STR,
+    "binary": BOOL,
+    "sensitive": BOOL,
+    "size_before": OPT_INT,
+    "size_after": OPT_INT,
+    "sha256_before": OPT_STR,
+    "sha256_after": OPT_STR,
+    "diff": STR,
+    "diff_truncated": BOOL,
+    "diff_unavailable_reason": OPT_STR,
+    "additions": INT,
+    "deletions": INT,
+    "symlink": BOOL,
+    "symlink_target_before": OPT_STR,
+    "symlink_target_after": OPT_STR,
+}
+FILE_STATUSES = {"created", "modified", "deleted", "symlink_created"}
+DIFF_REASONS = {None, "binary", "large", "sensitive", "truncated", "symlink"}

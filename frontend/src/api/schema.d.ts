@@ -1937,6 +1937,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/threads/{thread_id}/runs/{run_id}/workspace-changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Workspace Changes
+         * @description `available: false` when the run recorded no change. Diffs are unified diffs of text
+         *     files, bounded per file and in total (`limits`); secrets-looking files never get one.
+         */
+        get: operations["workspace_changes_api_threads__thread_id__runs__run_id__workspace_changes_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/threads/{thread_id}/messages/page": {
         parameters: {
             query?: never;
@@ -5145,6 +5166,77 @@ export interface components {
              * @default 0
              */
             offset: number;
+        };
+        /** WorkspaceChangeSummary */
+        WorkspaceChangeSummary: {
+            /** Created */
+            created: number;
+            /** Modified */
+            modified: number;
+            /** Deleted */
+            deleted: number;
+            /** Symlink Created */
+            symlink_created: number;
+            /** Additions */
+            additions: number;
+            /** Deletions */
+            deletions: number;
+            /** Truncated */
+            truncated: boolean;
+        };
+        /** WorkspaceChanges */
+        WorkspaceChanges: {
+            /** Available */
+            available: boolean;
+            /** Version */
+            version: number;
+            summary: components["schemas"]["WorkspaceChangeSummary"];
+            /** Files */
+            files: components["schemas"]["WorkspaceFileChange"][];
+            /** Limits */
+            limits: {
+                [key: string]: unknown;
+            };
+        };
+        /** WorkspaceFileChange */
+        WorkspaceFileChange: {
+            /** Path */
+            path: string;
+            /** Root */
+            root: string;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "created" | "modified" | "deleted" | "symlink_created";
+            /** Binary */
+            binary: boolean;
+            /** Sensitive */
+            sensitive: boolean;
+            /** Size Before */
+            size_before: number | null;
+            /** Size After */
+            size_after: number | null;
+            /** Sha256 Before */
+            sha256_before: string | null;
+            /** Sha256 After */
+            sha256_after: string | null;
+            /** Diff */
+            diff: string;
+            /** Diff Truncated */
+            diff_truncated: boolean;
+            /** Diff Unavailable Reason */
+            diff_unavailable_reason: ("binary" | "large" | "sensitive" | "truncated" | "symlink") | null;
+            /** Additions */
+            additions: number;
+            /** Deletions */
+            deletions: number;
+            /** Symlink */
+            symlink: boolean;
+            /** Symlink Target Before */
+            symlink_target_before: string | null;
+            /** Symlink Target After */
+            symlink_target_after: string | null;
         };
         /**
          * ErrorResponse
@@ -11832,6 +11924,50 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ScheduledTask"][];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    workspace_changes_api_threads__thread_id__runs__run_id__workspace_changes_get: {
+        parameters: {
+            query?: {
+                include_files?: boolean;
+                include_diff?: boolean;
+            };
+            header?: never;
+            path: {
+                thread_id: string;
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceChanges"];
                 };
             };
             /** @description Not found (or not yours) */

@@ -33,6 +33,7 @@ from pronghorn.runtime.scheduler import scheduler
 from pronghorn.runtime.telemetry import instrument, telemetry
 from pronghorn.runtime.thread_sweeper import purge_thread, thread_sweeper
 from pronghorn.runtime.webhook import WebhookRefusedError, WebhookSender, check_webhook_url
+from pronghorn.runtime.workspace_changes import WorkspaceRecorder
 from pronghorn.sandbox.local import LocalSandboxProvider
 from pronghorn.sandbox.paths import adopt_legacy_folder
 from pronghorn.subagents import SubagentPool
@@ -151,6 +152,7 @@ async def runs(runtime: Runtime) -> AsyncGenerator[None, None]:
         thread_deleter=delete_temporary,
     )
     instrument(executor, runtime)
+    executor.run_watchers.append(WorkspaceRecorder(runtime).watch)
     manager = RunManager(
         executor,
         jobs,

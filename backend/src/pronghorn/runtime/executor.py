@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
-from contextlib import AbstractContextManager
+from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from datetime import UTC, datetime
 from typing import Any, cast
 
@@ -192,6 +192,9 @@ class Executor:
         self.callback_factories: list[Callable[[Job], list[BaseCallbackHandler]]] = []
         # Context managers around each run's execution (the run's trace span).
         self.run_scopes: list[Callable[[Job], AbstractContextManager[None]]] = []
+        # Async context managers around each run's graph, entered before it starts and left
+        # once it has ended, before the run settles (the workspace-changes recorder).
+        self.run_watchers: list[Callable[[Job], AbstractAsyncContextManager[None]]] = []
         # Scale-out: the leases of claimed runs (a run that lost its lease writes nothing)
         self.leases: Leases | None = None
 
@@ -232,12 +235,17 @@ class Executor:
         usage = UsageCounter()
         timeout = job.config.runs.timeout_s
         streamed = StreamedState()
-        job.stream_task = asyncio.create_task(
-            self._stream(job, usage, timeout, streamed), name=f"stream-{job.run_id}"
-        )
-        job.phase = "streaming"
-        await asyncio.wait([job.stream_task])
-        job.phase = "finishing"
+        async with contextlib.AsyncExitStack() as watchers:
+            for watch in self.run_watchers:
+                await watchers.enter_async_context(watch(job))
+            job.stream_task = asyncio.create_task(
+                self._stream(job, usage, timeout, streamed), name=f"stream-{job.run_id}"
+            )
+            job.phase = "streaming"
+            if job.cancel_action is not None:  # asked while the watchers started
+                job.stream_task.cancel()
+            await asyncio.wait([job.stream_task])
+            job.phase = "finishing"
         status, error = "success", None
         if job.stream_task.cancelled():
             status = _cancelled_status(job)  # cancel() set the action while we awaited

@@ -33,6 +33,7 @@ from pronghorn.gateway.routers import (
     tools,
     usage,
     wecom_callback,
+    workspace_changes,
 )
 
 
@@ -61,6 +62,7 @@ def register_routers(app: FastAPI) -> None:
         feedback,
         deerflow_auth,
         scheduled_tasks,
+        workspace_changes,
         deerflow_compat,
         memory,
         channels_config,

@@ -1,0 +1,107 @@
+"""Which files each run created, changed or deleted in its thread's workspace and outputs.
+
+Around each run's graph (an executor watcher) the thread's `workspace` and `outputs`
+folders are snapshotted as the run starts and again as it ends (sandbox/workspace_scan.py);
+when they differ, the comparison (with bounded diffs) is stored for the run. What another
+writer did to the folders meanwhile (an upload, a concurrent run of the same thread) counts
+too: the record is "what changed while this run ran". A run that changed nothing stores
+nothing, and a failure to scan is logged, never fails the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pronghorn.persistence.repos import workspace_changes as repo
+from pronghorn.sandbox import workspace_scan
+from pronghorn.sandbox.paths import ThreadPaths, user_folder
+
+if TYPE_CHECKING:
+    from pronghorn.runtime.jobs import Job
+    from pronghorn.runtime.runtime import Runtime
+
+log = logging.getLogger("pronghorn.workspace_changes")
+
+EMPTY_SUMMARY = {
+    "created": 0,
+    "modified": 0,
+    "deleted": 0,
+    "symlink_created": 0,
+    "additions": 0,
+    "deletions": 0,
+    "truncated": False,
+}
+
+
+def roots_of(data_dir: Path, owner_id: str | None, thread_id: str) -> dict[str, Path]:
+    paths = ThreadPaths.for_thread(data_dir, user_folder(owner_id), thread_id)
+    return {"workspace": paths.workspace, "outputs": paths.outputs}
+
+
+class WorkspaceRecorder:
+    """The executor watcher: `watch(job)` wraps the run's graph."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+
+    @contextlib.asynccontextmanager
+    async def watch(self, job: Job) -> AsyncIterator[None]:
+        roots: dict[str, Path] | None = None
+        before: workspace_scan.Snapshot | None = None
+        try:
+            roots = roots_of(self.runtime.data_dir, job.owner_id, job.thread_id)
+            before = await asyncio.to_thread(workspace_scan.snapshot, roots)
+        except Exception:
+            log.exception("workspace snapshot failed", extra={"run_id": job.run_id})
+        yield
+        if roots is None or before is None:
+            return
+        try:
+            after = await asyncio.to_thread(workspace_scan.snapshot, roots, before)
+            if before.files.keys() == after.files.keys() and all(
+                before.files[k] is after.files[k] for k in after.files
+            ):
+                return  # nothing was touched (the common case): nothing to compare or store
+            changes = await asyncio.to_thread(workspace_scan.compare, before, after, roots)
+            if not changes["files"]:
+                return
+            async with self.runtime.db.tx() as conn:
+                await repo.insert_changes(
+                    conn, run_id=job.run_id, thread_id=job.thread_id, changes=changes
+                )
+        except Exception:
+            log.exception("recording workspace changes failed", extra={"run_id": job.run_id})
+
+
+def _without_diffs(files: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{**f, "diff": ""} for f in files]
+
+
+async def run_changes(
+    runtime: Runtime, thread_id: str, run_id: str, *, include_files: bool, include_diff: bool
+) -> dict[str, Any]:
+    """DeerFlow's `WorkspaceChangesResponse` of a run (the caller checked it may see it):
+    `available: false` when nothing was recorded (no change, or a run before recording)."""
+    async with runtime.db.read() as conn:
+        stored = await repo.get_changes(conn, thread_id, run_id)
+    if stored is None:
+        return {
+            "available": False,
+            "version": 1,
+            "summary": dict(EMPTY_SUMMARY),
+            "files": [],
+            "limits": {},
+        }
+    files = stored.get("files", []) if include_files else []
+    return {
+        "available": True,
+        "version": stored.get("version", 1),
+        "summary": stored.get("summary", dict(EMPTY_SUMMARY)),
+        "files": files if include_diff else _without_diffs(files),
+        "limits": stored.get("limits", {}),
+    }

@@ -35,6 +35,9 @@ def check() -> ModuleType:
 def test_arguments(check: ModuleType) -> None:
     args = check.parse_args([])
     assert args.source == check.DEFAULT_SOURCE and args.ref is None and args.allow == []
+    assert args.pronghorn_port == 8001  # where DeerFlow's memory route handlers call
+    with pytest.raises(SystemExit):
+        check.parse_args(["--pronghorn-port", "0"])
     args = check.parse_args(
         ["--source", "/src/deer-flow", "--ref", "v2", "--allow", "/favicon", "--timeout", "30"]
     )

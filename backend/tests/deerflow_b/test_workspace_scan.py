@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from deerflow_b.shapes_b import (
     DIFF_REASONS,
     FILE_STATUSES,
@@ -123,3 +125,23 @@ def test_missing_or_linked_roots_have_no_files(tmp_path: Path) -> None:
     os.symlink(target, tmp_path / "workspace")
     snap = scan.snapshot({"workspace": tmp_path / "workspace", "outputs": tmp_path / "nope"})
     assert snap.files == {}
+
+
+def test_a_truncated_scan_lists_only_modified_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    roots = _roots(tmp_path)
+    ws = roots["workspace"]
+    monkeypatch.setattr(scan, "MAX_SCANNED_FILES", 3)
+    for name in ("a.txt", "c.txt", "d.txt"):
+        (ws / name).write_text(name + "\n")
+    before = scan.snapshot(roots)
+    (ws / "b.txt").write_text("new, and pushes d.txt out of the scan\n")
+    (ws / "a.txt").write_text("changed\n")
+    after = scan.snapshot(roots, before)
+    assert after.truncated
+    result = scan.compare(before, after, roots)
+    assert [(f["path"], f["status"]) for f in result["files"]] == [
+        ("/mnt/user-data/workspace/a.txt", "modified")
+    ]
+    assert result["summary"]["truncated"] is True

@@ -25,6 +25,7 @@ MAX_FILE_BYTES_FOR_DIFF = 256 * 1024
 MAX_TOTAL_DIFF_BYTES = 1024 * 1024
 MAX_KEPT_TEXT_BYTES = 8 * 1024 * 1024  # text kept from the first snapshot, all files together
 MAX_HASH_BYTES = 16 * 1024 * 1024
+MAX_READ_BYTES = 32 * 1024 * 1024  # read per snapshot; past it, files are compared by stat
 SENSITIVE_NAMES = (
     ".env",
     ".env.*",
@@ -66,6 +67,7 @@ class Snapshot:
     files: dict[str, FileState] = field(default_factory=dict[str, FileState])
     truncated: bool = False  # more files than MAX_SCANNED_FILES
     kept_bytes: int = 0
+    read_bytes: int = 0
 
 
 def is_sensitive(path: str) -> bool:
@@ -116,9 +118,12 @@ def _state(path: Path, info: os.stat_result, snap: Snapshot, keep_text: bool) ->
         except OSError:
             target = ""
         return FileState(info.st_size, info.st_mtime_ns, info.st_ino, symlink_target=target)
+    if snap.read_bytes + info.st_size > MAX_READ_BYTES:  # compared by size/mtime/inode
+        return FileState(info.st_size, info.st_mtime_ns, info.st_ino)
     data = _read_small(path, info.st_size)
     if data is None:
-        return FileState(info.st_size, info.st_mtime_ns, info.st_ino, sha256=None)
+        return FileState(info.st_size, info.st_mtime_ns, info.st_ino)
+    snap.read_bytes += len(data)
     text = _decode(data)
     kept = None
     if keep_text and text is not None and snap.kept_bytes + len(data) <= MAX_KEPT_TEXT_BYTES:
@@ -276,9 +281,17 @@ def _no_diff_reason(
 
 
 def compare(before: Snapshot, after: Snapshot, roots: dict[str, Path]) -> dict[str, Any]:
-    """DeerFlow's workspace-changes payload: `{version, summary, files, limits}`."""
+    """DeerFlow's workspace-changes payload: `{version, summary, files, limits}`. When a
+    snapshot stopped at MAX_SCANNED_FILES, which files are new or gone is unknown: only
+    files modified in both are listed (and `summary.truncated` says so)."""
     changed: list[tuple[str, str]] = []
-    for key in sorted(before.files.keys() | after.files.keys()):
+    partial = before.truncated or after.truncated
+    keys = (
+        before.files.keys() & after.files.keys()
+        if partial
+        else before.files.keys() | after.files.keys()
+    )
+    for key in sorted(keys):
         old, new = before.files.get(key), after.files.get(key)
         if old is None:
             changed.append((key, "created"))

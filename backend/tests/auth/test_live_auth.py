@@ -24,7 +24,16 @@ def test_first_run_setup_flow(authed: AuthedServer) -> None:
     body = rec.setup.json()
     assert body["user"]["username"] == ADMIN and body["user"]["role"] == "admin"
     assert body["user"]["display_name"] == "The Admin" and body["csrf_token"]
-    assert set(body["user"]) == {"id", "username", "display_name", "role", "disabled", "created_at"}
+    assert set(body["user"]) == {
+        "id",
+        "username",
+        "email",
+        "display_name",
+        "role",
+        "disabled",
+        "created_at",
+    }
+    assert body["user"]["email"] is None
     cookie = rec.setup.headers["set-cookie"]
     assert "pronghorn_session=" in cookie and "HttpOnly" in cookie
     assert "SameSite=lax" in cookie.replace("Lax", "lax") and "Path=/" in cookie

@@ -154,8 +154,9 @@ async def login_local(
     return response
 
 
-@router.post("/register", status_code=201, responses=errors(403))
+@router.post("/register", include_in_schema=False)
 async def register() -> Response:
+    """Always 403: DeerFlow's sign-up form, answered with the reason (not documented)."""
     raise ApiError(
         403,
         "Self-registration is off: an admin makes accounts (Pronghorn's UI, "
@@ -163,12 +164,14 @@ async def register() -> Response:
     )
 
 
-@router.post("/initialize", status_code=201, responses=errors(403, 409))
+@router.post("/initialize", include_in_schema=False)
 async def initialize(runtime: Runtime = Depends(get_runtime)) -> Response:
-    """The first admin is made with Pronghorn's one-time setup link, not here."""
+    """Never creates anyone (403, or 409 once an admin exists, with the `code` DeerFlow's
+    setup page reads): the first admin is made with Pronghorn's one-time setup link."""
     if runtime.auth.mode != "local" or await users.count(runtime.db) > 0:
-        detail = {"code": "system_already_initialized", "message": "An admin already exists"}
-        return JSONResponse({"detail": detail}, status_code=409)
+        message = "An admin already exists"
+        body = {"detail": message, "code": "system_already_initialized", "message": message}
+        return JSONResponse(body, status_code=409)
     raise ApiError(
         403,
         "Create the first admin with Pronghorn's setup link (printed at start, token in "

@@ -439,7 +439,7 @@ class SandboxLimitsConfig(Section):
         ge=0,
         description=(
             "Most processes/threads a command may have at once (cgroup pids.max, else "
-            "RLIMIT_NPROC; the rlimit is ignored when the gateway runs as root)."
+            "RLIMIT_NPROC; as root, under a per-sandbox host uid: see host_uid_base)."
         ),
     )
     memory_bytes: int = Field(
@@ -481,6 +481,16 @@ class SandboxLimitsConfig(Section):
     )
     seccomp: bool = Field(
         default=True, description="Run commands under the seccomp filter (bwrap isolation only)."
+    )
+    host_uid_base: int = Field(
+        default=2_000_000_000,
+        ge=0,
+        le=4_294_000_000,
+        description=(
+            "Gateway running as root without a pids cgroup: each thread's commands run as host "
+            "uid host_uid_base+1+(hash mod 65536), gid host_uid_base, so RLIMIT_NPROC binds "
+            "(docs/sandbox.md). 0: off (such a host then refuses to run commands)."
+        ),
     )
 
 

@@ -4,6 +4,7 @@ records (DeerFlow shapes)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -177,3 +178,14 @@ async def test_slash_activation_through_a_real_run(srv: InProcessServer):
     )
     system = await system_for(agent["assistant_id"], "/beta do the thing")
     assert "<active_skill" not in system and "<name>beta</name>" not in system
+
+
+async def test_concurrent_creates_of_one_name_make_one_agent(srv: InProcessServer) -> None:
+    body = {"name": "twin", "description": "made twice at once"}
+    async with srv.ahttp() as http:
+        answers = await asyncio.gather(*(http.post("/api/agents", json=body) for _ in range(6)))
+        codes = sorted(r.status_code for r in answers)
+        assert codes == [201] + [409] * 5, [r.text for r in answers]
+        assert all("already exists" in r.json()["detail"] for r in answers if r.status_code == 409)
+        agents = (await http.get("/api/agents")).json()["agents"]
+        assert [a["name"] for a in agents].count("twin") == 1

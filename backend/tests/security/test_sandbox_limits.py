@@ -515,3 +515,19 @@ async def test_root_without_any_process_bound_refuses_commands(tmp_path: Path) -
     # File tools still work: only commands could start processes.
     await sb.write_file("/mnt/user-data/workspace/a.txt", "x")
     assert await sb.read_file("/mnt/user-data/workspace/a.txt") == "x"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="RLIMIT_NPROC binds a non-root gateway")
+async def test_a_pids_cgroup_that_cannot_be_made_refuses_the_command(tmp_path: Path) -> None:
+    """The pids cgroup is root's only bound: when one cannot be created for a command (here
+    its parent is gone), the command is refused instead of running unbounded."""
+    from pronghorn.sandbox.local import Enforcement
+    from pronghorn.sandbox.paths import ThreadPaths
+
+    config = AppConfig(data_dir=str(tmp_path / "data"), sandbox={"limits": LIMITS})
+    gone = cgroups.CgroupSupport(1, {"pids": tmp_path / "no-such-cgroup"}, reason="test")
+    paths = ThreadPaths.for_thread(tmp_path / "data", "mallory", str(uuid.uuid4()))
+    bwrap = bw.find_bwrap()
+    sb = LocalSandbox(paths, config.sandbox, "bwrap", bwrap, Enforcement(gone, None, False))
+    with pytest.raises(SandboxError, match="no pids cgroup could be made"):
+        await sb.execute("echo never")

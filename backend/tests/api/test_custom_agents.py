@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from api.conftest import api_database
 from skills.kit import write_skill
 from support.inproc import InProcessServer
 from support.live import base_config
@@ -25,15 +26,17 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessServer]:
     public = work / "public-skills"
     write_skill(public, "alpha", "---\nname: alpha\ndescription: The alpha skill.\n---\nA\n")
     write_skill(public, "beta", "---\nname: beta\ndescription: The beta skill.\n---\nB\n")
-    cfg = base_config(
-        models=[PLAIN, ECHO],
-        agent={"default_model": "plain"},
-        sandbox={"isolation": "none"},
-        skills={"public_path": str(public)},
-    )
-    server = InProcessServer(work, cfg).start(timeout=120)
-    yield server
-    server.stop()
+    with api_database() as overrides:  # PostgreSQL too, with PRONGHORN_TEST_API_POSTGRES=1
+        cfg = base_config(
+            models=[PLAIN, ECHO],
+            agent={"default_model": "plain"},
+            sandbox={"isolation": "none"},
+            skills={"public_path": str(public)},
+            **overrides,
+        )
+        server = InProcessServer(work, cfg).start(timeout=120)
+        yield server
+        server.stop()
 
 
 def _human(text: str) -> dict[str, Any]:

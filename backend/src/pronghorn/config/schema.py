@@ -483,7 +483,7 @@ class SandboxLimitsConfig(Section):
         default=True, description="Run commands under the seccomp filter (bwrap isolation only)."
     )
     host_uid_base: int = Field(
-        default=2_000_000_000,
+        default=1_500_000_000,
         ge=0,
         le=4_294_000_000,
         description=(
@@ -492,6 +492,13 @@ class SandboxLimitsConfig(Section):
             "(docs/sandbox.md). 0: off (such a host then refuses to run commands)."
         ),
     )
+
+    @field_validator("host_uid_base")
+    @classmethod
+    def _above_real_users(cls, value: int) -> int:
+        if 0 < value < 100_000:
+            raise ValueError("must be 0 (off) or at least 100000, above the uids of real users")
+        return value
 
 
 class SandboxConfig(Section):

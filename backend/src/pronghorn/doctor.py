@@ -567,14 +567,27 @@ async def check_sandbox_limits(config: AppConfig) -> CheckResult:
     if wanted_seccomp and not report["seccomp"]:
         unenforced.append("seccomp")
     detail = "; ".join(parts)
+    refusal = report.get("refusal")
+    if refusal:
+        return CheckResult(
+            "sandbox limits",
+            False,
+            f"{detail}; commands are REFUSED: {refusal}",
+            "nothing here bounds a command's processes, so the sandbox fails closed. Give the "
+            "gateway a writable pids cgroup (cgroup v2 delegation or a writable v1 pids "
+            "hierarchy), or run it as an unprivileged user, or, as root, let commands run as a "
+            "host uid per sandbox: setpriv (util-linux) installed, sandbox.limits.host_uid_base "
+            "non-zero, and the folders above the data dir searchable by others "
+            "(docs/sandbox.md, Limits)",
+            data=report,
+        )
     if unenforced:
         return CheckResult(
             "sandbox limits",
             False,
             detail,
-            f"not enforced here: {', '.join(unenforced)}. As root, RLIMIT_NPROC does not bind: "
-            "give the gateway a writable cgroup (docs/sandbox.md, Limits) or run it as an "
-            "unprivileged user",
+            f"not enforced here: {', '.join(unenforced)}. Give the gateway a writable cgroup "
+            "(docs/sandbox.md, Limits)",
             data=report,
         )
     return CheckResult("sandbox limits", True, detail, data=report)

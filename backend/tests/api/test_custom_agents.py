@@ -4,12 +4,14 @@ records (DeerFlow shapes)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from api.conftest import api_database
 from skills.kit import write_skill
 from support.inproc import InProcessServer
 from support.live import base_config
@@ -24,15 +26,17 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessServer]:
     public = work / "public-skills"
     write_skill(public, "alpha", "---\nname: alpha\ndescription: The alpha skill.\n---\nA\n")
     write_skill(public, "beta", "---\nname: beta\ndescription: The beta skill.\n---\nB\n")
-    cfg = base_config(
-        models=[PLAIN, ECHO],
-        agent={"default_model": "plain"},
-        sandbox={"isolation": "none"},
-        skills={"public_path": str(public)},
-    )
-    server = InProcessServer(work, cfg).start(timeout=120)
-    yield server
-    server.stop()
+    with api_database() as overrides:  # PostgreSQL too, with PRONGHORN_TEST_API_POSTGRES=1
+        cfg = base_config(
+            models=[PLAIN, ECHO],
+            agent={"default_model": "plain"},
+            sandbox={"isolation": "none"},
+            skills={"public_path": str(public)},
+            **overrides,
+        )
+        server = InProcessServer(work, cfg).start(timeout=120)
+        yield server
+        server.stop()
 
 
 def _human(text: str) -> dict[str, Any]:
@@ -177,3 +181,14 @@ async def test_slash_activation_through_a_real_run(srv: InProcessServer):
     )
     system = await system_for(agent["assistant_id"], "/beta do the thing")
     assert "<active_skill" not in system and "<name>beta</name>" not in system
+
+
+async def test_concurrent_creates_of_one_name_make_one_agent(srv: InProcessServer) -> None:
+    body = {"name": "twin", "description": "made twice at once"}
+    async with srv.ahttp() as http:
+        answers = await asyncio.gather(*(http.post("/api/agents", json=body) for _ in range(6)))
+        codes = sorted(r.status_code for r in answers)
+        assert codes == [201] + [409] * 5, [r.text for r in answers]
+        assert all("already exists" in r.json()["detail"] for r in answers if r.status_code == 409)
+        agents = (await http.get("/api/agents")).json()["agents"]
+        assert [a["name"] for a in agents].count("twin") == 1

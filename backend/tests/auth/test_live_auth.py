@@ -332,3 +332,18 @@ def test_config_reload_is_audited(authed: AuthedServer) -> None:
         time.sleep(0.1)
     assert "agent.title_max_chars" in reloads[0]["detail"]["changed"]
     assert reloads[0]["actor"] is None
+
+
+def test_config_path_is_shown_to_admins_only(authed: AuthedServer) -> None:
+    admin = authed.login()
+    authed.new_user(admin, "status-reader", "status-reader-password")
+    reader = authed.login("status-reader", "status-reader-password")
+    try:
+        path = admin.get("/api/config/status").json()["source_path"]
+        assert isinstance(path, str) and path.endswith((".yaml", ".yml")), path
+        shown = reader.get("/api/config/status")
+        assert shown.status_code == 200 and shown.json()["source_path"] is None
+        assert path not in shown.text
+    finally:
+        for who in (admin, reader):
+            who.http.close()

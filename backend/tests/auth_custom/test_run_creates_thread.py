@@ -80,6 +80,12 @@ async def test_a_refused_thread_creation_refuses_the_run_and_writes_nothing(
         assert waited.value.response.json() == {"detail": "bob may not create threads"}
         with pytest.raises(PermissionDeniedError):
             await bob.runs.create(tid, "echo", input=INPUT, if_not_exists="create")
+        async with server.ahttp(headers=BOB) as http:
+            streamed = await http.post(
+                f"/api/langgraph/threads/{tid}/runs/stream",
+                json={"assistant_id": "echo", "input": INPUT, "if_not_exists": "create"},
+            )
+            assert streamed.status_code == 403, streamed.text
         for who in (bob, alice):
             with pytest.raises(NotFoundError):
                 await who.threads.get(tid)

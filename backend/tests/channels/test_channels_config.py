@@ -17,6 +17,7 @@ from fakes.dingtalk_server import CLIENT_ID, CLIENT_SECRET, FakeDingTalk
 from fakes.telegram_server import TOKEN, FakeTelegram
 from fakes.wecom_server import AES_KEY, AGENT_ID, CORP_ID, SECRET
 from fakes.wecom_server import TOKEN as WECOM_TOKEN
+from pronghorn.config.file_marks import HEAD
 from support.inproc import InProcessServer
 
 SLACK = {"bot_token": "xoxb-slack-secret", "signing_secret": "slack-signing-secret"}
@@ -71,7 +72,7 @@ def test_config_api_masks_round_trips_and_restarts_only_that_channel(
         tg = next(c for c in r.json()["channels"] if c["name"] == "telegram")
         assert tg["configured"] and tg["config"]["bot_token"] == "***"
         on_disk = srv.config_path.read_text()
-        assert on_disk.startswith("# keep this comment\n")
+        assert on_disk.startswith(f"{HEAD}\n# keep this comment\n")  # marked, comment kept
         assert yaml.safe_load(on_disk)["channels"]["telegram"]["bot_token"] == TOKEN
         assert _until(lambda: _status(http, "telegram")["running"])
         fake.wait_for(lambda: fake.of("getUpdates"))

@@ -14,6 +14,7 @@ import yaml
 from mcp_client.conftest import stdio_server
 from mcp_client.servers import Served
 from pronghorn.auth.principal import Principal
+from pronghorn.config.file_marks import HEAD
 from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.routers.mcp import admin
 from pronghorn.runtime.runtime import Runtime
@@ -144,7 +145,7 @@ async def test_config_api_masks_secrets_and_round_trips_them(
         view = r.json()["mcp_servers"]["web"]
         assert view["headers"] == {"Authorization": "***", "X-Ref": "${FX_TOKEN}"}
         on_disk = srv.config_path.read_text()
-        assert on_disk.startswith("# keep this comment\n")
+        assert on_disk.startswith(f"{HEAD}\n# keep this comment\n")  # marked, comment kept
         stored = yaml.safe_load(on_disk)["mcp"]["servers"]["web"]
         assert stored["headers"]["Authorization"] == "Bearer literal-secret"
         assert stored["headers"]["X-Ref"] == "${FX_TOKEN}"  # written as given

@@ -312,13 +312,29 @@ async def test_sandbox_limits_say_what_does_not_hold(tmp_path: Path) -> None:
     assert data is not None and data["cgroup"] is None and data["seccomp"] is False
     assert "seccomp off (sandbox.limits.seccomp is off)" in check.detail
     assert data["memory_bytes"]["enforced_by"] == "rlimit"
-    if os.geteuid() == 0:
-        # RLIMIT_NPROC does not bind root: doctor says so instead of pretending.
+    if os.geteuid() == 0 and data["refusal"]:
+        # RLIMIT_NPROC does not bind root, and the per-sandbox host uid cannot reach this
+        # data dir (pytest's folders are 0700): doctor says commands are refused, and why.
         assert data["processes"]["enforced_by"] is None
-        assert not check.ok and "processes" in (check.hint or "")
+        assert not check.ok and "pids cgroup" in (check.hint or "")
         assert "processes 256 (NOT enforced)" in check.detail
+        assert "commands are REFUSED" in check.detail and "root" in check.detail
+    elif os.geteuid() == 0:
+        assert data["processes"]["enforced_by"] == "rlimit, a host uid per sandbox"
     elif data["isolation"] == "bwrap":
         assert data["processes"]["enforced_by"] == "rlimit" and check.ok
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="RLIMIT_NPROC binds a non-root gateway")
+async def test_sandbox_limits_fail_closed_as_root_without_any_process_bound(
+    tmp_path: Path,
+) -> None:
+    sandbox = {"limits": {"cgroup": "off", "host_uid_base": 0}}
+    check = by_name(await run_checks(write_config(tmp_path, sandbox=sandbox)))["sandbox limits"]
+    assert not check.ok
+    assert "commands are REFUSED" in check.detail
+    assert "sandbox.limits.host_uid_base is 0" in check.detail
+    assert "writable pids cgroup" in (check.hint or "")
 
 
 # --- models ---------------------------------------------------------------------------------

@@ -9,8 +9,12 @@ drives the attacks through a gateway's ``bash`` tool while /health is polled.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+import threading
+import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +23,7 @@ import pytest
 from pronghorn.config.schema import AppConfig
 from pronghorn.sandbox import LocalSandbox, LocalSandboxProvider, cgroups
 from pronghorn.sandbox import bwrap as bw
+from pronghorn.sandbox.errors import SandboxError
 from support.inproc import InProcessServer
 
 from .conftest import assert_responsive
@@ -120,12 +125,97 @@ def _procs(group: Path) -> list[str]:
         return []
 
 
-async def test_fork_bomb_is_stopped_by_the_process_limit(sandbox: LocalSandbox) -> None:
-    r = await sandbox.execute(FORK_BOMB, timeout_s=BOMB_TIMEOUT_S)
+class PeakCount:
+    """Counts, from the host, how many processes a command has while it runs: ``groups``
+    sorts each live process into a group (None: not counted); ``peak`` is the largest group
+    seen. A thread polls /proc until the block ends."""
+
+    def __init__(self, groups: Callable[[str], str | None]) -> None:
+        self._groups = groups
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+        self.peak = 0
+
+    def __enter__(self) -> PeakCount:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def count(self) -> int:
+        sizes: dict[str, int] = {}
+        for proc in Path("/proc").iterdir():
+            if proc.name.isdigit():
+                group = self._groups(proc.name)
+                if group is not None:
+                    sizes[group] = sizes.get(group, 0) + 1
+        return max(sizes.values(), default=0)
+
+    def _poll(self) -> None:
+        while not self._stop.wait(0.01):
+            self.peak = max(self.peak, self.count())
+
+
+def _command_cgroup(pid: str) -> str | None:
+    """The pids cgroup of a sandboxed command the process is in (one group per command)."""
+    try:
+        text = Path(f"/proc/{pid}/cgroup").read_text()
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if cgroups.PREFIX in line and ("pids" in line.split(":")[1] or line.startswith("0::")):
+            return line.split(":", 2)[2]
+    return None
+
+
+def _real_uid(pid: str) -> int | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("Uid:"):
+                return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _wait_until(condition: Callable[[], bool], timeout_s: float = 20.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        threading.Event().wait(0.02)
+    return True
+
+
+async def test_fork_bomb_is_stopped_by_the_process_limit(
+    sandbox: LocalSandbox, provider: LocalSandboxProvider
+) -> None:
+    if not provider.enforcement.cgroups.has("pids"):
+        pytest.skip("no pids cgroup here (the host-uid test covers this host)")
+    with PeakCount(_command_cgroup) as seen:
+        r = await sandbox.execute(FORK_BOMB, timeout_s=BOMB_TIMEOUT_S)
     assert "processes" in r.limits_hit, r
     assert "[sandbox limit] process limit reached" in r.stderr
     assert "at most 32 processes" in r.stderr
+    # Seen from the host: the command never had more than its 32 processes (the bomb
+    # unbounded would reach 511).
+    assert 0 < seen.peak <= 32, seen.peak
     await _host_fine(sandbox)
+
+
+async def test_pid_1_shows_no_host_path_or_owner(
+    sandbox: LocalSandbox, provider: LocalSandboxProvider
+) -> None:
+    r = await sandbox.execute(
+        "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline; echo; tr '\\0' ' ' < $p/environ;"
+        " echo; done"
+    )
+    assert r.exit_code == 0, r
+    assert "--args" in r.stdout  # bwrap's reaper is pid 1: its options came from a descriptor
+    for secret in (str(provider.data_dir), "mallory", sandbox.thread_paths.thread_id):
+        assert secret not in r.stdout, secret
 
 
 # On a loaded machine, faulting in pages near the memory limit costs CPU time (reclaim):
@@ -302,9 +392,19 @@ async def test_attacks_through_the_bash_tool_leave_the_gateway_responsive(
 
 
 @pytest.fixture
-async def rlimit_sandbox(tmp_path: Path) -> AsyncIterator[LocalSandbox]:
+def searchable_dir() -> Iterator[Path]:
+    """A folder others may search (pytest's own folders are 0700): as root without a pids
+    cgroup, commands run as a host uid that must reach the data dir."""
+    top = Path(tempfile.mkdtemp(prefix="pronghorn-sandbox-"))
+    os.chmod(top, 0o711)
+    yield top
+    shutil.rmtree(top, ignore_errors=True)
+
+
+@pytest.fixture
+async def rlimit_sandbox(searchable_dir: Path) -> AsyncIterator[LocalSandbox]:
     config = AppConfig(
-        data_dir=str(tmp_path / "data"),
+        data_dir=str(searchable_dir / "data"),
         sandbox={"command_timeout_s": 20, "limits": {**LIMITS, "cgroup": "off"}},
     )
     provider = LocalSandboxProvider(config)
@@ -341,3 +441,93 @@ async def test_fork_bomb_is_stopped_by_rlimit_nproc(rlimit_sandbox: LocalSandbox
     r = await rlimit_sandbox.execute(FORK_BOMB, timeout_s=BOMB_TIMEOUT_S)
     assert "processes" in r.limits_hit, r
     await _host_fine(rlimit_sandbox)
+
+
+# --- a host uid per sandbox (root, no pids cgroup) -----------------------------------------
+
+
+@pytest.fixture
+async def uid_provider(searchable_dir: Path) -> AsyncIterator[LocalSandboxProvider]:
+    """Root with cgroups off: commands run as a host uid of their own sandbox."""
+    if os.geteuid() != 0:
+        pytest.skip("the per-sandbox host uid is for a gateway running as root")
+    config = AppConfig(
+        data_dir=str(searchable_dir / "data"),
+        sandbox={"command_timeout_s": 20, "limits": {**LIMITS, "cgroup": "off"}},
+    )
+    provider = LocalSandboxProvider(config)
+    assert await provider.start() == "bwrap"
+    report = provider.limits_report()
+    assert report["processes"] == {"value": 32, "enforced_by": "rlimit, a host uid per sandbox"}
+    return provider
+
+
+async def test_fork_bomb_is_contained_by_a_host_uid_per_sandbox(
+    uid_provider: LocalSandboxProvider,
+) -> None:
+    sb = await uid_provider.acquire("mallory", str(uuid.uuid4()))
+    assert isinstance(sb, LocalSandbox)
+    ids = uid_provider.enforcement.host_ids
+    assert ids is not None
+    uid = ids.uid_for(sb.thread_paths)
+    r = await sb.execute("id -u; echo made > mine.txt; cat mine.txt")
+    assert r.exit_code == 0 and r.stdout == "1000\nmade\n", r
+    assert (sb.thread_paths.workspace / "mine.txt").stat().st_uid == uid
+
+    def of_uid(pid: str) -> str | None:
+        return "sandbox" if _real_uid(pid) == uid else None
+
+    with PeakCount(of_uid) as seen:
+        r = await sb.execute(FORK_BOMB, timeout_s=BOMB_TIMEOUT_S)
+    assert "processes" in r.limits_hit, r
+    assert "at most 32 processes" in r.stderr
+    # Seen from the host: the uid had at most the 32 processes of the limit, plus bwrap's
+    # own process and its reaper (the bomb unbounded would reach 511).
+    assert 0 < seen.peak <= 32 + 2, seen.peak
+    assert _wait_until(lambda: seen.count() == 0), "processes of the sandbox uid outlived it"
+    await _host_fine(sb)
+    # Files the gateway wrote meanwhile are handed to the sandbox uid before a command.
+    (sb.thread_paths.uploads / "from-gateway.txt").write_text("hello")
+    r = await sb.execute("echo more >> /mnt/user-data/uploads/from-gateway.txt && echo ok")
+    assert r.stdout == "ok\n", r
+
+
+async def test_host_uid_sandbox_shows_no_host_path(uid_provider: LocalSandboxProvider) -> None:
+    sb = await uid_provider.acquire("mallory", str(uuid.uuid4()))
+    assert isinstance(sb, LocalSandbox)
+    r = await sb.execute("tr '\\0' ' ' < /proc/1/cmdline")
+    assert r.exit_code == 0 and "--args" in r.stdout, r
+    assert str(uid_provider.data_dir) not in r.stdout and "mallory" not in r.stdout
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="RLIMIT_NPROC binds a non-root gateway")
+async def test_root_without_any_process_bound_refuses_commands(tmp_path: Path) -> None:
+    config = AppConfig(
+        data_dir=str(tmp_path / "data"),
+        sandbox={"limits": {**LIMITS, "cgroup": "off", "host_uid_base": 0}},
+    )
+    provider = LocalSandboxProvider(config)
+    sb = await provider.acquire("mallory", str(uuid.uuid4()))
+    with pytest.raises(SandboxError, match="refuses to run commands") as err:
+        await sb.execute("echo never")
+    assert "host_uid_base is 0" in str(err.value)
+    assert provider.limits_report()["processes"] == {"value": 32, "enforced_by": None}
+    # File tools still work: only commands could start processes.
+    await sb.write_file("/mnt/user-data/workspace/a.txt", "x")
+    assert await sb.read_file("/mnt/user-data/workspace/a.txt") == "x"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="RLIMIT_NPROC binds a non-root gateway")
+async def test_a_pids_cgroup_that_cannot_be_made_refuses_the_command(tmp_path: Path) -> None:
+    """The pids cgroup is root's only bound: when one cannot be created for a command (here
+    its parent is gone), the command is refused instead of running unbounded."""
+    from pronghorn.sandbox.local import Enforcement
+    from pronghorn.sandbox.paths import ThreadPaths
+
+    config = AppConfig(data_dir=str(tmp_path / "data"), sandbox={"limits": LIMITS})
+    gone = cgroups.CgroupSupport(1, {"pids": tmp_path / "no-such-cgroup"}, reason="test")
+    paths = ThreadPaths.for_thread(tmp_path / "data", "mallory", str(uuid.uuid4()))
+    bwrap = bw.find_bwrap()
+    sb = LocalSandbox(paths, config.sandbox, "bwrap", bwrap, Enforcement(gone, None, False))
+    with pytest.raises(SandboxError, match="no pids cgroup could be made"):
+        await sb.execute("echo never")

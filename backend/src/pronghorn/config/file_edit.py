@@ -5,7 +5,9 @@ The edited document is written to a temporary file beside the config (so relativ
 the `.env` resolve the same), loaded with the live holder's environment, and only if it is
 valid renamed over the config file; the holder then reloads it at once (the watcher's own
 reload finds it unchanged). Comments, key order and quoting elsewhere in the file are kept;
-values written by the API are plain YAML.
+values written by the API are plain YAML. The file gets a first and a last comment line
+(``file_marks.py``): the loader refuses a file that has the first and lacks the last — one
+cut short — rather than read it as a smaller valid config.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pronghorn.config.errors import ConfigError
+from pronghorn.config.file_marks import mark
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.config.schema import AppConfig
 
@@ -70,10 +73,11 @@ def read_document(path: Path) -> CommentedMap:
 def _write_candidate(path: Path, doc: CommentedMap) -> Path:
     buffer = io.StringIO()
     _yaml().dump(doc, buffer)
+    text = mark(buffer.getvalue())
     fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(buffer.getvalue())
+            f.write(text)
             f.flush()
             os.fsync(f.fileno())
         with contextlib.suppress(OSError):
@@ -83,6 +87,16 @@ def _write_candidate(path: Path, doc: CommentedMap) -> Path:
             os.unlink(name)
         raise
     return Path(name)
+
+
+def _sync_folder(folder: Path) -> None:
+    """fsync the folder, so the rename itself survives a crash (the file's data already
+    did: it was fsynced before the rename)."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _source(holder: ConfigHolder) -> Path:
@@ -121,6 +135,7 @@ async def apply_edit(holder: ConfigHolder, edit: Edit) -> AppConfig:
         try:
             config = holder.check_file(candidate)
             os.replace(candidate, path)
+            _sync_folder(path.parent)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(candidate)

@@ -28,6 +28,7 @@ from pronghorn.config.envsource import (
     override_paths,
 )
 from pronghorn.config.errors import ConfigError, format_validation_error
+from pronghorn.config.file_marks import check_whole
 from pronghorn.config.graph_specs import missing_auth_file, missing_graph_files
 from pronghorn.config.interpolate import interpolate
 from pronghorn.config.schema import AppConfig
@@ -208,6 +209,7 @@ def load_config(
             raise ConfigError(f"config file {path} does not exist") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"cannot read config file {path}: {exc}") from None
+        check_whole(text, source)
         data = parse_yaml(text, source)
         blank = not text.strip()
 

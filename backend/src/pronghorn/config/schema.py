@@ -439,7 +439,7 @@ class SandboxLimitsConfig(Section):
         ge=0,
         description=(
             "Most processes/threads a command may have at once (cgroup pids.max, else "
-            "RLIMIT_NPROC; the rlimit is ignored when the gateway runs as root)."
+            "RLIMIT_NPROC; as root, under a per-sandbox host uid: see host_uid_base)."
         ),
     )
     memory_bytes: int = Field(
@@ -482,6 +482,23 @@ class SandboxLimitsConfig(Section):
     seccomp: bool = Field(
         default=True, description="Run commands under the seccomp filter (bwrap isolation only)."
     )
+    host_uid_base: int = Field(
+        default=1_500_000_000,
+        ge=0,
+        le=4_294_000_000,
+        description=(
+            "Gateway running as root without a pids cgroup: each thread's commands run as host "
+            "uid host_uid_base+1+(hash mod 65536), gid host_uid_base, so RLIMIT_NPROC binds "
+            "(docs/sandbox.md). 0: off (such a host then refuses to run commands)."
+        ),
+    )
+
+    @field_validator("host_uid_base")
+    @classmethod
+    def _above_real_users(cls, value: int) -> int:
+        if 0 < value < 100_000:
+            raise ValueError("must be 0 (off) or at least 100000, above the uids of real users")
+        return value
 
 
 class SandboxConfig(Section):

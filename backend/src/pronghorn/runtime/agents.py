@@ -6,6 +6,7 @@ and every change is a new assistant version (so versions and rollback come for f
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -159,13 +160,31 @@ async def create_agent(
 ) -> dict[str, Any]:
     check_agent_name(name)
     _check(runtime, spec)
+    taken = Conflict(f"An agent named {name!r} already exists")
     if await _find(runtime, access, name) is not None:
-        raise Conflict(f"An agent named {name!r} already exists")
-    created = await service.create(
+        raise taken
+    try:
+        created = await _create(runtime, access, name, spec)
+    except Conflict:  # a concurrent create of the same name took its id first
+        raise taken from None
+    return to_agent(created)
+
+
+# Agents made here get an id derived from (owner, name): two concurrent creates of one name
+# insert the same primary key, so the database lets exactly one of them succeed.
+_AGENT_IDS = uuid.UUID("6f1c1d2e-8a4b-4c55-9b7e-2f0d3c9a7e11")
+
+
+def agent_assistant_id(owner: str, name: str) -> str:
+    return str(uuid.uuid5(_AGENT_IDS, f"{owner}\x00{name}"))
+
+
+async def _create(runtime: Runtime, access: Access, name: str, spec: AgentSpec) -> dict[str, Any]:
+    return await service.create(
         runtime,
         access,
         graph_id=GRAPH_ID,
-        assistant_id=None,
+        assistant_id=agent_assistant_id(access.identity, name),
         config={},
         context=_context(name, spec),
         metadata={"agent_name": name},
@@ -173,7 +192,6 @@ async def create_agent(
         name=name,
         description=spec.description,
     )
-    return to_agent(created)
 
 
 async def update_agent(

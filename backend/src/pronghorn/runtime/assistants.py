@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.engine import RowMapping
+from sqlalchemy.exc import IntegrityError
 
 from pronghorn.auth.authorizer import Action
 from pronghorn.persistence.metadata_filter import matches
@@ -102,17 +103,20 @@ async def create(
             ):
                 return repo.to_api(existing)
             raise Conflict(f"Assistant {aid} already exists")
-        return await repo.insert_assistant(
-            conn,
-            assistant_id=aid,
-            graph_id=graph_id,
-            config=config,
-            context=context,
-            metadata=metadata,
-            name=name,
-            description=description,
-            owner_id=access.identity,
-        )
+        try:
+            return await repo.insert_assistant(
+                conn,
+                assistant_id=aid,
+                graph_id=graph_id,
+                config=config,
+                context=context,
+                metadata=metadata,
+                name=name,
+                description=description,
+                owner_id=access.identity,
+            )
+        except IntegrityError:  # a concurrent create of the same id committed first
+            raise Conflict(f"Assistant {aid} already exists") from None
 
 
 async def search_scope(runtime: Runtime, access: Access, value: dict[str, object]) -> OwnerScope:

@@ -88,7 +88,7 @@ def _system_args() -> list[str]:
     return args
 
 
-def build_argv(
+def build_parts(
     bwrap: str,
     paths: ThreadPaths,
     command: str,
@@ -99,15 +99,16 @@ def build_argv(
     seccomp_fd: int | None = None,
     tmp_bytes: int | None = None,
     ro_mounts: Sequence[ReadOnlyMount] = (),
-) -> list[str]:
-    """argv that runs ``/bin/bash -c command`` inside bubblewrap for this thread.
+) -> tuple[list[str], list[str]]:
+    """(bwrap options, argv inside the sandbox) that run ``/bin/bash -c command`` for this
+    thread.
 
     ``limits``: rlimits set inside the sandbox before the command runs; ``seccomp_fd``: a
     descriptor holding the compiled filter (passed to the child with ``pass_fds``);
     ``tmp_bytes``: the size of the private /tmp; ``ro_mounts``: host folders bound read-only
     (skills at /mnt/skills/...).
     """
-    args = [bwrap, "--unshare-all"]
+    args = ["--unshare-all"]
     if network:
         args.append("--share-net")
     args += [
@@ -153,9 +154,58 @@ def build_argv(
         args += ["--setenv", key, value]
     if seccomp_fd is not None:
         args += ["--seccomp", str(seccomp_fd)]
+    args += ["--chdir", VIRTUAL_WORKSPACE]
     inner = limits.wrap(command) if limits is not None else ["/bin/bash", "-c", command]
-    args += ["--chdir", VIRTUAL_WORKSPACE, *inner]
-    return args
+    return args, inner
+
+
+def build_argv(
+    bwrap: str,
+    paths: ThreadPaths,
+    command: str,
+    *,
+    network: bool,
+    env: dict[str, str],
+    limits: CommandLimits | None = None,
+    seccomp_fd: int | None = None,
+    tmp_bytes: int | None = None,
+    ro_mounts: Sequence[ReadOnlyMount] = (),
+) -> list[str]:
+    """The whole bwrap command line (options in argv). Commands are started with
+    :func:`hidden_argv` instead, so the sandbox cannot read the options back."""
+    options, inner = build_parts(
+        bwrap,
+        paths,
+        command,
+        network=network,
+        env=env,
+        limits=limits,
+        seccomp_fd=seccomp_fd,
+        tmp_bytes=tmp_bytes,
+        ro_mounts=ro_mounts,
+    )
+    return [bwrap, *options, *inner]
+
+
+def hidden_argv(bwrap: str, options: list[str], inner: list[str]) -> tuple[list[str], int]:
+    """(argv, descriptor): bwrap reads its options from the descriptor (``--args``), a
+    memfd the caller passes to the child and closes afterwards.
+
+    Inside the sandbox, pid 1 is bwrap's own reaper and ``/proc/1/cmdline`` is bwrap's
+    argv: with the options in a descriptor it shows ``bwrap --args N`` and the command, never
+    the host folders bound in (the data dir, the owner's id) or the environment given.
+    """
+    fd = os.memfd_create("pronghorn-bwrap-args", os.MFD_CLOEXEC)
+    try:
+        blob = b"".join(arg.encode() + b"\0" for arg in options)
+        view = memoryview(blob)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.lseek(fd, 0, os.SEEK_SET)
+    except OSError:
+        os.close(fd)
+        raise
+    return [bwrap, "--args", str(fd), *inner], fd
 
 
 async def probe(
@@ -165,20 +215,26 @@ async def probe(
     seccomp_program: bytes | None = None,
     tmp_bytes: int | None = None,
     timeout_s: float = 15.0,
+    paths: ThreadPaths | None = None,
+    prefix: Sequence[str] = (),
 ) -> tuple[bool, str]:
-    """Run ``true`` under the exact options real commands use; (works, reason)."""
+    """Run ``true`` under the exact options real commands use; (works, reason).
+
+    ``paths``: the folders to bind (default: fresh ones in a temporary folder);
+    ``prefix``: what starts bwrap (e.g. the switch to a per-sandbox host uid)."""
     with tempfile.TemporaryDirectory(prefix="pronghorn-bwrap-probe-") as tmp:
-        paths = ThreadPaths(
-            user_id="probe",
-            thread_id="00000000-0000-0000-0000-000000000000",
-            root=Path(tmp),
-            workspace=Path(tmp) / "workspace",
-            uploads=Path(tmp) / "uploads",
-            outputs=Path(tmp) / "outputs",
-        )
+        if paths is None:
+            paths = ThreadPaths(
+                user_id="probe",
+                thread_id="00000000-0000-0000-0000-000000000000",
+                root=Path(tmp),
+                workspace=Path(tmp) / "workspace",
+                uploads=Path(tmp) / "uploads",
+                outputs=Path(tmp) / "outputs",
+            )
         await asyncio.to_thread(paths.ensure)
         fd = filter_fd(seccomp_program) if seccomp_program is not None else None
-        argv = build_argv(
+        options, inner = build_parts(
             bwrap,
             paths,
             "true",
@@ -187,20 +243,23 @@ async def probe(
             seccomp_fd=fd,
             tmp_bytes=tmp_bytes,
         )
+        argv, args_fd = hidden_argv(bwrap, options, inner)
+        fds = (args_fd,) if fd is None else (args_fd, fd)
         try:
             proc = await asyncio.create_subprocess_exec(
+                *prefix,
                 *argv,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.DEVNULL,
                 stderr=asyncio.subprocess.PIPE,
                 start_new_session=True,
-                pass_fds=() if fd is None else (fd,),
+                pass_fds=fds,
             )
         except OSError as exc:
             return False, f"cannot start bwrap: {exc}"
         finally:
-            if fd is not None:
-                os.close(fd)
+            for one in fds:
+                os.close(one)
         try:
             _, err = await asyncio.wait_for(proc.communicate(), timeout_s)
         except TimeoutError:

@@ -4,10 +4,10 @@ the model which limit stopped it.
 rlimits are set by a small bash prologue *inside* the sandbox, after bubblewrap created
 the command's user namespace, then the command itself is exec'd. Set there, the kernel
 counts ``RLIMIT_NPROC`` per sandbox (its user namespace and uid), not across every process
-of the gateway's user — but it is ignored when the gateway runs as root (the sandbox uid
-then maps to root, which the kernel exempts), so a cgroup's ``pids.max`` is what holds
-then. Hard and soft limits are equal except CPU time (SIGXCPU first, SIGKILL 5 s later);
-the command cannot raise them (no capabilities).
+of the gateway's user — but it is ignored for host uid 0 (bwrap started by root maps the
+sandbox uid to root), so as root a cgroup's ``pids.max`` holds, else a host uid per sandbox
+(``hostuid.py``), else commands are refused. Hard and soft limits are equal except CPU
+time (SIGXCPU first, SIGKILL 5 s later); the command cannot raise them (no capabilities).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from typing import Literal
 
 from pronghorn.config.schema import AppConfig, SandboxConfig
 from pronghorn.sandbox import bwrap as bw
-from pronghorn.sandbox import cgroups, files, quota, seccomp
+from pronghorn.sandbox import cgroups, files, hostuid, quota, seccomp
 from pronghorn.sandbox import mounts as mnt
 from pronghorn.sandbox.base import CommandResult, Sandbox
 from pronghorn.sandbox.errors import SandboxError
@@ -63,8 +63,12 @@ class Enforcement:
 
     cgroups: cgroups.CgroupSupport
     seccomp_program: bytes | None  # None: no filter (isolation=none, off, unknown arch)
-    nproc_counts: bool  # RLIMIT_NPROC holds (bwrap and not root)
+    nproc_counts: bool  # RLIMIT_NPROC holds (bwrap, and not root or a host uid per sandbox)
     seccomp_reason: str = ""
+    # Root without a pids cgroup: commands run as a host uid of their own sandbox.
+    host_ids: hostuid.HostIds | None = None
+    # Why commands are refused: nothing here bounds their processes ("" = they run).
+    refusal: str = ""
 
     @staticmethod
     def none() -> Enforcement:
@@ -114,12 +118,21 @@ class LocalSandbox:
         timeout = self._config.command_timeout_s if timeout_s is None else float(timeout_s)
         if timeout <= 0:
             raise SandboxError("timeout must be positive.")
+        if self._enforcement.refusal:
+            raise SandboxError(refusal_message(self._enforcement.refusal))
         await asyncio.to_thread(self._paths.ensure)
         cfg = self._config.limits
         quota_left = None
         if cfg.workspace_quota_bytes:
             quota_left = cfg.workspace_quota_bytes - await self._usage()
         cgroup = await self._new_cgroup()
+        if (
+            cfg.processes
+            and self._enforcement.cgroups.has("pids")
+            and (cgroup is None or "pids" not in cgroup.folders)
+            and not self._enforcement.nproc_counts
+        ):  # the pids cgroup was the only bound and could not be made for this command
+            raise SandboxError(refusal_message("no pids cgroup could be made for the command"))
         limits = plan_limits(
             cfg,
             quota_left=quota_left,
@@ -230,8 +243,9 @@ class LocalSandbox:
             env = sandbox_env(VIRTUAL_WORKSPACE, "/tmp")
             program = self._enforcement.seccomp_program
             fd = seccomp.filter_fd(program) if program is not None else None
+            args_fd: int | None = None
             try:
-                argv = bw.build_argv(
+                options, inner = bw.build_parts(
                     self._bwrap,
                     self._paths,
                     command,
@@ -242,21 +256,26 @@ class LocalSandbox:
                     tmp_bytes=self._config.limits.tmp_bytes,
                     ro_mounts=self._mounts,
                 )
+                argv, args_fd = bw.hidden_argv(self._bwrap, options, inner)
+                argv = await self._as_host_uid(argv)
                 if cgroup is not None:
                     argv = cgroup.join_argv(argv)
                 return await run_process(
                     argv,
-                    cwd=str(self._paths.workspace),
+                    # Not the workspace: a shell on the way exports PWD, which bwrap's pid 1
+                    # would keep in its environment (readable inside as /proc/1/environ).
+                    cwd="/",
                     env=env,
                     timeout_s=timeout_s,
                     max_output_chars=cap,
-                    pass_fds=() if fd is None else (fd,),
+                    pass_fds=(args_fd,) if fd is None else (args_fd, fd),
                     watchdog=watchdog,
                     watch_interval_s=QUOTA_CHECK_S,
                 )
             finally:
-                if fd is not None:
-                    os.close(fd)
+                for one in (fd, args_fd):
+                    if one is not None:
+                        os.close(one)
         # isolation=none: the host's filesystem is visible; only the virtual prefix is
         # rewritten so commands written for /mnt/user-data keep working.
         root = str(self._paths.root)
@@ -288,6 +307,19 @@ class LocalSandbox:
             timed_out=result.timed_out,
             truncated=result.truncated,
         )
+
+    async def _as_host_uid(self, argv: list[str]) -> list[str]:
+        """``argv`` started as this sandbox's host uid, when the gateway runs as root without
+        a pids cgroup (see ``hostuid.py``); unchanged otherwise."""
+        ids = self._enforcement.host_ids
+        if ids is None:
+            return argv
+        uid = ids.uid_for(self._paths)
+        try:
+            await asyncio.to_thread(hostuid.prepare, self._paths, ids.data_dir, uid, ids.gid)
+        except OSError as exc:
+            raise SandboxError(f"cannot prepare the sandbox's folders for its uid: {exc}") from None
+        return [*ids.prefix(uid), *argv]
 
     # -- files ------------------------------------------------------------------------------
 
@@ -398,7 +430,9 @@ class LocalSandboxProvider:
                     "user; only the environment is scrubbed"
                 )
                 self._isolation = "none"
-                self._enforcement = Enforcement(support, None, False, "isolation is none")
+                self._enforcement = Enforcement(
+                    support, None, False, "isolation is none", refusal=self._root_refusal(support)
+                )
                 return self._isolation
             program, why = _seccomp_program(self._config)
             path = bw.find_bwrap()
@@ -422,9 +456,21 @@ class LocalSandboxProvider:
                     else:
                         reason = plain
             if ok:
+                assert path is not None
                 self._bwrap = path
                 self._isolation = "bwrap"
-                self._enforcement = Enforcement(support, program, os.geteuid() != 0, why)
+                ids, refusal = None, ""
+                root_why = self._root_refusal(support)
+                if root_why:
+                    ids, refusal = await self._host_ids(path, program, root_why)
+                self._enforcement = Enforcement(
+                    support,
+                    program,
+                    os.geteuid() != 0 or ids is not None,
+                    why,
+                    host_ids=ids,
+                    refusal=refusal,
+                )
                 log.info(
                     "sandbox isolation=bwrap (%s, network=%s, seccomp=%s, cgroups=%s)",
                     path,
@@ -433,7 +479,9 @@ class LocalSandboxProvider:
                     support.version or "off",
                 )
             else:
-                self._enforcement = Enforcement(support, None, False, "isolation is none")
+                self._enforcement = Enforcement(
+                    support, None, False, "isolation is none", refusal=self._root_refusal(support)
+                )
                 log.warning(
                     "SANDBOX ISOLATION DISABLED: sandbox.isolation=bwrap but %s; falling back "
                     "to isolation=none — agent commands run directly on the host",
@@ -441,6 +489,57 @@ class LocalSandboxProvider:
                 )
                 self._isolation = "none"
             return self._isolation
+
+    def _root_refusal(self, support: cgroups.CgroupSupport) -> str:
+        """Why nothing bounds a command's processes on the host itself ("" when something
+        does): root is exempt from RLIMIT_NPROC, so only a pids cgroup holds."""
+        if not self._config.limits.processes or support.has("pids") or os.geteuid() != 0:
+            return ""
+        return f"the gateway runs as root and has no pids cgroup ({support.reason})"
+
+    async def _host_ids(
+        self, bwrap: str, program: bytes | None, root: str
+    ) -> tuple[hostuid.HostIds | None, str]:
+        """Root without a pids cgroup (``root`` says so): commands as a host uid per
+        sandbox, if that works here (probed with a real bwrap run under such a uid in the
+        data dir)."""
+        limits = self._config.limits
+        if not limits.host_uid_base:
+            return None, f"{root}; sandbox.limits.host_uid_base is 0"
+        setpriv = hostuid.find_setpriv()
+        if setpriv is None:
+            return None, f"{root}; setpriv (util-linux) is not installed"
+        ids = hostuid.HostIds(limits.host_uid_base, setpriv, self._data_dir)
+        base = self._data_dir / "sandbox-probe"
+        paths = ThreadPaths(
+            user_id="probe",
+            thread_id="00000000-0000-0000-0000-000000000000",
+            root=base,
+            workspace=base / "workspace",
+            uploads=base / "uploads",
+            outputs=base / "outputs",
+        )
+        uid = ids.uid_for(paths)
+        try:
+            await asyncio.to_thread(paths.ensure)
+            await asyncio.to_thread(hostuid.prepare, paths, self._data_dir, uid, ids.gid)
+        except OSError as exc:
+            return None, f"{root}; cannot prepare folders for a sandbox uid: {exc}"
+        ok, reason = await bw.probe(
+            bwrap,
+            network=self._config.network,
+            seccomp_program=program,
+            tmp_bytes=limits.tmp_bytes,
+            paths=paths,
+            prefix=ids.prefix(uid),
+        )
+        if not ok:
+            return None, (
+                f"{root}; bwrap cannot run as host uid {uid}: {reason} (the folders above "
+                f"the data dir {self._data_dir} must be searchable by others: chmod o+x)"
+            )
+        log.info("sandbox: no pids cgroup as root; commands run as a host uid per sandbox")
+        return ids, ""
 
     def paths_for(self, user_id: str, thread_id: str) -> ThreadPaths:
         try:
@@ -462,6 +561,15 @@ class LocalSandboxProvider:
 
     async def close(self) -> None:
         return None
+
+
+def refusal_message(why: str) -> str:
+    return (
+        f"The sandbox refuses to run commands: nothing on this host bounds how many "
+        f"processes a command may start (sandbox.limits.processes): {why}. Give the gateway "
+        "a writable pids cgroup, run it as an unprivileged user, or make the per-sandbox host "
+        "uid work (sandbox.limits.host_uid_base); `pronghorn doctor` tells which is missing."
+    )
 
 
 def _seccomp_program(config: SandboxConfig) -> tuple[bytes | None, str]:
@@ -488,7 +596,10 @@ def limits_report(
         return {"value": value, "enforced_by": rlimit}
 
     nproc = "rlimit" if enforcement.nproc_counts else None
+    if enforcement.host_ids is not None:
+        nproc = "rlimit, a host uid per sandbox"
     return {
+        "refusal": enforcement.refusal,
         "isolation": isolation,
         "seccomp": enforcement.seccomp_program is not None,
         "seccomp_detail": enforcement.seccomp_reason,

@@ -179,4 +179,14 @@ def test_setup_login_keys_users_and_isolation(
     finally:
         other.close()
 
+    # 7. The admin deletes the second user (after confirming): the row goes, a notice says so,
+    # and the account no longer signs in.
+    page.once("dialog", lambda dialog: dialog.accept())
+    bob_row.get_by_role("button", name="Delete").click()
+    bob_row.wait_for(state="detached")
+    page.get_by_text(f"Deleted {SECOND[0]}").wait_for()
+    with httpx.Client(base_url=srv.url, timeout=30) as http:
+        gone = http.post("/api/auth/login", json={"username": SECOND[0], "password": SECOND[2]})
+        assert gone.status_code == 401
+
     assert not errors, f"uncaught errors in the page: {errors}"

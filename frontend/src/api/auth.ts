@@ -133,6 +133,16 @@ export function updateUser(fetch: Fetch, id: string, patch: UserPatch): Promise<
   return call<User>(fetch, "PATCH", `/api/auth/users/${encodeURIComponent(id)}`, patch);
 }
 
+export interface UserRemoved {
+  user: User;
+  removed: Record<string, number>;
+}
+
+/** Delete the user and everything of theirs (threads, files, memory, keys, crons). */
+export function deleteUser(fetch: Fetch, id: string): Promise<UserRemoved> {
+  return call<UserRemoved>(fetch, "DELETE", `/api/auth/users/${encodeURIComponent(id)}`);
+}
+
 /** The name to show for a user. */
 export function displayName(user: Pick<User, "username" | "display_name">): string {
   return user.display_name?.trim() || user.username;

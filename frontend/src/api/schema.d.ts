@@ -265,7 +265,13 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete User
+         * @description Delete the user and everything of theirs: sessions, API keys, threads (runs,
+         *     checkpoints, files), crons, custom agents, memory, store items, IM bindings. 409 for
+         *     yourself or the last enabled admin. The audit log keeps the deletion.
+         */
+        delete: operations["delete_user_api_auth_users__user_id__delete"];
         options?: never;
         head?: never;
         /** Update User */
@@ -5113,6 +5119,17 @@ export interface components {
              */
             email?: string | null;
         };
+        /**
+         * UserRemoved
+         * @description The deleted account and how much of theirs went with it.
+         */
+        UserRemoved: {
+            user: components["schemas"]["AuthUser"];
+            /** Removed */
+            removed: {
+                [key: string]: number;
+            };
+        };
         /** VersionsSearch */
         VersionsSearch: {
             /** Metadata */
@@ -5916,6 +5933,82 @@ export interface operations {
             };
             /** @description Refused by the authorization policy */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict: a duplicate, or a busy thread */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    delete_user_api_auth_users__user_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserRemoved"];
+                };
+            };
+            /** @description The request makes no sense for the resource's current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Refused by the authorization policy */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -402,6 +402,14 @@ class MemoryService:
         self._wake.set()
         await self.repo.clear(scope)
 
+    async def forget_user(self, user_id: str) -> int:
+        """Forget every scope of the user's memory (a deleted user); how many documents."""
+        queued = {key[0] for key in self._queue if key[0].user_id == user_id}
+        stored = await self.repo.scopes_of(user_id)
+        for scope in {*queued, *stored}:
+            await self.clear(scope)
+        return len(stored)
+
     async def import_document(self, scope: MemoryScope, data: dict[str, object]) -> MemoryDocument:
         cfg = self.config
         version = data.get("version", 1)

@@ -28,6 +28,10 @@ def _label(value: str) -> str:
     return value.replace("%", "%25").replace(".", "%2E")
 
 
+def _unlabel(value: str) -> str:
+    return value.replace("%2E", ".").replace("%25", "%")
+
+
 def namespace_of(scope: MemoryScope) -> tuple[str, ...]:
     return (ROOT, _label(scope.user_id), _label(scope.agent_name or DEFAULT_AGENT))
 
@@ -101,3 +105,18 @@ class MemoryRepository:
     async def clear(self, scope: MemoryScope) -> None:
         async with self._lock(scope):
             await self.store.adelete(namespace_of(scope), KEY)
+
+    async def scopes_of(self, user_id: str) -> list[MemoryScope]:
+        """Every scope (default and per agent) the user has a stored document in."""
+        found: list[MemoryScope] = []
+        offset = 0
+        while True:
+            page = await self.store.alist_namespaces(
+                prefix=(ROOT, _label(user_id)), max_depth=3, limit=100, offset=offset
+            )
+            for ns in page:
+                agent = _unlabel(ns[2]) if len(ns) > 2 else DEFAULT_AGENT
+                found.append(MemoryScope(user_id, None if agent == DEFAULT_AGENT else agent))
+            if len(page) < 100:
+                return found
+            offset += len(page)

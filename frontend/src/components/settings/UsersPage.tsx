@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState, type FormEvent } from "react";
-import { createUser, displayName, listUsers, updateUser, type Role, type User, type UserPatch } from "../../api/auth";
+import { createUser, deleteUser, displayName, listUsers, updateUser, type Role, type User, type UserPatch } from "../../api/auth";
 import { useGateway } from "../../api/gateway";
 import { describeError } from "../../lib/errors";
 import { formatWhen } from "../../lib/format";
@@ -74,6 +74,20 @@ export function UsersPage({ me, onOpenSidebar }: Props) {
       setUsers((prev) => prev?.map((u) => (u.id === updated.id ? updated : u)) ?? null);
     } catch (err) {
       setError(`Could not update ${user.username}: ${describeError(err)}`);
+    }
+  };
+
+  const remove = async (user: User) => {
+    const question = `Delete ${user.username} and all of their chats, files, memory, keys and schedules? This cannot be undone.`;
+    if (!window.confirm(question)) return;
+    setError(null);
+    setNotice(null);
+    try {
+      const done = await deleteUser(fetch, user.id);
+      setUsers((prev) => prev?.filter((u) => u.id !== user.id) ?? null);
+      setNotice(`Deleted ${user.username} (${done.removed.threads ?? 0} chats).`);
+    } catch (err) {
+      setError(`Could not delete ${user.username}: ${describeError(err)}`);
     }
   };
 
@@ -172,6 +186,9 @@ export function UsersPage({ me, onOpenSidebar }: Props) {
                               onClick={() => void change(u, { disabled: !u.disabled })}
                             >
                               {u.disabled ? "Enable" : "Disable"}
+                            </button>
+                            <button type="button" className="chip-button danger" onClick={() => void remove(u)}>
+                              Delete
                             </button>
                           </>
                         )}

@@ -1,4 +1,4 @@
-"""Admin only: `/api/auth/users` (create, list, update, disable) and `/api/auth/audit`."""
+"""Admin only: `/api/auth/users` (create, list, update, disable, delete) and `/api/auth/audit`."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from pronghorn.auth import audit, users
+from pronghorn.auth.errors import AccountError
 from pronghorn.gateway.deps import get_runtime
 from pronghorn.gateway.models.auth import AuditEntry, AuthUser
 from pronghorn.gateway.models.errors import answers, errors
@@ -14,6 +15,7 @@ from pronghorn.gateway.session_cookie import client_ip
 from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.persistence.repos.users import User
 from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.user_removal import remove_user
 
 router = APIRouter(prefix="/api/auth", tags=["auth"], route_class=StrictJSONRoute)
 
@@ -117,6 +119,41 @@ async def update_user(
         detail=detail,
     )
     return after.to_api()
+
+
+class UserRemoved(BaseModel):
+    """The deleted account and how much of theirs went with it."""
+
+    user: AuthUser
+    removed: dict[str, int]
+
+
+@router.delete(
+    "/users/{user_id}",
+    response_model=None,
+    responses={**answers(UserRemoved), **errors(400, 401, 403, 404, 409, 422)},
+)
+async def delete_user(
+    user_id: str,
+    request: Request,
+    runtime: Runtime = Depends(get_runtime),
+    admin: User = Depends(admin_user),
+) -> dict[str, object]:
+    """Delete the user and everything of theirs: sessions, API keys, threads (runs,
+    checkpoints, files), crons, custom agents, memory, store items, IM bindings. 409 for
+    yourself or the last enabled admin. The audit log keeps the deletion."""
+    if user_id == admin.id:
+        raise AccountError("Refused: you cannot delete your own account", 409)
+    user, removed = await remove_user(runtime, user_id)
+    await audit.record(
+        runtime.db,
+        "user.delete",
+        actor=admin.id,
+        target=user.id,
+        client_ip=client_ip(request),
+        detail={"username": user.username, **removed.to_json()},
+    )
+    return {"user": user.to_api(), "removed": removed.to_json()}
 
 
 @router.get(

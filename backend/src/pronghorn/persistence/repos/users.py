@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, cast
 
-from sqlalchemy import func, insert, or_, select, update
+from sqlalchemy import delete, func, insert, or_, select, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -164,6 +164,12 @@ async def count_admins(conn: AsyncConnection) -> int:
         .where(users.c.role == "admin", users.c.disabled.is_(False))
     )
     return int((await conn.execute(query)).scalar_one())
+
+
+async def delete_user(conn: AsyncConnection, user_id: str) -> bool:
+    """Delete the account (its sessions and API keys go with it by foreign key)."""
+    result = await conn.execute(delete(users).where(users.c.id == user_id))
+    return bool(result.rowcount)
 
 
 async def update_user(

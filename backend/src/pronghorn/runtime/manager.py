@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import logging
 import time
-import uuid
 from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import Any
 
@@ -77,7 +76,7 @@ class RunManager:
         self.authorizer: Authorizer = authorizer or AllowAll()
         self.db = executor.db
         self.broker = executor.broker
-        self.owner = uuid.uuid4().hex
+        self.owner = executor.db.replica_id  # on its PostgreSQL sessions too
         cfg = executor.settings.current
         self.metrics = metrics
         # Queue caps, per-user and global slots (runtime/admission.py)

@@ -684,3 +684,5 @@ class RunManager:
             turn.set_result(None)
             if self._tails.get(thread_id) is turn:
                 del self._tails[thread_id]
+            if self.cluster is not None:  # runs queued behind the turn, on any replica
+                self.cluster.notify()

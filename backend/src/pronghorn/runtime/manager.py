@@ -672,7 +672,9 @@ class RunManager:
         """Hold the thread's place in its run order for the block (a state update): raise
         ``busy(run_id)`` if a run of the thread is in flight here; otherwise runs created
         meanwhile wait (pending) until the block exits. Check and claim happen in one step
-        of the event loop, so no run can start in between."""
+        of the event loop, so no run can start in between. Scale-out, the other replicas
+        learn of it from the thread's turn in the database (`thread_state.idle_turn`); its
+        end wakes every replica's queue for the runs queued behind it."""
         for job in self._jobs.snapshot():
             if job.thread_id == thread_id:
                 raise busy(job.run_id)

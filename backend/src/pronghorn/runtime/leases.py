@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import DBAPIError
 
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.outage import OutageLog
@@ -183,9 +184,13 @@ class Leases:
     async def _end_stale_sessions(self) -> bool:
         """End the sessions a frozen replica holds open in a transaction past its lease
         (persistence/repos/stale_sessions.py); whether there were any."""
-        ended = await self.db.run(
-            lambda c: stale_sessions.end_stale_sessions(c, sweeper=self.owner)
-        )
+        try:
+            ended = await self.db.run(
+                lambda c: stale_sessions.end_stale_sessions(c, sweeper=self.owner)
+            )
+        except DBAPIError as exc:  # e.g. replicas on different roles may not end each other's
+            log.warning("could not end a frozen replica's sessions", extra={"detail": str(exc)})
+            return False
         if ended:
             log.warning(
                 "ended the database sessions of a replica whose run lease lapsed",

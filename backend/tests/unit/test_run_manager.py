@@ -21,6 +21,7 @@ from pronghorn.runtime.assemble import open_runtime
 from pronghorn.runtime.errors import Conflict, NotFound
 from pronghorn.runtime.run_request import RunCreate
 from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.thread_state import read_history
 from support.live import base_config
 from unit.run_events import is_update, until_event
 
@@ -33,6 +34,12 @@ async def runtime(tmp_path: Path) -> AsyncIterator[Runtime]:
     path.write_text(yaml.safe_dump(base_config()), encoding="utf-8")
     async with open_runtime(ConfigHolder(load_config(path, {})), base_dir=tmp_path) as rt:
         yield rt
+
+
+async def last_checkpoint_of(runtime: Runtime, thread_id: str, run_id: str) -> dict[str, Any]:
+    """The newest state of the thread that the run checkpointed."""
+    history = await read_history(runtime, ME, thread_id, limit=1000)
+    return next(s for s in history if (s["metadata"] or {}).get("run_id") == run_id)
 
 
 def request(**body: Any) -> RunCreate:
@@ -87,7 +94,10 @@ async def test_enqueue_waits_for_the_run_before_it_and_counts_as_queued(
     await until_event(runtime, first, is_update("prepare"))
     await runtime.runs.cancel(tid, first.run_id, action="interrupt", wait=True)
     assert first.status == "interrupted"
-    assert (await runtime.runs.output(tid, first.run_id))["sleep"] == 60
+    # What the cancelled run left in the thread's state, read from its own checkpoints: the
+    # thread's current values (`runs.output`) may already be the second run's, which starts
+    # as soon as the first is done and, with no sleep, ends quickly (1 repetition in 200).
+    assert (await last_checkpoint_of(runtime, tid, first.run_id))["values"]["sleep"] == 60
     prepared = await until_event(runtime, second, is_update("prepare"))
     assert json.loads(prepared.data)["prepare"]["sleep"] == 0
     await second.done.wait()

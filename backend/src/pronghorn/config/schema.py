@@ -148,6 +148,19 @@ class DatabaseConfig(Section):
             "runs.lease_s. 0: no limit."
         ),
     )
+    statement_timeout_s: float | None = Field(
+        default=None,
+        ge=0,
+        le=3600,
+        description=(
+            "PostgreSQL: the server cancels any statement of a gateway session (both pools) "
+            "that runs longer than this (statement_timeout), ending its transaction: it also "
+            "ends a session frozen half-way through sending a statement, which "
+            "idle_in_transaction_timeout_s does not reach, so a frozen replica's row locks "
+            "are freed before its runs' leases expire. null: half of runs.lease_s. 0: no "
+            "limit. Migrations run without it."
+        ),
+    )
     busy_timeout_ms: int = Field(default=5000, ge=0, description="SQLite busy_timeout.")
     echo: bool = Field(default=False, description="Log every SQL statement.")
 

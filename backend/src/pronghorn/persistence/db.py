@@ -23,6 +23,7 @@ import contextlib
 import logging
 import random
 import sqlite3
+import uuid
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -50,6 +51,11 @@ SQLITE_PRAGMAS = (
 )
 
 
+# PostgreSQL: every session's application_name is this and the replica id (lease sweepers
+# end a frozen replica's sessions by it: persistence/repos/stale_sessions.py).
+SESSION_PREFIX = "pronghorn/"
+
+
 def default_sqlite_url(data_dir: Path) -> str:
     return f"sqlite+aiosqlite:///{(data_dir / 'pronghorn.db').as_posix()}"
 
@@ -74,15 +80,21 @@ class Database:
         pool_size: int = 10,
         pool_timeout_s: float = 30.0,
         idle_in_transaction_timeout_s: float = 0.0,
+        statement_timeout_s: float = 0.0,
+        replica_id: str | None = None,
         echo: bool = False,
     ) -> None:
         self.url = url
+        # This process among the replicas: the run manager's owner id, on its PostgreSQL
+        # sessions' application_name.
+        self.replica_id = replica_id or uuid.uuid4().hex
         parsed = make_url(url)
         self.dialect = parsed.get_backend_name()  # "sqlite" | "postgresql"
         self.busy_timeout_ms = busy_timeout_ms
         self.pool_size = pool_size
         self.pool_timeout_s = pool_timeout_s  # PostgreSQL: both pools' wait for a connection
         self.idle_in_transaction_timeout_s = idle_in_transaction_timeout_s  # PostgreSQL
+        self.statement_timeout_s = statement_timeout_s  # PostgreSQL
         self.echo = echo
         self._engine: AsyncEngine | None = None
         self._worker: SqliteWorker | None = None
@@ -110,9 +122,19 @@ class Database:
         return self._worker
 
     def session_settings(self) -> dict[str, str]:
-        """PostgreSQL settings of every gateway session (both pools)."""
-        limit_ms = round(self.idle_in_transaction_timeout_s * 1000)
-        return {"idle_in_transaction_session_timeout": str(limit_ms)} if limit_ms else {}
+        """PostgreSQL settings of every gateway session (both pools): server-side bounds on
+        a transaction, so a replica that froze inside one (SIGSTOP, a stalled VM) loses its
+        session, and its row locks, before its runs' leases expire. The idle limit ends a
+        session that waits between statements; the statement limit one that waits inside a
+        statement or waits for another session's locks. Neither reaches a session frozen
+        half-way through a statement's messages: the lease sweeper ends those, found by
+        their application_name (persistence/repos/stale_sessions.py)."""
+        limits = {
+            "idle_in_transaction_session_timeout": self.idle_in_transaction_timeout_s,
+            "statement_timeout": self.statement_timeout_s,
+        }
+        settings = {name: str(round(s * 1000)) for name, s in limits.items() if round(s * 1000)}
+        return {"application_name": f"{SESSION_PREFIX}{self.replica_id}", **settings}
 
     def psycopg_conninfo(self) -> str:
         """The PostgreSQL URL in the libpq form psycopg (LangGraph's saver/store) wants."""

@@ -48,6 +48,8 @@ async def upgrade(db: Database) -> None:
     from alembic import command
 
     def _run(sync_conn: Connection) -> None:
+        if not db.is_sqlite:  # a migration may take its time: no per-statement bound
+            sync_conn.exec_driver_sql("SET LOCAL statement_timeout = 0")
         command.upgrade(alembic_config(sync_conn), "head")
 
     async def _once() -> None:

@@ -79,6 +79,9 @@ threads = Table(
     Column("updated_at", Ts, nullable=False),
     Column("state_updated_at", Ts, nullable=False),
     Column("owner_id", String(255), nullable=True, index=True),
+    # Scale-out: a state update holds the thread until then (database time); runs of the
+    # thread are not claimed meanwhile (runtime/thread_state.py).
+    Column("turn_until", Ts, nullable=True),
 )
 
 runs = Table(

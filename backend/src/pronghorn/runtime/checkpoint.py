@@ -79,12 +79,11 @@ async def open_persistence(
         reset=idle_check.reset,
         open=False,
     )
+    await _setup_postgres(db)
     await pool.open(wait=True)
     try:
         saver = AsyncPostgresSaver(pool)  # type: ignore[arg-type]
         store = AsyncPostgresStore(pool, ttl=ttl)  # type: ignore[arg-type]
-        await saver.setup()
-        await store.setup()
         await store.start_ttl_sweeper()
         try:
             yield Persistence(saver, store)
@@ -92,3 +91,22 @@ async def open_persistence(
             await store.stop_ttl_sweeper(timeout=2)
     finally:
         await pool.close()
+
+
+async def _setup_postgres(db: Database) -> None:
+    """The libraries' own migrations, on a connection of their own: the pool's sessions
+    bound every statement (`Database.session_settings`), a migration may take its time."""
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+    from langgraph.store.postgres.aio import AsyncPostgresStore
+    from psycopg import AsyncConnection
+    from psycopg.rows import DictRow, dict_row
+
+    async with await AsyncConnection[DictRow].connect(
+        db.psycopg_conninfo(),
+        autocommit=True,
+        prepare_threshold=0,
+        row_factory=dict_row,
+        options="-c statement_timeout=0",
+    ) as conn:
+        await AsyncPostgresSaver(conn).setup()
+        await AsyncPostgresStore(conn).setup()

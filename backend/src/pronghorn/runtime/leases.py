@@ -10,7 +10,9 @@ final write, conditioned on the token, is refused. Locally each lease has a dead
 monotonic clock, set from *before* the renewal was sent, so it never outlives the lease in
 the database; a write (an event) after that deadline first proves the lease again
 (`confirm`), which is what stops a replica that was frozen (SIGSTOP) past its lease from
-writing anything once it runs again.
+writing anything once it runs again. A frozen replica's open transaction keeps its row
+locks, which the sweeper skips: when one of its leases lapsed, the sweeper ends those
+sessions (persistence/repos/stale_sessions.py) and recovers the runs in the same sweep.
 """
 
 from __future__ import annotations
@@ -22,9 +24,12 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import DBAPIError
+
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.outage import OutageLog
-from pronghorn.persistence.repos import run_claims
+from pronghorn.persistence.repos import run_claims, stale_sessions
 from pronghorn.runtime.admission import queue_timeout_error
 from pronghorn.runtime.jobs import Job
 
@@ -149,11 +154,13 @@ class Leases:
         """Recover the runs whose lease expired (any replica's), and end the queued runs
         that waited past `runs.max_queue_wait_s`; what was recovered or ended."""
         mode = self.recover_mode()
-        found = await self.db.run(
-            lambda c: run_claims.recover_expired(
-                c, mode=mode, error=LEASE_ERROR, sweeper=self.owner
-            )
-        )
+
+        def recover(c: Connection) -> list[run_claims.Recovered]:
+            return run_claims.recover_expired(c, mode=mode, error=LEASE_ERROR, sweeper=self.owner)
+
+        found = await self.db.run(recover)
+        if not self.db.is_sqlite and await self._end_stale_sessions():
+            found += await self.db.run(recover)  # the rows their locks kept from this sweep
         if found:
             log.warning(
                 "recovered runs whose lease expired", extra={"count": len(found), "mode": mode}
@@ -173,6 +180,23 @@ class Leases:
         if found or expired:
             await self.on_recovered([*found, *expired])
         return [*found, *expired]
+
+    async def _end_stale_sessions(self) -> bool:
+        """End the sessions a frozen replica holds open in a transaction past its lease
+        (persistence/repos/stale_sessions.py); whether there were any."""
+        try:
+            ended = await self.db.run(
+                lambda c: stale_sessions.end_stale_sessions(c, sweeper=self.owner)
+            )
+        except DBAPIError as exc:  # e.g. replicas on different roles may not end each other's
+            log.warning("could not end a frozen replica's sessions", extra={"detail": str(exc)})
+            return False
+        if ended:
+            log.warning(
+                "ended the database sessions of a replica whose run lease lapsed",
+                extra={"count": len(ended)},
+            )
+        return bool(ended)
 
     async def aclose(self) -> None:
         for task in self._tasks:

@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import logging
 import time
-import uuid
 from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import Any
 
@@ -77,7 +76,7 @@ class RunManager:
         self.authorizer: Authorizer = authorizer or AllowAll()
         self.db = executor.db
         self.broker = executor.broker
-        self.owner = uuid.uuid4().hex
+        self.owner = executor.db.replica_id  # on its PostgreSQL sessions too
         cfg = executor.settings.current
         self.metrics = metrics
         # Queue caps, per-user and global slots (runtime/admission.py)
@@ -673,7 +672,9 @@ class RunManager:
         """Hold the thread's place in its run order for the block (a state update): raise
         ``busy(run_id)`` if a run of the thread is in flight here; otherwise runs created
         meanwhile wait (pending) until the block exits. Check and claim happen in one step
-        of the event loop, so no run can start in between."""
+        of the event loop, so no run can start in between. Scale-out, the other replicas
+        learn of it from the thread's turn in the database (`thread_state.idle_turn`); its
+        end wakes every replica's queue for the runs queued behind it."""
         for job in self._jobs.snapshot():
             if job.thread_id == thread_id:
                 raise busy(job.run_id)
@@ -685,3 +686,5 @@ class RunManager:
             turn.set_result(None)
             if self._tails.get(thread_id) is turn:
                 del self._tails[thread_id]
+            if self.cluster is not None:  # runs queued behind the turn, on any replica
+                self.cluster.notify()

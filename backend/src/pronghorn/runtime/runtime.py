@@ -192,6 +192,12 @@ def database_url(config: AppConfig, data_dir: Path) -> str:
     return config.database.url or default_sqlite_url(data_dir)
 
 
+def statement_timeout_s(config: AppConfig) -> float:
+    """`database.statement_timeout_s`, by default half of the run lease."""
+    configured = config.database.statement_timeout_s
+    return config.runs.lease_s / 2 if configured is None else configured
+
+
 @contextlib.asynccontextmanager
 async def open_database(config: AppConfig, data_dir: Path) -> AsyncGenerator[Database, None]:
     db = Database(
@@ -200,6 +206,7 @@ async def open_database(config: AppConfig, data_dir: Path) -> AsyncGenerator[Dat
         pool_size=config.database.pool_size,
         pool_timeout_s=config.database.pool_timeout_s,
         idle_in_transaction_timeout_s=config.database.idle_in_transaction_timeout_s,
+        statement_timeout_s=statement_timeout_s(config),
         echo=config.database.echo,
     )
     await db.connect()

@@ -7,14 +7,19 @@ SQLite, where both share one lock. A state update claims the thread first:
 - in this process, `RunManager.thread_turn`: refused if a run of the thread is in flight
   here; runs created meanwhile wait until the update is done;
 - in the database, the thread row: refused if it says busy (a run accepted by any replica).
-  On PostgreSQL the row stays locked (`SELECT … FOR UPDATE`) for the whole update, so a run
-  that another replica accepts meanwhile (its accept locks the row too) waits for the update
-  and then starts from the updated state: the check and the update are one step.
+  On PostgreSQL the check also takes the thread's *turn* (`threads.take_turn`: `turn_until`,
+  in one short transaction), so every replica serializes with the update: another state
+  update is refused (`ThreadBusy`), a run accepted meanwhile is queued and no replica claims
+  it until the turn ends (with the saved cache, in a second short transaction); then the
+  replicas are told there is work, and the run starts from the updated state. No row lock
+  is held while the checkpointer writes on its own connection, so no transaction idles
+  past the server's bounds (`database.idle_in_transaction_timeout_s`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +33,8 @@ from pronghorn.runtime.errors import InvalidRequest, NotFound
 from pronghorn.runtime.graph_access import require_graph
 from pronghorn.runtime.owned import load_thread
 from pronghorn.runtime.threads import ThreadBusy
+
+log = logging.getLogger("pronghorn.threads")
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import RowMapping
@@ -79,7 +86,8 @@ def _check_idle(thread_id: str, status: str | None) -> None:
 @contextlib.asynccontextmanager
 async def idle_turn(runtime: Runtime, thread_id: str) -> AsyncGenerator[SaveCache, None]:
     """Hold an idle thread for the block (see the module doc); `ThreadBusy` if a run is in
-    flight. Yields how to store the thread row's cached state within the claim."""
+    flight or another state update holds it. Yields how to store the thread row's cached
+    state (on PostgreSQL that also ends the turn)."""
     async with runtime.runs.thread_turn(
         thread_id, busy=lambda run_id: ThreadBusy(thread_id, run_id)
     ):
@@ -93,13 +101,39 @@ async def idle_turn(runtime: Runtime, thread_id: str) -> AsyncGenerator[SaveCach
 
             yield save_apart
             return
-        async with runtime.db.tx() as locked:
-            _check_idle(thread_id, await repo.status_of(locked, thread_id, lock=True))
+        async with _database_turn(runtime, thread_id) as save:
+            yield save
 
-            async def save_locked(cache: CachedState) -> None:
-                await repo.set_fields(locked, thread_id, values=cache[0], interrupts=cache[1])
 
-            yield save_locked
+@contextlib.asynccontextmanager
+async def _database_turn(runtime: Runtime, thread_id: str) -> AsyncGenerator[SaveCache, None]:
+    """PostgreSQL: the thread's turn in the database, for every replica (`take_turn`): two
+    short transactions around the update, none held open while the checkpointer writes on
+    its own connection. A replica that dies within its turn loses it after runs.lease_s."""
+    async with runtime.db.tx() as conn:
+        hold_s = runtime.config.runs.lease_s
+        status, held = await conn.run_sync(lambda c: repo.take_turn(c, thread_id, hold_s=hold_s))
+    if held:
+        raise ThreadBusy(thread_id, doing="another state update is in progress")
+    _check_idle(thread_id, status)
+    ended = False
+
+    async def save_ending_turn(cache: CachedState) -> None:
+        nonlocal ended
+        stmt = repo.set_fields_stmt(thread_id, values=cache[0], interrupts=cache[1])
+        async with runtime.db.tx() as conn:
+            await conn.execute(stmt.values(turn_until=None))
+        ended = True
+
+    try:
+        yield save_ending_turn
+    finally:
+        if not ended:
+            try:
+                async with runtime.db.tx() as conn:
+                    await conn.execute(repo.end_turn_stmt(thread_id))
+            except Exception:  # it lapses on its own; the update's own error matters more
+                log.warning("a thread's turn was not ended; it lapses", exc_info=True)
 
 
 async def refresh_cache(runtime: Runtime, thread_id: str, graph: Any) -> None:

@@ -33,9 +33,11 @@ UNSET: Any = repo.UNSET
 class ThreadBusy(Conflict):
     """The thread has a run in flight: its state cannot be changed now."""
 
-    def __init__(self, thread_id: str, run_id: str | None = None) -> None:
+    def __init__(
+        self, thread_id: str, run_id: str | None = None, *, doing: str = "a run is in flight"
+    ) -> None:
         by = f" (run {run_id})" if run_id else ""
-        super().__init__(f"Thread {thread_id} is busy: a run is in flight{by}")
+        super().__init__(f"Thread {thread_id} is busy: {doing}{by}")
 
 
 @dataclass(frozen=True)

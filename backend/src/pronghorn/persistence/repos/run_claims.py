@@ -109,6 +109,8 @@ def _next_claimable(*, per_user: bool) -> Any:
     r = runs.alias("r")
     conds = claimable(r, [])
     conds.append(r.c.thread_id.not_in(bindparam("b_exclude", expanding=True)))
+    # ... nor threads a state update holds, on any replica (threads.take_turn)
+    conds.append(or_(threads.c.turn_until.is_(None), threads.c.turn_until <= func.now()))
     if per_user:
         conds.append(_user_running(r) < bindparam("b_per_user"))
     return (

@@ -152,13 +152,20 @@ def accept_run(
         principal=ownership.principal,
         **run_fields,
     )
-    claimed = claim_if_idle is not None and not inflight
+    claimed = claim_if_idle is not None and not inflight and not _in_turn(row)
     if queue_check is not None and not claimed:
         queue_check(conn, owner_id)
     if claim_if_idle is not None:
         values.update(claim_if_idle if claimed else {"owner": None})
     conn.execute(insert(runs), values)
     return Accepted(assistant, runs_repo.to_api(values), inflight, meta, owner_id, claimed)
+
+
+def _in_turn(thread: Any) -> bool:
+    """Scale-out: a state update holds the thread (runtime/thread_state.py), so a run
+    accepted now is queued, claimed once the update is done."""
+    until = None if thread is None else thread["turn_until"]
+    return until is not None and until > now()
 
 
 def inflight_rows(conn: Connection, thread_id: str) -> list[dict[str, Any]]:

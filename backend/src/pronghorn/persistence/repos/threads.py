@@ -5,7 +5,17 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Update, and_, delete, func, insert, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Update,
+    and_,
+    delete,
+    func,
+    insert,
+    literal,
+    select,
+    update,
+)
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -63,6 +73,25 @@ async def status_of(conn: AsyncConnection, thread_id: str, *, lock: bool = False
     if lock:
         query = query.with_for_update()
     return (await conn.execute(query)).scalar_one_or_none()
+
+
+def take_turn(conn: Connection, thread_id: str, *, hold_s: float) -> tuple[str | None, bool]:
+    """Scale-out (PostgreSQL): hold an idle thread for a state update until `hold_s` from
+    now (database time), or learn why not: (its status, None if unknown; whether another
+    update holds it). The row is locked only for this statement pair, not for the update:
+    claims skip a thread in its turn and a run accepted meanwhile is queued."""
+    in_turn = and_(threads.c.turn_until.is_not(None), threads.c.turn_until > func.now())
+    query = select(threads.c.status, in_turn).where(threads.c.thread_id == thread_id)
+    row = conn.execute(query.with_for_update()).first()
+    if row is None or row[0] == "busy" or row[1]:
+        return (None, False) if row is None else (row[0], bool(row[1]))
+    until = func.now() + literal(timedelta(seconds=hold_s))
+    conn.execute(update(threads).where(threads.c.thread_id == thread_id).values(turn_until=until))
+    return row[0], False
+
+
+def end_turn_stmt(thread_id: str) -> Update:
+    return update(threads).where(threads.c.thread_id == thread_id).values(turn_until=None)
 
 
 async def get(conn: AsyncConnection, thread_id: str) -> dict[str, Any] | None:

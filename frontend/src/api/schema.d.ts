@@ -1156,7 +1156,8 @@ export interface paths {
         post?: never;
         /**
          * Delete Upload
-         * @description Delete one uploaded file (404 when there is no such file).
+         * @description Delete one uploaded file: ``{success: true, message}`` (404 when there is no such
+         *     file).
          */
         delete: operations["delete_upload_api_threads__thread_id__uploads__name__delete"];
         options?: never;
@@ -1748,7 +1749,10 @@ export interface paths {
         };
         /**
          * Uploads Limits
-         * @description ``{max_files, max_file_size, max_total_size}`` in bytes (uploads.*).
+         * @description ``{max_files, max_file_size, max_total_size}`` in bytes (uploads.*). The limits are
+         *     the server's, not the thread's: any signed-in caller gets them for any thread id, one
+         *     that does not exist yet included (DeerFlow asks before it creates a new chat's thread),
+         *     so the answer says nothing about whether a thread exists or whose it is.
          */
         get: operations["uploads_limits_api_threads__thread_id__uploads_limits_get"];
         put?: never;
@@ -1768,7 +1772,11 @@ export interface paths {
         };
         /**
          * Features
-         * @description Feature flags of DeerFlow's UI (the ones Pronghorn does not offer are off).
+         * @description Feature flags of DeerFlow's UI, each what this server does: ``agents_api``
+         *     (``/api/agents``) is on while the ``lead_agent`` graph serves; ``suggestions`` follows
+         *     ``suggestions.enabled``; tool approvals and run feedback are always available;
+         *     ``browser_control`` and ``mcp_tasks`` (DeerFlow's live browser and durable MCP
+         *     background tasks) are not built here, so off.
          */
         get: operations["features_api_features_get"];
         put?: never;
@@ -1826,9 +1834,10 @@ export interface paths {
         };
         /**
          * Channel Providers
-         * @description The IM platforms, whether each is configured and enabled here, and whether a user
-         *     can connect to it from the browser (a one-time code: POST /api/channels/{name}/connect;
-         *     the connections themselves are at /api/channels/connections, docs/channels.md).
+         * @description The IM platforms, whether each is configured and enabled here, whether a user can
+         *     connect to it from the browser (a one-time code: POST /api/channels/{name}/connect)
+         *     and whether the caller has (``connection_status``). Credentials live in config.yaml,
+         *     so no provider asks for them here (``credential_fields`` is empty).
          */
         get: operations["channel_providers_api_channels_providers_get"];
         put?: never;
@@ -2069,7 +2078,8 @@ export interface paths {
         };
         /**
          * Connections
-         * @description The caller's connected chat accounts (an admin with all-users: everyone's).
+         * @description `{connections: [...]}`: the caller's connected chat accounts (an admin with
+         *     all-users: everyone's), each in our field names and DeerFlow's.
          */
         get: operations["connections_api_channels_connections_get"];
         put?: never;
@@ -2132,6 +2142,141 @@ export interface paths {
          *     `url_verification` challenge answered, message events taken.
          */
         post: operations["feishu_events_api_channels_feishu_events_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/lark/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Status
+         * @description The Feishu/Lark channel's state from config (`app_configured`, `app_id`,
+         *     `app_brand`; `auth.status` authenticated while the channel runs).
+         */
+        get: operations["status_api_integrations_lark_status_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/lark/install": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Install
+         * @description `success: false`: nothing to install; the message says how to set the channel up.
+         */
+        post: operations["install_api_integrations_lark_install_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/lark/config/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Config Complete */
+        post: operations["config_complete_api_integrations_lark_config_complete_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/lark/config/credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Config Credentials
+         * @description `success: false`: credentials live in config.yaml (`channels.feishu`), not here.
+         */
+        post: operations["config_credentials_api_integrations_lark_config_credentials_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/lark/auth/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Auth Complete */
+        post: operations["auth_complete_api_integrations_lark_auth_complete_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/lark/auth/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Auth Start
+         * @description 409: there is no device-code authorization to start (see config.yaml).
+         */
+        post: operations["auth_start_api_integrations_lark_auth_start_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/lark/config/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Config Start
+         * @description 409: there is no device-code app setup to start (see config.yaml).
+         */
+        post: operations["config_start_api_integrations_lark_config_start_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2607,7 +2752,11 @@ export interface components {
                 [key: string]: unknown;
             };
         };
-        /** ChannelConnection */
+        /**
+         * ChannelConnection
+         * @description Ours (`channel`, `external_id`, `external_name`, `owner_id`, `created_at`) and
+         *     DeerFlow's names of the same (`provider`, `external_account_*`, `status`...).
+         */
         ChannelConnection: {
             /** Id */
             id: string;
@@ -2621,6 +2770,29 @@ export interface components {
             owner_id: string;
             /** Created At */
             created_at: string;
+            /** Provider */
+            provider: string;
+            /** Status */
+            status: string;
+            /** External Account Id */
+            external_account_id: string;
+            /** External Account Name */
+            external_account_name: string | null;
+            /** Workspace Id */
+            workspace_id: string | null;
+            /** Workspace Name */
+            workspace_name: string | null;
+            /** Scopes */
+            scopes: string[];
+            /** Metadata */
+            metadata: {
+                [key: string]: unknown;
+            };
+        };
+        /** ChannelConnections */
+        ChannelConnections: {
+            /** Connections */
+            connections: components["schemas"]["ChannelConnection"][];
         };
         /** ChannelCounts */
         ChannelCounts: {
@@ -2649,11 +2821,25 @@ export interface components {
             display_name: string;
             /** Enabled */
             enabled: boolean;
+            /** Configured */
+            configured: boolean;
             /** Connectable */
             connectable: boolean;
+            /** Unavailable Reason */
+            unavailable_reason: string | null;
+            /** Auth Mode */
+            auth_mode: string;
+            /** Connection Status */
+            connection_status: string;
+            /** Credential Fields */
+            credential_fields: {
+                [key: string]: unknown;
+            }[];
         };
         /** ChannelProviders */
         ChannelProviders: {
+            /** Enabled */
+            enabled: boolean;
             /** Providers */
             providers: components["schemas"]["ChannelProvider"][];
         };
@@ -2800,7 +2986,11 @@ export interface components {
              */
             replicas_complete?: boolean | null;
         };
-        /** ConnectCode */
+        /**
+         * ConnectCode
+         * @description Ours (`channel`, `command`, `expires_at`, `deep_link`) and DeerFlow's (`provider`,
+         *     `mode`, `url`, `instruction`, `expires_in`).
+         */
         ConnectCode: {
             /** Channel */
             channel: string;
@@ -2812,6 +3002,16 @@ export interface components {
             expires_at: string;
             /** Deep Link */
             deep_link?: string | null;
+            /** Provider */
+            provider: string;
+            /** Mode */
+            mode: string;
+            /** Url */
+            url: string | null;
+            /** Instruction */
+            instruction: string;
+            /** Expires In */
+            expires_in: number;
         };
         /** Cron */
         Cron: {
@@ -2987,27 +3187,6 @@ export interface components {
             /** Skills */
             skills: components["schemas"]["SkillInfo"][];
         };
-        /** DeerFlowUpload */
-        DeerFlowUpload: {
-            /** Name */
-            name: string;
-            /** Size */
-            size: number;
-            /** Virtual Path */
-            virtual_path: string;
-            /** Url */
-            url: string;
-            /** Filename */
-            filename: string;
-            /** Original Filename */
-            original_filename: string;
-            /** Path */
-            path: string;
-            /** Artifact Url */
-            artifact_url: string;
-            /** Extension */
-            extension: string;
-        };
         /** DeerFlowUploadLimits */
         DeerFlowUploadLimits: {
             /** Max Files */
@@ -3020,7 +3199,7 @@ export interface components {
         /** DeerFlowUploadList */
         DeerFlowUploadList: {
             /** Files */
-            files: components["schemas"]["DeerFlowUpload"][];
+            files: components["schemas"]["UploadedFile"][];
             /** Count */
             count: number;
         };
@@ -3365,6 +3544,86 @@ export interface components {
              * @description None: the key never expires.
              */
             expires_in_days?: number | null;
+        };
+        /**
+         * LarkActionResult
+         * @description An action of the page that Pronghorn does not do: `success: false` and why.
+         */
+        LarkActionResult: {
+            /** Success */
+            success: boolean;
+            /** Message */
+            message: string;
+            /** Generation */
+            generation: string;
+            status: components["schemas"]["LarkStatus"];
+            /** Installed Skills */
+            installed_skills?: string[] | null;
+        };
+        /** LarkAuth */
+        LarkAuth: {
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "authenticated" | "not_authorized" | "not_configured" | "unavailable" | "error";
+            /** Message */
+            message: string | null;
+            /** User */
+            user: string | null;
+            /** Verified */
+            verified: boolean;
+        };
+        /** LarkCli */
+        LarkCli: {
+            /** Available */
+            available: boolean;
+            /** Path */
+            path: string | null;
+            /** Version */
+            version: string | null;
+            /** Error */
+            error: string | null;
+        };
+        /** LarkStatus */
+        LarkStatus: {
+            /** Installed */
+            installed: boolean;
+            /** Version */
+            version: string;
+            /** Manifest Version */
+            manifest_version: string | null;
+            /** Latest Available Version */
+            latest_available_version: string | null;
+            /** Runtime Version Mismatch */
+            runtime_version_mismatch: boolean;
+            /** App Configured */
+            app_configured: boolean;
+            /** App Id */
+            app_id: string | null;
+            /** App Brand */
+            app_brand: string | null;
+            /** Skills Expected */
+            skills_expected: number;
+            /** Skills Installed */
+            skills_installed: number;
+            /** Installed Skills */
+            installed_skills: string[];
+            /** Enabled Skills */
+            enabled_skills: string[];
+            /** Install Path */
+            install_path: string;
+            cli: components["schemas"]["LarkCli"];
+            auth: components["schemas"]["LarkAuth"];
+            /**
+             * Sandbox Runtime Mode
+             * @enum {string}
+             */
+            sandbox_runtime_mode: "none" | "gateway-download" | "init-container" | "broker";
+            /** Sandbox Runtime Ready */
+            sandbox_runtime_ready: boolean;
+            /** Sandbox Runtime Detail */
+            sandbox_runtime_detail: string | null;
         };
         /** ListNamespaceResponse */
         ListNamespaceResponse: {
@@ -4563,6 +4822,13 @@ export interface components {
             /** Timeout S */
             timeout_s: number | null;
         };
+        /** UploadDeleted */
+        UploadDeleted: {
+            /** Success */
+            success: boolean;
+            /** Message */
+            message: string;
+        };
         /** UploadLimits */
         UploadLimits: {
             /** Max File Bytes */
@@ -4580,8 +4846,17 @@ export interface components {
         UploadResult: {
             /** Files */
             files: components["schemas"]["UploadedFile"][];
+            /** Success */
+            success: boolean;
+            /** Message */
+            message: string;
+            /** Skipped Files */
+            skipped_files: string[];
         };
-        /** UploadedFile */
+        /**
+         * UploadedFile
+         * @description Ours (`name`, `url`) and DeerFlow's names of the same (`filename`, `path`...).
+         */
         UploadedFile: {
             /** Name */
             name: string;
@@ -4591,6 +4866,16 @@ export interface components {
             virtual_path: string;
             /** Url */
             url: string;
+            /** Filename */
+            filename: string;
+            /** Original Filename */
+            original_filename: string;
+            /** Path */
+            path: string;
+            /** Artifact Url */
+            artifact_url: string;
+            /** Extension */
+            extension: string;
         };
         /** UserCreate */
         UserCreate: {
@@ -8961,11 +9246,13 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Successful Response */
-            204: {
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["UploadDeleted"];
+                };
             };
             /** @description The request makes no sense for the resource's current state */
             400: {
@@ -11551,7 +11838,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ChannelConnection"][];
+                    "application/json": components["schemas"]["ChannelConnections"];
                 };
             };
         };
@@ -11670,6 +11957,164 @@ export interface operations {
             };
             /** @description Not found (or not yours) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    status_api_integrations_lark_status_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LarkStatus"];
+                };
+            };
+        };
+    };
+    install_api_integrations_lark_install_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LarkActionResult"];
+                };
+            };
+        };
+    };
+    config_complete_api_integrations_lark_config_complete_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LarkActionResult"];
+                };
+            };
+        };
+    };
+    config_credentials_api_integrations_lark_config_credentials_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LarkActionResult"];
+                };
+            };
+        };
+    };
+    auth_complete_api_integrations_lark_auth_complete_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LarkActionResult"];
+                };
+            };
+        };
+    };
+    auth_start_api_integrations_lark_auth_start_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Conflict: a duplicate, or a busy thread */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    config_start_api_integrations_lark_config_start_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Conflict: a duplicate, or a busy thread */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

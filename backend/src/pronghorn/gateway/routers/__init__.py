@@ -18,6 +18,7 @@ from pronghorn.gateway.routers import (
     feedback,
     files,
     governance,
+    integrations,
     mcp,
     memory,
     metrics,
@@ -61,6 +62,7 @@ def register_routers(app: FastAPI) -> None:
         memory,
         channels_config,
         channels,
+        integrations,
         wecom_callback,
         metrics,
     ):

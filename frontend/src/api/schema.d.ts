@@ -1857,14 +1857,14 @@ export interface paths {
         };
         /**
          * Get Memory
-         * @description The caller's memory: `{version, revision, agent_name, updated_at, summaries, facts}`.
+         * @description The caller's memory (DeerFlow's ``UserMemory``).
          */
         get: operations["get_memory_api_memory_get"];
         put?: never;
         post?: never;
         /**
          * Clear Memory
-         * @description Forget everything (summaries, facts, queued updates) of the caller's memory.
+         * @description Forget everything (summaries, facts, queued updates); answers the empty memory.
          */
         delete: operations["clear_memory_api_memory_delete"];
         options?: never;
@@ -1883,7 +1883,8 @@ export interface paths {
         put?: never;
         /**
          * Add Fact
-         * @description Remember a fact; 422 for an empty or duplicate fact or a full memory.
+         * @description Remember a fact and answer the memory; 422 for an empty or duplicate fact or a full
+         *     memory.
          */
         post: operations["add_fact_api_memory_facts_post"];
         delete?: never;
@@ -1902,13 +1903,17 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete Fact */
+        /**
+         * Delete Fact
+         * @description Forget one fact and answer the memory; 404 if the caller has no such fact.
+         */
         delete: operations["delete_fact_api_memory_facts__fact_id__delete"];
         options?: never;
         head?: never;
         /**
          * Edit Fact
-         * @description Change a fact's content, category or confidence; 404 if the caller has no such fact.
+         * @description Change a fact's content, category or confidence and answer the memory; 404 if the
+         *     caller has no such fact.
          */
         patch: operations["edit_fact_api_memory_facts__fact_id__patch"];
         trace?: never;
@@ -1944,7 +1949,8 @@ export interface paths {
         put?: never;
         /**
          * Import Memory
-         * @description Replace the memory's content with an export file's; 422 (nothing written) if bad.
+         * @description Replace the memory's content with a ``UserMemory`` document's (DeerFlow's export or
+         *     ours; an older Pronghorn export file too); 422 (nothing written) if bad.
          */
         post: operations["import_memory_api_memory_import_post"];
         delete?: never;
@@ -3235,30 +3241,6 @@ export interface components {
              */
             confidence: number;
         };
-        /** FactIn */
-        FactIn: {
-            /** Id */
-            id?: string | null;
-            /** Content */
-            content: string;
-            /**
-             * Category
-             * @default other
-             * @enum {string}
-             */
-            category: "preference" | "correction" | "context" | "goal" | "behavior" | "identity" | "constraint" | "decision" | "knowledge" | "other";
-            /**
-             * Confidence
-             * @default 0.8
-             */
-            confidence: number;
-            /** Source Thread Id */
-            source_thread_id?: string | null;
-            /** Created At */
-            created_at?: string | null;
-            /** Updated At */
-            updated_at?: string | null;
-        };
         /** FactPatch */
         FactPatch: {
             /** Content */
@@ -3448,6 +3430,12 @@ export interface components {
             } | null;
             /** Select */
             select?: string[] | null;
+        };
+        /** HistorySections */
+        HistorySections: {
+            recentMonths: components["schemas"]["MemorySection"];
+            earlierContext: components["schemas"]["MemorySection"];
+            longTermBackground: components["schemas"]["MemorySection"];
         };
         /** Info */
         Info: {
@@ -3776,23 +3764,6 @@ export interface components {
             /** Fact Confidence Threshold */
             fact_confidence_threshold: number;
         };
-        /**
-         * MemoryDocument
-         * @description The caller's memory; also the export file that `POST /import` takes back.
-         */
-        MemoryDocument: {
-            /** Version */
-            version: number;
-            /** Revision */
-            revision: number;
-            /** Agent Name */
-            agent_name: string | null;
-            /** Updated At */
-            updated_at: string | null;
-            summaries: components["schemas"]["MemorySummaries"];
-            /** Facts */
-            facts: components["schemas"]["MemoryFact"][];
-        };
         /** MemoryFact */
         MemoryFact: {
             /** Id */
@@ -3803,32 +3774,19 @@ export interface components {
             category: string;
             /** Confidence */
             confidence: number;
-            /** Source Thread Id */
-            source_thread_id: string | null;
-            /** Created At */
-            created_at: string;
-            /** Updated At */
-            updated_at: string;
+            /** Createdat */
+            createdAt: string;
+            /** Updatedat */
+            updatedAt: string;
+            /** Source */
+            source: string;
         };
-        /**
-         * MemoryImport
-         * @description An export file (GET /api/memory/export); it replaces the memory's content.
-         */
-        MemoryImport: {
-            /**
-             * Version
-             * @default 1
-             */
-            version: number;
-            /** Revision */
-            revision?: number | null;
-            /** Agent Name */
-            agent_name?: string | null;
-            /** Updated At */
-            updated_at?: string | null;
-            summaries?: components["schemas"]["Summaries"];
-            /** Facts */
-            facts?: components["schemas"]["FactIn"][];
+        /** MemorySection */
+        MemorySection: {
+            /** Summary */
+            summary: string;
+            /** Updatedat */
+            updatedAt: string;
         };
         /** MemoryStatus */
         MemoryStatus: {
@@ -3857,19 +3815,6 @@ export interface components {
             /** Last Error At */
             last_error_at: string | null;
             config: components["schemas"]["MemoryConfigView"];
-        };
-        /** MemorySummaries */
-        MemorySummaries: {
-            work_context: components["schemas"]["MemorySummary"];
-            personal_context: components["schemas"]["MemorySummary"];
-            current_focus: components["schemas"]["MemorySummary"];
-        };
-        /** MemorySummary */
-        MemorySummary: {
-            /** Summary */
-            summary: string;
-            /** Updated At */
-            updated_at: string | null;
         };
         /** MessageEvent */
         MessageEvent: {
@@ -4477,22 +4422,6 @@ export interface components {
             /** Model Name */
             model_name?: string | null;
         };
-        /** Summaries */
-        Summaries: {
-            work_context?: components["schemas"]["SummaryIn"];
-            personal_context?: components["schemas"]["SummaryIn"];
-            current_focus?: components["schemas"]["SummaryIn"];
-        };
-        /** SummaryIn */
-        SummaryIn: {
-            /**
-             * Summary
-             * @default
-             */
-            summary: string;
-            /** Updated At */
-            updated_at?: string | null;
-        };
         /**
          * TTL
          * @description `{ttl: minutes, strategy}`; a bare number means `{ttl: number, strategy: "delete"}`.
@@ -4891,6 +4820,25 @@ export interface components {
              */
             role: string;
         };
+        /**
+         * UserMemory
+         * @description The caller's memory in DeerFlow's ``UserMemory`` shape (plus our ``revision`` and
+         *     ``agentName``); also the export file that ``POST /import`` takes back.
+         */
+        UserMemory: {
+            /** Version */
+            version: string;
+            /** Lastupdated */
+            lastUpdated: string;
+            /** Revision */
+            revision: number;
+            /** Agentname */
+            agentName: string | null;
+            user: components["schemas"]["UserSections"];
+            history: components["schemas"]["HistorySections"];
+            /** Facts */
+            facts: components["schemas"]["MemoryFact"][];
+        };
         /** UserPatch */
         UserPatch: {
             /** Display Name */
@@ -4901,6 +4849,12 @@ export interface components {
             disabled?: boolean | null;
             /** Password */
             password?: string | null;
+        };
+        /** UserSections */
+        UserSections: {
+            workContext: components["schemas"]["MemorySection"];
+            personalContext: components["schemas"]["MemorySection"];
+            topOfMind: components["schemas"]["MemorySection"];
         };
         /** VersionsSearch */
         VersionsSearch: {
@@ -11256,7 +11210,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MemoryDocument"];
+                    "application/json": components["schemas"]["UserMemory"];
                 };
             };
             /** @description The request makes no sense for the resource's current state */
@@ -11292,11 +11246,13 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Successful Response */
-            204: {
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["UserMemory"];
+                };
             };
             /** @description The request makes no sense for the resource's current state */
             400: {
@@ -11340,7 +11296,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MemoryFact"];
+                    "application/json": components["schemas"]["UserMemory"];
                 };
             };
             /** @description The request makes no sense for the resource's current state */
@@ -11378,11 +11334,13 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Successful Response */
-            204: {
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["UserMemory"];
+                };
             };
             /** @description The request makes no sense for the resource's current state */
             400: {
@@ -11437,7 +11395,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MemoryFact"];
+                    "application/json": components["schemas"]["UserMemory"];
                 };
             };
             /** @description The request makes no sense for the resource's current state */
@@ -11487,7 +11445,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MemoryDocument"];
+                    "application/json": components["schemas"]["UserMemory"];
                 };
             };
             /** @description The request makes no sense for the resource's current state */
@@ -11522,7 +11480,9 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MemoryImport"];
+                "application/json": {
+                    [key: string]: unknown;
+                };
             };
         };
         responses: {
@@ -11532,7 +11492,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MemoryDocument"];
+                    "application/json": components["schemas"]["UserMemory"];
                 };
             };
             /** @description The request makes no sense for the resource's current state */

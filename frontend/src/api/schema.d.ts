@@ -1699,6 +1699,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{run_id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Run Messages By Id
+         * @description The same page, for a run named by its id alone (404 unless its thread is the
+         *     caller's).
+         */
+        get: operations["run_messages_by_id_api_runs__run_id__messages_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/threads/{thread_id}/runs/{run_id}/events": {
         parameters: {
             query?: never;
@@ -2243,46 +2264,6 @@ export interface paths {
         put?: never;
         /** Auth Complete */
         post: operations["auth_complete_api_integrations_lark_auth_complete_post"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/integrations/lark/auth/start": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Auth Start
-         * @description 409: there is no device-code authorization to start (see config.yaml).
-         */
-        post: operations["auth_start_api_integrations_lark_auth_start_post"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/integrations/lark/config/start": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Config Start
-         * @description 409: there is no device-code app setup to start (see config.yaml).
-         */
-        post: operations["config_start_api_integrations_lark_config_start_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -10953,6 +10934,50 @@ export interface operations {
             };
         };
     };
+    run_messages_by_id_api_runs__run_id__messages_get: {
+        parameters: {
+            query?: {
+                limit?: number;
+                before_seq?: number | null;
+                after_seq?: number | null;
+            };
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunMessages"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     run_event_list_api_threads__thread_id__runs__run_id__events_get: {
         parameters: {
             query?: {
@@ -12022,64 +12047,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LarkActionResult"];
-                };
-            };
-        };
-    };
-    auth_start_api_integrations_lark_auth_start_post: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": unknown;
-                };
-            };
-            /** @description Conflict: a duplicate, or a busy thread */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    config_start_api_integrations_lark_config_start_post: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": unknown;
-                };
-            };
-            /** @description Conflict: a duplicate, or a busy thread */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };

@@ -90,6 +90,35 @@ async def run_messages(
     """The messages the run added to its thread, paged by thread-wide `seq`."""
     tid, rid = check_uuid(thread_id, "thread"), check_uuid(run_id, "run")
     await load_run(runtime, access, tid, rid)
+    return await _run_message_page(runtime, access, tid, rid, limit, before_seq, after_seq)
+
+
+@router.get("/api/runs/{run_id}/messages", response_model=RunMessages, responses=errors(404, 422))
+async def run_messages_by_id(
+    run_id: str,
+    limit: int = Query(default=50, ge=1, le=200),
+    before_seq: int | None = Query(default=None, ge=1),
+    after_seq: int | None = Query(default=None, ge=0),
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
+) -> JSONResponse:
+    """The same page, for a run named by its id alone (404 unless its thread is the
+    caller's)."""
+    rid = check_uuid(run_id, "run")
+    run = await load_run(runtime, access, None, rid)
+    tid = str(run["thread_id"])
+    return await _run_message_page(runtime, access, tid, rid, limit, before_seq, after_seq)
+
+
+async def _run_message_page(
+    runtime: Runtime,
+    access: Access,
+    tid: str,
+    rid: str,
+    limit: int,
+    before_seq: int | None,
+    after_seq: int | None,
+) -> JSONResponse:
     row = await load_thread(runtime, access, tid)
     mine = [m for m in await thread_messages(runtime, row) if m["run_id"] == rid]
     page = page_window(mine, limit=limit, before_seq=before_seq, after_seq=after_seq)

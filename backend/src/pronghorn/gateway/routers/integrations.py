@@ -5,8 +5,8 @@ DeerFlow's page installs the Lark CLI and its skills and authorizes it by device
 Pronghorn has no CLI integration: Feishu/Lark is an IM channel configured in config.yaml
 (`channels.feishu`). So the status says what that channel is (configured, its app id and
 brand, running or failing), the CLI parts say "not installed", and the page's actions
-answer `success: false` with a message pointing at the config (the ones that would start
-a device-code flow answer 409 with the same message).
+answer `success: false` with a message pointing at the config. (Its device-code flows,
+`auth/start` and `config/start`, are offered only once the CLI is installed: never here.)
 """
 
 from __future__ import annotations
@@ -17,8 +17,6 @@ from fastapi import APIRouter, Depends, Request
 
 from pronghorn.config.channels_schema import FeishuConfig
 from pronghorn.gateway.deps import get_access, get_runtime
-from pronghorn.gateway.errors import ApiError
-from pronghorn.gateway.models.errors import errors
 from pronghorn.gateway.models.integrations import LarkActionResult, LarkStatus
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.runtime.runtime import Runtime
@@ -130,15 +128,3 @@ async def config_credentials(
 @router.post("/auth/complete", response_model=LarkActionResult)
 async def auth_complete(request: Request, runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
     return _not_here(request, runtime, with_skills=False)
-
-
-@router.post("/auth/start", responses=errors(409))
-async def auth_start() -> None:
-    """409: there is no device-code authorization to start (see config.yaml)."""
-    raise ApiError(409, HOW_TO)
-
-
-@router.post("/config/start", responses=errors(409))
-async def config_start() -> None:
-    """409: there is no device-code app setup to start (see config.yaml)."""
-    raise ApiError(409, HOW_TO)

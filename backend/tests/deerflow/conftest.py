@@ -40,6 +40,7 @@ RULES: list[dict[str, Any]] = [
             {"text": "painted it"},
         ],
     },
+    {"match": ["blue please"], "text": "painted it blue"},
     {"text": "hello there"},
 ]
 

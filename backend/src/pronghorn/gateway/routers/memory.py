@@ -73,8 +73,10 @@ def domain_errors() -> Generator[None]:
         raise ApiError(422, str(exc)) from None
 
 
-def answer(doc: MemoryDocument, *, status: int = 200, **headers: str) -> JSONResponse:
-    return JSONResponse(user_memory(doc), status_code=status, headers=headers or None)
+def answer(
+    doc: MemoryDocument, *, status: int = 200, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    return JSONResponse(user_memory(doc), status_code=status, headers=headers)
 
 
 @router.get("", response_model=UserMemory, responses=errors(400, 422))
@@ -131,7 +133,9 @@ async def export_memory(runtime: RuntimeDep, scope: Scope) -> JSONResponse:
     """The whole memory as a downloadable JSON file (what POST /import takes back)."""
     name = f"memory-{scope.agent_name}.json" if scope.agent_name else "memory.json"
     disposition = f'attachment; filename="{name}"'
-    return answer(await runtime.memory.document(scope), **{"Content-Disposition": disposition})
+    return answer(
+        await runtime.memory.document(scope), headers={"Content-Disposition": disposition}
+    )
 
 
 @router.post("/import", response_model=UserMemory, responses=errors(400, 422))

@@ -55,8 +55,12 @@ def _stateless(req: RunCreate) -> tuple[RunCreate, str | None]:
     DeerFlow's UI and its IM channels do) runs on that thread, creating it when missing
     unless the request says ``if_not_exists: "reject"`` (another user's thread is 404);
     without one it gets a temporary thread of its own."""
-    configurable = (req.config or {}).get("configurable")
-    given = configurable.get("thread_id") if isinstance(configurable, dict) else None
+    configurable: object = (req.config or {}).get("configurable")
+    given: object = (
+        cast("dict[str, object]", configurable).get("thread_id")
+        if isinstance(configurable, dict)
+        else None
+    )
     if given is None or given == "":
         return req, None
     if not isinstance(given, str):

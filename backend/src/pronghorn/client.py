@@ -31,6 +31,7 @@ from pronghorn.config.loader import LoadedConfig, config_hash, load_config
 from pronghorn.config.schema import AppConfig
 from pronghorn.gateway.routers.files import safe_name
 from pronghorn.memory.records import Category, MemoryScope
+from pronghorn.memory.user_memory import fact_view, import_form, user_memory
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.persistence.repos.common import new_id
 from pronghorn.runtime.access import Access
@@ -234,7 +235,8 @@ class Pronghorn:
         return MemoryScope(user_id=self.access.identity, agent_name=agent_name)
 
     async def get_memory(self, agent_name: str | None = None) -> dict[str, object]:
-        return (await self.runtime.memory.document(self._scope(agent_name))).to_json()
+        """The memory as ``GET /api/memory`` answers it (DeerFlow's ``UserMemory``)."""
+        return user_memory(await self.runtime.memory.document(self._scope(agent_name)))
 
     async def add_fact(
         self,
@@ -247,7 +249,7 @@ class Pronghorn:
         fact = await self.runtime.memory.add_fact(
             self._scope(agent_name), content, category=category, confidence=confidence
         )
-        return fact.to_json()
+        return fact_view(fact)
 
     async def update_fact(
         self,
@@ -265,7 +267,7 @@ class Pronghorn:
             category=category,
             confidence=confidence,
         )
-        return fact.to_json()
+        return fact_view(fact)
 
     async def delete_fact(self, fact_id: str, *, agent_name: str | None = None) -> None:
         await self.runtime.memory.delete_fact(self._scope(agent_name), fact_id)
@@ -279,8 +281,8 @@ class Pronghorn:
     async def import_memory(
         self, data: Mapping[str, object], *, agent_name: str | None = None
     ) -> dict[str, object]:
-        doc = await self.runtime.memory.import_document(self._scope(agent_name), dict(data))
-        return doc.to_json()
+        doc = await self.runtime.memory.import_document(self._scope(agent_name), import_form(data))
+        return user_memory(doc)
 
     async def flush_memory(self) -> None:
         """Apply queued memory updates now (without waiting for the debounce)."""

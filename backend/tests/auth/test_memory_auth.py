@@ -15,7 +15,7 @@ def test_memory_is_per_user_and_needs_a_login(authed: AuthedServer) -> None:
     try:
         r = alice.post("/api/memory/facts", json={"content": "Alice plays the cello"})
         assert r.status_code == 201, r.text
-        fact_id = r.json()["id"]
+        fact_id = r.json()["facts"][0]["id"]  # the whole memory comes back
         assert [f["content"] for f in alice.get("/api/memory").json()["facts"]] == [
             "Alice plays the cello"
         ]

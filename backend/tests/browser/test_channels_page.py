@@ -131,4 +131,4 @@ def test_enable_telegram_connect_an_account_and_revoke_it(
     row.wait_for(state="detached")
     page.get_by_text("None yet.").wait_for()
     with httpx.Client(base_url=channels_server.url, timeout=30) as http:
-        assert http.get("/api/channels/connections").json() == []
+        assert http.get("/api/channels/connections").json() == {"connections": []}

@@ -33,9 +33,9 @@ def test_memory_page_edit_add_delete_export_import_clear(
 ) -> None:
     base = ui_server.url
     with httpx.Client(base_url=base, timeout=10) as http:
-        assert http.delete("/api/memory").status_code == 204
-        seed = {
-            "summaries": {"current_focus": {"summary": "Planning a trip to Japan."}},
+        assert http.delete("/api/memory").status_code == 200
+        seed = {  # DeerFlow's UserMemory shape, as GET /api/memory answers
+            "user": {"topOfMind": {"summary": "Planning a trip to Japan.", "updatedAt": ""}},
             "facts": [{"content": "Speaks Portuguese", "category": "identity"}],
         }
         assert http.post("/api/memory/import", json=seed).status_code == 200
@@ -44,7 +44,7 @@ def test_memory_page_edit_add_delete_export_import_clear(
     page.get_by_role("button", name="Memory").click()
     page.wait_for_url(f"{base}/settings/memory")
     page.get_by_role("heading", name="Memory").wait_for()
-    assert "Planning a trip to Japan." in page.get_by_test_id("summary-current_focus").inner_text()
+    assert "Planning a trip to Japan." in page.get_by_test_id("summary-topOfMind").inner_text()
     page.locator(FACT).filter(has_text="Speaks Portuguese").wait_for()
 
     # add
@@ -94,6 +94,6 @@ def test_memory_page_edit_add_delete_export_import_clear(
     page.get_by_text("Imported memory.json.").wait_for()
     page.locator(FACT).filter(has_text="Speaks Portuguese and Spanish").wait_for()
     assert _contents(ui_server) == ["Speaks Portuguese and Spanish"]
-    focus = _memory(ui_server)["summaries"]["current_focus"]["summary"]
+    focus = _memory(ui_server)["user"]["topOfMind"]["summary"]
     assert focus == "Planning a trip to Japan."
     screenshot(page, request)

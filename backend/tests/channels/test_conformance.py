@@ -186,7 +186,7 @@ def test_unbound_user_gets_the_hint_and_binding_lets_them_in(srv: InProcessServe
     p.say(chat, "hello again")
     settled(p, chat, "How can I help")
     with srv.http() as http:
-        conns = http.get("/api/channels/connections").json()
+        conns = http.get("/api/channels/connections").json()["connections"]
     (conn,) = [c for c in conns if c["channel"] == p.name and c["external_id"] == chat.user]
     assert conn["owner_id"] == "local"
     assert thread_of(srv, p, chat)["metadata"]["channel"] == p.name

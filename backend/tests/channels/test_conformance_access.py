@@ -69,7 +69,7 @@ def threads_of(srv: InProcessServer, p: Platform, chat: Chat) -> list[dict[str, 
 
 def bindings(srv: InProcessServer, p: Platform, chat: Chat) -> list[dict[str, Any]]:
     with srv.http() as http:
-        conns = http.get("/api/channels/connections").json()
+        conns = http.get("/api/channels/connections").json()["connections"]
     return [c for c in conns if c["channel"] == p.name and c["external_id"] == chat.user]
 
 

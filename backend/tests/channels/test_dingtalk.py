@@ -280,7 +280,7 @@ def test_unbound_user_gets_the_hint_then_binds_and_owns_the_thread(tmp_path: Pat
         private(fake, "hello again", staff=staff)
         final_text(fake, conversation, "How can I help")
         with server.http() as http:
-            conns = http.get("/api/channels/connections").json()
+            conns = http.get("/api/channels/connections").json()["connections"]
         (conn,) = [c for c in conns if c["external_id"] == staff]
         assert conn["owner_id"] == "local" and conn["channel"] == "dingtalk"
     finally:

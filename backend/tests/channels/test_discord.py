@@ -388,7 +388,7 @@ def test_bound_user_owns_the_thread_and_unbound_gets_the_hint(tmp_path: Path):
         with server.http(headers={"x-api-key": "alice"}) as alice:
             (thread,) = alice.post(f"{server.api}/threads/search", json=search).json()
             runs = alice.get(f"{server.api}/threads/{thread['thread_id']}/runs").json()
-            conns = alice.get("/api/channels/connections").json()
+            conns = alice.get("/api/channels/connections").json()["connections"]
         with server.http(headers={"x-api-key": "bob"}) as bob:
             assert bob.post(f"{server.api}/threads/search", json=search).json() == []
             seen = bob.get(f"{server.api}/threads/{thread['thread_id']}")

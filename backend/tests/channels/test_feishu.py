@@ -30,6 +30,7 @@ from channels.kit import (
     thread_state,
 )
 from channels.kit import settled_text as final_text
+from deerflow.shapes import LARK_STATUS, assert_shape
 from fakes.feishu_server import (
     APP_ID,
     APP_SECRET,
@@ -411,6 +412,18 @@ def test_bot_messages_are_ignored_and_secrets_masked(srv: InProcessServer, fake:
     assert {p["provider"] for p in providers if p["enabled"]} == {"feishu"}
 
 
+def test_lark_integration_status_is_the_running_channel(srv: InProcessServer, fake: FakeFeishu):
+    """DeerFlow's integrations screen reads the Feishu channel's real state."""
+    fake.wait_for(lambda: fake.of("bot_info"))
+    with srv.http() as http:
+        status = http.get("/api/integrations/lark/status").json()
+    assert_shape(status, LARK_STATUS)
+    assert status["app_configured"] is True and status["app_id"] == APP_ID
+    assert status["app_brand"] == "feishu"
+    assert status["auth"]["status"] == "authenticated" and status["auth"]["verified"] is True
+    assert APP_SECRET not in str(status)
+
+
 def test_token_is_renewed_when_the_platform_refuses_it(srv: InProcessServer, fake: FakeFeishu):
     chat = new_chat()
     say(srv, fake, chat, "hello one")
@@ -474,7 +487,7 @@ def test_unbound_user_gets_the_hint_then_binds_and_owns_the_thread(
     runs = runs_of(plain_srv, thread["thread_id"])
     assert runs and all(r["metadata"].get("channel") == "feishu" for r in runs)
     with plain_srv.http() as http:
-        conns = http.get("/api/channels/connections").json()
+        conns = http.get("/api/channels/connections").json()["connections"]
     (conn,) = [c for c in conns if c["external_id"] == "ou_carol"]
     assert conn["owner_id"] == "local" and conn["channel"] == "feishu"
 

@@ -158,7 +158,7 @@ def test_unbound_user_gets_the_hint_then_binds_and_owns_the_thread(
         ).json()
         (thread,) = [t for t in threads if t["metadata"]["chat"] == "D7"]
         runs = http.get(f"{srv.api}/threads/{thread['thread_id']}/runs").json()
-        conns = http.get("/api/channels/connections").json()
+        conns = http.get("/api/channels/connections").json()["connections"]
     assert runs and all(r["metadata"].get("channel") == "slack" for r in runs)
     (conn,) = [c for c in conns if c["external_id"] == "U7"]
     assert conn["owner_id"] == "local"

@@ -251,7 +251,7 @@ def test_unbound_user_gets_the_hint_then_binds_and_owns_the_thread(tmp_path: Pat
         (thread,) = threads_of(server, user)
         assert thread["metadata"]["channel"] == "wecom"
         with server.http() as http:
-            conns = http.get("/api/channels/connections").json()
+            conns = http.get("/api/channels/connections").json()["connections"]
         (conn,) = [c for c in conns if c["external_id"] == user]
         assert conn["owner_id"] == "local" and conn["channel"] == "wecom"
     finally:

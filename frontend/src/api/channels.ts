@@ -113,8 +113,9 @@ export function requestConnectCode(fetch: Fetch, name: string): Promise<ConnectC
   return call<ConnectCode>(fetch, "POST", channelUrl(name, "connect"));
 }
 
-export function fetchConnections(fetch: Fetch): Promise<Connection[]> {
-  return call<Connection[]>(fetch, "GET", "/api/channels/connections");
+export async function fetchConnections(fetch: Fetch): Promise<Connection[]> {
+  const body = await call<{ connections: Connection[] }>(fetch, "GET", "/api/channels/connections");
+  return body.connections;
 }
 
 export function revokeConnection(fetch: Fetch, id: string): Promise<void> {

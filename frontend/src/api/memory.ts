@@ -16,29 +16,35 @@ export const CATEGORIES = [
 ] as const;
 export type Category = (typeof CATEGORIES)[number];
 
+/** A remembered fact. `source` is the thread it was learnt in, or "manual". Times are ISO. */
 export interface Fact {
   id: string;
   content: string;
   category: Category;
   confidence: number;
-  source_thread_id: string | null;
-  created_at: string;
-  updated_at: string;
+  createdAt: string;
+  updatedAt: string;
+  source: string;
 }
 
+/** One summary; `updatedAt` is "" when it was never written. */
 export interface Summary {
   summary: string;
-  updated_at: string | null;
+  updatedAt: string;
 }
 
-export type SummaryKey = "work_context" | "personal_context" | "current_focus";
+export type UserSection = "workContext" | "personalContext" | "topOfMind";
+export type HistorySection = "recentMonths" | "earlierContext" | "longTermBackground";
 
+/** The memory document every memory call answers (DeerFlow's `UserMemory`, plus our
+ * `revision` and `agentName`). */
 export interface MemoryDocument {
-  version: number;
+  version: string;
+  lastUpdated: string;
   revision: number;
-  agent_name: string | null;
-  updated_at: string | null;
-  summaries: Record<SummaryKey, Summary>;
+  agentName: string | null;
+  user: Record<UserSection, Summary>;
+  history: Record<HistorySection, Summary>;
   facts: Fact[];
 }
 
@@ -74,15 +80,15 @@ export const getMemoryStatus = (fetch: Fetch, signal?: AbortSignal) =>
   call<MemoryStatus>(fetch, "/api/memory/status", { signal });
 
 export const addFact = (fetch: Fetch, fact: { content: string; category: Category }) =>
-  call<Fact>(fetch, "/api/memory/facts", { method: "POST", body: JSON.stringify(fact) });
+  call<MemoryDocument>(fetch, "/api/memory/facts", { method: "POST", body: JSON.stringify(fact) });
 
 export const editFact = (fetch: Fetch, id: string, edit: FactEdit) =>
-  call<Fact>(fetch, `/api/memory/facts/${encodeURIComponent(id)}`, { method: "PATCH", body: JSON.stringify(edit) });
+  call<MemoryDocument>(fetch, `/api/memory/facts/${encodeURIComponent(id)}`, { method: "PATCH", body: JSON.stringify(edit) });
 
 export const deleteFact = (fetch: Fetch, id: string) =>
-  call<undefined>(fetch, `/api/memory/facts/${encodeURIComponent(id)}`, { method: "DELETE" });
+  call<MemoryDocument>(fetch, `/api/memory/facts/${encodeURIComponent(id)}`, { method: "DELETE" });
 
-export const clearMemory = (fetch: Fetch) => call<undefined>(fetch, "/api/memory", { method: "DELETE" });
+export const clearMemory = (fetch: Fetch) => call<MemoryDocument>(fetch, "/api/memory", { method: "DELETE" });
 
 export const exportMemory = (fetch: Fetch) => call<MemoryDocument>(fetch, "/api/memory/export");
 

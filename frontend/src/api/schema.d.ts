@@ -1162,7 +1162,8 @@ export interface paths {
         post?: never;
         /**
          * Delete Upload
-         * @description Delete one uploaded file (404 when there is no such file).
+         * @description Delete one uploaded file: ``{success: true, message}`` (404 when there is no such
+         *     file).
          */
         delete: operations["delete_upload_api_threads__thread_id__uploads__name__delete"];
         options?: never;
@@ -1968,6 +1969,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{run_id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Run Messages By Id
+         * @description The same page, for a run named by its id alone (404 unless its thread is the
+         *     caller's).
+         */
+        get: operations["run_messages_by_id_api_runs__run_id__messages_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/threads/{thread_id}/runs/{run_id}/events": {
         parameters: {
             query?: never;
@@ -2018,7 +2040,10 @@ export interface paths {
         };
         /**
          * Uploads Limits
-         * @description ``{max_files, max_file_size, max_total_size}`` in bytes (uploads.*).
+         * @description ``{max_files, max_file_size, max_total_size}`` in bytes (uploads.*). The limits are
+         *     the server's, not the thread's: any signed-in caller gets them for any thread id, one
+         *     that does not exist yet included (DeerFlow asks before it creates a new chat's thread),
+         *     so the answer says nothing about whether a thread exists or whose it is.
          */
         get: operations["uploads_limits_api_threads__thread_id__uploads_limits_get"];
         put?: never;
@@ -2038,7 +2063,11 @@ export interface paths {
         };
         /**
          * Features
-         * @description Feature flags of DeerFlow's UI (the ones Pronghorn does not offer are off).
+         * @description Feature flags of DeerFlow's UI, each what this server does: ``agents_api``
+         *     (``/api/agents``) is on while the ``lead_agent`` graph serves; ``suggestions`` follows
+         *     ``suggestions.enabled``; tool approvals and run feedback are always available;
+         *     ``browser_control`` and ``mcp_tasks`` (DeerFlow's live browser and durable MCP
+         *     background tasks) are not built here, so off.
          */
         get: operations["features_api_features_get"];
         put?: never;
@@ -2096,9 +2125,10 @@ export interface paths {
         };
         /**
          * Channel Providers
-         * @description The IM platforms, whether each is configured and enabled here, and whether a user
-         *     can connect to it from the browser (a one-time code: POST /api/channels/{name}/connect;
-         *     the connections themselves are at /api/channels/connections, docs/channels.md).
+         * @description The IM platforms, whether each is configured and enabled here, whether a user can
+         *     connect to it from the browser (a one-time code: POST /api/channels/{name}/connect)
+         *     and whether the caller has (``connection_status``). Credentials live in config.yaml,
+         *     so no provider asks for them here (``credential_fields`` is empty).
          */
         get: operations["channel_providers_api_channels_providers_get"];
         put?: never;
@@ -2118,14 +2148,14 @@ export interface paths {
         };
         /**
          * Get Memory
-         * @description The caller's memory: `{version, revision, agent_name, updated_at, summaries, facts}`.
+         * @description The caller's memory (DeerFlow's ``UserMemory``).
          */
         get: operations["get_memory_api_memory_get"];
         put?: never;
         post?: never;
         /**
          * Clear Memory
-         * @description Forget everything (summaries, facts, queued updates) of the caller's memory.
+         * @description Forget everything (summaries, facts, queued updates); answers the empty memory.
          */
         delete: operations["clear_memory_api_memory_delete"];
         options?: never;
@@ -2144,7 +2174,8 @@ export interface paths {
         put?: never;
         /**
          * Add Fact
-         * @description Remember a fact; 422 for an empty or duplicate fact or a full memory.
+         * @description Remember a fact and answer the memory; 422 for an empty or duplicate fact or a full
+         *     memory.
          */
         post: operations["add_fact_api_memory_facts_post"];
         delete?: never;
@@ -2163,13 +2194,17 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete Fact */
+        /**
+         * Delete Fact
+         * @description Forget one fact and answer the memory; 404 if the caller has no such fact.
+         */
         delete: operations["delete_fact_api_memory_facts__fact_id__delete"];
         options?: never;
         head?: never;
         /**
          * Edit Fact
-         * @description Change a fact's content, category or confidence; 404 if the caller has no such fact.
+         * @description Change a fact's content, category or confidence and answer the memory; 404 if the
+         *     caller has no such fact.
          */
         patch: operations["edit_fact_api_memory_facts__fact_id__patch"];
         trace?: never;
@@ -2205,7 +2240,8 @@ export interface paths {
         put?: never;
         /**
          * Import Memory
-         * @description Replace the memory's content with an export file's; 422 (nothing written) if bad.
+         * @description Replace the memory's content with a ``UserMemory`` document's (DeerFlow's export or
+         *     ours; an older Pronghorn export file too); 422 (nothing written) if bad.
          */
         post: operations["import_memory_api_memory_import_post"];
         delete?: never;
@@ -2339,7 +2375,8 @@ export interface paths {
         };
         /**
          * Connections
-         * @description The caller's connected chat accounts (an admin with all-users: everyone's).
+         * @description `{connections: [...]}`: the caller's connected chat accounts (an admin with
+         *     all-users: everyone's), each in our field names and DeerFlow's.
          */
         get: operations["connections_api_channels_connections_get"];
         put?: never;
@@ -2402,6 +2439,101 @@ export interface paths {
          *     `url_verification` challenge answered, message events taken.
          */
         post: operations["feishu_events_api_channels_feishu_events_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/lark/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Status
+         * @description The Feishu/Lark channel's state from config (`app_configured`, `app_id`,
+         *     `app_brand`; `auth.status` authenticated while the channel runs).
+         */
+        get: operations["status_api_integrations_lark_status_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/lark/install": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Install
+         * @description `success: false`: nothing to install; the message says how to set the channel up.
+         */
+        post: operations["install_api_integrations_lark_install_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/lark/config/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Config Complete */
+        post: operations["config_complete_api_integrations_lark_config_complete_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/lark/config/credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Config Credentials
+         * @description `success: false`: credentials live in config.yaml (`channels.feishu`), not here.
+         */
+        post: operations["config_credentials_api_integrations_lark_config_credentials_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/lark/auth/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Auth Complete */
+        post: operations["auth_complete_api_integrations_lark_auth_complete_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2897,7 +3029,11 @@ export interface components {
                 [key: string]: unknown;
             };
         };
-        /** ChannelConnection */
+        /**
+         * ChannelConnection
+         * @description Ours (`channel`, `external_id`, `external_name`, `owner_id`, `created_at`) and
+         *     DeerFlow's names of the same (`provider`, `external_account_*`, `status`...).
+         */
         ChannelConnection: {
             /** Id */
             id: string;
@@ -2911,6 +3047,29 @@ export interface components {
             owner_id: string;
             /** Created At */
             created_at: string;
+            /** Provider */
+            provider: string;
+            /** Status */
+            status: string;
+            /** External Account Id */
+            external_account_id: string;
+            /** External Account Name */
+            external_account_name: string | null;
+            /** Workspace Id */
+            workspace_id: string | null;
+            /** Workspace Name */
+            workspace_name: string | null;
+            /** Scopes */
+            scopes: string[];
+            /** Metadata */
+            metadata: {
+                [key: string]: unknown;
+            };
+        };
+        /** ChannelConnections */
+        ChannelConnections: {
+            /** Connections */
+            connections: components["schemas"]["ChannelConnection"][];
         };
         /** ChannelCounts */
         ChannelCounts: {
@@ -2939,11 +3098,25 @@ export interface components {
             display_name: string;
             /** Enabled */
             enabled: boolean;
+            /** Configured */
+            configured: boolean;
             /** Connectable */
             connectable: boolean;
+            /** Unavailable Reason */
+            unavailable_reason: string | null;
+            /** Auth Mode */
+            auth_mode: string;
+            /** Connection Status */
+            connection_status: string;
+            /** Credential Fields */
+            credential_fields: {
+                [key: string]: unknown;
+            }[];
         };
         /** ChannelProviders */
         ChannelProviders: {
+            /** Enabled */
+            enabled: boolean;
             /** Providers */
             providers: components["schemas"]["ChannelProvider"][];
         };
@@ -3090,7 +3263,11 @@ export interface components {
              */
             replicas_complete?: boolean | null;
         };
-        /** ConnectCode */
+        /**
+         * ConnectCode
+         * @description Ours (`channel`, `command`, `expires_at`, `deep_link`) and DeerFlow's (`provider`,
+         *     `mode`, `url`, `instruction`, `expires_in`).
+         */
         ConnectCode: {
             /** Channel */
             channel: string;
@@ -3102,6 +3279,16 @@ export interface components {
             expires_at: string;
             /** Deep Link */
             deep_link?: string | null;
+            /** Provider */
+            provider: string;
+            /** Mode */
+            mode: string;
+            /** Url */
+            url: string | null;
+            /** Instruction */
+            instruction: string;
+            /** Expires In */
+            expires_in: number;
         };
         /** Cron */
         Cron: {
@@ -3310,27 +3497,6 @@ export interface components {
             /** Registration Enabled */
             registration_enabled: boolean;
         };
-        /** DeerFlowUpload */
-        DeerFlowUpload: {
-            /** Name */
-            name: string;
-            /** Size */
-            size: number;
-            /** Virtual Path */
-            virtual_path: string;
-            /** Url */
-            url: string;
-            /** Filename */
-            filename: string;
-            /** Original Filename */
-            original_filename: string;
-            /** Path */
-            path: string;
-            /** Artifact Url */
-            artifact_url: string;
-            /** Extension */
-            extension: string;
-        };
         /** DeerFlowUploadLimits */
         DeerFlowUploadLimits: {
             /** Max Files */
@@ -3343,7 +3509,7 @@ export interface components {
         /** DeerFlowUploadList */
         DeerFlowUploadList: {
             /** Files */
-            files: components["schemas"]["DeerFlowUpload"][];
+            files: components["schemas"]["UploadedFile"][];
             /** Count */
             count: number;
         };
@@ -3394,30 +3560,6 @@ export interface components {
              * @default 0.9
              */
             confidence: number;
-        };
-        /** FactIn */
-        FactIn: {
-            /** Id */
-            id?: string | null;
-            /** Content */
-            content: string;
-            /**
-             * Category
-             * @default other
-             * @enum {string}
-             */
-            category: "preference" | "correction" | "context" | "goal" | "behavior" | "identity" | "constraint" | "decision" | "knowledge" | "other";
-            /**
-             * Confidence
-             * @default 0.8
-             */
-            confidence: number;
-            /** Source Thread Id */
-            source_thread_id?: string | null;
-            /** Created At */
-            created_at?: string | null;
-            /** Updated At */
-            updated_at?: string | null;
         };
         /** FactPatch */
         FactPatch: {
@@ -3609,6 +3751,12 @@ export interface components {
             /** Select */
             select?: string[] | null;
         };
+        /** HistorySections */
+        HistorySections: {
+            recentMonths: components["schemas"]["MemorySection"];
+            earlierContext: components["schemas"]["MemorySection"];
+            longTermBackground: components["schemas"]["MemorySection"];
+        };
         /** Info */
         Info: {
             /** Version */
@@ -3704,6 +3852,86 @@ export interface components {
              * @description None: the key never expires.
              */
             expires_in_days?: number | null;
+        };
+        /**
+         * LarkActionResult
+         * @description An action of the page that Pronghorn does not do: `success: false` and why.
+         */
+        LarkActionResult: {
+            /** Success */
+            success: boolean;
+            /** Message */
+            message: string;
+            /** Generation */
+            generation: string;
+            status: components["schemas"]["LarkStatus"];
+            /** Installed Skills */
+            installed_skills?: string[] | null;
+        };
+        /** LarkAuth */
+        LarkAuth: {
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "authenticated" | "not_authorized" | "not_configured" | "unavailable" | "error";
+            /** Message */
+            message: string | null;
+            /** User */
+            user: string | null;
+            /** Verified */
+            verified: boolean;
+        };
+        /** LarkCli */
+        LarkCli: {
+            /** Available */
+            available: boolean;
+            /** Path */
+            path: string | null;
+            /** Version */
+            version: string | null;
+            /** Error */
+            error: string | null;
+        };
+        /** LarkStatus */
+        LarkStatus: {
+            /** Installed */
+            installed: boolean;
+            /** Version */
+            version: string;
+            /** Manifest Version */
+            manifest_version: string | null;
+            /** Latest Available Version */
+            latest_available_version: string | null;
+            /** Runtime Version Mismatch */
+            runtime_version_mismatch: boolean;
+            /** App Configured */
+            app_configured: boolean;
+            /** App Id */
+            app_id: string | null;
+            /** App Brand */
+            app_brand: string | null;
+            /** Skills Expected */
+            skills_expected: number;
+            /** Skills Installed */
+            skills_installed: number;
+            /** Installed Skills */
+            installed_skills: string[];
+            /** Enabled Skills */
+            enabled_skills: string[];
+            /** Install Path */
+            install_path: string;
+            cli: components["schemas"]["LarkCli"];
+            auth: components["schemas"]["LarkAuth"];
+            /**
+             * Sandbox Runtime Mode
+             * @enum {string}
+             */
+            sandbox_runtime_mode: "none" | "gateway-download" | "init-container" | "broker";
+            /** Sandbox Runtime Ready */
+            sandbox_runtime_ready: boolean;
+            /** Sandbox Runtime Detail */
+            sandbox_runtime_detail: string | null;
         };
         /** ListNamespaceResponse */
         ListNamespaceResponse: {
@@ -3856,23 +4084,6 @@ export interface components {
             /** Fact Confidence Threshold */
             fact_confidence_threshold: number;
         };
-        /**
-         * MemoryDocument
-         * @description The caller's memory; also the export file that `POST /import` takes back.
-         */
-        MemoryDocument: {
-            /** Version */
-            version: number;
-            /** Revision */
-            revision: number;
-            /** Agent Name */
-            agent_name: string | null;
-            /** Updated At */
-            updated_at: string | null;
-            summaries: components["schemas"]["MemorySummaries"];
-            /** Facts */
-            facts: components["schemas"]["MemoryFact"][];
-        };
         /** MemoryFact */
         MemoryFact: {
             /** Id */
@@ -3883,32 +4094,19 @@ export interface components {
             category: string;
             /** Confidence */
             confidence: number;
-            /** Source Thread Id */
-            source_thread_id: string | null;
-            /** Created At */
-            created_at: string;
-            /** Updated At */
-            updated_at: string;
+            /** Createdat */
+            createdAt: string;
+            /** Updatedat */
+            updatedAt: string;
+            /** Source */
+            source: string;
         };
-        /**
-         * MemoryImport
-         * @description An export file (GET /api/memory/export); it replaces the memory's content.
-         */
-        MemoryImport: {
-            /**
-             * Version
-             * @default 1
-             */
-            version: number;
-            /** Revision */
-            revision?: number | null;
-            /** Agent Name */
-            agent_name?: string | null;
-            /** Updated At */
-            updated_at?: string | null;
-            summaries?: components["schemas"]["Summaries"];
-            /** Facts */
-            facts?: components["schemas"]["FactIn"][];
+        /** MemorySection */
+        MemorySection: {
+            /** Summary */
+            summary: string;
+            /** Updatedat */
+            updatedAt: string;
         };
         /** MemoryStatus */
         MemoryStatus: {
@@ -3937,19 +4135,6 @@ export interface components {
             /** Last Error At */
             last_error_at: string | null;
             config: components["schemas"]["MemoryConfigView"];
-        };
-        /** MemorySummaries */
-        MemorySummaries: {
-            work_context: components["schemas"]["MemorySummary"];
-            personal_context: components["schemas"]["MemorySummary"];
-            current_focus: components["schemas"]["MemorySummary"];
-        };
-        /** MemorySummary */
-        MemorySummary: {
-            /** Summary */
-            summary: string;
-            /** Updated At */
-            updated_at: string | null;
         };
         /** MessageEvent */
         MessageEvent: {
@@ -4650,22 +4835,6 @@ export interface components {
             /** Model Name */
             model_name?: string | null;
         };
-        /** Summaries */
-        Summaries: {
-            work_context?: components["schemas"]["SummaryIn"];
-            personal_context?: components["schemas"]["SummaryIn"];
-            current_focus?: components["schemas"]["SummaryIn"];
-        };
-        /** SummaryIn */
-        SummaryIn: {
-            /**
-             * Summary
-             * @default
-             */
-            summary: string;
-            /** Updated At */
-            updated_at?: string | null;
-        };
         /**
          * TTL
          * @description `{ttl: minutes, strategy}`; a bare number means `{ttl: number, strategy: "delete"}`.
@@ -5058,6 +5227,13 @@ export interface components {
             /** Timeout S */
             timeout_s: number | null;
         };
+        /** UploadDeleted */
+        UploadDeleted: {
+            /** Success */
+            success: boolean;
+            /** Message */
+            message: string;
+        };
         /** UploadLimits */
         UploadLimits: {
             /** Max File Bytes */
@@ -5075,8 +5251,17 @@ export interface components {
         UploadResult: {
             /** Files */
             files: components["schemas"]["UploadedFile"][];
+            /** Success */
+            success: boolean;
+            /** Message */
+            message: string;
+            /** Skipped Files */
+            skipped_files: string[];
         };
-        /** UploadedFile */
+        /**
+         * UploadedFile
+         * @description Ours (`name`, `url`) and DeerFlow's names of the same (`filename`, `path`...).
+         */
         UploadedFile: {
             /** Name */
             name: string;
@@ -5086,6 +5271,16 @@ export interface components {
             virtual_path: string;
             /** Url */
             url: string;
+            /** Filename */
+            filename: string;
+            /** Original Filename */
+            original_filename: string;
+            /** Path */
+            path: string;
+            /** Artifact Url */
+            artifact_url: string;
+            /** Extension */
+            extension: string;
         };
         /** UserCreate */
         UserCreate: {
@@ -5102,6 +5297,25 @@ export interface components {
             role: string;
             /** Email */
             email?: string | null;
+        };
+        /**
+         * UserMemory
+         * @description The caller's memory in DeerFlow's ``UserMemory`` shape (plus our ``revision`` and
+         *     ``agentName``); also the export file that ``POST /import`` takes back.
+         */
+        UserMemory: {
+            /** Version */
+            version: string;
+            /** Lastupdated */
+            lastUpdated: string;
+            /** Revision */
+            revision: number;
+            /** Agentname */
+            agentName: string | null;
+            user: components["schemas"]["UserSections"];
+            history: components["schemas"]["HistorySections"];
+            /** Facts */
+            facts: components["schemas"]["MemoryFact"][];
         };
         /** UserPatch */
         UserPatch: {
@@ -5129,6 +5343,12 @@ export interface components {
             removed: {
                 [key: string]: number;
             };
+        };
+        /** UserSections */
+        UserSections: {
+            workContext: components["schemas"]["MemorySection"];
+            personalContext: components["schemas"]["MemorySection"];
+            topOfMind: components["schemas"]["MemorySection"];
         };
         /** VersionsSearch */
         VersionsSearch: {
@@ -9621,11 +9841,13 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Successful Response */
-            204: {
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["UploadDeleted"];
+                };
             };
             /** @description The request makes no sense for the resource's current state */
             400: {
@@ -12068,6 +12290,50 @@ export interface operations {
             };
         };
     };
+    run_messages_by_id_api_runs__run_id__messages_get: {
+        parameters: {
+            query?: {
+                limit?: number;
+                before_seq?: number | null;
+                after_seq?: number | null;
+            };
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunMessages"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     run_event_list_api_threads__thread_id__runs__run_id__events_get: {
         parameters: {
             query?: {
@@ -12325,7 +12591,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MemoryDocument"];
+                    "application/json": components["schemas"]["UserMemory"];
                 };
             };
             /** @description The request makes no sense for the resource's current state */
@@ -12361,11 +12627,13 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Successful Response */
-            204: {
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["UserMemory"];
+                };
             };
             /** @description The request makes no sense for the resource's current state */
             400: {
@@ -12409,7 +12677,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MemoryFact"];
+                    "application/json": components["schemas"]["UserMemory"];
                 };
             };
             /** @description The request makes no sense for the resource's current state */
@@ -12447,11 +12715,13 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Successful Response */
-            204: {
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["UserMemory"];
+                };
             };
             /** @description The request makes no sense for the resource's current state */
             400: {
@@ -12506,7 +12776,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MemoryFact"];
+                    "application/json": components["schemas"]["UserMemory"];
                 };
             };
             /** @description The request makes no sense for the resource's current state */
@@ -12556,7 +12826,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MemoryDocument"];
+                    "application/json": components["schemas"]["UserMemory"];
                 };
             };
             /** @description The request makes no sense for the resource's current state */
@@ -12591,7 +12861,9 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MemoryImport"];
+                "application/json": {
+                    [key: string]: unknown;
+                };
             };
         };
         responses: {
@@ -12601,7 +12873,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MemoryDocument"];
+                    "application/json": components["schemas"]["UserMemory"];
                 };
             };
             /** @description The request makes no sense for the resource's current state */
@@ -12907,7 +13179,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ChannelConnection"][];
+                    "application/json": components["schemas"]["ChannelConnections"];
                 };
             };
         };
@@ -13031,6 +13303,106 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    status_api_integrations_lark_status_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LarkStatus"];
+                };
+            };
+        };
+    };
+    install_api_integrations_lark_install_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LarkActionResult"];
+                };
+            };
+        };
+    };
+    config_complete_api_integrations_lark_config_complete_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LarkActionResult"];
+                };
+            };
+        };
+    };
+    config_credentials_api_integrations_lark_config_credentials_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LarkActionResult"];
+                };
+            };
+        };
+    };
+    auth_complete_api_integrations_lark_auth_complete_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LarkActionResult"];
                 };
             };
         };

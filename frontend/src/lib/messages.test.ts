@@ -58,6 +58,23 @@ describe("groupMessages", () => {
     expect(waiting?.kind === "assistant" && waiting.parts[0]?.toolCalls[0]?.status).toBe("waiting");
   });
 
+  it("shows a clarifying question's own message as waiting, until it is answered", () => {
+    const question = {
+      ...tool("q", "c", "Asked the user, waiting for the answer: Which?"),
+      name: "ask_clarification",
+      artifact: { human_input: { kind: "human_input_request", question: "Which?" } },
+    } as Message;
+    const msgs = [human("h", "go"), ai("a", "", { tool_calls: [{ id: "c", name: "ask_clarification", args: {} }] }), question];
+    const waiting = groupMessages(msgs, false, true);
+    expect(waiting).toHaveLength(2);
+    const block = waiting[1];
+    expect(block?.kind === "assistant" && block.parts.length).toBe(1);
+    expect(block?.kind === "assistant" && block.parts[0]?.toolCalls[0]?.status).toBe("waiting");
+    // answered by a new message instead of a resume: the question is the call's result
+    const later = groupMessages([...msgs, human("h2", "B")], false)[1];
+    expect(later?.kind === "assistant" && later.parts[0]?.toolCalls[0]?.status).toBe("done");
+  });
+
   it("marks tool results with status error as errors", () => {
     const items = groupMessages(
       [ai("a", "", { tool_calls: [{ id: "c", name: "bash", args: {} }] }), tool("t", "c", "boom", "error")],

@@ -62,6 +62,15 @@ function attachedFiles(message: Message): AttachedFile[] {
   return files;
 }
 
+/** The ToolMessage of a clarifying question still waiting for its answer: its artifact has
+ * the question (`human_input`) and no `human_input_response` yet. It is no result. */
+function isPendingQuestion(m: Message): boolean {
+  if (m.type !== "tool" || !("artifact" in m)) return false;
+  const artifact: unknown = m.artifact;
+  if (!artifact || typeof artifact !== "object") return false;
+  return "human_input" in artifact && !("human_input_response" in artifact);
+}
+
 function toolStatus(result: Message | undefined, running: boolean, waiting: boolean): ToolStatus {
   if (!result) return running ? "running" : waiting ? "waiting" : "cancelled";
   if (result.type === "tool" && result.status === "error") return "error";
@@ -76,9 +85,14 @@ function toolStatus(result: Message | undefined, running: boolean, waiting: bool
  * user (a clarification), and `cancelled` otherwise.
  */
 export function groupMessages(messages: readonly Message[], isRunning: boolean, isWaiting = false): ChatItem[] {
+  // While the run waits (or runs on), an unanswered question is no result: its card waits.
+  // Afterwards (answered by a new message instead of a resume) it is the call's result.
+  const hidePending = isWaiting || isRunning;
   const results = new Map<string, Message>();
   for (const m of messages) {
-    if (m.type === "tool" && m.tool_call_id) results.set(m.tool_call_id, m);
+    if (m.type === "tool" && m.tool_call_id && !(hidePending && isPendingQuestion(m))) {
+      results.set(m.tool_call_id, m);
+    }
   }
   const claimed = new Set<string>();
   const items: ChatItem[] = [];
@@ -138,6 +152,7 @@ export function groupMessages(messages: readonly Message[], isRunning: boolean, 
     }
     if (m.type === "tool") {
       if (m.tool_call_id && claimed.has(m.tool_call_id)) return;
+      if (hidePending && isPendingQuestion(m)) return;
       // A result whose call we never saw: show it on its own.
       ensureBlock(id).parts.push({
         id,

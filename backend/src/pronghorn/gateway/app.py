@@ -29,6 +29,7 @@ from pronghorn.gateway.metrics_listener import metrics_listener
 from pronghorn.gateway.middleware import RequestIdMiddleware
 from pronghorn.gateway.openapi import GatewayApp, serve_under_api_root
 from pronghorn.gateway.origin_guard import OriginGuardMiddleware
+from pronghorn.gateway.path_alias import PathAliasMiddleware
 from pronghorn.gateway.protocols.mcp_server import McpService, add_mcp_routes
 from pronghorn.gateway.rate_limit import RateLimitMiddleware
 from pronghorn.gateway.routers import register_routers
@@ -84,6 +85,8 @@ def create_app(settings: ConfigHolder, *, base_dir: Path | None = None) -> FastA
         openapi_url="/openapi.json" if config.server.docs_enabled else None,
     )
     install_error_handlers(app)
+    # innermost: DeerFlow's /api/threads/*, /api/runs/* paths of the LangGraph routes
+    app.add_middleware(PathAliasMiddleware, routes=app.router.routes)
     app.add_middleware(RateLimitMiddleware)  # per-user rate, keyed by the principal
     app.add_middleware(AuthMiddleware)  # CORS answers preflights before it
     if config.server.cors_origins:
@@ -105,7 +108,7 @@ def create_app(settings: ConfigHolder, *, base_dir: Path | None = None) -> FastA
         )
     # add_middleware wraps what is there: the last one added runs first. Order of a
     # request: request id -> metrics and trace span -> size limits -> Host allow-list ->
-    # Origin check -> CORS -> authentication -> rate limit -> routes.
+    # Origin check -> CORS -> authentication -> rate limit -> path alias -> routes.
     server = config.server
     app.add_middleware(
         OriginGuardMiddleware,

@@ -21,6 +21,9 @@ SUMMARY_TITLES = {
     "work_context": "Work context",
     "personal_context": "Personal context",
     "current_focus": "Current focus",
+    "recent_months": "Recent months",
+    "earlier_context": "Earlier context",
+    "long_term_background": "Long-term background",
 }
 
 

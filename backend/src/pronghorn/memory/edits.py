@@ -8,8 +8,8 @@ from typing import cast
 
 from pronghorn.memory.errors import FactNotFound, InvalidMemory
 from pronghorn.memory.records import (
+    ALL_SUMMARY_KEYS,
     CATEGORIES,
-    SUMMARY_KEYS,
     Category,
     Fact,
     MemoryDocument,
@@ -85,11 +85,11 @@ def imported(
     summaries = data.get("summaries", {})
     if not isinstance(summaries, dict):
         raise InvalidMemory("'summaries' must be an object")
-    unknown = set(cast("dict[str, object]", summaries)) - set(SUMMARY_KEYS)
+    unknown = set(cast("dict[str, object]", summaries)) - set(ALL_SUMMARY_KEYS)
     if unknown:
         raise InvalidMemory(f"Unknown summaries: {', '.join(sorted(unknown))}")
     parsed = Summaries.from_json(summaries)
-    for key in SUMMARY_KEYS:
+    for key in ALL_SUMMARY_KEYS:
         if len(parsed.get(key).summary) > max_summary_chars:
             raise InvalidMemory(f"summaries.{key} is longer than {max_summary_chars} characters")
     facts: list[Fact] = []

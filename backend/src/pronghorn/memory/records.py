@@ -22,6 +22,12 @@ Category = Literal[
 CATEGORIES: tuple[Category, ...] = get_args(Category)
 SummaryKey = Literal["work_context", "personal_context", "current_focus"]
 SUMMARY_KEYS: tuple[SummaryKey, ...] = get_args(SummaryKey)
+# Summaries of the user's history: kept and shown (and imported from DeerFlow, whose memory
+# has them); the updater writes only the three above.
+HistoryKey = Literal["recent_months", "earlier_context", "long_term_background"]
+HISTORY_KEYS: tuple[HistoryKey, ...] = get_args(HistoryKey)
+AnySummaryKey = SummaryKey | HistoryKey
+ALL_SUMMARY_KEYS: tuple[AnySummaryKey, ...] = (*SUMMARY_KEYS, *HISTORY_KEYS)
 DOCUMENT_VERSION = 1
 
 
@@ -118,23 +124,26 @@ class Summaries:
     work_context: Summary = field(default_factory=Summary)
     personal_context: Summary = field(default_factory=Summary)
     current_focus: Summary = field(default_factory=Summary)
+    recent_months: Summary = field(default_factory=Summary)
+    earlier_context: Summary = field(default_factory=Summary)
+    long_term_background: Summary = field(default_factory=Summary)
 
-    def get(self, key: SummaryKey) -> Summary:
+    def get(self, key: AnySummaryKey) -> Summary:
         summary: Summary = getattr(self, key)
         return summary
 
-    def with_text(self, key: SummaryKey, text: str) -> Summaries:
+    def with_text(self, key: AnySummaryKey, text: str) -> Summaries:
         return replace(self, **{key: Summary(summary=text, updated_at=now_iso())})
 
     def to_json(self) -> dict[str, object]:
-        return {k: self.get(k).to_json() for k in SUMMARY_KEYS}
+        return {k: self.get(k).to_json() for k in ALL_SUMMARY_KEYS}
 
     @classmethod
     def from_json(cls, data: object) -> Summaries:
         out = cls()
         if not isinstance(data, dict):
             return out
-        for key in SUMMARY_KEYS:
+        for key in ALL_SUMMARY_KEYS:
             item: object = data.get(key)  # pyright: ignore[reportUnknownMemberType]
             if isinstance(item, dict):
                 text: object = item.get("summary")  # pyright: ignore[reportUnknownMemberType]

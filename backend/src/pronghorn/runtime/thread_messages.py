@@ -107,9 +107,14 @@ def page_window(
     return page_before(items, limit=limit, before_seq=before_seq)
 
 
-async def load_run(runtime: Runtime, access: Access, thread_id: str, run_id: str) -> dict[str, Any]:
-    """The run of that thread if `access` may read the thread; NotFound otherwise."""
-    filt = await authorize(runtime, access, "threads", "read", {"thread_id": thread_id})
+async def load_run(
+    runtime: Runtime, access: Access, thread_id: str | None, run_id: str
+) -> dict[str, Any]:
+    """The run (of that thread, when given) if `access` may read its thread; NotFound
+    otherwise."""
+    filt = await authorize(
+        runtime, access, "threads", "read", {"thread_id": thread_id, "run_id": run_id}
+    )
     found = await runtime.db.run(lambda conn: run_units.get_owned_run(conn, run_id, thread_id))
     if found is None or not visible(access, found.owner_id, found.thread_metadata, filt):
         raise NotFound.of("Run", run_id)

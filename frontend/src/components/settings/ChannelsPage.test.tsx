@@ -40,7 +40,7 @@ function fakeGateway(opts: { admin?: boolean; statuses?: ChannelStatus[]; connec
     const body = init?.body ? (JSON.parse(String(init.body)) as unknown) : undefined;
     calls.push({ method, url, body });
     if (url === "/api/channels" && method === "GET") return Promise.resolve(json(statuses));
-    if (url === "/api/channels/connections" && method === "GET") return Promise.resolve(json(connections));
+    if (url === "/api/channels/connections" && method === "GET") return Promise.resolve(json({ connections }));
     if (url === "/api/channels/config" && method === "GET") {
       return Promise.resolve(opts.admin === false ? json({ detail: "Admins only" }, 403) : json({ channels: sections, source_path: "/srv/config.yaml", writable: true }));
     }

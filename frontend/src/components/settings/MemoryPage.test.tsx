@@ -12,24 +12,26 @@ const fact = (id: string, content: string): Fact => ({
   content,
   category: "preference",
   confidence: 0.9,
-  source_thread_id: null,
-  created_at: "2026-01-01T00:00:00Z",
-  updated_at: "2026-01-01T00:00:00Z",
+  createdAt: "2026-01-01T00:00:00Z",
+  updatedAt: "2026-01-01T00:00:00Z",
+  source: "manual",
 });
 
 /** A tiny in-memory /api/memory that records what the page sends. */
 function fakeGateway(facts: Fact[], refuseAdds = false) {
   const calls: { method: string; url: string; body: unknown }[] = [];
+  const none = { summary: "", updatedAt: "" };
   const doc = (): MemoryDocument => ({
-    version: 1,
+    version: "1.0",
+    lastUpdated: "",
     revision: 1,
-    agent_name: null,
-    updated_at: null,
-    summaries: {
-      work_context: { summary: "Builds gateways.", updated_at: null },
-      personal_context: { summary: "", updated_at: null },
-      current_focus: { summary: "", updated_at: null },
+    agentName: null,
+    user: {
+      workContext: { summary: "Builds gateways.", updatedAt: "" },
+      personalContext: none,
+      topOfMind: none,
     },
+    history: { recentMonths: { summary: "Moved teams.", updatedAt: "" }, earlierContext: none, longTermBackground: none },
     facts,
   });
   const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
@@ -41,14 +43,13 @@ function fakeGateway(facts: Fact[], refuseAdds = false) {
     if (url === "/api/memory/status") return Promise.resolve(json({ enabled: true, mode: "middleware", queue_depth: 0, queued_for_user: 0, in_flight: 0, last_update_at: null, last_error: null, last_error_at: null }));
     if (url === "/api/memory" && method === "GET") return Promise.resolve(json(doc()));
     if (url === "/api/memory/facts" && method === "POST" && !refuseAdds) {
-      const added = fact(`f${facts.length + 1}`, (body as { content: string }).content);
-      facts = [...facts, added];
-      return Promise.resolve(json(added, 201));
+      facts = [...facts, fact(`f${facts.length + 1}`, (body as { content: string }).content)];
+      return Promise.resolve(json(doc(), 201));
     }
     if (url.startsWith("/api/memory/facts/") && method === "DELETE") {
       const id = decodeURIComponent(url.split("/").pop() ?? "");
       facts = facts.filter((f) => f.id !== id);
-      return Promise.resolve(new Response(null, { status: 204 }));
+      return Promise.resolve(json(doc()));
     }
     return Promise.resolve(json({ detail: "The same fact is already remembered" }, 422));
   };
@@ -64,7 +65,9 @@ describe("MemoryPage", () => {
       </GatewayContext.Provider>,
     );
     expect(await screen.findByText("Likes tea")).toBeInTheDocument();
-    expect(screen.getByTestId("summary-work_context")).toHaveTextContent("Builds gateways.");
+    expect(screen.getByTestId("summary-workContext")).toHaveTextContent("Builds gateways.");
+    expect(screen.getByTestId("summary-recentMonths")).toHaveTextContent("Moved teams.");
+    expect(screen.queryByTestId("summary-earlierContext")).toBeNull(); // empty history is not shown
 
     const user = userEvent.setup();
     await user.type(screen.getByLabelText("Fact"), "Uses Vim");

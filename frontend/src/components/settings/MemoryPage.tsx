@@ -15,18 +15,27 @@ import {
   type Fact,
   type MemoryDocument,
   type MemoryStatus,
-  type SummaryKey,
+  type HistorySection,
+  type UserSection,
 } from "../../api/memory";
 import { describeError } from "../../lib/errors";
 import { formatWhen } from "../../lib/format";
 import { ErrorNotice } from "../ErrorNotice";
 import { SettingsLayout } from "./SettingsLayout";
 
-const SUMMARIES: { key: SummaryKey; title: string }[] = [
-  { key: "work_context", title: "Work context" },
-  { key: "personal_context", title: "Personal context" },
-  { key: "current_focus", title: "Current focus" },
+const SUMMARIES: { group: "user" | "history"; key: UserSection | HistorySection; title: string }[] = [
+  { group: "user", key: "workContext", title: "Work context" },
+  { group: "user", key: "personalContext", title: "Personal context" },
+  { group: "user", key: "topOfMind", title: "Current focus" },
+  { group: "history", key: "recentMonths", title: "Recent months" },
+  { group: "history", key: "earlierContext", title: "Earlier context" },
+  { group: "history", key: "longTermBackground", title: "Long-term background" },
 ];
+
+function summaryOf(doc: MemoryDocument, group: "user" | "history", key: UserSection | HistorySection): string {
+  const sections: Partial<Record<string, { summary: string }>> = doc[group];
+  return sections[key]?.summary ?? "";
+}
 
 interface Props {
   onOpenSidebar: () => void;
@@ -172,10 +181,10 @@ export function MemoryPage({ onOpenSidebar }: Props) {
         {doc === null && !error && <p className="settings-note">Loading…</p>}
         {doc && (
           <dl className="memory-summaries">
-            {SUMMARIES.map(({ key, title }) => (
+            {SUMMARIES.filter(({ group, key }) => group === "user" || summaryOf(doc, group, key)).map(({ group, key, title }) => (
               <div key={key} data-testid={`summary-${key}`}>
                 <dt>{title}</dt>
-                <dd>{doc.summaries[key]?.summary || <span className="settings-note">Nothing yet.</span>}</dd>
+                <dd>{summaryOf(doc, group, key) || <span className="settings-note">Nothing yet.</span>}</dd>
               </div>
             ))}
           </dl>
@@ -234,7 +243,7 @@ export function MemoryPage({ onOpenSidebar }: Props) {
                       <span className={`badge${fact.category === "correction" ? " badge-accent" : ""}`}>{fact.category}</span>{" "}
                       <span data-testid="memory-fact-content">{fact.content}</span>
                       <span className="cell-sub">
-                        Confidence {Math.round(fact.confidence * 100)}% · updated {formatWhen(fact.updated_at)}
+                        Confidence {Math.round(fact.confidence * 100)}% · updated {formatWhen(fact.updatedAt)}
                       </span>
                     </div>
                     <div className="row-actions">

@@ -1,12 +1,21 @@
-"""Tool gate: a clarifying question is asked alone.
+"""Tool gate: a clarifying question is asked alone, shown as a message, answered by resume.
 
-``ask_clarification`` interrupts the run (LangGraph ``interrupt`` with
-``{"type": "clarification", "question", "options", "context"}``) and the answer given with
-``Command(resume=...)`` becomes its ToolMessage. When the model asks a question *and*
-calls other tools in the same turn, those other calls would run before the user answered;
-this gate keeps only the first ``ask_clarification`` call. The rest of the chain lets the
-interrupt through untouched (the tool-error middleware re-raises LangGraph control flow),
-so the resumed tool node completes normally.
+When the model calls ``ask_clarification``:
+
+1. ``after_model`` keeps only that call (other tools called in the same turn would run
+   before the user answered) and adds its ToolMessage at once: the question, with an
+   ``artifact`` ``{"human_input": {"kind": "human_input_request", ...}}`` as DeerFlow's UI
+   reads it (``human_input.question_message``). So the question is in the thread's
+   messages for every client, while the run waits.
+2. The next ``before_model`` finds that ToolMessage unanswered and interrupts the run with
+   ``{"type": "clarification", "question", "options", "context"}``, the interrupt LangGraph
+   SDK clients, Pronghorn's UI and the IM channels answer with ``Command(resume=...)``.
+3. On resume the ToolMessage (same id) is replaced by the answer, and the model goes on.
+
+A new run with a user message instead of a resume (DeerFlow's UI answers in the chat box
+that way) leaves the question message as the call's result; the user's message is the
+answer the model reads next. A call with an empty question is left to the tool, which
+answers it with an error.
 """
 
 from __future__ import annotations
@@ -14,12 +23,12 @@ from __future__ import annotations
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.runtime import Runtime
+from langgraph.types import interrupt
 
+from pronghorn.agent.human_input import TOOL, answered_message, pending_request, question_message
 from pronghorn.agent.state import ThreadState
-
-TOOL = "ask_clarification"
 
 
 class ClarificationMiddleware(AgentMiddleware[ThreadState]):
@@ -32,15 +41,37 @@ class ClarificationMiddleware(AgentMiddleware[ThreadState]):
         message = messages[-1]
         calls = message.tool_calls
         asks = [c for c in calls if c.get("name") == TOOL]
-        if not asks or len(calls) == 1:
+        if not asks:
             return None
         kept = asks[0]
-        extra = dict(message.additional_kwargs)
-        raw = extra.get("tool_calls")
-        if isinstance(raw, list):
-            extra["tool_calls"] = [r for r in raw if r.get("id") == kept.get("id")]
-        return {
-            "messages": [
+        out: list[Any] = []
+        if len(calls) > 1:
+            extra = dict(message.additional_kwargs)
+            raw = extra.get("tool_calls")
+            if isinstance(raw, list):
+                extra["tool_calls"] = [r for r in raw if r.get("id") == kept.get("id")]
+            out.append(
                 message.model_copy(update={"tool_calls": [kept], "additional_kwargs": extra})
-            ]
-        }
+            )
+        question = question_message(kept)
+        if question is not None:
+            out.append(question)
+        return {"messages": out} if out else None
+
+    def before_model(self, state: ThreadState, runtime: Runtime) -> dict[str, Any] | None:
+        messages = state.get("messages") or []
+        last = messages[-1] if messages else None
+        if not isinstance(last, ToolMessage):
+            return None
+        request = pending_request(last)
+        if request is None:
+            return None
+        answer = interrupt(
+            {
+                "type": "clarification",
+                "question": request["question"],
+                "options": [o["value"] for o in request.get("options", [])] or None,
+                "context": request.get("context"),
+            }
+        )
+        return {"messages": [answered_message(last, request, answer)]}

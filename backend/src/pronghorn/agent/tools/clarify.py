@@ -2,29 +2,13 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from langchain.tools import ToolRuntime, tool
 from langchain_core.tools import BaseTool
 from langgraph.types import interrupt
 
+from pronghorn.agent.human_input import answer_text, choices
 from pronghorn.agent.tools._common import failure
 from pronghorn.agent.tools.deps import ToolDeps
-
-MAX_OPTIONS = 10
-
-
-def answer_text(value: Any) -> str:
-    """The resume value as text (a string, or ``{"answer": ...}``, or anything JSON-able)."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict) and isinstance(value.get("answer"), str):
-        return value["answer"]
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return str(value)
 
 
 def clarify_tools(deps: ToolDeps) -> list[BaseTool]:
@@ -45,12 +29,14 @@ def clarify_tools(deps: ToolDeps) -> list[BaseTool]:
         """
         if not isinstance(question, str) or not question.strip():
             return failure(runtime, "ask_clarification", "question must not be empty.")
-        choices = [str(o).strip() for o in (options or []) if str(o).strip()][:MAX_OPTIONS]
+        # The lead agent's ClarificationMiddleware asks before this runs (the call then
+        # already has its answer); this interrupt serves agents built without it.
+        picked = choices(options)
         answer = interrupt(
             {
                 "type": "clarification",
                 "question": question.strip(),
-                "options": choices or None,
+                "options": picked or None,
                 "context": context,
             }
         )

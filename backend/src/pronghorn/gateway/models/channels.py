@@ -29,20 +29,43 @@ class ChannelStatus(BaseModel):
 
 
 class ConnectCode(BaseModel):
+    """Ours (`channel`, `command`, `expires_at`, `deep_link`) and DeerFlow's (`provider`,
+    `mode`, `url`, `instruction`, `expires_in`)."""
+
     channel: str
     code: str
     command: str
     expires_at: str
     deep_link: str | None = None
+    provider: str
+    mode: str
+    url: str | None
+    instruction: str
+    expires_in: int
 
 
 class ChannelConnection(BaseModel):
+    """Ours (`channel`, `external_id`, `external_name`, `owner_id`, `created_at`) and
+    DeerFlow's names of the same (`provider`, `external_account_*`, `status`...)."""
+
     id: str
     channel: str
     external_id: str
     external_name: str | None
     owner_id: str
     created_at: str
+    provider: str
+    status: str
+    external_account_id: str
+    external_account_name: str | None
+    workspace_id: str | None
+    workspace_name: str | None
+    scopes: list[str]
+    metadata: dict[str, Any]
+
+
+class ChannelConnections(BaseModel):
+    connections: list[ChannelConnection]
 
 
 class FeishuAnswer(BaseModel):

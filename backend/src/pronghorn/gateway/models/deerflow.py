@@ -39,16 +39,8 @@ class RunEvent(BaseModel):
     data: Any
 
 
-class DeerFlowUpload(UploadedFile):
-    filename: str
-    original_filename: str
-    path: str
-    artifact_url: str
-    extension: str
-
-
 class DeerFlowUploadList(BaseModel):
-    files: list[DeerFlowUpload]
+    files: list[UploadedFile]
     count: int
 
 
@@ -84,8 +76,14 @@ class ChannelProvider(BaseModel):
     provider: str
     display_name: str
     enabled: bool
+    configured: bool
     connectable: bool
+    unavailable_reason: str | None
+    auth_mode: str
+    connection_status: str
+    credential_fields: list[dict[str, Any]]
 
 
 class ChannelProviders(BaseModel):
+    enabled: bool
     providers: list[ChannelProvider]

@@ -13,14 +13,29 @@ class UploadLimits(BaseModel):
 
 
 class UploadedFile(BaseModel):
+    """Ours (`name`, `url`) and DeerFlow's names of the same (`filename`, `path`...)."""
+
     name: str
     size: int
     virtual_path: str
     url: str
+    filename: str
+    original_filename: str
+    path: str
+    artifact_url: str
+    extension: str
 
 
 class UploadResult(BaseModel):
     files: list[UploadedFile]
+    success: bool
+    message: str
+    skipped_files: list[str]
+
+
+class UploadDeleted(BaseModel):
+    success: bool
+    message: str
 
 
 class UploadList(BaseModel):

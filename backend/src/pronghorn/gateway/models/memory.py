@@ -10,30 +10,38 @@ class MemoryFact(BaseModel):
     content: str
     category: str
     confidence: float
-    source_thread_id: str | None
-    created_at: str
-    updated_at: str
+    createdAt: str
+    updatedAt: str
+    source: str
 
 
-class MemorySummary(BaseModel):
+class MemorySection(BaseModel):
     summary: str
-    updated_at: str | None
+    updatedAt: str
 
 
-class MemorySummaries(BaseModel):
-    work_context: MemorySummary
-    personal_context: MemorySummary
-    current_focus: MemorySummary
+class UserSections(BaseModel):
+    workContext: MemorySection
+    personalContext: MemorySection
+    topOfMind: MemorySection
 
 
-class MemoryDocument(BaseModel):
-    """The caller's memory; also the export file that `POST /import` takes back."""
+class HistorySections(BaseModel):
+    recentMonths: MemorySection
+    earlierContext: MemorySection
+    longTermBackground: MemorySection
 
-    version: int
+
+class UserMemory(BaseModel):
+    """The caller's memory in DeerFlow's ``UserMemory`` shape (plus our ``revision`` and
+    ``agentName``); also the export file that ``POST /import`` takes back."""
+
+    version: str
+    lastUpdated: str
     revision: int
-    agent_name: str | None
-    updated_at: str | None
-    summaries: MemorySummaries
+    agentName: str | None
+    user: UserSections
+    history: HistorySections
     facts: list[MemoryFact]
 
 

@@ -19,6 +19,7 @@ from pronghorn.gateway.routers import (
     feedback,
     files,
     governance,
+    integrations,
     mcp,
     memory,
     metrics,
@@ -67,6 +68,7 @@ def register_routers(app: FastAPI) -> None:
         memory,
         channels_config,
         channels,
+        integrations,
         wecom_callback,
         metrics,
     ):

@@ -28,7 +28,7 @@ from pronghorn.config.channels_schema import TelegramConfig
 from pronghorn.gateway.deps import get_access, get_principal, get_runtime
 from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.models.channels import (
-    ChannelConnection,
+    ChannelConnections,
     ChannelStatus,
     ConnectCode,
     FeishuAnswer,
@@ -131,15 +131,23 @@ async def connect_code(
         principal=principal_record(principal),
         ttl_s=runtime.config.channels.connect_code_ttl_s,
     )
+    command = f"/connect {code}"
+    ttl = runtime.config.channels.connect_code_ttl_s
     out: dict[str, Any] = {
         "channel": name,
         "code": code,
-        "command": f"/connect {code}",
+        "command": command,
         "expires_at": expires.isoformat(),
+        "provider": name,
+        "mode": "code",
+        "url": None,
+        "instruction": f"Send {command} to the bot",
+        "expires_in": int(ttl),
     }
     username = await _telegram_username(manager, name)
     if username:
-        out["deep_link"] = f"https://t.me/{username}?start={code}"
+        out["deep_link"] = out["url"] = f"https://t.me/{username}?start={code}"
+        out["mode"] = "deep_link"
     return out
 
 
@@ -166,24 +174,35 @@ async def _telegram_username(manager: ChannelManager, name: str) -> str:
 @router.get(
     "/connections",
     response_model=None,
-    responses={**answers(list[ChannelConnection])},
+    responses={**answers(ChannelConnections)},
 )
 async def connections(
     access: Access = Depends(get_access), runtime: Runtime = Depends(get_runtime)
-) -> list[dict[str, Any]]:
-    """The caller's connected chat accounts (an admin with all-users: everyone's)."""
+) -> dict[str, list[dict[str, Any]]]:
+    """`{connections: [...]}`: the caller's connected chat accounts (an admin with
+    all-users: everyone's), each in our field names and DeerFlow's."""
     rows = await repo.bindings(runtime.db, access.owner_scope)
-    return [
-        {
-            "id": b.id,
-            "channel": b.channel,
-            "external_id": b.external_id,
-            "external_name": b.external_name,
-            "owner_id": b.owner_id,
-            "created_at": b.created_at.isoformat(),
-        }
-        for b in rows
-    ]
+    return {
+        "connections": [
+            {
+                "id": b.id,
+                "channel": b.channel,
+                "external_id": b.external_id,
+                "external_name": b.external_name,
+                "owner_id": b.owner_id,
+                "created_at": b.created_at.isoformat(),
+                "provider": b.channel,
+                "status": "connected",
+                "external_account_id": b.external_id,
+                "external_account_name": b.external_name,
+                "workspace_id": None,
+                "workspace_name": None,
+                "scopes": [],
+                "metadata": {},
+            }
+            for b in rows
+        ]
+    }
 
 
 @router.delete("/connections/{connection_id}", status_code=204, responses=errors(404))

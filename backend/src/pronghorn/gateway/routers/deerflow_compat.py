@@ -5,7 +5,6 @@ scoped to the caller like the rest of the API (another user's thread is 404)."""
 
 from __future__ import annotations
 
-import posixpath
 from typing import Any, Literal
 
 import orjson
@@ -29,6 +28,7 @@ from pronghorn.gateway.models.errors import errors
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.routers.files import file_entry, upload_entries
 from pronghorn.gateway.strict_json import StrictJSONRoute
+from pronghorn.persistence.repos import channels as channel_repo
 from pronghorn.persistence.repos import run_events
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.owned import load_thread
@@ -43,6 +43,8 @@ CHANNEL_PROVIDERS = (
     ("slack", "Slack"),
     ("feishu", "Feishu / Lark"),
     ("discord", "Discord"),
+    ("dingtalk", "DingTalk"),
+    ("wecom", "WeCom"),
 )
 NOMINAL_MAX_FILES = 1000  # uploads have no count limit; DeerFlow's UI wants a number
 
@@ -88,6 +90,35 @@ async def run_messages(
     """The messages the run added to its thread, paged by thread-wide `seq`."""
     tid, rid = check_uuid(thread_id, "thread"), check_uuid(run_id, "run")
     await load_run(runtime, access, tid, rid)
+    return await _run_message_page(runtime, access, tid, rid, limit, before_seq, after_seq)
+
+
+@router.get("/api/runs/{run_id}/messages", response_model=RunMessages, responses=errors(404, 422))
+async def run_messages_by_id(
+    run_id: str,
+    limit: int = Query(default=50, ge=1, le=200),
+    before_seq: int | None = Query(default=None, ge=1),
+    after_seq: int | None = Query(default=None, ge=0),
+    runtime: Runtime = Depends(get_runtime),
+    access: Access = Depends(get_access),
+) -> JSONResponse:
+    """The same page, for a run named by its id alone (404 unless its thread is the
+    caller's)."""
+    rid = check_uuid(run_id, "run")
+    run = await load_run(runtime, access, None, rid)
+    tid = str(run["thread_id"])
+    return await _run_message_page(runtime, access, tid, rid, limit, before_seq, after_seq)
+
+
+async def _run_message_page(
+    runtime: Runtime,
+    access: Access,
+    tid: str,
+    rid: str,
+    limit: int,
+    before_seq: int | None,
+    after_seq: int | None,
+) -> JSONResponse:
     row = await load_thread(runtime, access, tid)
     mine = [m for m in await thread_messages(runtime, row) if m["run_id"] == rid]
     page = page_window(mine, limit=limit, before_seq=before_seq, after_seq=after_seq)
@@ -151,19 +182,7 @@ async def uploads_list(
 ) -> JSONResponse:
     """The thread's uploads as DeerFlow lists them: ``{files, count}``."""
     tid, entries = await upload_entries(runtime, access, thread_id)
-    files: list[dict[str, Any]] = []
-    for name, size in entries:
-        entry = file_entry(tid, name, size)
-        files.append(
-            {
-                **entry,
-                "filename": name,
-                "original_filename": name,
-                "path": entry["virtual_path"],
-                "artifact_url": entry["url"],
-                "extension": posixpath.splitext(name)[1].lstrip(".").lower(),
-            }
-        )
+    files = [file_entry(tid, name, size) for name, size in entries]
     return JSONResponse({"files": files, "count": len(files)})
 
 
@@ -173,10 +192,13 @@ async def uploads_list(
     responses=errors(404, 422),
 )
 async def uploads_limits(
-    thread_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+    thread_id: str, runtime: Runtime = Depends(get_runtime), _: Access = Depends(get_access)
 ) -> JSONResponse:
-    """``{max_files, max_file_size, max_total_size}`` in bytes (uploads.*)."""
-    await load_thread(runtime, access, check_uuid(thread_id, "thread"))
+    """``{max_files, max_file_size, max_total_size}`` in bytes (uploads.*). The limits are
+    the server's, not the thread's: any signed-in caller gets them for any thread id, one
+    that does not exist yet included (DeerFlow asks before it creates a new chat's thread),
+    so the answer says nothing about whether a thread exists or whose it is."""
+    check_uuid(thread_id, "thread")
     cfg = runtime.config.uploads
     return JSONResponse(
         {
@@ -189,10 +211,14 @@ async def uploads_limits(
 
 @router.get("/api/features", response_model=Features)
 async def features(runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
-    """Feature flags of DeerFlow's UI (the ones Pronghorn does not offer are off)."""
+    """Feature flags of DeerFlow's UI, each what this server does: ``agents_api``
+    (``/api/agents``) is on while the ``lead_agent`` graph serves; ``suggestions`` follows
+    ``suggestions.enabled``; tool approvals and run feedback are always available;
+    ``browser_control`` and ``mcp_tasks`` (DeerFlow's live browser and durable MCP
+    background tasks) are not built here, so off."""
     return JSONResponse(
         {
-            "agents_api": {"enabled": False},
+            "agents_api": {"enabled": "lead_agent" in runtime.graphs.ids()},
             "browser_control": {"enabled": False},
             "mcp_tasks": {"enabled": False},
             "suggestions": {"enabled": runtime.config.suggestions.enabled},
@@ -242,22 +268,37 @@ async def thread_suggestions(
 
 
 @router.get("/api/channels/providers", response_model=ChannelProviders)
-async def channel_providers(runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
-    """The IM platforms, whether each is configured and enabled here, and whether a user
-    can connect to it from the browser (a one-time code: POST /api/channels/{name}/connect;
-    the connections themselves are at /api/channels/connections, docs/channels.md)."""
+async def channel_providers(
+    runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+) -> JSONResponse:
+    """The IM platforms, whether each is configured and enabled here, whether a user can
+    connect to it from the browser (a one-time code: POST /api/channels/{name}/connect)
+    and whether the caller has (``connection_status``). Credentials live in config.yaml,
+    so no provider asks for them here (``credential_fields`` is empty)."""
     channels = runtime.config.channels
-    sections = {  # the ones built
-        "telegram": channels.telegram,
-        "slack": channels.slack,
-        "discord": channels.discord,
-        "feishu": channels.feishu,
-    }
+    linked = {b.channel for b in await channel_repo.bindings(runtime.db, access.identity)}
     providers: list[dict[str, object]] = []
     for key, label in CHANNEL_PROVIDERS:
-        section = sections.get(key)
-        enabled = section is not None and section.enabled
+        section = getattr(channels, key, None)
+        configured = section is not None
+        enabled = configured and bool(getattr(section, "enabled", False))
         providers.append(
-            {"provider": key, "display_name": label, "enabled": enabled, "connectable": enabled}
+            {
+                "provider": key,
+                "display_name": label,
+                "enabled": enabled,
+                "configured": configured,
+                "connectable": enabled,
+                "unavailable_reason": None if enabled else _unavailable(configured, key),
+                "auth_mode": "deep_link" if key == "telegram" else "code",
+                "connection_status": "connected" if key in linked else "not_connected",
+                "credential_fields": [],
+            }
         )
-    return JSONResponse({"providers": providers})
+    return JSONResponse({"enabled": any(p["enabled"] for p in providers), "providers": providers})
+
+
+def _unavailable(configured: bool, key: str) -> str:
+    if configured:
+        return f"channels.{key} is disabled in config.yaml"
+    return f"channels.{key} is not configured in config.yaml"

@@ -35,7 +35,13 @@ from pronghorn.gateway.deps import check_uuid, get_access, get_runtime
 from pronghorn.gateway.descriptor_response import serve_descriptor
 from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.models.errors import errors
-from pronghorn.gateway.models.files import FILE_BYTES, MULTIPART_FILES, UploadList, UploadResult
+from pronghorn.gateway.models.files import (
+    FILE_BYTES,
+    MULTIPART_FILES,
+    UploadDeleted,
+    UploadList,
+    UploadResult,
+)
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.owned import load_thread
@@ -124,12 +130,20 @@ def artifact_url(thread_id: str, virtual_path: str) -> str:
 
 
 def file_entry(thread_id: str, name: str, size: int) -> dict[str, Any]:
+    """An uploaded file: ours (`name`, `url`) and DeerFlow's names (`filename`, `path`,
+    `artifact_url`, `extension`...) in one entry."""
     virtual = f"{VIRTUAL_UPLOADS}/{name}"
+    url = artifact_url(thread_id, virtual)
     return {
         "name": name,
         "size": size,
         "virtual_path": virtual,
-        "url": artifact_url(thread_id, virtual),
+        "url": url,
+        "filename": name,
+        "original_filename": name,
+        "path": virtual,
+        "artifact_url": url,
+        "extension": os.path.splitext(name)[1].lstrip(".").lower(),
     }
 
 
@@ -348,7 +362,15 @@ async def _receive(
         await asyncio.to_thread(folder.unlink, placed)
         raise
     await asyncio.to_thread(folder.unlink, receiver.temps)
-    return JSONResponse({"files": files})
+    noun = "file" if len(files) == 1 else "files"
+    return JSONResponse(
+        {
+            "files": files,
+            "success": True,
+            "message": f"Uploaded {len(files)} {noun}",
+            "skipped_files": [],
+        }
+    )
 
 
 @router.get("/uploads", response_model=UploadList, responses=errors(404, 409, 422))
@@ -366,14 +388,17 @@ async def list_uploads(
     return JSONResponse({"files": files, "limits": _limits(runtime)})
 
 
-@router.delete("/uploads/{name}", status_code=204, responses=errors(400, 404, 409, 422))
+@router.delete(
+    "/uploads/{name}", response_model=UploadDeleted, responses=errors(400, 404, 409, 422)
+)
 async def delete_upload(
     thread_id: str,
     name: str,
     runtime: Runtime = Depends(get_runtime),
     access: Access = Depends(get_access),
-) -> Response:
-    """Delete one uploaded file (404 when there is no such file)."""
+) -> JSONResponse:
+    """Delete one uploaded file: ``{success: true, message}`` (404 when there is no such
+    file)."""
     paths = await _thread_paths(runtime, access, thread_id, "update")
     folder = await _open_uploads(paths)
     try:
@@ -382,7 +407,7 @@ async def delete_upload(
         await asyncio.to_thread(folder.close)
     if not deleted:
         raise ApiError(404, f"Upload {name!r} not found")
-    return Response(status_code=204)
+    return JSONResponse({"success": True, "message": f"Deleted {name}"})
 
 
 def _artifact_virtual(path: str) -> str:

@@ -50,6 +50,27 @@ def _parse(body: Any) -> RunCreate:
         raise invalid(exc) from None
 
 
+def _stateless(req: RunCreate) -> tuple[RunCreate, str | None]:
+    """A stateless run that names a thread in ``config.configurable.thread_id`` (as
+    DeerFlow's UI and its IM channels do) runs on that thread, creating it when missing
+    unless the request says ``if_not_exists: "reject"`` (another user's thread is 404);
+    without one it gets a temporary thread of its own."""
+    configurable: object = (req.config or {}).get("configurable")
+    given: object = (
+        cast("dict[str, object]", configurable).get("thread_id")
+        if isinstance(configurable, dict)
+        else None
+    )
+    if given is None or given == "":
+        return req, None
+    if not isinstance(given, str):
+        raise ApiError(422, "config.configurable.thread_id must be a string")
+    tid = check_uuid(given, "thread")
+    if "if_not_exists" not in req.model_fields_set:
+        req = req.model_copy(update={"if_not_exists": "create"})
+    return req, tid
+
+
 def _run_paths(job: Job, stateless: bool) -> tuple[str, str]:
     if stateless:
         base = f"{PREFIX}/runs/{job.run_id}"
@@ -240,11 +261,11 @@ async def create_stateless(
     runtime: Runtime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
-    req = _parse(body)
+    req, tid = _stateless(_parse(body))
 
     async def act() -> tuple[Response, dict[str, Any]]:
-        job = await runtime.runs.create(None, req, access)
-        return _created(job, stateless=True)
+        job = await runtime.runs.create(tid, req, access)
+        return _created(job, stateless=tid is None)
 
     return await idempotent(request, runtime, access, act)
 
@@ -261,11 +282,12 @@ async def stream_stateless(
     runtime: Runtime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
-    req = _parse(body)
+    req, tid = _stateless(_parse(body))
 
     async def act() -> tuple[Response, dict[str, Any]]:
-        job = await runtime.runs.create(None, req, access)
-        return _stream_job(runtime, job, stateless=True), _run_record(job, "stream", True)
+        job = await runtime.runs.create(tid, req, access)
+        stateless = tid is None
+        return _stream_job(runtime, job, stateless=stateless), _run_record(job, "stream", stateless)
 
     return await idempotent(request, runtime, access, act, _replayer(runtime, access))
 
@@ -282,14 +304,15 @@ async def wait_stateless(
     runtime: Runtime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
-    req = _parse(body)
+    req, tid = _stateless(_parse(body))
 
     async def act() -> tuple[Response, dict[str, Any]]:
-        job = await runtime.runs.create(None, req, access)
+        job = await runtime.runs.create(tid, req, access)
+        stateless = tid is None
         response = _wait_response(
-            runtime, job, stateless=True, cancel_on_disconnect=req.on_disconnect == "cancel"
+            runtime, job, stateless=stateless, cancel_on_disconnect=req.on_disconnect == "cancel"
         )
-        return response, _run_record(job, "wait", True)
+        return response, _run_record(job, "wait", stateless)
 
     return await idempotent(request, runtime, access, act, _replayer(runtime, access))
 

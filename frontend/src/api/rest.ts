@@ -33,6 +33,10 @@ export interface UploadedFile {
   size: number;
   virtual_path: string;
   url: string;
+  /** The Markdown copy of a document (PDF, DOCX, XLSX, PPTX, HTML, EPUB), made at upload. */
+  markdown?: { name: string; size: number; virtual_path: string; url: string; truncated?: boolean } | null;
+  /** Why a document got no Markdown copy (the file itself is uploaded). */
+  conversion_error?: string | null;
 }
 
 export interface RunUsage {

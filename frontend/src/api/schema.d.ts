@@ -1156,7 +1156,7 @@ export interface paths {
         post?: never;
         /**
          * Delete Upload
-         * @description Delete one uploaded file (404 when there is no such file).
+         * @description Delete one uploaded file (404 when there is no such file) and its Markdown copy.
          */
         delete: operations["delete_upload_api_threads__thread_id__uploads__name__delete"];
         options?: never;
@@ -2997,6 +2997,9 @@ export interface components {
             virtual_path: string;
             /** Url */
             url: string;
+            markdown?: components["schemas"]["MarkdownCopy"] | null;
+            /** Conversion Error */
+            conversion_error?: string | null;
             /** Filename */
             filename: string;
             /** Original Filename */
@@ -3377,6 +3380,25 @@ export interface components {
             username: string;
             /** Password */
             password: string;
+        };
+        /**
+         * MarkdownCopy
+         * @description The Markdown copy of an uploaded document, saved beside it as `NAME.md`.
+         */
+        MarkdownCopy: {
+            /** Name */
+            name: string;
+            /** Size */
+            size: number;
+            /** Virtual Path */
+            virtual_path: string;
+            /** Url */
+            url: string;
+            /**
+             * Truncated
+             * @default false
+             */
+            truncated: boolean;
         };
         /**
          * McpConfigBody
@@ -4591,6 +4613,9 @@ export interface components {
             virtual_path: string;
             /** Url */
             url: string;
+            markdown?: components["schemas"]["MarkdownCopy"] | null;
+            /** Conversion Error */
+            conversion_error?: string | null;
         };
         /** UserCreate */
         UserCreate: {

@@ -12,11 +12,23 @@ class UploadLimits(BaseModel):
     max_total_bytes: int
 
 
+class MarkdownCopy(BaseModel):
+    """The Markdown copy of an uploaded document, saved beside it as `NAME.md`."""
+
+    name: str
+    size: int
+    virtual_path: str
+    url: str
+    truncated: bool = False
+
+
 class UploadedFile(BaseModel):
     name: str
     size: int
     virtual_path: str
     url: str
+    markdown: MarkdownCopy | None = None
+    conversion_error: str | None = None
 
 
 class UploadResult(BaseModel):

@@ -504,6 +504,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/threads/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search
+         * @description Threads of the caller whose title or message text holds every word of ``q`` (each
+         *     as a word prefix, case and accents ignored), best match first (title matches weigh
+         *     more), then the most recently updated. ``next_offset`` is the offset of the next page,
+         *     null on the last. SQLite FTS5 or PostgreSQL full text (docs/api.md).
+         */
+        get: operations["search_api_threads_search_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/langgraph/threads": {
         parameters: {
             query?: never;
@@ -4415,6 +4438,15 @@ export interface components {
                 [key: string]: string;
             } | null;
         };
+        /** ThreadSearchResult */
+        ThreadSearchResult: {
+            /** Threads */
+            threads: {
+                [key: string]: unknown;
+            }[];
+            /** Next Offset */
+            next_offset: number | null;
+        };
         /**
          * ThreadSelection
          * @description A thread as `search` answers it: with `select`, only the selected fields.
@@ -6154,6 +6186,40 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    search_api_threads_search_get: {
+        parameters: {
+            query: {
+                /** @description Words to find (all of them). */
+                q: string;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThreadSearchResult"];
                 };
             };
             /** @description Malformed body, query or id */

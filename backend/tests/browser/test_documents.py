@@ -4,6 +4,7 @@ corrupt one is still attached, with a clear line saying it could not be read."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,10 @@ def test_uploaded_docx_is_read_by_the_agent(
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    missing: list[str] = []  # API requests answered 404
+    page.on("response", lambda r: missing.append(r.url) if r.status == 404 else None)
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url))
     page.goto(docs_server.url + "/")
     page.get_by_test_id("file-input").set_input_files([str(plan), str(broken)])
     pending = page.get_by_role("list", name="Files to send")
@@ -72,6 +77,10 @@ def test_uploaded_docx_is_read_by_the_agent(
     listed = {f["name"]: f for f in state["values"]["uploaded_files"]}
     assert listed["plan.docx"]["markdown_path"] == COPY
     assert "markdown_path" not in listed["broken.pdf"]
+    # the finished run is asked for under the API prefix once, not twice (was a 404)
+    assert not [u for u in missing if "/api/langgraph/api/langgraph/" in u or "/runs/" in u]
+    run_status = re.compile(r"/api/langgraph/threads/[0-9a-f-]+/runs/[0-9a-f-]+$")
+    assert [u for u in asked if run_status.search(u)], asked  # the SDK's check of the run
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"{request.node.name}.png"), full_page=True)
     assert not errors, errors

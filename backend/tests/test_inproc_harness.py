@@ -44,8 +44,8 @@ def test_a_sync_client_leaving_is_a_disconnect(server: InProcessServer) -> None:
             next(r.iter_raw())
             run_path = r.headers["content-location"]
         # closing the response told the app: the run is cancelled (on_disconnect=cancel)
-        http.get(f"{server.url}{run_path}/join", timeout=60).raise_for_status()
-        assert http.get(f"{server.url}{run_path}").json()["status"] == "interrupted"
+        http.get(f"{server.api}{run_path}/join", timeout=60).raise_for_status()
+        assert http.get(f"{server.api}{run_path}").json()["status"] == "interrupted"
 
 
 def test_raw_request_targets_are_not_normalised(server: InProcessServer) -> None:

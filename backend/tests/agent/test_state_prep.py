@@ -72,6 +72,22 @@ async def test_uploads_are_announced_once(tmp_path):
     assert len((await graph.aget_state(cfg)).values["uploaded_files"]) == 2
 
 
+async def test_a_documents_markdown_copy_is_announced_with_it(tmp_path):
+    model = scripted([{"text": "one"}])
+    graph = make_agent(tmp_path, model)
+    cfg = thread_config()
+    paths = ThreadPaths.for_thread(tmp_path, "tester", cfg["configurable"]["thread_id"])
+    paths.ensure()
+    (paths.uploads / "plan.docx").write_bytes(b"PK...")
+    (paths.uploads / "plan.docx.md").write_text("# Plan")
+    out = await graph.ainvoke(user("read it"), cfg)
+    (entry,) = out["uploaded_files"]  # the copy is not a file of its own
+    assert entry["markdown_path"] == "/mnt/user-data/uploads/plan.docx.md"
+    note = model.requests[0].messages[-1].content
+    assert "/mnt/user-data/uploads/plan.docx (5 B); as Markdown: " in note
+    assert "/mnt/user-data/uploads/plan.docx.md" in note and "read the copy" in note
+
+
 async def test_sandbox_released_after_a_run_that_used_tools(tmp_path):
     provider = RecordingProvider()
     model = scripted(

@@ -27,6 +27,7 @@ from channels.kit import (
     thread_state,
 )
 from fakes.telegram_server import TOKEN, FakeTelegram
+from support import documents
 from support.inproc import InProcessServer
 
 LONG = long_text(20, 20)
@@ -38,6 +39,7 @@ def config(fake: FakeTelegram, **telegram: Any) -> dict[str, Any]:
         [held_rule(fake), *RULES],
         tools=HOLD_TOOLS,
         channels={"access": {"mode": "open"}, "telegram": telegram_section(fake, **telegram)},
+        uploads={"convert": {"timeout_s": 300}},  # generous: a loaded test machine
     )
 
 
@@ -116,6 +118,32 @@ def test_inbound_file_lands_in_uploads(srv: InProcessServer, fake: FakeTelegram)
         p for p in (srv.workdir / "data").rglob("notes.txt") if thread["thread_id"] in str(p)
     ]
     assert stored.read_bytes() == b"some notes" and stored.parent.name == "uploads"
+
+
+def test_inbound_documents_get_markdown_copies_or_a_clear_error(
+    srv: InProcessServer, fake: FakeTelegram
+):
+    user = new_user()
+    fake.user_message("hello, a broken one", user_id=user, document=("broken.docx", b"PK junk"))
+    said = final_text(fake, user, "Received broken.docx, but could not read it")
+    assert "not a readable document" in said
+    final_text(fake, user, "How can I help")  # the turn still ran
+    fake.user_message("hello, the plan", user_id=user, document=("plan.docx", PLAN))
+    thread = thread_of(srv, user)
+
+    def copy() -> Path | None:
+        found = [
+            p for p in (srv.workdir / "data").rglob("plan.docx.md") if thread["thread_id"] in str(p)
+        ]
+        return found[0] if found else None
+
+    fake.wait_for(lambda: copy() is not None and fake.of("sendMessage"), timeout=600)
+    stored = copy()
+    assert stored is not None and "Pronghorns run at 88 km/h" in stored.read_text()
+    assert (stored.parent / "broken.docx").exists()  # the bad one was still received
+
+
+PLAN = documents.docx("Pronghorns run at 88 km/h.")
 
 
 def test_new_starts_a_new_thread(srv: InProcessServer, fake: FakeTelegram):

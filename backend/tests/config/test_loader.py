@@ -9,11 +9,17 @@ import pytest
 
 from pronghorn.config.check import check_config
 from pronghorn.config.errors import ConfigError
-from pronghorn.config.loader import config_hash, load_config, resolve_config_path
+from pronghorn.config.loader import (
+    config_hash,
+    first_run_config_path,
+    load_config,
+    resolve_config_path,
+)
 from pronghorn.config.schema import AppConfig
 
 
 def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
 
@@ -223,6 +229,16 @@ def test_path_resolution_order(tmp_path: Path) -> None:
         resolve_config_path(str(tmp_path / "missing.yaml"), env)
     with pytest.raises(ConfigError, match="PRONGHORN_CONFIG"):
         resolve_config_path(None, {"PRONGHORN_CONFIG": str(tmp_path / "missing.yaml")})
+
+
+def test_a_config_saved_on_a_first_run_is_found_in_the_data_dir(tmp_path: Path) -> None:
+    env = {"PRONGHORN_DATA_DIR": "state", "PRONGHORN_BASE_DIR": str(tmp_path)}
+    assert resolve_config_path(None, env) is None
+    saved = write(tmp_path / "state" / "config.yaml", "")
+    assert first_run_config_path(env) == saved
+    assert resolve_config_path(None, env) == saved
+    local = write(Path.cwd() / "config.yaml", "")
+    assert resolve_config_path(None, env) == local  # ./config.yaml still comes first
 
 
 def test_version_hash_tracks_content_including_secrets(tmp_path: Path) -> None:

@@ -24,7 +24,11 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessServer]:
     """One live server for the files tests: small upload limits, a scripted model that
     reports usage, and the one-call ``usage_model`` test graph."""
     config = base_config(
-        uploads={"max_file_bytes": MAX_FILE, "max_total_bytes": MAX_TOTAL},
+        uploads={
+            "max_file_bytes": MAX_FILE,
+            "max_total_bytes": MAX_TOTAL,
+            "convert": {"enabled": False},  # documents: test_convert_uploads.py
+        },
         models=[{"name": "s", "provider": "scripted", "script": SCRIPT}],
         agent={"default_model": "s"},
         graphs={"usage_model": "testgraphs.usage_model:make_graph"},

@@ -136,8 +136,8 @@ def test_on_disconnect_cancel(server: InProcessServer):
         ) as resp:
             run_path = resp.headers["content-location"]
             next(resp.iter_raw())  # the metadata event, then hang up
-        assert http.get(f"{server.url}{run_path}/join").status_code == 200  # the run ended
-        assert http.get(f"{server.url}{run_path}").json()["status"] == "interrupted"
+        assert http.get(f"{server.api}{run_path}/join").status_code == 200  # the run ended
+        assert http.get(f"{server.api}{run_path}").json()["status"] == "interrupted"
 
 
 def test_wait_with_on_disconnect_cancel(server: InProcessServer):

@@ -29,12 +29,12 @@ def test_drop_and_resume_gets_exactly_the_rest(server: InProcessServer):
         location = resp.headers["location"]
         assert [f.id for f in head] == [str(i) for i in range(1, 7)]
         _, rest = read_events(
-            http, "GET", f"{server.url}{location}", headers={"Last-Event-ID": head[-1].id}
+            http, "GET", f"{server.api}{location}", headers={"Last-Event-ID": head[-1].id}
         )
         ids = [int(f.id) for f in rest]
         assert ids == list(range(7, 7 + len(ids))), ids  # no gap, no duplicate
         _, full = read_events(
-            http, "GET", f"{server.url}{location}", headers={"Last-Event-ID": "-1"}
+            http, "GET", f"{server.api}{location}", headers={"Last-Event-ID": "-1"}
         )
     assert [f.event for f in full] == [f.event for f in head + rest]
     assert [f.data for f in full] == [f.data for f in head + rest]

@@ -120,7 +120,8 @@ def test_wire_format_matches_the_contract(server: InProcessServer):
     assert resp.headers["cache-control"] == "no-store"
     assert resp.headers["x-accel-buffering"] == "no"
     run_path = resp.headers["content-location"]
-    assert run_path.startswith(f"/api/langgraph/threads/{t['thread_id']}/runs/")
+    # relative to the API root, as the reference server sends it (the SDKs prefix their apiUrl)
+    assert run_path.startswith(f"/threads/{t['thread_id']}/runs/")
     assert resp.headers["location"] == run_path + "/stream"
     assert [f.event for f in frames] == ["metadata", "updates", "updates"]
     assert [f.id for f in frames] == ["1", "2", "3"]
@@ -150,7 +151,7 @@ def test_heartbeat_comment(start_app):
                 text = raw.decode()
                 update_at = text.find("event: updates")
                 if not cancelled and update_at >= 0 and text.rfind(": heartbeat") > update_at:
-                    assert control.post(f"{srv.url}{run_path}/cancel").is_success
+                    assert control.post(f"{srv.api}{run_path}/cancel").is_success
                     cancelled = True
     assert cancelled
     items = parse_frames(raw)

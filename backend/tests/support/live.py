@@ -37,6 +37,9 @@ class LiveServer:
     port: int = 0
     proc: forkserver.Process | None = None
     log_path: Path | None = None
+    # False: started without a config file (no --config, none in its work dir); `config`
+    # is then ignored and `env` says what differs from the defaults.
+    config_file: bool = True
 
     @property
     def url(self) -> str:
@@ -70,7 +73,8 @@ class LiveServer:
         self.workdir.mkdir(parents=True, exist_ok=True)
         if not self.port:
             self.port = free_port()
-        self.write_config()
+        if self.config_file:
+            self.write_config()
         self.log_path = self.workdir / "server.log"
         base = server_env()
         # The child writes to its own copy of the descriptor; ours is closed at once. It
@@ -85,8 +89,7 @@ class LiveServer:
                     "serve",
                     "--port",
                     str(self.port),
-                    "--config",
-                    str(self.config_path),
+                    *(["--config", str(self.config_path)] if self.config_file else []),
                 ],
                 cwd=self.workdir,
                 env={**base, **self.env},

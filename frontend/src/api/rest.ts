@@ -1,5 +1,6 @@
 /** Helpers for the gateway's product REST API under /api; each takes the session's fetch. */
 
+import type { Thread } from "@langchain/langgraph-sdk";
 import { errorFrom, HttpError, type Fetch } from "./http";
 
 export { HttpError };
@@ -33,6 +34,10 @@ export interface UploadedFile {
   size: number;
   virtual_path: string;
   url: string;
+  /** The Markdown copy of a document (PDF, DOCX, XLSX, PPTX, HTML, EPUB), made at upload. */
+  markdown?: { name: string; size: number; virtual_path: string; url: string; truncated?: boolean } | null;
+  /** Why a document got no Markdown copy (the file itself is uploaded). */
+  conversion_error?: string | null;
 }
 
 export interface RunUsage {
@@ -110,4 +115,15 @@ export async function fetchArtifactText(fetch: Fetch, url: string, maxBytes = 10
   if (length > maxBytes) throw new HttpError(413, `File is too large to preview (${length} bytes); download it instead.`);
   const text = await response.text();
   return text.length > maxBytes ? `${text.slice(0, maxBytes)}\n…(truncated)` : text;
+}
+
+export interface ThreadSearchPage {
+  threads: Thread[];
+  next_offset: number | null;
+}
+
+/** `GET /api/threads/search`: the caller's threads by title and message text, best first. */
+export function searchThreads(fetch: Fetch, q: string, offset = 0, limit = 30, signal?: AbortSignal): Promise<ThreadSearchPage> {
+  const params = new URLSearchParams({ q, limit: String(limit), offset: String(offset) });
+  return getJson<ThreadSearchPage>(fetch, `/api/threads/search?${params.toString()}`, signal);
 }

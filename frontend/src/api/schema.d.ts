@@ -510,6 +510,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/threads/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search
+         * @description Threads of the caller whose title or message text holds every word of ``q`` (each
+         *     as a word prefix, case and accents ignored), best match first (title matches weigh
+         *     more), then the most recently updated. ``next_offset`` is the offset of the next page,
+         *     null on the last. SQLite FTS5 or PostgreSQL full text (docs/api.md).
+         */
+        get: operations["search_api_threads_search_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/langgraph/threads": {
         parameters: {
             query?: never;
@@ -1162,8 +1185,8 @@ export interface paths {
         post?: never;
         /**
          * Delete Upload
-         * @description Delete one uploaded file: ``{success: true, message}`` (404 when there is no such
-         *     file).
+         * @description Delete one uploaded file and its Markdown copy: ``{success: true, message}`` (404
+         *     when there is no such file).
          */
         delete: operations["delete_upload_api_threads__thread_id__uploads__name__delete"];
         options?: never;
@@ -3946,6 +3969,25 @@ export interface components {
             password: string;
         };
         /**
+         * MarkdownCopy
+         * @description The Markdown copy of an uploaded document, saved beside it as `NAME.md`.
+         */
+        MarkdownCopy: {
+            /** Name */
+            name: string;
+            /** Size */
+            size: number;
+            /** Virtual Path */
+            virtual_path: string;
+            /** Url */
+            url: string;
+            /**
+             * Truncated
+             * @default false
+             */
+            truncated: boolean;
+        };
+        /**
          * McpConfigBody
          * @description The `mcp:` section to store (DeerFlow's `mcp_servers` shape, plus our options).
          */
@@ -5057,6 +5099,15 @@ export interface components {
                 [key: string]: string;
             } | null;
         };
+        /** ThreadSearchResult */
+        ThreadSearchResult: {
+            /** Threads */
+            threads: {
+                [key: string]: unknown;
+            }[];
+            /** Next Offset */
+            next_offset: number | null;
+        };
         /**
          * ThreadSelection
          * @description A thread as `search` answers it: with `select`, only the selected fields.
@@ -5281,6 +5332,9 @@ export interface components {
             artifact_url: string;
             /** Extension */
             extension: string;
+            markdown?: components["schemas"]["MarkdownCopy"] | null;
+            /** Conversion Error */
+            conversion_error?: string | null;
         };
         /** UserCreate */
         UserCreate: {
@@ -7009,6 +7063,40 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    search_api_threads_search_get: {
+        parameters: {
+            query: {
+                /** @description Words to find (all of them). */
+                q: string;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThreadSearchResult"];
                 };
             };
             /** @description Malformed body, query or id */

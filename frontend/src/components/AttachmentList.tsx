@@ -18,6 +18,11 @@ export function AttachmentList({ files, onRemove, label }: Props) {
           <span className="attachment-icon"><Icon name="file" size={14} /></span>
           <span className="attachment-name" title={f.name}>{f.name}</span>
           <span className="attachment-size">{formatBytes(f.size)}</span>
+          {f.markdown && (
+            <span className="attachment-size" title={`Readable copy: ${f.markdown.virtual_path}`}>
+              · text
+            </span>
+          )}
           {onRemove && (
             <button type="button" className="icon-button" aria-label={`Remove ${f.name}`} onClick={() => onRemove(f.name)}>
               ×

@@ -7,13 +7,15 @@ interface Props {
   title: string;
   active: boolean;
   busy: boolean;
+  pinned?: boolean;
   onOpen: (threadId: string) => void;
   onRename: (threadId: string, title: string) => Promise<void>;
+  onPin?: (threadId: string, pinned: boolean) => Promise<void>;
   onDelete: (threadId: string) => Promise<void>;
 }
 
-/** One thread in the sidebar: open, rename inline, delete (with confirmation). */
-export function ThreadItem({ threadId, title, active, busy, onOpen, onRename, onDelete }: Props) {
+/** One thread in the sidebar: open, pin, rename inline, delete (with confirmation). */
+export function ThreadItem({ threadId, title, active, busy, pinned = false, onOpen, onRename, onPin, onDelete }: Props) {
   const [mode, setMode] = useState<"view" | "rename" | "confirm">("view");
   const [value, setValue] = useState(title);
 
@@ -48,7 +50,7 @@ export function ThreadItem({ threadId, title, active, busy, onOpen, onRename, on
   }
 
   return (
-    <li className={`thread-item${active ? " active" : ""}`}>
+    <li className={`thread-item${active ? " active" : ""}${pinned ? " pinned" : ""}`} data-pinned={pinned || undefined}>
       <a
         href={pathForThread(threadId)}
         className="thread-link"
@@ -60,6 +62,11 @@ export function ThreadItem({ threadId, title, active, busy, onOpen, onRename, on
         }}
       >
         {busy && <span className="spinner" aria-label="running" />}
+        {pinned && (
+          <span className="thread-pin" aria-label="pinned">
+            <Icon name="pin" size={12} />
+          </span>
+        )}
         <span className="thread-title">{title}</span>
       </a>
       {mode === "confirm" ? (
@@ -73,6 +80,17 @@ export function ThreadItem({ threadId, title, active, busy, onOpen, onRename, on
         </span>
       ) : (
         <span className="thread-actions">
+          {onPin && (
+            <button
+              type="button"
+              className="icon-button"
+              aria-label={`${pinned ? "Unpin" : "Pin"} ${title}`}
+              aria-pressed={pinned}
+              onClick={() => void onPin(threadId, !pinned)}
+            >
+              <Icon name="pin" size={14} />
+            </button>
+          )}
           <button
             type="button"
             className="icon-button"

@@ -58,6 +58,13 @@ export function useUploads(threadId: string | null): UploadsState {
       try {
         const id = await ensureThread();
         const uploaded = await uploadFiles(fetch, id, accepted);
+        const unreadable = uploaded.filter((f) => f.conversion_error);
+        if (unreadable.length > 0) {
+          setErrors((prev) => [
+            ...prev,
+            ...unreadable.map((f) => `${f.name} was uploaded, but could not be read as a document: ${f.conversion_error}`),
+          ]);
+        }
         setPending((prev) => [...prev.filter((p) => !uploaded.some((u) => u.name === p.name)), ...uploaded]);
         setUsedBytes((n) => n + uploaded.reduce((s, f) => s + f.size, 0));
       } catch (e) {

@@ -37,3 +37,16 @@ export function filterThreads<T extends Pick<Thread, "metadata" | "values">>(thr
 export function sortThreads<T extends Pick<Thread, "updated_at">>(threads: readonly T[]): T[] {
   return [...threads].sort((a, b) => Date.parse(b.updated_at) - Date.parse(a.updated_at));
 }
+
+/** Pinned in the sidebar (`metadata.pinned`). */
+export function isPinned(thread: Pick<Thread, "metadata">): boolean {
+  return thread.metadata?.pinned === true;
+}
+
+/** Pinned threads first, then newest first; one entry per thread id. */
+export function orderThreads<T extends Pick<Thread, "thread_id" | "metadata" | "updated_at">>(threads: readonly T[]): T[] {
+  const seen = new Set<string>();
+  const unique = threads.filter((t) => (seen.has(t.thread_id) ? false : (seen.add(t.thread_id), true)));
+  const pinned = sortThreads(unique.filter(isPinned));
+  return [...pinned, ...sortThreads(unique.filter((t) => !isPinned(t)))];
+}

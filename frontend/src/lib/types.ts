@@ -12,6 +12,8 @@ export interface AttachedFile {
   size: number;
   virtual_path?: string;
   url?: string;
+  /** A document's Markdown copy, made at upload (the agent reads that). */
+  markdown?: { virtual_path: string } | null;
 }
 
 /** The lead agent's thread state, as far as the UI reads it. */

@@ -32,6 +32,7 @@ from pronghorn.runtime.errors import DomainError
 from pronghorn.runtime.owned import authorize
 from pronghorn.runtime.run_request import RunCreate
 from pronghorn.runtime.runtime import Runtime
+from pronghorn.sandbox.convert import convert_stored
 from pronghorn.sandbox.errors import SandboxError
 
 log = logging.getLogger("pronghorn.channels")
@@ -364,7 +365,23 @@ class Dispatcher:
                     extra={"channel": self.name, "file": file.name, "error": str(exc)},
                 )
                 await self._say(target_of(msg), f"Could not receive {file.name}.")
+        await self._convert_files(msg, paths, names)
         return names
+
+    async def _convert_files(self, msg: Inbound, paths: Any, names: list[str]) -> None:
+        """Markdown copies of received documents (as for a web upload); a document that
+        cannot be read is said in the chat, the file itself stays received."""
+        config = self.runtime.config.uploads.convert
+        for done in await convert_stored(self.runtime.documents, paths, names, config):
+            if done.error is not None:
+                log.warning(
+                    "inbound document not converted",
+                    extra={"channel": self.name, "file": done.source, "error": done.error},
+                )
+                await self._say(
+                    target_of(msg),
+                    f"Received {done.source}, but could not read it as a document: {done.error}.",
+                )
 
 
 def target_of(msg: Inbound) -> Target:

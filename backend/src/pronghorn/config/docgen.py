@@ -56,6 +56,28 @@ FALLBACK: dict[str, str] = {
     "uploads": "File uploads into a thread.",
     "uploads.max_file_bytes": "Largest single uploaded file.",
     "uploads.max_total_bytes": "Largest total of the uploads of one thread.",
+    "uploads.convert": (
+        "Markdown copies of uploaded documents (PDF, DOCX, XLSX, PPTX, HTML, EPUB), made with "
+        "markitdown in a separate process at upload time and saved beside the original as "
+        "`NAME.md` (e.g. `report.docx.md`); the agent is told about the copy."
+    ),
+    "uploads.convert.enabled": "Convert uploaded documents to Markdown.",
+    "uploads.convert.extensions": "File extensions (lower case, no dot) that are converted.",
+    "uploads.convert.timeout_s": (
+        "Wall-clock (and CPU) time one conversion may take; past it the converter is killed "
+        "and the file gets an error, the upload itself still succeeds."
+    ),
+    "uploads.convert.memory_bytes": "Address space (RLIMIT_AS) of the converter process.",
+    "uploads.convert.max_output_bytes": (
+        "Largest Markdown copy kept; a longer one is cut there and ends with a note."
+    ),
+    "uploads.convert.isolation": (
+        "How the converter is kept off the network: `bwrap` (bubblewrap, no network, only "
+        "system folders and the Python install visible; a conversion fails when it cannot "
+        "start), `none` (a plain child process with an empty environment: it could reach the "
+        "network), `auto` (bubblewrap when it works on this host, else `none` with a warning "
+        "in the log)."
+    ),
     "web": "The `web_search` and `web_fetch` tools.",
     "web.fetch_timeout_s": "Timeout of one `web_fetch` request.",
     "web.fetch_max_bytes": "Largest response body `web_fetch` reads.",

@@ -100,9 +100,13 @@ def _sync_folder(folder: Path) -> None:
 
 
 def _source(holder: ConfigHolder) -> Path:
-    if holder.source_path is None:
+    """The file to edit: the config's, or on a server started without one the file it may
+    create (``first_run_path``, in its data dir), which need not exist yet."""
+    if holder.source_path is not None:
+        return holder.source_path
+    if holder.first_run_path is None:
         raise NoConfigFile("the server runs without a config file (start it with --config)")
-    return holder.source_path
+    return holder.first_run_path
 
 
 async def validate_edit(holder: ConfigHolder, edit: Edit) -> AppConfig:
@@ -144,5 +148,7 @@ async def apply_edit(holder: ConfigHolder, edit: Edit) -> AppConfig:
 
     async with holder.edit_lock:
         config = await asyncio.to_thread(run)
+        if holder.source_path is None:  # the first save on a server without a config file
+            holder.adopt(path)
         await holder.reload()
     return config

@@ -70,6 +70,10 @@ class ConfigHolder:
         # Set once `watch` watches the file (and has read it once more): a change written
         # after it is seen. The app's startup waits for it; so do tests, instead of sleeping.
         self.watching = asyncio.Event()
+        # Without a config file: where the settings pages may create one (the runtime sets
+        # it to <data_dir>/config.yaml); `adopt` then makes it this holder's file.
+        self.first_run_path: Path | None = None
+        self._adopted = asyncio.Event()
 
     @property
     def current(self) -> AppConfig:
@@ -93,6 +97,14 @@ class ConfigHolder:
             "last_error": self._last_error,
             "restart_required": list(self._restart_required),
         }
+
+    def adopt(self, path: Path) -> None:
+        """From now on, the config comes from ``path`` (a file just created by a settings
+        page on a server that started without one): reloads read it, the watcher watches it."""
+        if self._source_path is not None:
+            raise ValueError("this config already has a file")
+        self._source_path = path
+        self._adopted.set()
 
     def check_file(self, path: Path) -> AppConfig:
         """Load `path` as a reload would (same environment and `.env`); raise `ConfigError`
@@ -219,8 +231,15 @@ class ConfigHolder:
         """
         if self._source_path is None:
             self.watching.set()  # nothing to watch: nothing can be missed
-            await stop.wait()
-            return
+            stopped = asyncio.ensure_future(stop.wait())
+            adopted = asyncio.ensure_future(self._adopted.wait())
+            try:
+                await asyncio.wait({stopped, adopted}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                stopped.cancel()
+                adopted.cancel()
+            if stop.is_set() or self._source_path is None:
+                return
         files = await asyncio.to_thread(self._watched_files)
         dirs = sorted({f.parent for f in files})
         names = {f.name for f in files} | {DOTENV_NAME}  # also a .env created later

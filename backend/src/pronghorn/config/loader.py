@@ -50,7 +50,9 @@ class LoadedConfig:
 
 
 def resolve_config_path(cli_path: str | None, environ: Mapping[str, str]) -> Path | None:
-    """``--config`` > ``$PRONGHORN_CONFIG`` > ``./config.yaml`` if present > None (defaults).
+    """``--config`` > ``$PRONGHORN_CONFIG`` > ``./config.yaml`` if present > the one the
+    settings pages saved in the data dir on a first run (``first_run_config_path``) if
+    present > None (defaults).
 
     A path given explicitly (flag or variable) that does not exist is an error.
     """
@@ -61,7 +63,20 @@ def resolve_config_path(cli_path: str | None, environ: Mapping[str, str]) -> Pat
                 raise ConfigError(f"config file {path} (from {origin}) does not exist")
             return path.absolute()
     default = Path.cwd() / DEFAULT_CONFIG_NAME
-    return default if default.is_file() else None
+    if default.is_file():
+        return default
+    saved = first_run_config_path(environ)
+    return saved if saved.is_file() else None
+
+
+def first_run_config_path(environ: Mapping[str, str], base_dir: Path | None = None) -> Path:
+    """Where a server started without a config file writes one when an admin saves a
+    settings page: ``config.yaml`` in its data dir (``data_dir`` from the environment or
+    the default, relative to the base dir, as the runtime resolves it)."""
+    raw = environ.get(f"{ENV_PREFIX}DATA_DIR") or str(AppConfig.model_fields["data_dir"].default)
+    base = base_dir or Path(environ.get(f"{ENV_PREFIX}BASE_DIR") or Path.cwd())
+    path = Path(raw).expanduser()
+    return (path if path.is_absolute() else base / path).absolute() / DEFAULT_CONFIG_NAME
 
 
 def resolve_dotenv_path(config_path: Path | None, dotenv: Path | None) -> Path | None:

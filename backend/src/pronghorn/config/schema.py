@@ -525,9 +525,21 @@ class SandboxConfig(Section):
     limits: SandboxLimitsConfig = Field(default_factory=SandboxLimitsConfig)
 
 
+class UploadConvertConfig(Section):
+    enabled: bool = True
+    extensions: list[str] = Field(
+        default_factory=lambda: ["pdf", "docx", "xlsx", "pptx", "html", "htm", "epub"]
+    )
+    timeout_s: float = Field(default=60.0, gt=0, le=3600)
+    memory_bytes: int = Field(default=1024 * 1024 * 1024, ge=256 * 1024 * 1024)
+    max_output_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
+    isolation: Literal["auto", "bwrap", "none"] = "auto"
+
+
 class UploadsConfig(Section):
     max_file_bytes: int = Field(default=50 * 1024 * 1024, ge=1)
     max_total_bytes: int = Field(default=200 * 1024 * 1024, ge=1)
+    convert: UploadConvertConfig = Field(default_factory=UploadConvertConfig)
 
 
 class WebToolsConfig(Section):

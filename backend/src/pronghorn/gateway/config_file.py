@@ -5,6 +5,7 @@ no file or unwritable 409, invalid result 400 (nothing is written)."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fastapi import Depends
@@ -18,6 +19,12 @@ from pronghorn.runtime.runtime import Runtime
 
 if TYPE_CHECKING:
     from ruamel.yaml.comments import CommentedMap
+
+
+def editable_path(runtime: Runtime) -> Path | None:
+    """The file a settings page edits: the config file, or on a server started without
+    one the file its first save creates (``<data_dir>/config.yaml``); None: not editable."""
+    return runtime.settings.source_path or runtime.settings.first_run_path
 
 
 async def admin(principal: Principal = Depends(get_principal)) -> Principal:

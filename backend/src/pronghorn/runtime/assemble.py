@@ -15,6 +15,7 @@ from pronghorn.auth.oidc import OidcClient
 from pronghorn.auth.services import AuthServices
 from pronghorn.auth.startup import check_mode, prepare_setup
 from pronghorn.config.holder import ConfigHolder
+from pronghorn.config.loader import DEFAULT_CONFIG_NAME
 from pronghorn.graphs.lead_agent import LeadAgentFactory
 from pronghorn.graphs.lead_agent.graph import LeadAgentHost
 from pronghorn.graphs.registry import GraphRegistry
@@ -38,6 +39,8 @@ async def open_runtime(settings: ConfigHolder, *, base_dir: Path) -> AsyncGenera
     data_dir = resolve_data_dir(config, base_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     config_dir = settings.source_path.parent if settings.source_path else base_dir
+    if settings.source_path is None:  # the settings pages may save one here (file_edit.py)
+        settings.first_run_path = data_dir / DEFAULT_CONFIG_NAME
     async with contextlib.AsyncExitStack() as stack:
         db = await stack.enter_async_context(open_database(config, data_dir))
         await upgrade(db)

@@ -23,6 +23,7 @@ from pronghorn.persistence.db import Database, default_sqlite_url
 from pronghorn.runtime.governance import SqlGovernance
 from pronghorn.runtime.metrics import Metrics
 from pronghorn.runtime.skills import SkillCatalog
+from pronghorn.sandbox.convert import DocumentConverter
 
 if TYPE_CHECKING:
     from pronghorn.auth.request_rate import RateBuckets
@@ -171,6 +172,8 @@ class Runtime:
         self.governance = SqlGovernance(db)
         # The Prometheus series of this app (its own registry; runtime/metrics.py)
         self.metrics = Metrics()
+        # Markdown copies of uploaded documents (sandbox/convert.py)
+        self.documents = DocumentConverter()
 
     @property
     def config(self) -> AppConfig:

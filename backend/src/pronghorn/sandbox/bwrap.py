@@ -72,7 +72,7 @@ def find_bwrap() -> str | None:
     return shutil.which("bwrap")
 
 
-def _system_args() -> list[str]:
+def system_args() -> list[str]:
     args: list[str] = []
     for folder in SYSTEM_DIRS:
         if os.path.islink(folder):
@@ -124,7 +124,7 @@ def build_parts(
         "--die-with-parent",
         "--new-session",
         "--clearenv",
-        *_system_args(),
+        *system_args(),
         "--proc",
         "/proc",
         "--dev",

@@ -20,6 +20,7 @@ from langgraph.runtime import Runtime
 from pronghorn.agent.middlewares._projecting import RequestProjection
 from pronghorn.agent.middlewares.thread_data import thread_paths
 from pronghorn.agent.state import ThreadState
+from pronghorn.sandbox.convert import pair_copies
 from pronghorn.sandbox.paths import VIRTUAL_UPLOADS, ThreadPaths
 from pronghorn.sandbox.uploads import list_uploads
 
@@ -27,10 +28,19 @@ MAX_LISTED = 50
 
 
 def _list_uploads(paths: ThreadPaths) -> list[dict[str, Any]]:
-    return [
-        {"name": name, "size": size, "virtual_path": f"{VIRTUAL_UPLOADS}/{name}"}
-        for name, size in list_uploads(paths)
-    ]
+    """Each upload; a document's Markdown copy (``NAME.md``, made at upload time) is
+    listed with it, as ``markdown_path``, not as a file of its own."""
+    out: list[dict[str, Any]] = []
+    for name, size, copy in pair_copies(list_uploads(paths)):
+        entry: dict[str, Any] = {
+            "name": name,
+            "size": size,
+            "virtual_path": f"{VIRTUAL_UPLOADS}/{name}",
+        }
+        if copy is not None:
+            entry["markdown_path"] = f"{VIRTUAL_UPLOADS}/{copy}"
+        out.append(entry)
+    return out
 
 
 def _size(n: int) -> str:
@@ -41,13 +51,26 @@ def _size(n: int) -> str:
     return f"{n} B"
 
 
+def _line(f: dict[str, Any]) -> str:
+    line = f"- {f['virtual_path']} ({_size(int(f.get('size') or 0))})"
+    if f.get("markdown_path"):
+        line += f"; as Markdown: {f['markdown_path']}"
+    return line
+
+
 def upload_note(files: list[dict[str, Any]]) -> str:
-    lines = [f"- {f['virtual_path']} ({_size(int(f.get('size') or 0))})" for f in files]
+    lines = [_line(f) for f in files]
     if len(lines) > MAX_LISTED:
         lines = [*lines[:MAX_LISTED], f"- … and {len(lines) - MAX_LISTED} more"]
+    hint = (
+        " (for a document with a Markdown copy, read the copy: it holds the document's "
+        "text, tables and slides)"
+        if any(f.get("markdown_path") for f in files)
+        else ""
+    )
     return (
         "<uploaded_files>\nThe user uploaded these files; read them with read_file when "
-        "relevant:\n" + "\n".join(lines) + "\n</uploaded_files>"
+        f"relevant{hint}:\n" + "\n".join(lines) + "\n</uploaded_files>"
     )
 
 

@@ -12,6 +12,16 @@ class UploadLimits(BaseModel):
     max_total_bytes: int
 
 
+class MarkdownCopy(BaseModel):
+    """The Markdown copy of an uploaded document, saved beside it as `NAME.md`."""
+
+    name: str
+    size: int
+    virtual_path: str
+    url: str
+    truncated: bool = False
+
+
 class UploadedFile(BaseModel):
     """Ours (`name`, `url`) and DeerFlow's names of the same (`filename`, `path`...)."""
 
@@ -24,6 +34,8 @@ class UploadedFile(BaseModel):
     path: str
     artifact_url: str
     extension: str
+    markdown: MarkdownCopy | None = None
+    conversion_error: str | None = None
 
 
 class UploadResult(BaseModel):

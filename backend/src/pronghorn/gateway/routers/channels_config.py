@@ -20,7 +20,7 @@ from pronghorn.auth.principal import Principal
 from pronghorn.channels.manager import PLATFORMS
 from pronghorn.config.channels_schema import ChannelsConfig
 from pronghorn.config.secret_view import MASK, plain, shown
-from pronghorn.gateway.config_file import admin, document, edit_file
+from pronghorn.gateway.config_file import admin, document, edit_file, editable_path
 from pronghorn.gateway.deps import get_runtime
 from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.models.channels import ChannelsConfigView
@@ -90,7 +90,8 @@ def _masked(section: dict[str, Any], secrets: list[str]) -> dict[str, Any]:
 
 
 def _view(runtime: Runtime, doc: CommentedMap) -> dict[str, Any]:
-    writable = runtime.settings.source_path is not None
+    editable = editable_path(runtime)
+    writable = editable is not None
     stored = _channels(doc)
     out: list[dict[str, Any]] = []
     for name in PLATFORMS:
@@ -115,7 +116,7 @@ def _view(runtime: Runtime, doc: CommentedMap) -> dict[str, Any]:
         )
     return {
         "channels": out,
-        "source_path": str(runtime.settings.source_path) if writable else None,
+        "source_path": str(editable) if editable is not None else None,
         "writable": writable,
     }
 

@@ -47,6 +47,7 @@ from pronghorn.runtime.access import Access
 from pronghorn.runtime.owned import load_thread
 from pronghorn.runtime.runtime import Runtime
 from pronghorn.sandbox import safe_open
+from pronghorn.sandbox.convert import Converted, convert_stored, copy_name, pair_copies
 from pronghorn.sandbox.errors import PathDeniedError, SandboxError
 from pronghorn.sandbox.paths import VIRTUAL_ROOT, VIRTUAL_UPLOADS, ThreadPaths, user_folder
 from pronghorn.sandbox.uploads import UploadsFolder, UploadsFolderError
@@ -144,6 +145,21 @@ def file_entry(thread_id: str, name: str, size: int) -> dict[str, Any]:
         "path": virtual,
         "artifact_url": url,
         "extension": os.path.splitext(name)[1].lstrip(".").lower(),
+    }
+
+
+def with_conversion(
+    thread_id: str, entry: dict[str, Any], done: Converted | None
+) -> dict[str, Any]:
+    """``entry`` with its Markdown copy, or the reason it has none (both None for a file
+    that is not converted)."""
+    if done is None or done.name is None:
+        return {**entry, "markdown": None, "conversion_error": done.error if done else None}
+    copy = file_entry(thread_id, done.name, done.size)
+    return {
+        **entry,
+        "markdown": {**copy, "truncated": done.truncated},
+        "conversion_error": None,
     }
 
 
@@ -317,9 +333,23 @@ async def upload(
     paths = await _thread_paths(runtime, access, thread_id, "update")
     folder = await _open_uploads(paths)
     try:
-        return await _receive(request, boundary, folder, paths, _limits(runtime))
+        files = await _receive(request, boundary, folder, paths, _limits(runtime))
     finally:
         await asyncio.to_thread(folder.close)
+    # Every file is stored by now; a document that cannot be converted only gets an error.
+    config = runtime.config.uploads.convert
+    names = [f["name"] for f in files]
+    done = {c.source: c for c in await convert_stored(runtime.documents, paths, names, config)}
+    files = [with_conversion(paths.thread_id, f, done.get(f["name"])) for f in files]
+    noun = "file" if len(files) == 1 else "files"
+    return JSONResponse(
+        {
+            "files": files,
+            "success": True,
+            "message": f"Uploaded {len(files)} {noun}",
+            "skipped_files": [],
+        }
+    )
 
 
 async def _receive(
@@ -328,7 +358,7 @@ async def _receive(
     folder: UploadsFolder,
     paths: ThreadPaths,
     limits: dict[str, int],
-) -> JSONResponse:
+) -> list[dict[str, Any]]:
     used = sum(size for _, size in await asyncio.to_thread(folder.entries))
     receiver = _Receiver(
         folder=folder,
@@ -362,15 +392,7 @@ async def _receive(
         await asyncio.to_thread(folder.unlink, placed)
         raise
     await asyncio.to_thread(folder.unlink, receiver.temps)
-    noun = "file" if len(files) == 1 else "files"
-    return JSONResponse(
-        {
-            "files": files,
-            "success": True,
-            "message": f"Uploaded {len(files)} {noun}",
-            "skipped_files": [],
-        }
-    )
+    return files
 
 
 @router.get("/uploads", response_model=UploadList, responses=errors(404, 409, 422))
@@ -384,7 +406,12 @@ async def list_uploads(
         entries = await asyncio.to_thread(folder.entries)
     finally:
         await asyncio.to_thread(folder.close)
-    files = [file_entry(paths.thread_id, name, size) for name, size in entries]
+    sizes = dict(entries)
+    files: list[dict[str, Any]] = []
+    for name, size, copy in pair_copies(entries):
+        entry = file_entry(paths.thread_id, name, size)
+        markdown = file_entry(paths.thread_id, copy, sizes[copy]) if copy is not None else None
+        files.append({**entry, "markdown": markdown})
     return JSONResponse({"files": files, "limits": _limits(runtime)})
 
 
@@ -397,12 +424,14 @@ async def delete_upload(
     runtime: Runtime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
-    """Delete one uploaded file: ``{success: true, message}`` (404 when there is no such
-    file)."""
+    """Delete one uploaded file and its Markdown copy: ``{success: true, message}`` (404
+    when there is no such file)."""
     paths = await _thread_paths(runtime, access, thread_id, "update")
     folder = await _open_uploads(paths)
     try:
         deleted = await asyncio.to_thread(folder.delete, name)
+        if deleted:
+            await asyncio.to_thread(folder.delete, copy_name(name))
     finally:
         await asyncio.to_thread(folder.close)
     if not deleted:

@@ -18,7 +18,7 @@ from pronghorn.auth.principal import Principal
 from pronghorn.config.errors import ConfigError
 from pronghorn.config.file_edit import NoConfigFile, validate_edit
 from pronghorn.config.mcp_schema import McpServerConfig
-from pronghorn.gateway.config_file import admin, document, edit_file
+from pronghorn.gateway.config_file import admin, document, edit_file, editable_path
 from pronghorn.gateway.deps import get_runtime
 from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.models.errors import answers, errors
@@ -77,7 +77,8 @@ def _stored_servers(doc: CommentedMap) -> dict[str, Any]:
 
 def _view(runtime: Runtime, doc: CommentedMap) -> dict[str, Any]:
     live = runtime.config.mcp
-    if runtime.settings.source_path is not None:
+    editable = editable_path(runtime)
+    if editable is not None:
         servers = {str(k): mask_server(v) for k, v in _stored_servers(doc).items()}
     else:  # no file: the live (default) config, secrets masked
         servers = {
@@ -89,8 +90,8 @@ def _view(runtime: Runtime, doc: CommentedMap) -> dict[str, Any]:
         "tool_name_prefix": live.tool_name_prefix,
         "tool_search_threshold": live.tool_search_threshold,
         "max_stdio_sessions": live.max_stdio_sessions,
-        "source_path": str(runtime.settings.source_path) if runtime.settings.source_path else None,
-        "writable": runtime.settings.source_path is not None,
+        "source_path": str(editable) if editable is not None else None,
+        "writable": editable is not None,
     }
 
 

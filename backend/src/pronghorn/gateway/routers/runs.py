@@ -38,7 +38,9 @@ from pronghorn.runtime.runtime import Runtime
 
 router = APIRouter(prefix="/api/langgraph", tags=["runs"], route_class=StrictJSONRoute)
 
-PREFIX = "/api/langgraph"
+# Location and Content-Location name a run relative to the LangGraph API root, as the
+# reference server does: the SDKs resolve them against their apiUrl (which already ends in
+# /api/langgraph), so an absolute path would be requested with the prefix twice.
 
 
 def _parse(body: Any) -> RunCreate:
@@ -72,11 +74,8 @@ def _stateless(req: RunCreate) -> tuple[RunCreate, str | None]:
 
 
 def _run_paths(job: Job, stateless: bool) -> tuple[str, str]:
-    if stateless:
-        base = f"{PREFIX}/runs/{job.run_id}"
-    else:
-        base = f"{PREFIX}/threads/{job.thread_id}/runs/{job.run_id}"
-    return base, f"{PREFIX}/threads/{job.thread_id}/runs/{job.run_id}"
+    run = f"/threads/{job.thread_id}/runs/{job.run_id}"
+    return (f"/runs/{job.run_id}" if stateless else run), run
 
 
 def _modes_param(values: list[str] | None, allowed: set[str] = STREAM_MODES) -> list[str] | None:
@@ -155,16 +154,14 @@ def _replayer(runtime: Runtime, access: Access) -> Replayer:
             if job is not None:
                 return _stream_job(runtime, job, stateless=bool(record["stateless"]))
             base = (
-                f"{PREFIX}/runs/{run_id}"
-                if record["stateless"]
-                else f"{PREFIX}/threads/{thread_id}/runs/{run_id}"
+                f"/runs/{run_id}" if record["stateless"] else f"/threads/{thread_id}/runs/{run_id}"
             )
             return sse_response(
                 runtime.broker.subscribe(run_id, 0),
                 heartbeat_s=runtime.config.streaming.heartbeat_s,
                 headers={
                     "Location": f"{base}/stream",
-                    "Content-Location": f"{PREFIX}/threads/{thread_id}/runs/{run_id}",
+                    "Content-Location": f"/threads/{thread_id}/runs/{run_id}",
                 },
             )
         if job is not None:
@@ -474,7 +471,7 @@ async def _join(runtime: Runtime, access: Access, thread_id: str, run_id: str) -
     if run["status"] in runs_repo.INFLIGHT:  # executing in another process
         await _broker_ready(runtime)
         remote = runtime.runs.follow_elsewhere(thread_id, run_id)
-        base = f"{PREFIX}/threads/{thread_id}/runs/{run_id}"
+        base = f"/threads/{thread_id}/runs/{run_id}"
         return RunOutputResponse(
             remote,
             heartbeat_s=runtime.config.streaming.heartbeat_s,
@@ -524,7 +521,7 @@ async def _join_stream(
         if cancel_on_disconnect:
             runtime.runs.cancel_soon(thread_id, run_id)
 
-    base = f"{PREFIX}/threads/{thread_id}/runs/{run_id}"
+    base = f"/threads/{thread_id}/runs/{run_id}"
     return sse_response(
         events,
         heartbeat_s=runtime.config.streaming.heartbeat_s,

@@ -3,6 +3,7 @@ import { useCallback, useEffect, useMemo, useState } from "react";
 import type { AgentsState } from "../hooks/useAgents";
 import type { ModelsState } from "../hooks/useModels";
 import { STREAM_MODES, useChatStream } from "../hooks/useChatStream";
+import { useBranching, type ForkRun } from "../hooks/useBranching";
 import { useBudget } from "../hooks/useBudget";
 import { useFeedback } from "../hooks/useFeedback";
 import { useTokenUsage } from "../hooks/useTokenUsage";
@@ -30,6 +31,7 @@ import { ModelPicker } from "./ModelPicker";
 import { RunOptions } from "./RunOptions";
 import { SubagentTasksContext } from "./subagentTasks";
 import { TodoList } from "./TodoList";
+import "../styles/chat.css";
 
 interface Props {
   client: Client;
@@ -92,15 +94,25 @@ export function ChatView({ client, threadId, navigate, models, agents, onThreads
     ...(model?.supports_thinking && thinking ? { reasoning_effort: "medium" as const } : {}),
   };
 
+  const fork: ForkRun = (input, checkpoint, shown) => {
+    setDismissedError(null);
+    void stream.submit(input, {
+      checkpoint,
+      context: runContext,
+      streamMode: [...STREAM_MODES],
+      streamResumable: true,
+      optimisticValues: (prev) => ({ ...prev, messages: shown }),
+    });
+  };
+  const branching = useBranching(stream, threadId, fork);
+  // After switching away from a run that was streaming, the chosen branch is shown.
+  const values = branching.detachedValues ?? stream.values;
+  const messages = branching.detachedValues?.messages ?? stream.messages;
   const { isLoading, stop } = stream;
-  const values = stream.values;
   const clarification = isLoading ? null : extractClarification(stream.interrupts);
   const approvals = isLoading ? [] : extractApprovals(stream.interrupts);
   const waiting = clarification != null || approvals.length > 0;
-  const items = useMemo(
-    () => groupMessages(stream.messages, isLoading, waiting),
-    [stream.messages, isLoading, waiting],
-  );
+  const items = useMemo(() => groupMessages(messages, isLoading, waiting), [messages, isLoading, waiting]);
   const todos = normalizeTodos(values?.todos);
   const artifacts = normalizeArtifacts(values?.artifacts);
   const title = (typeof values?.title === "string" && values.title) || UNTITLED;
@@ -122,6 +134,7 @@ export function ChatView({ client, threadId, navigate, models, agents, onThreads
     if (artifacts.length > seenArtifacts && isLoading) setArtifactsOpen(true);
   }
 
+
   const send = (text: string) => {
     const files = uploads.take();
     const message: Message = {
@@ -134,6 +147,7 @@ export function ChatView({ client, threadId, navigate, models, agents, onThreads
     };
     setDraft("");
     setDismissedError(null);
+    branching.attach();
     void stream.submit(
       { messages: [message] },
       {
@@ -147,6 +161,7 @@ export function ChatView({ client, threadId, navigate, models, agents, onThreads
 
   const answer = (text: string) => {
     setDismissedError(null);
+    branching.attach();
     void stream.submit(null, {
       command: { resume: text },
       context: runContext,
@@ -157,6 +172,7 @@ export function ChatView({ client, threadId, navigate, models, agents, onThreads
 
   const decide = (request: ApprovalRequest, approved: boolean, reason?: string) => {
     setDismissedError(null);
+    branching.attach();
     void stream.submit(null, {
       command: { resume: approvalResume(request, approved, reason) },
       context: runContext,
@@ -192,7 +208,12 @@ export function ChatView({ client, threadId, navigate, models, agents, onThreads
           <EmptyState onPick={setDraft} />
         ) : (
           <SubagentTasksContext.Provider value={tasks.tasks}>
-            <MessageList items={items} isLoading={isLoading} feedback={threadId ? feedback : undefined} />
+            <MessageList
+              items={items}
+              isLoading={isLoading}
+              feedback={threadId ? feedback : undefined}
+              branching={threadId ? branching : undefined}
+            />
           </SubagentTasksContext.Provider>
         )}
         <div className="chat-bottom">

@@ -19,7 +19,8 @@ interface Options {
 /**
  * The SDK's `useStream`, configured for the lead agent: resumable runs whose id
  * is kept in sessionStorage so a reload rejoins them (`reconnectOnMount`),
- * only the latest state fetched (no branching UI). On Stop, the text already shown
+ * and the thread's checkpoint history (the last HISTORY_LIMIT states) so messages can be
+ * edited, regenerated and switched between branches. On Stop, the text already shown
  * stays (the saved state lacks the step that was cut off), marked as stopped.
  */
 export function useChatStream({ client, threadId, assistantId, onThreadId, onRunFinished, onCustomEvent }: Options) {
@@ -30,7 +31,7 @@ export function useChatStream({ client, threadId, assistantId, onThreadId, onRun
     threadId,
     onThreadId,
     reconnectOnMount: true,
-    fetchStateHistory: false,
+    fetchStateHistory: { limit: HISTORY_LIMIT },
     messagesKey: "messages",
     throttle: 50,
     onFinish: () => onRunFinished(),
@@ -48,6 +49,12 @@ export function useChatStream({ client, threadId, assistantId, onThreadId, onRun
 }
 
 export type ChatStream = ReturnType<typeof useChatStream>;
+
+/**
+ * Checkpoints fetched with a thread (POST /threads/{id}/history): forks older than this are
+ * not offered (a turn writes a handful of checkpoints, so this covers dozens of turns).
+ */
+export const HISTORY_LIMIT = 200;
 
 /** Stream modes every run of ours asks for. */
 export const STREAM_MODES = ["values", "messages-tuple", "custom"] as const;

@@ -111,3 +111,27 @@ export async function fetchArtifactText(fetch: Fetch, url: string, maxBytes = 10
   const text = await response.text();
   return text.length > maxBytes ? `${text.slice(0, maxBytes)}\n…(truncated)` : text;
 }
+
+export interface SuggestionTurn {
+  role: "user" | "assistant";
+  content: string;
+}
+
+/** Up to `n` follow-up questions for the conversation (empty when suggestions are off). */
+export async function fetchSuggestions(
+  fetch: Fetch,
+  threadId: string,
+  messages: readonly SuggestionTurn[],
+  n = 3,
+  signal?: AbortSignal,
+): Promise<string[]> {
+  const response = await fetch(`${threadBase(threadId)}/suggestions`, {
+    method: "POST",
+    signal,
+    headers: { "Content-Type": "application/json", Accept: "application/json" },
+    body: JSON.stringify({ messages, n }),
+  });
+  if (!response.ok) throw await errorFrom(response);
+  const body = (await response.json()) as { suggestions?: unknown };
+  return Array.isArray(body.suggestions) ? body.suggestions.filter((s): s is string => typeof s === "string") : [];
+}

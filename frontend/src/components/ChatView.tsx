@@ -5,6 +5,8 @@ import type { ModelsState } from "../hooks/useModels";
 import { STREAM_MODES, useChatStream } from "../hooks/useChatStream";
 import { useBranching, type ForkRun } from "../hooks/useBranching";
 import { useBudget } from "../hooks/useBudget";
+import { useEnabledSkills } from "../hooks/useEnabledSkills";
+import { useSuggestions } from "../hooks/useSuggestions";
 import { useFeedback } from "../hooks/useFeedback";
 import { useTokenUsage } from "../hooks/useTokenUsage";
 import { useUploads } from "../hooks/useUploads";
@@ -30,6 +32,7 @@ import { MessageList } from "./MessageList";
 import { ModelPicker } from "./ModelPicker";
 import { RunOptions } from "./RunOptions";
 import { SubagentTasksContext } from "./subagentTasks";
+import { Suggestions } from "./Suggestions";
 import { TodoList } from "./TodoList";
 import "../styles/chat.css";
 
@@ -53,6 +56,8 @@ export function ChatView({ client, threadId, navigate, models, agents, onThreads
   const [thinking, setThinking] = useState(true);
   const [artifactsOpen, setArtifactsOpen] = useState(false);
   const [dismissedError, setDismissedError] = useState<unknown>(null);
+  // Runs finished in this view (suggestions follow a fresh answer, not an old thread's).
+  const [finished, setFinished] = useState<{ threadId: string | null; count: number }>({ threadId: null, count: 0 });
 
   const agent = agents.selected;
   const stream = useChatStream({
@@ -66,8 +71,9 @@ export function ChatView({ client, threadId, navigate, models, agents, onThreads
       },
       [navigate, onThreadsChanged],
     ),
-    onRunFinished: useCallback(() => {
+    onRunFinished: useCallback((finishedIn?: string) => {
       setUsageVersion((v) => v + 1);
+      if (finishedIn) setFinished((f) => ({ threadId: finishedIn, count: f.count + 1 }));
       onThreadsChanged();
     }, [onThreadsChanged]),
     onCustomEvent: useCallback(
@@ -113,6 +119,13 @@ export function ChatView({ client, threadId, navigate, models, agents, onThreads
   const approvals = isLoading ? [] : extractApprovals(stream.interrupts);
   const waiting = clarification != null || approvals.length > 0;
   const items = useMemo(() => groupMessages(messages, isLoading, waiting), [messages, isLoading, waiting]);
+  const lastItem = items[items.length - 1];
+  const freshAnswer =
+    !isLoading && !waiting && finished.threadId === threadId && lastItem?.kind === "assistant"
+      ? `${finished.count}:${lastItem.id}`
+      : null;
+  const suggestions = useSuggestions(threadId, freshAnswer, messages);
+  const skills = useEnabledSkills();
   const todos = normalizeTodos(values?.todos);
   const artifacts = normalizeArtifacts(values?.artifacts);
   const title = (typeof values?.title === "string" && values.title) || UNTITLED;
@@ -213,6 +226,7 @@ export function ChatView({ client, threadId, navigate, models, agents, onThreads
               isLoading={isLoading}
               feedback={threadId ? feedback : undefined}
               branching={threadId ? branching : undefined}
+              footer={<Suggestions items={suggestions} onPick={send} />}
             />
           </SubagentTasksContext.Provider>
         )}
@@ -239,6 +253,7 @@ export function ChatView({ client, threadId, navigate, models, agents, onThreads
               limits={uploads.limits}
               isRunning={isLoading}
               uploading={uploads.busy}
+              skills={skills}
             >
               <AgentPicker agents={agents} disabled={isLoading} />
               <ModelPicker

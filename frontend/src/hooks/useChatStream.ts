@@ -11,7 +11,8 @@ interface Options {
   /** The assistant that answers (a custom agent's id); default: the lead agent. */
   assistantId?: string;
   onThreadId: (threadId: string) => void;
-  onRunFinished: () => void;
+  /** A run ended (its thread id when known). */
+  onRunFinished: (threadId?: string) => void;
   /** Each `custom` stream event (sub-agent progress, safety stops…), live or replayed. */
   onCustomEvent?: (data: unknown) => void;
 }
@@ -34,7 +35,7 @@ export function useChatStream({ client, threadId, assistantId, onThreadId, onRun
     fetchStateHistory: { limit: HISTORY_LIMIT },
     messagesKey: "messages",
     throttle: 50,
-    onFinish: () => onRunFinished(),
+    onFinish: (_state, run) => onRunFinished(run?.thread_id),
     onCustomEvent: (data) => onCustomEvent?.(data),
     onStop: ({ mutate }) => {
       const seen = shown.current;

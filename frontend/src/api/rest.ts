@@ -135,3 +135,25 @@ export async function fetchSuggestions(
   const body = (await response.json()) as { suggestions?: unknown };
   return Array.isArray(body.suggestions) ? body.suggestions.filter((s): s is string => typeof s === "string") : [];
 }
+
+export interface ArtifactPiece {
+  bytes: Uint8Array;
+  /** Size of the whole file when the server said (Content-Range or Content-Length). */
+  total: number | null;
+}
+
+/**
+ * Bytes `[start, start + length)` of an artifact (a Range request; a server that ignores
+ * Range answers 200 and the piece is cut from the whole body).
+ */
+export async function fetchArtifactRange(fetch: Fetch, url: string, start: number, length: number, signal?: AbortSignal): Promise<ArtifactPiece> {
+  const response = await fetch(url, { signal, headers: { Range: `bytes=${start}-${start + length - 1}` } });
+  if (response.status === 416) return { bytes: new Uint8Array(), total: start };
+  if (!response.ok) throw await errorFrom(response);
+  const body = new Uint8Array(await response.arrayBuffer());
+  if (response.status === 206) {
+    const total = /\/(\d+)\s*$/.exec(response.headers.get("content-range") ?? "");
+    return { bytes: body, total: total ? Number(total[1]) : null };
+  }
+  return { bytes: body.slice(start, start + length), total: body.length };
+}

@@ -132,3 +132,61 @@ def test_csv_table_and_big_text_in_pieces(
     assert code.count("-é") == 16_000
     assert "\ufffd" not in code
     screenshot(page, request)
+
+
+# A one-page PDF (the smallest valid layout: catalog, pages, page, content) and a 1x1 PNG.
+PDF = (
+    b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n"
+    b"2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n"
+    b"3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 200 200]>>endobj\n"
+    b"trailer<</Root 1 0 R>>\n%%EOF\n"
+)
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360f8cf00000301010018dd8db00000000049454e44ae426082"
+)
+
+
+def test_mermaid_pdf_and_image(
+    page: Any, ui_server: LiveServer, request: pytest.FixtureRequest
+) -> None:
+    loaded: list[str] = []
+    page.on("response", lambda r: loaded.append(r.url))
+    for name in ("paper.pdf", "dot.png"):
+        send(page, f"Write a file named {name}")
+        wait_idle(page)
+    # The diagram renderer is not loaded for the chat or for other previews.
+    assert not [u for u in loaded if "mermaid" in u.lower()], loaded
+    send(page, "Write a file named flow.mmd")
+    wait_idle(page)
+    thread = thread_id(page)
+    _thread_file(ui_server, thread, "flow.mmd").write_text(
+        "graph TD\n  Start[Kestrel hovers] --> Drop[Then drops]\n", encoding="utf-8"
+    )
+    _thread_file(ui_server, thread, "paper.pdf").write_bytes(PDF)
+    _thread_file(ui_server, thread, "dot.png").write_bytes(PNG)
+
+    page.reload()
+    page.get_by_role("button", name="Artifacts").click()
+    panel = page.get_by_role("complementary", name="Artifacts")
+    panel.get_by_role("button", name="flow.mmd").click()
+    diagram = panel.get_by_test_id("mermaid-artifact")
+    diagram.wait_for(timeout=30_000)
+    diagram.locator("svg").wait_for()
+    assert "Kestrel hovers" in diagram.inner_text()
+    assert [u for u in loaded if "mermaid" in u.lower()]  # loaded on demand
+    screenshot(page, request, "-mermaid")
+
+    panel.get_by_role("button", name="paper.pdf").click()
+    pdf = panel.get_by_test_id("pdf-artifact")
+    pdf.wait_for()
+    assert pdf.get_attribute("src", timeout=5_000).endswith("/outputs/paper.pdf")
+
+    panel.get_by_role("button", name="dot.png").click()
+    image = panel.get_by_role("img", name="dot.png")
+    image.wait_for()
+    page.wait_for_function(
+        "() => { const i = document.querySelector('img.artifact-image');"
+        " return i && i.complete && i.naturalWidth === 1; }"
+    )
+    screenshot(page, request)

@@ -3,6 +3,7 @@ import type { BranchInfo } from "../lib/branching";
 import type { AttachedFile } from "../lib/types";
 import { AttachmentList } from "./AttachmentList";
 import { BranchSwitcher } from "./BranchSwitcher";
+import { Icon } from "./Icon";
 
 interface Props {
   text: string;
@@ -84,7 +85,7 @@ export function HumanMessage({ text, files, images, branch, onSelectBranch, onEd
                 setEditing(true);
               }}
             >
-              ✎
+              <Icon name="pencil" size={14} />
             </button>
           )}
         </div>

@@ -6,6 +6,7 @@ import { AssistantMessage } from "./AssistantMessage";
 import { BranchSwitcher } from "./BranchSwitcher";
 import { FeedbackBar } from "./FeedbackBar";
 import { HumanMessage } from "./HumanMessage";
+import { Icon } from "./Icon";
 
 interface Props {
   items: ChatItem[];
@@ -72,7 +73,7 @@ export function MessageList({ items, isLoading, feedback, branching, footer }: P
                       title="Regenerate (keeps this answer as another version)"
                       onClick={() => branching.regenerate(item.id)}
                     >
-                      ↻
+                      <Icon name="regenerate" size={15} />
                     </button>
                   )}
                   {feedback && <AnswerFeedback item={item} feedback={feedback} />}

@@ -102,16 +102,6 @@ export function fetchTokenUsage(fetch: Fetch, threadId: string, signal?: AbortSi
   return getJson<TokenUsage>(fetch, `${threadBase(threadId)}/token-usage`, signal);
 }
 
-/** Text of an artifact (for previews); refuses bodies over `maxBytes`. */
-export async function fetchArtifactText(fetch: Fetch, url: string, maxBytes = 1024 * 1024, signal?: AbortSignal): Promise<string> {
-  const response = await fetch(url, { signal });
-  if (!response.ok) throw await errorFrom(response);
-  const length = Number(response.headers.get("content-length") ?? "0");
-  if (length > maxBytes) throw new HttpError(413, `File is too large to preview (${length} bytes); download it instead.`);
-  const text = await response.text();
-  return text.length > maxBytes ? `${text.slice(0, maxBytes)}\n…(truncated)` : text;
-}
-
 export interface SuggestionTurn {
   role: "user" | "assistant";
   content: string;

@@ -52,10 +52,12 @@ export function useChatStream({ client, threadId, assistantId, onThreadId, onRun
 export type ChatStream = ReturnType<typeof useChatStream>;
 
 /**
- * Checkpoints fetched with a thread (POST /threads/{id}/history): forks older than this are
- * not offered (a turn writes a handful of checkpoints, so this covers dozens of turns).
+ * Checkpoints fetched with a thread (POST /threads/{id}/history). Each state carries the whole
+ * conversation, so the payload grows with limit × thread length; a turn of the lead agent
+ * writes about 4 checkpoints, so 48 covers the last ~12 turns: older messages cannot be
+ * edited and older forks are not offered (docs/ui.md).
  */
-export const HISTORY_LIMIT = 200;
+export const HISTORY_LIMIT = 48;
 
 /** Stream modes every run of ours asks for. */
 export const STREAM_MODES = ["values", "messages-tuple", "custom"] as const;

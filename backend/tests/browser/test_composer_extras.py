@@ -95,3 +95,30 @@ def test_slash_opens_skills_and_inserts_one(
     assert box.input_value() == f"please /{second['name']} "
     assert menu.count() == 0
     screenshot(page, request)
+
+
+def test_phone_width_edit_and_skills(
+    page: Any, ui_server: LiveServer, request: pytest.FixtureRequest
+) -> None:
+    """At 390 px the edit form, the version switcher, the chips and the / list fit."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    send(page, "a question on a phone")
+    wait_idle(page)
+    page.get_by_role("group", name="Suggested follow-ups").wait_for()
+    fits = "() => document.documentElement.scrollWidth <= window.innerWidth"
+    assert page.evaluate(fits)
+    page.get_by_role("button", name="Edit message").click()
+    page.get_by_label("Edited message").wait_for()
+    assert page.evaluate(fits)
+    screenshot(page, request, "-edit")
+    page.get_by_role("button", name="Cancel").click()
+    box = page.get_by_label("Message", exact=True)
+    box.click()
+    box.press_sequentially("/")
+    menu = page.get_by_role("listbox", name="Skills")
+    menu.wait_for()
+    width = page.evaluate("() => window.innerWidth")
+    bounds = menu.bounding_box()
+    assert bounds is not None and bounds["x"] >= 0 and bounds["x"] + bounds["width"] <= width
+    assert page.evaluate(fits)
+    screenshot(page, request)

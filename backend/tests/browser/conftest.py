@@ -25,6 +25,7 @@ from browser.helpers import (
     RESUME_WORDS,
     SCREENSHOTS,
     SECOND_MODEL_ANSWER,
+    SUGGESTIONS,
 )
 from support.live import BACKEND_DIR, LiveServer, base_config
 
@@ -48,7 +49,8 @@ CHROMIUM_ARGS = [
 
 
 def browser_config() -> dict[str, Any]:
-    """Models: the demo (default), a slow scripted one, and a second one for the picker."""
+    """Models: the demo (default), a slow scripted one, a second one for the picker, and the
+    one that writes follow-up suggestions."""
     return base_config(
         models=[
             {"name": "demo", "display_name": "Offline demo model", "provider": "demo"},
@@ -67,8 +69,15 @@ def browser_config() -> dict[str, Any]:
                 "provider": "scripted",
                 "rules": [{"text": SECOND_MODEL_ANSWER}],
             },
+            {
+                "name": "suggester",
+                "display_name": "Suggestions (scripted)",
+                "provider": "scripted",
+                "rules": [{"text": "\n".join(SUGGESTIONS)}],
+            },
         ],
         agent={"default_model": "demo"},
+        suggestions={"enabled": True, "model": "suggester"},
     )
 
 

@@ -16,6 +16,7 @@ SCREENSHOTS = BACKEND_DIR / "test-results" / "browser"
 LONG_WORDS = [f"word{i:03d}" for i in range(1, 121)]
 RESUME_WORDS = [f"tok{i:03d}" for i in range(1, 51)]
 SECOND_MODEL_ANSWER = "Second model here: the picker works."
+SUGGESTIONS = ["What do otters eat?", "Where do otters live?", "How long do otters sleep?"]
 
 ASSISTANT = "[data-testid=message-assistant]"
 THREAD_URL = re.compile(r"/t/([0-9a-fA-F-]{36})")

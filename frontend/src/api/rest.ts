@@ -107,14 +107,50 @@ export function fetchTokenUsage(fetch: Fetch, threadId: string, signal?: AbortSi
   return getJson<TokenUsage>(fetch, `${threadBase(threadId)}/token-usage`, signal);
 }
 
-/** Text of an artifact (for previews); refuses bodies over `maxBytes`. */
-export async function fetchArtifactText(fetch: Fetch, url: string, maxBytes = 1024 * 1024, signal?: AbortSignal): Promise<string> {
-  const response = await fetch(url, { signal });
+export interface SuggestionTurn {
+  role: "user" | "assistant";
+  content: string;
+}
+
+/** Up to `n` follow-up questions for the conversation (empty when suggestions are off). */
+export async function fetchSuggestions(
+  fetch: Fetch,
+  threadId: string,
+  messages: readonly SuggestionTurn[],
+  n = 3,
+  signal?: AbortSignal,
+): Promise<string[]> {
+  const response = await fetch(`${threadBase(threadId)}/suggestions`, {
+    method: "POST",
+    signal,
+    headers: { "Content-Type": "application/json", Accept: "application/json" },
+    body: JSON.stringify({ messages, n }),
+  });
   if (!response.ok) throw await errorFrom(response);
-  const length = Number(response.headers.get("content-length") ?? "0");
-  if (length > maxBytes) throw new HttpError(413, `File is too large to preview (${length} bytes); download it instead.`);
-  const text = await response.text();
-  return text.length > maxBytes ? `${text.slice(0, maxBytes)}\n…(truncated)` : text;
+  const body = (await response.json()) as { suggestions?: unknown };
+  return Array.isArray(body.suggestions) ? body.suggestions.filter((s): s is string => typeof s === "string") : [];
+}
+
+export interface ArtifactPiece {
+  bytes: Uint8Array;
+  /** Size of the whole file when the server said (Content-Range or Content-Length). */
+  total: number | null;
+}
+
+/**
+ * Bytes `[start, start + length)` of an artifact (a Range request; a server that ignores
+ * Range answers 200 and the piece is cut from the whole body).
+ */
+export async function fetchArtifactRange(fetch: Fetch, url: string, start: number, length: number, signal?: AbortSignal): Promise<ArtifactPiece> {
+  const response = await fetch(url, { signal, headers: { Range: `bytes=${start}-${start + length - 1}` } });
+  if (response.status === 416) return { bytes: new Uint8Array(), total: start };
+  if (!response.ok) throw await errorFrom(response);
+  const body = new Uint8Array(await response.arrayBuffer());
+  if (response.status === 206) {
+    const total = /\/(\d+)\s*$/.exec(response.headers.get("content-range") ?? "");
+    return { bytes: body, total: total ? Number(total[1]) : null };
+  }
+  return { bytes: body.slice(start, start + length), total: body.length };
 }
 
 export interface ThreadSearchPage {

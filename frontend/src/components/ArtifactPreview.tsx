@@ -1,50 +1,93 @@
-import { useEffect, useState } from "react";
-import { useGateway } from "../api/gateway";
-import { fetchArtifactText } from "../api/rest";
-import { artifactKind, codeLanguage, fileName } from "../lib/artifacts";
-import { describeError } from "../lib/errors";
+import { lazy, Suspense } from "react";
+import { PREVIEW_PIECE_BYTES, useArtifactText } from "../hooks/useArtifactText";
+import { artifactKind, codeLanguage, fileName, tableSeparator } from "../lib/artifacts";
+import { formatBytes } from "../lib/format";
 import { CodeBlock } from "./CodeBlock";
+import { HtmlArtifact } from "./HtmlArtifact";
 import { Markdown } from "./Markdown";
+import { TableArtifact } from "./TableArtifact";
+
+const MermaidArtifact = lazy(() => import("./MermaidArtifact"));
+
+/** HTML runs whole or not at all: bigger pages are offered as a download. */
+const HTML_MAX_BYTES = 2 * 1024 * 1024;
 
 interface Props {
   path: string;
   url: string;
 }
 
-type Loaded = { url: string; text: string } | { url: string; error: string };
-
-/** Preview one artifact: markdown rendered, code/text/HTML as highlighted source, images inline, PDF as a link. */
+/**
+ * Preview one artifact: markdown rendered, HTML run in a sandboxed frame, Mermaid drawn, CSV/TSV
+ * as a table, code highlighted, images and PDFs inline; anything else is a download. Text is
+ * loaded in bounded pieces (Range requests) with "Load more".
+ */
 export function ArtifactPreview({ path, url }: Props) {
-  const { fetch } = useGateway();
   const kind = artifactKind(path);
-  const needsText = kind === "markdown" || kind === "code" || kind === "text" || kind === "html";
-  const [loaded, setLoaded] = useState<Loaded | null>(null);
+  const name = fileName(path);
+  const needsText = kind !== "image" && kind !== "pdf" && kind !== "binary";
+  const loaded = useArtifactText(url, needsText, kind === "html" ? HTML_MAX_BYTES : PREVIEW_PIECE_BYTES);
 
-  useEffect(() => {
-    if (!needsText) return;
-    const controller = new AbortController();
-    fetchArtifactText(fetch, url, 1024 * 1024, controller.signal)
-      .then((text) => setLoaded({ url, text }))
-      .catch((e: unknown) => {
-        if (!controller.signal.aborted) setLoaded({ url, error: describeError(e) });
-      });
-    return () => controller.abort();
-  }, [fetch, url, needsText]);
-
-  if (kind === "image") return <img className="artifact-image" src={url} alt={fileName(path)} />;
+  if (kind === "image") return <img className="artifact-image" src={url} alt={name} />;
   if (kind === "pdf") {
     return (
-      <p className="artifact-note">
-        <a href={url} target="_blank" rel="noopener noreferrer">Open {fileName(path)} (PDF) in a new tab</a>
-      </p>
+      <>
+        <iframe className="artifact-frame artifact-pdf" data-testid="pdf-artifact" title={name} src={url} />
+        <p className="artifact-note">
+          <a href={url} target="_blank" rel="noopener noreferrer">Open {name} in a new tab</a>
+        </p>
+      </>
     );
   }
   if (kind === "binary") return <p className="artifact-note">No preview for this file type. Use Download.</p>;
 
-  const current = loaded && loaded.url === url ? loaded : null;
-  if (!current) return <p className="artifact-note">Loading…</p>;
-  if ("error" in current) return <p className="artifact-note error-text">Could not load: {current.error}</p>;
-  if (kind === "markdown") return <Markdown text={current.text} />;
-  if (kind === "html") return <CodeBlock code={current.text} language="xml" />;
-  return <CodeBlock code={current.text} language={kind === "code" ? codeLanguage(path) : undefined} />;
+  if (loaded.error) return <p className="artifact-note error-text">Could not load: {loaded.error}</p>;
+  if (loaded.text === null) return <p className="artifact-note">Loading…</p>;
+  const text = loaded.text;
+
+  if (kind === "html") {
+    if (loaded.more) {
+      return (
+        <p className="artifact-note">
+          This page is too large to preview ({formatBytes(loaded.totalBytes ?? 0)}, over {formatBytes(HTML_MAX_BYTES)}). Use Download.
+        </p>
+      );
+    }
+    return <HtmlArtifact html={text} title={`${name} (sandboxed preview)`} />;
+  }
+
+  const body = (() => {
+    switch (kind) {
+      case "markdown":
+        return <Markdown text={text} />;
+      case "table":
+        return <TableArtifact text={text} separator={tableSeparator(path)} partial={loaded.more} />;
+      case "mermaid":
+        return loaded.more ? (
+          <CodeBlock code={text} />
+        ) : (
+          <Suspense fallback={<p className="artifact-note">Loading the diagram renderer…</p>}>
+            <MermaidArtifact source={text} />
+          </Suspense>
+        );
+      default:
+        return <CodeBlock code={text} language={kind === "code" ? codeLanguage(path) : undefined} />;
+    }
+  })();
+
+  return (
+    <>
+      {body}
+      {loaded.more && (
+        <div className="artifact-more" data-testid="artifact-more">
+          <span>
+            Showing {formatBytes(loaded.loadedBytes)} of {formatBytes(loaded.totalBytes ?? 0)}.
+          </span>
+          <button type="button" className="chip-button" onClick={loaded.loadMore} disabled={loaded.loading}>
+            {loaded.loading ? "Loading…" : "Load more"}
+          </button>
+        </div>
+      )}
+    </>
+  );
 }

@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { artifactUrl, fileName } from "../lib/artifacts";
 import { ArtifactPreview } from "./ArtifactPreview";
+import "../styles/chat.css";
 
 interface Props {
   threadId: string;

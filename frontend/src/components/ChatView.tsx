@@ -3,7 +3,10 @@ import { useCallback, useEffect, useMemo, useState } from "react";
 import type { AgentsState } from "../hooks/useAgents";
 import type { ModelsState } from "../hooks/useModels";
 import { STREAM_MODES, useChatStream } from "../hooks/useChatStream";
+import { useBranching, type ForkRun } from "../hooks/useBranching";
 import { useBudget } from "../hooks/useBudget";
+import { useEnabledSkills } from "../hooks/useEnabledSkills";
+import { useSuggestions } from "../hooks/useSuggestions";
 import { useFeedback } from "../hooks/useFeedback";
 import { useTokenUsage } from "../hooks/useTokenUsage";
 import { useUploads } from "../hooks/useUploads";
@@ -29,7 +32,9 @@ import { MessageList } from "./MessageList";
 import { ModelPicker } from "./ModelPicker";
 import { RunOptions } from "./RunOptions";
 import { SubagentTasksContext } from "./subagentTasks";
+import { Suggestions } from "./Suggestions";
 import { TodoList } from "./TodoList";
+import "../styles/chat.css";
 
 interface Props {
   client: Client;
@@ -51,6 +56,8 @@ export function ChatView({ client, threadId, navigate, models, agents, onThreads
   const [thinking, setThinking] = useState(true);
   const [artifactsOpen, setArtifactsOpen] = useState(false);
   const [dismissedError, setDismissedError] = useState<unknown>(null);
+  // Runs finished in this view (suggestions follow a fresh answer, not an old thread's).
+  const [finished, setFinished] = useState<{ threadId: string | null; count: number }>({ threadId: null, count: 0 });
 
   const agent = agents.selected;
   const stream = useChatStream({
@@ -64,8 +71,9 @@ export function ChatView({ client, threadId, navigate, models, agents, onThreads
       },
       [navigate, onThreadsChanged],
     ),
-    onRunFinished: useCallback(() => {
+    onRunFinished: useCallback((finishedIn?: string) => {
       setUsageVersion((v) => v + 1);
+      if (finishedIn) setFinished((f) => ({ threadId: finishedIn, count: f.count + 1 }));
       onThreadsChanged();
     }, [onThreadsChanged]),
     onCustomEvent: useCallback(
@@ -92,15 +100,32 @@ export function ChatView({ client, threadId, navigate, models, agents, onThreads
     ...(model?.supports_thinking && thinking ? { reasoning_effort: "medium" as const } : {}),
   };
 
+  const fork: ForkRun = (input, checkpoint, shown) => {
+    setDismissedError(null);
+    void stream.submit(input, {
+      checkpoint,
+      context: runContext,
+      streamMode: [...STREAM_MODES],
+      streamResumable: true,
+      optimisticValues: (prev) => ({ ...prev, messages: shown }),
+    });
+  };
+  const branching = useBranching(stream, threadId, fork);
+  // After switching away from a run that was streaming, the chosen branch is shown.
+  const values = branching.detachedValues ?? stream.values;
+  const messages = branching.detachedValues?.messages ?? stream.messages;
   const { isLoading, stop } = stream;
-  const values = stream.values;
   const clarification = isLoading ? null : extractClarification(stream.interrupts);
   const approvals = isLoading ? [] : extractApprovals(stream.interrupts);
   const waiting = clarification != null || approvals.length > 0;
-  const items = useMemo(
-    () => groupMessages(stream.messages, isLoading, waiting),
-    [stream.messages, isLoading, waiting],
-  );
+  const items = useMemo(() => groupMessages(messages, isLoading, waiting), [messages, isLoading, waiting]);
+  const lastItem = items[items.length - 1];
+  const freshAnswer =
+    !isLoading && !waiting && finished.threadId === threadId && lastItem?.kind === "assistant"
+      ? `${finished.count}:${lastItem.id}`
+      : null;
+  const suggestions = useSuggestions(threadId, freshAnswer, messages);
+  const skills = useEnabledSkills();
   const todos = normalizeTodos(values?.todos);
   const artifacts = normalizeArtifacts(values?.artifacts);
   const title = (typeof values?.title === "string" && values.title) || UNTITLED;
@@ -122,6 +147,7 @@ export function ChatView({ client, threadId, navigate, models, agents, onThreads
     if (artifacts.length > seenArtifacts && isLoading) setArtifactsOpen(true);
   }
 
+
   const send = (text: string) => {
     const files = uploads.take();
     const message: Message = {
@@ -134,6 +160,7 @@ export function ChatView({ client, threadId, navigate, models, agents, onThreads
     };
     setDraft("");
     setDismissedError(null);
+    branching.attach();
     void stream.submit(
       { messages: [message] },
       {
@@ -147,6 +174,7 @@ export function ChatView({ client, threadId, navigate, models, agents, onThreads
 
   const answer = (text: string) => {
     setDismissedError(null);
+    branching.attach();
     void stream.submit(null, {
       command: { resume: text },
       context: runContext,
@@ -157,6 +185,7 @@ export function ChatView({ client, threadId, navigate, models, agents, onThreads
 
   const decide = (request: ApprovalRequest, approved: boolean, reason?: string) => {
     setDismissedError(null);
+    branching.attach();
     void stream.submit(null, {
       command: { resume: approvalResume(request, approved, reason) },
       context: runContext,
@@ -192,7 +221,13 @@ export function ChatView({ client, threadId, navigate, models, agents, onThreads
           <EmptyState onPick={setDraft} />
         ) : (
           <SubagentTasksContext.Provider value={tasks.tasks}>
-            <MessageList items={items} isLoading={isLoading} feedback={threadId ? feedback : undefined} />
+            <MessageList
+              items={items}
+              isLoading={isLoading}
+              feedback={threadId ? feedback : undefined}
+              branching={threadId ? branching : undefined}
+              footer={<Suggestions items={suggestions} onPick={send} />}
+            />
           </SubagentTasksContext.Provider>
         )}
         <div className="chat-bottom">
@@ -218,6 +253,7 @@ export function ChatView({ client, threadId, navigate, models, agents, onThreads
               limits={uploads.limits}
               isRunning={isLoading}
               uploading={uploads.busy}
+              skills={skills}
             >
               <AgentPicker agents={agents} disabled={isLoading} />
               <ModelPicker

@@ -5,6 +5,11 @@ import { describe, expect, it, vi } from "vitest";
 import { DEFAULT_UPLOAD_LIMITS } from "../lib/uploads";
 import { Composer } from "./Composer";
 
+const SKILLS = [
+  { name: "data-analysis", description: "Analyse tables" },
+  { name: "deep-research", description: "Research a topic" },
+];
+
 function Harness(props: { onSend?: (t: string) => void; onStop?: () => void; onFiles?: (f: File[]) => void; isRunning?: boolean }) {
   const [draft, setDraft] = useState("");
   return (
@@ -21,11 +26,40 @@ function Harness(props: { onSend?: (t: string) => void; onStop?: () => void; onF
       limits={DEFAULT_UPLOAD_LIMITS}
       isRunning={props.isRunning ?? false}
       uploading={false}
+      skills={SKILLS}
     />
   );
 }
 
 describe("Composer", () => {
+  it("offers skills after / and inserts the chosen one with the keyboard", async () => {
+    const onSend = vi.fn();
+    render(<Harness onSend={onSend} />);
+    const box = screen.getByLabelText("Message");
+    await userEvent.type(box, "/d");
+    const options = screen.getAllByRole("option");
+    expect(options.map((o) => o.textContent)).toEqual(["/data-analysisAnalyse tables", "/deep-researchResearch a topic"]);
+    expect(options[0]).toHaveAttribute("aria-selected", "true");
+    await userEvent.keyboard("{ArrowDown}");
+    expect(box).toHaveAttribute("aria-activedescendant", options[1]!.id);
+    await userEvent.keyboard("{Enter}");
+    expect(box).toHaveValue("/deep-research ");
+    expect(onSend).not.toHaveBeenCalled();
+    expect(screen.queryByRole("listbox")).toBeNull();
+    await userEvent.type(box, "and /x");
+    expect(screen.queryByRole("listbox")).toBeNull();
+  });
+
+  it("closes the skills list on Escape", async () => {
+    render(<Harness />);
+    const box = screen.getByLabelText("Message");
+    await userEvent.type(box, "/");
+    expect(screen.getByRole("listbox", { name: "Skills" })).toBeInTheDocument();
+    await userEvent.keyboard("{Escape}");
+    expect(screen.queryByRole("listbox")).toBeNull();
+    expect(box).toHaveValue("/");
+  });
+
   it("sends on Enter and inserts a newline on Shift+Enter", async () => {
     const onSend = vi.fn();
     render(<Harness onSend={onSend} />);

@@ -3,6 +3,7 @@ const PATHS = {
   trash: "M4 7h16M10 11v6M14 11v6M6 7l1 13h10l1-13M9 7V4h6v3",
   pencil: "M4 20h4L19 9l-4-4L4 16v4zM13.5 6.5l4 4",
   pin: "M9 3h6l-1 6 4 4H6l4-4-1-6zM12 13v8",
+  regenerate: "M20 11a8 8 0 1 0-2.3 5.7M20 4v7h-7",
   file: "M14 3H6v18h12V7l-4-4zM14 3v4h4",
   memory: "M6 3h12v18l-6-4-6 4V3zM9 8h6M9 11h4",
   thumbUp: "M3 11h4v10H3zM7 11l4-8c1.5 0 2.5 1 2.5 2.5V9h5a2 2 0 0 1 2 2.3l-1.2 7.5A2.5 2.5 0 0 1 16.8 21H7",

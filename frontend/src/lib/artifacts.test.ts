@@ -11,6 +11,9 @@ describe("artifacts", () => {
     expect(artifactKind("page.html")).toBe("html");
     expect(artifactKind("icon.svg")).toBe("code");
     expect(artifactKind("notes.txt")).toBe("text");
+    expect(artifactKind("birds.csv")).toBe("table");
+    expect(artifactKind("birds.TSV")).toBe("table");
+    expect(artifactKind("flow.mmd")).toBe("mermaid");
     expect(artifactKind("Dockerfile")).toBe("code");
     expect(artifactKind("archive.zip")).toBe("binary");
     expect(codeLanguage("main.rs")).toBe("rust");

@@ -1,4 +1,4 @@
-export type ArtifactKind = "markdown" | "code" | "text" | "image" | "pdf" | "html" | "binary";
+export type ArtifactKind = "markdown" | "code" | "text" | "table" | "mermaid" | "image" | "pdf" | "html" | "binary";
 
 const VIRTUAL_ROOT = "/mnt/user-data/";
 
@@ -10,7 +10,7 @@ const CODE_LANGS: Record<string, string> = {
   css: "css", scss: "scss", xml: "xml", svg: "xml", swift: "swift", r: "r", lua: "lua",
   ini: "ini", dockerfile: "dockerfile", makefile: "makefile",
 };
-const TEXT_EXT = new Set(["txt", "log", "csv", "tsv", "env", "cfg", "conf", "rst", "tex"]);
+const TEXT_EXT = new Set(["txt", "log", "env", "cfg", "conf", "rst", "tex"]);
 const IMAGE_EXT = new Set(["png", "jpg", "jpeg", "gif", "webp", "bmp", "avif", "ico"]);
 
 function extension(path: string): string {
@@ -25,10 +25,15 @@ export function fileName(path: string): string {
   return path.split("/").filter(Boolean).pop() ?? path;
 }
 
-/** How to preview an artifact, from its file name. SVG is shown as code (never rendered inline). */
+/**
+ * How to preview an artifact, from its file name. SVG is shown as code (never rendered inline);
+ * HTML runs in a sandboxed frame (see HtmlArtifact).
+ */
 export function artifactKind(path: string): ArtifactKind {
   const ext = extension(path);
   if (ext === "md" || ext === "markdown") return "markdown";
+  if (ext === "csv" || ext === "tsv") return "table";
+  if (ext === "mmd" || ext === "mermaid") return "mermaid";
   if (ext === "html" || ext === "htm") return "html";
   if (ext === "pdf") return "pdf";
   if (IMAGE_EXT.has(ext)) return "image";
@@ -70,4 +75,9 @@ export function normalizeArtifacts(value: unknown): string[] {
     }
   }
   return out;
+}
+
+/** Column separator of a table artifact. */
+export function tableSeparator(path: string): "," | "\t" {
+  return extension(path) === "tsv" ? "\t" : ",";
 }

@@ -46,7 +46,7 @@ _WRITE = re.compile(
 _DELEGATE = re.compile(r"\b(research|investigate|compare|in parallel|sub-?agents?)\b")
 _SUBAGENT = re.compile(r"^You are a (command-line )?sub-agent")  # subagents/specs.py prompts
 _ASPECTS = ("background and history", "key facts today", "open questions")
-_FILENAME = re.compile(r"\b([\w-]+\.(?:md|txt|csv|json|html|py|yaml))\b")
+_FILENAME = re.compile(r"\b([\w-]+\.(?:md|txt|csv|tsv|json|html|py|yaml|mmd|svg|png|pdf))\b")
 _STOP_WORDS = (
     "a an the me please write create make generate save draft file report document note "
     "notes about on for of to with and in into some short small new quick called named summary"

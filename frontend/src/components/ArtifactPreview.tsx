@@ -4,7 +4,7 @@ import { fetchArtifactText } from "../api/rest";
 import { artifactKind, codeLanguage, fileName } from "../lib/artifacts";
 import { describeError } from "../lib/errors";
 import { CodeBlock } from "./CodeBlock";
-import { Markdown } from "./Markdown";
+import { Markdown } from "./LazyMarkdown";
 
 interface Props {
   path: string;

@@ -1,4 +1,4 @@
-import { Suspense, useCallback, useState } from "react";
+import { Suspense, useCallback, useEffect, useState } from "react";
 import { useGateway } from "../api/gateway";
 import { useGatewayStatus } from "../hooks/useGatewayStatus";
 import { useAgents } from "../hooks/useAgents";
@@ -65,6 +65,15 @@ export function Workspace({ session, actions, route, go }: Props) {
     setSidebarOpen(false);
   };
   const openSidebar = () => setSidebarOpen(true);
+  // The phone drawer closes on Escape, like a menu.
+  useEffect(() => {
+    if (!sidebarOpen) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape" && !e.defaultPrevented) setSidebarOpen(false);
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [sidebarOpen]);
   // auth.mode none: the local user is the admin.
   const isAdmin = !session.user || session.user.role === "admin";
 

@@ -113,6 +113,20 @@ def test_auth_pages(browser: Any, auth_server: LiveServer) -> None:
             settled(page)
             scan(page, f"settings-{name}-signed-in")
 
+        # The account menu by keyboard: Enter opens it, Tab reaches its items, Escape closes
+        # it and gives the focus back to its button.
+        button = page.get_by_role("button", name=f"Account: {ADMIN['display_name']}")
+        button.focus()
+        page.keyboard.press("Enter")
+        menu = page.get_by_role("menu", name="Account")
+        menu.wait_for()
+        scan(page, "account-menu")
+        page.keyboard.press("Tab")
+        assert page.evaluate("() => document.activeElement?.getAttribute('role')") == "menuitem"
+        page.keyboard.press("Escape")
+        menu.wait_for(state="detached")
+        page.wait_for_function("() => document.activeElement?.classList.contains('user-button')")
+
         fresh = browser.new_context(viewport={"width": 1280, "height": 820})
         try:
             login = fresh.new_page()

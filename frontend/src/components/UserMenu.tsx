@@ -35,6 +35,8 @@ export function UserMenu({ session, onNavigate, onSignedOut }: Props) {
       if (e.key === "Escape") {
         e.preventDefault();
         setOpen(false);
+        // Back to the button, not lost on <body> with the menu item that had it.
+        root.current?.querySelector<HTMLButtonElement>(".user-button")?.focus();
       }
     };
     document.addEventListener("mousedown", onDown);

@@ -12,12 +12,17 @@ from typing import Any
 
 import pytest
 
-from browser.helpers import SCREENSHOTS, last_answer, thread_id, wait_idle
+from browser.helpers import RUN_STARTED, SCREENSHOTS, last_answer, thread_id, wait_idle
 from support.live import LiveServer
 
 pytestmark = pytest.mark.browser
 
 NO_SIDEWAYS_SCROLL = "() => document.documentElement.scrollWidth <= window.innerWidth"
+# The last assistant block has text (the demo model always answers).
+ANSWERED = (
+    "() => [...document.querySelectorAll('[data-testid=message-assistant]')].pop()"
+    "?.innerText.trim().length > 0"
+)
 PAGE_LOADED = "() => !/Loading…/.test(document.querySelector('main')?.innerText ?? '')"
 
 # What has focus, and whether the focus can be seen: an outline, a ring (box-shadow) or, for
@@ -79,7 +84,9 @@ def test_chat_by_keyboard(page: Any, ui_server: LiveServer, request: pytest.Fixt
     page.keyboard.type("keyboard only please")
     assert page.get_by_test_id("message-human").count() == 0
     page.keyboard.press("Enter")
+    page.wait_for_function(RUN_STARTED, arg=0)
     wait_idle(page)
+    page.wait_for_function(ANSWERED)
     thread_id(page)
     assert "keyboard only please" in page.get_by_test_id("message-human").last.inner_text()
     assert last_answer(page)
@@ -106,6 +113,7 @@ def test_chat_by_keyboard(page: Any, ui_server: LiveServer, request: pytest.Fixt
     # A second message by keyboard from the focused box, into the same thread.
     page.keyboard.type("and another")
     page.keyboard.press("Enter")
+    page.wait_for_function(RUN_STARTED, arg=1)
     wait_idle(page)
     assert page.get_by_test_id("message-human").count() == 2
 

@@ -64,6 +64,18 @@ def test_chat_pages(scheme_context: Any, ui_server: LiveServer) -> None:
     page.locator(".markdown-pending").first.wait_for(state="detached")
     scan(page, f"chat-artifact-{scheme}")
 
+    # A question for the user (clarification card), then a plan (the todo list).
+    page.get_by_role("button", name="New chat").first.click()
+    send(page, "Ask me a question")
+    page.get_by_test_id("clarification").wait_for()
+    scan(page, f"chat-clarification-{scheme}")
+    page.get_by_test_id("clarification").get_by_role("button").first.click()
+    page.get_by_text("you chose:").wait_for()
+    wait_idle(page)
+    send(page, "Make a plan for a picnic")
+    wait_idle(page)
+    scan(page, f"chat-plan-{scheme}")
+
     page.goto(ui_server.url + "/t/00000000-0000-4000-8000-000000000000")
     page.get_by_role("button", name="New chat").first.wait_for()
     scan(page, f"thread-missing-{scheme}")
@@ -78,6 +90,10 @@ def test_settings_pages(scheme_context: Any, ui_server: LiveServer) -> None:
         page.get_by_role("heading", level=1).wait_for()
         settled(page)
         scan(page, f"settings-{name}-{scheme}")
+        if name == "mcp":
+            page.get_by_role("button", name="Add server").click()
+            page.get_by_label("Name").wait_for()
+            scan(page, f"settings-mcp-form-{scheme}")
 
 
 @pytest.fixture(scope="module")

@@ -97,7 +97,8 @@ test-backend: install-backend install-system install-browser
 
 test-frontend: install-frontend
 	@if command -v npm >/dev/null 2>&1; then \
-		cd $(FRONTEND) && npm run --silent lint && npm run --silent typecheck && npm test --silent; \
+		cd $(FRONTEND) && npm run --silent lint && npm run --silent typecheck && npm test --silent && \
+		npm run --silent check:initial-js; \
 	else echo "npm not found: skipping frontend checks"; exit 1; fi
 
 # The container's exact start command, outside Docker: a real chat, then SIGTERM.

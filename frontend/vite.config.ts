@@ -22,6 +22,14 @@ export default defineConfig({
     sourcemap: false,
     // Hashed file names under assets/ so the gateway can cache them for a long time.
     assetsDir: "assets",
+    rolldownOptions: {
+      treeshake: {
+        // The LangGraph SDK and LangChain core declare no `sideEffects`, so every module the
+        // SDK's entry touches (LangSmith tracing, message classes) would land in the first
+        // chunk beside the small Client the shell uses. Their modules are side-effect free.
+        moduleSideEffects: (id: string) => !/node_modules\/(@langchain\/|langsmith\/)/.test(id),
+      },
+    },
   },
   test: {
     environment: "jsdom",

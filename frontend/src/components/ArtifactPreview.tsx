@@ -4,7 +4,7 @@ import { artifactKind, codeLanguage, fileName, tableSeparator } from "../lib/art
 import { formatBytes } from "../lib/format";
 import { CodeBlock } from "./CodeBlock";
 import { HtmlArtifact } from "./HtmlArtifact";
-import { Markdown } from "./Markdown";
+import { Markdown } from "./LazyMarkdown";
 import { TableArtifact } from "./TableArtifact";
 
 const MermaidArtifact = lazy(() => import("./MermaidArtifact"));

@@ -1,5 +1,5 @@
 import type { AssistantPart } from "../lib/messages";
-import { Markdown } from "./Markdown";
+import { Markdown } from "./LazyMarkdown";
 import { Reasoning } from "./Reasoning";
 import { SubagentCard } from "./SubagentCard";
 import { ToolCallCard } from "./ToolCallCard";

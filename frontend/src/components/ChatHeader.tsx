@@ -25,7 +25,6 @@ export function ChatHeader({ title, usage, budget = null, artifactCount, artifac
         className="chip-button"
         aria-pressed={artifactsOpen}
         onClick={onToggleArtifacts}
-        aria-label={`Artifacts (${artifactCount})`}
       >
         Artifacts{artifactCount > 0 ? ` · ${artifactCount}` : ""}
       </button>

@@ -1,4 +1,4 @@
-import { Markdown } from "./Markdown";
+import { Markdown } from "./LazyMarkdown";
 
 interface Props {
   code: string;

@@ -35,6 +35,8 @@ export function UserMenu({ session, onNavigate, onSignedOut }: Props) {
       if (e.key === "Escape") {
         e.preventDefault();
         setOpen(false);
+        // Back to the button, not lost on <body> with the menu item that had it.
+        root.current?.querySelector<HTMLButtonElement>(".user-button")?.focus();
       }
     };
     document.addEventListener("mousedown", onDown);
@@ -94,13 +96,18 @@ export function UserMenu({ session, onNavigate, onSignedOut }: Props) {
         aria-haspopup="menu"
         aria-expanded={open}
         aria-controls={open ? menuId : undefined}
-        aria-label={`Account: ${name}`}
         onClick={() => setOpen((o) => !o)}
       >
+        {/* Named by its text ("Account: Ada Admin, Admin"): an aria-label would not contain the
+            visible initials and role, which axe (label-content-name-mismatch) flags. */}
+        <span className="visually-hidden">Account: </span>
         <span className="avatar" aria-hidden="true">{initials(name)}</span>
         <span className="user-text">
           <span className="user-name">{name}</span>
-          <span className="user-role">{user.role === "admin" ? "Admin" : "User"}</span>
+          <span className="user-role">
+            <span className="visually-hidden">, </span>
+            {user.role === "admin" ? "Admin" : "User"}
+          </span>
         </span>
       </button>
       {open && (

@@ -1,4 +1,4 @@
-import { useCallback, useState } from "react";
+import { Suspense, useCallback, useEffect, useState } from "react";
 import { useGateway } from "../api/gateway";
 import { useGatewayStatus } from "../hooks/useGatewayStatus";
 import { useAgents } from "../hooks/useAgents";
@@ -10,19 +10,22 @@ import { useThreads } from "../hooks/useThreads";
 import type { Route } from "../lib/route";
 import type { Session } from "../lib/session";
 import type { SessionActions } from "./auth/AuthGate";
-import { ChatView } from "./ChatView";
 import { ExtensionsNav } from "./ExtensionsNav";
-import { AgentsPage } from "./settings/AgentsPage";
-import { ChannelsPage } from "./settings/ChannelsPage";
-import { KeysPage } from "./settings/KeysPage";
+import { PageLoading } from "./PageLoading";
+import {
+  AgentsPage,
+  ChannelsPage,
+  ChatView,
+  KeysPage,
+  McpPage,
+  MemoryPage,
+  PasswordPage,
+  SkillsPage,
+  ToolsPage,
+  UsersPage,
+} from "./pages";
 import { Icon } from "./Icon";
-import { McpPage } from "./settings/McpPage";
-import { MemoryPage } from "./settings/MemoryPage";
-import { PasswordPage } from "./settings/PasswordPage";
 import { SettingsLayout } from "./settings/SettingsLayout";
-import { SkillsPage } from "./settings/SkillsPage";
-import { ToolsPage } from "./settings/ToolsPage";
-import { UsersPage } from "./settings/UsersPage";
 import { Sidebar } from "./Sidebar";
 import { StatusBanner } from "./StatusBanner";
 import { ThemeToggle } from "./ThemeToggle";
@@ -62,6 +65,15 @@ export function Workspace({ session, actions, route, go }: Props) {
     setSidebarOpen(false);
   };
   const openSidebar = () => setSidebarOpen(true);
+  // The phone drawer closes on Escape, like a menu.
+  useEffect(() => {
+    if (!sidebarOpen) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape" && !e.defaultPrevented) setSidebarOpen(false);
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [sidebarOpen]);
   // auth.mode none: the local user is the admin.
   const isAdmin = !session.user || session.user.role === "admin";
 
@@ -189,7 +201,7 @@ export function Workspace({ session, actions, route, go }: Props) {
         {sidebarOpen && (
           <button type="button" className="scrim" aria-label="Close chat list" onClick={() => setSidebarOpen(false)} />
         )}
-        {main}
+        <Suspense fallback={<PageLoading />}>{main}</Suspense>
       </div>
     </div>
   );

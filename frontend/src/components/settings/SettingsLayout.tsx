@@ -17,7 +17,8 @@ export function SettingsLayout({ title, intro, onOpenSidebar, children }: Props)
         </button>
         <h1 className="chat-title">{title}</h1>
       </header>
-      <div className="settings-scroll">
+      {/* Focusable so a keyboard can scroll a page that has no control of its own. */}
+      <div className="settings-scroll" tabIndex={0} role="region" aria-label={title}>
         <div className="settings-column">
           {intro && <p className="settings-intro">{intro}</p>}
           {children}

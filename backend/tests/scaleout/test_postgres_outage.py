@@ -247,3 +247,26 @@ def test_past_the_settle_wait_a_run_settles_error_once_the_database_is_back(
         assert "pronghorn_run_settles_waiting 0.0" in client.get("/metrics").text
         _takes_new_runs(client, tid)
     assert "run task failed" not in app.logs(), app.logs()[-3000:]
+
+
+def test_shutdown_ends_a_settle_that_waits_and_the_next_start_recovers_the_run(
+    gateways, pg_proxy, tmp_path
+):
+    proxy, _ = pg_proxy
+    app = gateways(drain_timeout_s=1)
+    gate = tmp_path / "gate"
+    with app.http() as client:
+        tid, rid = _start_gated_run(client, gate)
+        proxy.stop()
+        gate.write_text("go")
+        _wait_until("a run's write waits", lambda: _ready(client)["settles_waiting"] >= 1)
+    app.stop()  # the wait ends (InProcessServer.stop fails if the app does not stop in 60 s)
+    assert "shutdown ends a run's wait for the database" in app.logs(), _log_lines(app)
+    proxy.start()
+    app.start()  # the same database: the run left `running` is recovered (runs.recover)
+    with app.http() as client:
+        run = wait_status(client, tid, rid, {"success", "error", "interrupted", "timeout"})
+        assert run["status"] == "error", run
+        thread = client.get(f"{API}/threads/{tid}").json()
+        assert thread["status"] != "busy", thread
+        _takes_new_runs(client, tid)

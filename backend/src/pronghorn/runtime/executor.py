@@ -374,7 +374,8 @@ class Executor:
             except OutageOutlasted:
                 status, error = "error", database_unavailable(job, None)
                 log.warning("run failed: %s", error["message"])
-                await self._emit_error(job, error)
+                with contextlib.suppress(LeaseLost):  # then the settle below is fenced
+                    await self._emit_error(job, error)
                 values, interrupts = await outlast_outage(
                     lambda: self._settle_once(job, status, error, usage, None, fence),
                     what="settling a run as error",

@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
+
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
 
 from scaleout.sse_kit import chatty, event_id, frames_of, wait_status
 
@@ -80,3 +84,49 @@ def test_a_long_loss_gives_503s_and_no_stuck_run(redis_proxy, replica, tmp_path:
         assert client.get("/ready").status_code == 200
     assert [event_id(f) for f in replay] == list(range(1, 8))
     assert replay[:4] == frames[:4]
+
+
+def _stored_event_ids(db: dict[str, Any], run_id: str) -> list[int]:
+    """The ids of a run's events in the database (the `run_events` table)."""
+    url = make_url(db["url"])
+    driver = "sqlite" if url.get_backend_name() == "sqlite" else "postgresql+psycopg"
+    url = url.set(drivername=driver)
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(
+                text("SELECT seq FROM run_events WHERE run_id = :r ORDER BY seq"),
+                {"r": run_id},
+            )
+            return [int(r[0]) for r in rows]
+    finally:
+        engine.dispose()
+
+
+def test_a_run_settles_with_all_its_events_while_redis_stays_away(
+    redis_proxy, replica, shared_db, tmp_path: Path
+):
+    """Redis gone mid-run for good (the test ends before it is back): the run still settles
+    `success` in the database with every event stored, its thread is not left `busy`, and
+    the replica stops cleanly with Redis away."""
+    app = replica(redis_url=redis_proxy.url, broker={"retry_s": 1.0})
+    gate = tmp_path / "gate"
+    with app.http() as client:
+        tid = client.post(f"{API}/threads", json={}).json()["thread_id"]
+        rid = client.post(
+            f"{API}/threads/{tid}/runs",
+            json={"assistant_id": "chatty", "input": chatty(gate), "stream_mode": ["custom"]},
+        ).json()["run_id"]
+        url = f"{API}/threads/{tid}/runs/{rid}/stream"
+        status, frames = frames_of(client, url, last_event_id="-1", until=lambda b: len(b) >= 4)
+        assert status == 200 and len(frames) == 4  # at its gate
+        redis_proxy.stop()
+        gate.write_text("go")
+        assert wait_status(client, tid, rid, {"success", "error"})["status"] == "success"
+        thread = client.get(f"{API}/threads/{tid}").json()
+        assert thread["status"] == "idle" and thread["values"]["emitted"] == 6, thread
+        ready = client.get("/ready")
+        assert ready.status_code == 503 and ready.json()["checks"]["broker"] is False
+        assert ready.json()["settles_waiting"] == 0
+    assert _stored_event_ids(shared_db, rid) == list(range(1, 8))
+    assert "run task failed" not in app.logs()

@@ -8,7 +8,13 @@ import logging
 import pytest
 
 from pronghorn.persistence import outage
-from pronghorn.persistence.outage import OutageLog, outlast_outage
+from pronghorn.persistence.outage import (
+    OutageLog,
+    OutageOutlasted,
+    OutageWaits,
+    is_database_unreachable,
+    outlast_outage,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -63,6 +69,57 @@ async def test_cancelling_the_caller_ends_the_wait():
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+
+
+async def test_past_its_bound_the_wait_gives_up_with_an_unreachable_error():
+    calls = 0
+
+    async def away() -> None:
+        nonlocal calls
+        calls += 1
+        raise ConnectionRefusedError(111, "refused")
+
+    with pytest.raises(OutageOutlasted) as raised:
+        await outlast_outage(away, what="writing a checkpoint", within_s=0.01)
+    assert calls >= 2  # it did wait and try again
+    assert "writing a checkpoint: the database was unreachable" in str(raised.value)
+    # Whoever catches it still sees the database's absence (a run names it so).
+    assert is_database_unreachable(raised.value)
+
+
+async def test_the_count_holds_each_caller_while_it_waits_and_no_longer():
+    waits = OutageWaits()
+    changes: list[int] = []
+    waits.listeners.append(changes.append)
+    failing = asyncio.Event()
+    back = asyncio.Event()
+
+    async def settle() -> str:
+        if not back.is_set():
+            failing.set()
+            raise ConnectionResetError("reset")
+        return "settled"
+
+    async def quick() -> str:
+        return "at once"
+
+    assert await outlast_outage(quick, what="x", waits=waits) == "at once"
+    assert waits.count == 0 and changes == []  # never waited: never counted
+    task = asyncio.create_task(outlast_outage(settle, what="settling a run", waits=waits))
+    await failing.wait()
+    assert waits.count == 1
+    back.set()
+    assert await task == "settled"
+    assert waits.count == 0 and changes == [1, -1]
+    # Cancelled while waiting (shutdown): no longer counted either.
+    back.clear()
+    failing.clear()
+    task = asyncio.create_task(outlast_outage(settle, what="settling a run", waits=waits))
+    await failing.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert waits.count == 0
 
 
 def test_a_loop_logs_a_bug_with_its_traceback_and_an_outage_once(caplog):

@@ -4335,6 +4335,11 @@ export interface components {
              */
             status: "ok" | "unavailable";
             checks: components["schemas"]["ReadyChecks"];
+            /**
+             * Settles Waiting
+             * @description Writes of runs that wait for the database to be back: their last checkpoints or their settle (runs.settle_wait_s). Not 0 only while the database is away.
+             */
+            settles_waiting: number;
         };
         /** ReadyChecks */
         ReadyChecks: {

@@ -222,6 +222,18 @@ class RunsConfig(Section):
     drain_timeout_s: float = Field(
         default=10.0, ge=0, description="How long shutdown waits for in-flight runs."
     )
+    settle_wait_s: float = Field(
+        default=300.0,
+        gt=0,
+        le=86400,
+        description=(
+            "PostgreSQL: how long a run whose last writes (its checkpoints, events and final "
+            "status) meet an unreachable database waits for it to record its real outcome. "
+            "Past it the run is recorded `error` (DatabaseUnavailable) as soon as the "
+            "database is back, never left `running`. /ready shows the runs waiting "
+            "(settles_waiting); shutdown ends the wait (the next start recovers them)."
+        ),
+    )
     durability: Literal["sync", "async", "exit"] = Field(
         default="async",
         description=(

@@ -35,6 +35,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from sqlalchemy.pool import StaticPool
 
 from pronghorn.persistence.json_codec import json_dumps, json_loads
+from pronghorn.persistence.outage import OutageWaits
 from pronghorn.persistence.pool_checks import check_idle_connections
 from pronghorn.persistence.sqlite_worker import SqliteWorker
 
@@ -103,6 +104,8 @@ class Database:
         # ... and this one by every use of the async engine's single connection.
         self._engine_lock: asyncio.Lock | None = asyncio.Lock() if self.is_sqlite else None
         self.sqlite_path: str | None = (parsed.database or ":memory:") if self.is_sqlite else None
+        # Writes waiting for the database to be back (a run's last checkpoints, its settle)
+        self.outage_waits = OutageWaits()
 
     @property
     def is_sqlite(self) -> bool:

@@ -5,8 +5,10 @@ input: the gateway answers those with 503 and `Retry-After`, and retrying later 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sys
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from typing import TypeVar
 
@@ -93,22 +95,74 @@ class OutageLog:
             self.logger.info("%s went through: the database is back", self.what)
 
 
-async def outlast_outage(fn: Callable[[], Awaitable[T]], *, what: str) -> T:
+class OutageWaits:
+    """How many writes wait for the database right now — a run's last checkpoints and its
+    settle: ``/ready`` shows the count and a gauge follows it (``listeners`` are told each
+    change, +1 or -1)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.listeners: list[Callable[[int], None]] = []
+
+    def _change(self, delta: int) -> None:
+        self.count += delta
+        for listener in self.listeners:
+            listener(delta)
+
+    @contextlib.contextmanager
+    def one(self) -> Iterator[None]:
+        self._change(1)
+        try:
+            yield
+        finally:
+            self._change(-1)
+
+
+class OutageOutlasted(Exception):
+    """The database stayed unreachable longer than the wait allowed (`outlast_outage`)."""
+
+    def __init__(self, what: str, waited_s: float, last: BaseException) -> None:
+        super().__init__(f"{what}: the database was unreachable for {waited_s:.0f}s ({last})")
+        self.what = what
+        self.waited_s = waited_s
+        self.last = last
+
+
+async def outlast_outage(
+    fn: Callable[[], Awaitable[T]],
+    *,
+    what: str,
+    within_s: float | None = None,
+    waits: OutageWaits | None = None,
+) -> T:
     """Run ``fn`` until it succeeds or fails for another reason than an unreachable database:
     while the database is away, try again with backoff (capped at ``MAX_DELAY_S``) — for a
     write that must happen once the database is back, such as a finished run's settle.
+    ``within_s``: past this many seconds since the first failure, raise `OutageOutlasted`
+    instead of trying again (None: no limit). ``waits`` counts this call while it waits.
     Cancelling the caller (shutdown) ends the wait."""
     delay = FIRST_DELAY_S
     report = OutageLog(log, what)
-    while True:
-        try:
-            result = await fn()
-        except Exception as exc:
-            if not is_database_unreachable(exc):
-                raise
-            report.failed(exc)
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, MAX_DELAY_S)
-            continue
-        report.ok()
-        return result
+    first_failure: float | None = None
+    with contextlib.ExitStack() as waiting:
+        while True:
+            try:
+                result = await fn()
+            except Exception as exc:
+                if not is_database_unreachable(exc):
+                    raise
+                now = time.monotonic()
+                if first_failure is None:
+                    first_failure = now
+                    if waits is not None:
+                        waiting.enter_context(waits.one())
+                report.failed(exc)
+                waited = now - first_failure
+                if within_s is not None and waited >= within_s:
+                    raise OutageOutlasted(what, waited, exc) from exc
+                pause = delay if within_s is None else min(delay, within_s - waited)
+                await asyncio.sleep(pause)
+                delay = min(delay * 2, MAX_DELAY_S)
+                continue
+            report.ok()
+            return result

@@ -44,7 +44,9 @@ async def open_runtime(settings: ConfigHolder, *, base_dir: Path) -> AsyncGenera
     async with contextlib.AsyncExitStack() as stack:
         db = await stack.enter_async_context(open_database(config, data_dir))
         await upgrade(db)
-        persistence = await stack.enter_async_context(open_persistence(db, config.store))
+        persistence = await stack.enter_async_context(
+            open_persistence(db, config.store, write_wait_s=config.runs.settle_wait_s)
+        )
         graphs = GraphRegistry(persistence.checkpointer, persistence.store, base_dir=config_dir)
         await graphs.load(dict(config.graphs))
         auth = AuthServices.from_config(config.auth, config.server)

@@ -3,7 +3,7 @@
 SQLite: LangGraph's ``SqliteSaver`` and ``SqliteStore`` on the Database's SQLite worker
 (``runtime/sqlite_checkpoint.py``: their sync code on the worker thread, checkpoint writes
 grouped into shared commits). PostgreSQL: ``AsyncPostgresSaver`` and ``AsyncPostgresStore``
-on one psycopg pool.
+on one psycopg pool (its checkpoint writes wait through a short outage).
 """
 
 from __future__ import annotations
@@ -39,8 +39,10 @@ def _ttl_config(cfg: StoreConfig) -> dict[str, Any]:
 
 @contextlib.asynccontextmanager
 async def open_persistence(
-    db: Database, store_cfg: StoreConfig
+    db: Database, store_cfg: StoreConfig, *, write_wait_s: float = 300.0
 ) -> AsyncGenerator[Persistence, None]:
+    """``write_wait_s``: PostgreSQL, how long a checkpoint write waits for an unreachable
+    database (``runtime/outage_saver.py``)."""
     ttl = _ttl_config(store_cfg)
     if db.is_sqlite:
         from pronghorn.runtime.sqlite_checkpoint import WorkerSqliteSaver, WorkerSqliteStore
@@ -56,10 +58,11 @@ async def open_persistence(
             await sqlite_store.stop_sweeper()
         return
 
-    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
     from langgraph.store.postgres.aio import AsyncPostgresStore
     from psycopg.rows import dict_row
     from psycopg_pool import AsyncConnectionPool
+
+    from pronghorn.runtime.outage_saver import OutlastingPostgresSaver
 
     # A connection idle for a while is checked before it is handed out: after the database
     # was away, stale ones are replaced instead of failing a run (persistence/pool_checks.py).
@@ -82,7 +85,7 @@ async def open_persistence(
     await _setup_postgres(db)
     await pool.open(wait=True)
     try:
-        saver = AsyncPostgresSaver(pool)  # type: ignore[arg-type]
+        saver = OutlastingPostgresSaver(pool, wait_s=write_wait_s, waits=db.outage_waits)
         store = AsyncPostgresStore(pool, ttl=ttl)  # type: ignore[arg-type]
         await store.start_ttl_sweeper()
         try:

@@ -18,7 +18,11 @@ from langgraph.types import Command, Send, StateSnapshot
 from pronghorn.graphs.registry import GraphRegistry
 from pronghorn.graphs.requests import GraphRequest
 from pronghorn.persistence.db import Database
-from pronghorn.persistence.outage import is_database_unreachable, outlast_outage
+from pronghorn.persistence.outage import (
+    OutageOutlasted,
+    is_database_unreachable,
+    outlast_outage,
+)
 from pronghorn.persistence.repos import run_units
 from pronghorn.runtime.access import graph_user
 from pronghorn.runtime.broker import BrokerUnavailable, EventBroker
@@ -154,6 +158,21 @@ def _recorded_status(status: str) -> str:
     return "interrupted" if status == "rollback" else status
 
 
+def database_unavailable(job: Job, exc: BaseException | None) -> dict[str, Any]:
+    """The error of a run the database's absence ended: ``exc``, what its execution met
+    (None: the run ended, but its outcome could not be recorded in time)."""
+    wait_s = job.config.runs.settle_wait_s
+    if exc is None or isinstance(exc, OutageOutlasted):
+        what = "its checkpoints" if exc is not None else "its outcome"
+        message = (
+            f"The database was unreachable for more than {wait_s:g}s (runs.settle_wait_s): "
+            f"{what} could not be recorded."
+        )
+    else:
+        message = f"The database was unreachable while the run executed: {exc}"
+    return {"error": "DatabaseUnavailable", "message": message}
+
+
 def durability_of(job: Job) -> str:
     req = job.request
     if req.durability:
@@ -255,6 +274,9 @@ class Executor:
             if isinstance(exc, TimeoutError):
                 status = "timeout"
                 error = {"error": "TimeoutError", "message": f"Run exceeded its {timeout:g}s limit"}
+            elif is_database_unreachable(exc):
+                status, error = "error", database_unavailable(job, exc)
+                log.warning("run failed: %s", error["message"])
             else:
                 status = "error"
                 # An error may name itself for the run (budget_exceeded); else its type.
@@ -267,9 +289,22 @@ class Executor:
             self._fenced(job)
             return
         if error is not None:
-            await self.emit(job, "error", error)
+            await self._emit_error(job, error)
         final = streamed.final_values if status == "success" else None
         await self._settle(job, status, error, usage.as_dict(), started_at, final)
+
+    async def _emit_error(self, job: Job, error: dict[str, Any]) -> None:
+        """The run's error event. When its lease cannot be proven because the database is
+        away, it is published anyway: the event store keeps only the events of the run's
+        current claim (its fence), and the settle is fenced the same way."""
+        try:
+            await self.emit(job, "error", error)
+        except LeaseLost:
+            raise
+        except Exception as exc:
+            if not is_database_unreachable(exc):
+                raise
+            await self.broker.publish(job.run_id, "error", dumps(error))
 
     async def _stream(
         self, job: Job, usage: UsageCounter, limit_s: float, streamed: StreamedState
@@ -328,19 +363,37 @@ class Executor:
         fence = None
         if job.fence is not None and self.leases is not None:
             fence = (self.leases.owner, job.fence)
-        final_status = _recorded_status(status)
         # A run that ends while the database is away waits for it to be back (cancelled at
         # shutdown, recovered by the next start or, in a cluster, by the lease sweeper),
-        # instead of failing its settle and staying `running` with its thread busy.
+        # instead of failing its settle and staying `running` with its thread busy. Up to
+        # runs.settle_wait_s it waits to record its real outcome; past it the outcome is
+        # `error`, written as soon as the database is back. An error is an error already:
+        # it only waits for its write.
+        waits = self.db.outage_waits
+        within = None if error is not None else job.config.runs.settle_wait_s
         try:
-            values, interrupts = await outlast_outage(
-                lambda: self._settle_once(job, status, error, usage, final_values, fence),
-                what="settling a run",
-            )
+            try:
+                values, interrupts = await outlast_outage(
+                    lambda: self._settle_once(job, status, error, usage, final_values, fence),
+                    what="settling a run",
+                    within_s=within,
+                    waits=waits,
+                )
+            except OutageOutlasted:
+                status, error = "error", database_unavailable(job, None)
+                log.warning("run failed: %s", error["message"])
+                with contextlib.suppress(LeaseLost):  # then the settle below is fenced
+                    await self._emit_error(job, error)
+                values, interrupts = await outlast_outage(
+                    lambda: self._settle_once(job, status, error, usage, None, fence),
+                    what="settling a run as error",
+                    waits=waits,
+                )
         except run_units.Fenced:
             job.lease_lost = True
             self._fenced(job)
             return
+        final_status = _recorded_status(status)
         job.status = final_status
         job.error = error
         if error is not None:

@@ -659,6 +659,16 @@ class RunManager:
             job.interrupt("shutdown")
         if left:
             await asyncio.wait([asyncio.ensure_future(j.done.wait()) for j in left], timeout=10)
+        # Still not done: their settle waits for an unreachable database (runs.settle_wait_s).
+        # Shutdown ends the wait; the run stays `running` in the database, and the next start
+        # (or, in a cluster, the lease sweeper) recovers it with runs.recover.
+        stuck = [j for j in self._jobs.snapshot() if j.task is not None and not j.task.done()]
+        for job in stuck:
+            log.warning("shutdown ends a run's wait for the database", extra={"run_id": job.run_id})
+            assert job.task is not None
+            job.task.cancel()
+        if stuck:
+            await asyncio.wait([asyncio.ensure_future(j.done.wait()) for j in stuck], timeout=10)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.ex.drain(), timeout=10)
         if self.cluster is not None:

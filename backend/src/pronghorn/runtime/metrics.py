@@ -73,6 +73,12 @@ class Metrics:
             registry=r,
             multiprocess_mode="livesum",
         )
+        self.run_settles_waiting = Gauge(
+            "pronghorn_run_settles_waiting",
+            "Writes of runs (last checkpoints, settles) waiting for the database to be back.",
+            registry=r,
+            multiprocess_mode="livesum",
+        )
         self.run_duration = Histogram(
             "pronghorn_run_duration_seconds",
             "Execution time of a run (from its start to its final state).",

@@ -58,3 +58,4 @@ def instrument(executor: Executor, runtime: Runtime) -> None:
 
     executor.callback_factories.append(callbacks)
     executor.run_scopes.append(tracing.run_span)
+    runtime.db.outage_waits.listeners.append(metrics.run_settles_waiting.inc)

@@ -19,6 +19,12 @@ class ReadyChecks(BaseModel):
 class Ready(BaseModel):
     status: Literal["ok", "unavailable"]
     checks: ReadyChecks
+    settles_waiting: int = Field(
+        description=(
+            "Writes of runs that wait for the database to be back: their last checkpoints "
+            "or their settle (runs.settle_wait_s). Not 0 only while the database is away."
+        )
+    )
 
 
 class Ok(BaseModel):

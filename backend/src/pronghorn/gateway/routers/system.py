@@ -37,7 +37,11 @@ async def ready(runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
     checks["broker"] = await runtime.broker.ping()
     ok = all(checks.values())
     return JSONResponse(
-        {"status": "ok" if ok else "unavailable", "checks": checks},
+        {
+            "status": "ok" if ok else "unavailable",
+            "checks": checks,
+            "settles_waiting": runtime.db.outage_waits.count,
+        },
         status_code=200 if ok else 503,
     )
 

@@ -9,7 +9,7 @@ import contextlib
 import logging
 import sys
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Generator, Iterator
 from typing import TypeVar
 
 from sqlalchemy.exc import DBAPIError
@@ -110,7 +110,7 @@ class OutageWaits:
             listener(delta)
 
     @contextlib.contextmanager
-    def one(self) -> Iterator[None]:
+    def one(self) -> Generator[None]:
         self._change(1)
         try:
             yield

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 from zoneinfo import ZoneInfo
 
 from pronghorn.persistence.repos import runs as runs_repo
@@ -121,16 +121,21 @@ def _spec(fields: TaskFields, payload: dict[str, Any] | None = None) -> crons.Cr
     )
 
 
+def _mapping(value: object) -> dict[str, object]:
+    """A JSON object as a typed dict ({} for anything else)."""
+    return cast("dict[str, object]", value) if isinstance(value, dict) else {}
+
+
 def _prompt(payload: dict[str, Any]) -> str:
     """The text of the last message of a cron's input (what an SDK-made cron asks)."""
-    messages = (payload.get("input") or {}).get("messages") if payload else None
+    messages = _mapping(_mapping(payload).get("input")).get("messages")
     if not isinstance(messages, list) or not messages:
         return ""
-    content = messages[-1].get("content") if isinstance(messages[-1], dict) else None
+    content = _mapping(cast("list[object]", messages)[-1]).get("content")
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        parts = [p.get("text", "") for p in content if isinstance(p, dict)]
+        parts = [_mapping(p).get("text", "") for p in cast("list[object]", content)]
         return "".join(p for p in parts if isinstance(p, str))
     return ""
 
@@ -138,15 +143,15 @@ def _prompt(payload: dict[str, Any]) -> str:
 def _error_text(error: object) -> str | None:
     if error is None:
         return None
-    if isinstance(error, dict):
-        return str(error.get("message") or error.get("error") or error)
+    found = _mapping(error)
+    if found:
+        return str(found.get("message") or found.get("error") or found)
     return str(error)
 
 
 def _task(cron: dict[str, Any], runs: list[dict[str, Any]], run_count: int) -> dict[str, Any]:
     """A cron (its API dict) and its newest run, as DeerFlow's `ScheduledTask`."""
-    meta = cron["metadata"].get(META_KEY) if isinstance(cron["metadata"], dict) else None
-    meta = meta if isinstance(meta, dict) else {}
+    meta = _mapping(_mapping(cron["metadata"]).get(META_KEY))
     last = runs[0] if runs else None
     if last is not None and last["status"] in runs_repo.INFLIGHT:
         status = "running"
@@ -290,7 +295,7 @@ async def trigger(runtime: Runtime, access: Access, task_id: str) -> dict[str, A
         latest, _ = await runs_repo.list_for_cron(conn, task_id, owner_id=row["owner_id"], limit=1)
     if latest and latest[0]["status"] in runs_repo.INFLIGHT:
         raise Conflict("The task is running; trigger it again when its run has finished")
-    await fire_cron(runtime, row, trigger="manual")
+    await fire_cron(runtime, dict(row), trigger="manual")
     return {"id": task_id, "triggered": True}
 
 
@@ -301,7 +306,7 @@ async def delete_task(runtime: Runtime, access: Access, task_id: str) -> dict[st
 
 def _run_entry(task_id: str, run: dict[str, Any]) -> dict[str, Any]:
     """A run of a cron as DeerFlow's `ScheduledTaskRun`."""
-    meta = run["metadata"] if isinstance(run["metadata"], dict) else {}
+    meta = _mapping(run["metadata"])
     status = RUN_STATUS.get(run["status"], "failed")
     return {
         "id": run["run_id"],

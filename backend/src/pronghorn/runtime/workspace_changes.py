@@ -13,9 +13,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pronghorn.persistence.repos import workspace_changes as repo
 from pronghorn.sandbox import workspace_scan
@@ -50,7 +50,7 @@ class WorkspaceRecorder:
         self.runtime = runtime
 
     @contextlib.asynccontextmanager
-    async def watch(self, job: Job) -> AsyncIterator[None]:
+    async def watch(self, job: Job) -> AsyncGenerator[None]:
         roots: dict[str, Path] | None = None
         before: workspace_scan.Snapshot | None = None
         try:
@@ -97,7 +97,7 @@ async def run_changes(
             "files": [],
             "limits": {},
         }
-    files = stored.get("files", []) if include_files else []
+    files = cast("list[dict[str, Any]]", stored.get("files", [])) if include_files else []
     return {
         "available": True,
         "version": stored.get("version", 1),

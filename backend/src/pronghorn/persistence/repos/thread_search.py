@@ -177,5 +177,5 @@ async def search(
     if not ids:
         return []
     found = await conn.execute(select(threads).where(threads.c.thread_id.in_(ids)))
-    by_id = {r.thread_id: to_api(r._mapping) for r in found}
+    by_id = {r["thread_id"]: to_api(r) for r in found.mappings()}
     return [by_id[i] for i in ids if i in by_id]

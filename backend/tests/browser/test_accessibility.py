@@ -92,7 +92,7 @@ def test_settings_pages(scheme_context: Any, ui_server: LiveServer) -> None:
         scan(page, f"settings-{name}-{scheme}")
         if name == "mcp":
             page.get_by_role("button", name="Add server").click()
-            page.get_by_label("Name").wait_for()
+            page.get_by_label("Name", exact=True).wait_for()
             scan(page, f"settings-mcp-form-{scheme}")
 
 

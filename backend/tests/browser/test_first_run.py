@@ -43,7 +43,7 @@ def test_settings_save_without_a_config_file(
     page.goto(srv.url + "/settings/mcp")
     page.get_by_role("button", name="Add server").click()
     assert page.get_by_text("start it with --config").count() == 0
-    page.get_by_label("Name").fill("web")
+    page.get_by_label("Name", exact=True).fill("web")
     page.get_by_label("Transport").select_option("http")
     page.get_by_label("URL").fill("http://127.0.0.1:9/mcp")
     page.get_by_role("button", name="Save").click()

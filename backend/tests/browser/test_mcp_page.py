@@ -101,7 +101,7 @@ def test_mcp_page_lists_adds_edits_tests_and_removes(
 
     # add: a broken server fails its test; the right URL passes and is saved
     page.get_by_role("button", name="Add server").click()
-    page.get_by_label("Name").fill("web")
+    page.get_by_label("Name", exact=True).fill("web")
     page.get_by_label("Transport").select_option("http")
     page.get_by_label("URL").fill("http://127.0.0.1:9/mcp")
     page.get_by_role("button", name="Test connection").click()

@@ -77,7 +77,8 @@ async def test_stateless_run_honours_its_thread_id(make_app: StartApp) -> None:
 
         streamed = await http.post("/api/runs/stream", json={**body, "input": human("again")})
         assert streamed.status_code == 200
-        assert streamed.headers["content-location"].startswith(f"/api/langgraph/threads/{tid}/")
+        # relative to the API root, as the reference server sends it
+        assert streamed.headers["content-location"].startswith(f"/threads/{tid}/runs/")
         state = (await http.get(f"/api/langgraph/threads/{tid}/state")).json()
         assert len(state["values"]["messages"]) == 4  # the same thread, two turns
 

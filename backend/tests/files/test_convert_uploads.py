@@ -79,7 +79,7 @@ def test_documents_get_markdown_copies_and_a_bad_one_fails_alone(
         assert listing["brief.docx"]["markdown"]["name"] == "brief.docx.md"
         assert listing["broken.docx"]["markdown"] is None
 
-        assert http.delete(f"/api/threads/{tid}/uploads/brief.docx").status_code == 204
+        assert http.delete(f"/api/threads/{tid}/uploads/brief.docx").status_code == 200
         assert not (folder / "brief.docx.md").exists()
 
 

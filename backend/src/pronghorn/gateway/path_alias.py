@@ -3,7 +3,7 @@
 Pronghorn serves the LangGraph API under `/api/langgraph`. DeerFlow's gateway serves it at
 `/api/threads/*` and `/api/runs/*` (its nginx maps `/api/langgraph/*` there), and some of
 its calls use those paths directly. A request to one of them that no route of ours
-answers (the thread files, message pages, feedback... are ours at those very paths) is
+answers (by path and method) (the thread files, message pages, feedback... are ours at those very paths) is
 served by the LangGraph route: `/api/threads/{id}/state` is `/api/langgraph/threads/{id}/state`.
 
 It runs innermost (after authentication, rate limits and the guards, which all see the
@@ -26,7 +26,8 @@ def _aliased(path: str) -> bool:
 
 class PathAliasMiddleware:
     """Serves `/api/threads/...` and `/api/runs/...` by the LangGraph routes when no
-    route of ours has that path."""
+    route of ours answers that method at that path (`GET /api/threads/search` is our
+    full-text search, `POST /api/threads/search` LangGraph's thread search)."""
 
     def __init__(self, app: ASGIApp, routes: list[BaseRoute]) -> None:
         self.app = app
@@ -37,7 +38,7 @@ class PathAliasMiddleware:
             if isinstance(route, Mount):  # the web UI at "/" would claim every path
                 continue
             match, _ = route.matches(scope)
-            if match is not Match.NONE:
+            if match is Match.FULL:  # path and method: ours with another method is theirs
                 return True
         return False
 

@@ -3,8 +3,9 @@
 Pronghorn serves the LangGraph API under `/api/langgraph`. DeerFlow's gateway serves it at
 `/api/threads/*` and `/api/runs/*` (its nginx maps `/api/langgraph/*` there), and some of
 its calls use those paths directly. A request to one of them that no route of ours
-answers (by path and method) (the thread files, message pages, feedback... are ours at those very paths) is
-served by the LangGraph route: `/api/threads/{id}/state` is `/api/langgraph/threads/{id}/state`.
+answers by path and method (the thread files, message pages, feedback... are ours at those
+very paths) is served by the LangGraph route: `/api/threads/{id}/state` is
+`/api/langgraph/threads/{id}/state`.
 
 It runs innermost (after authentication, rate limits and the guards, which all see the
 path as sent) and only rewrites the path the router sees.

@@ -5,7 +5,8 @@
         async for part in ph.stream(thread["thread_id"], "Hello!"):
             print(part.event, part.data)                        # the SDK's StreamPart
 
-or ``Pronghorn(runtime)`` around a Runtime the caller already runs (the IM channels do).
+or ``Pronghorn(runtime)`` around a Runtime the caller already runs (the IM channels do not
+use this client: their dispatcher starts runs through the run manager itself).
 Runs go through the run manager and their events come from the event broker, exactly what
 ``POST /threads/{id}/runs/stream`` serves, so a stream yields the same parts as
 ``langgraph_sdk``'s ``client.runs.stream`` for the same run. Everything acts as one

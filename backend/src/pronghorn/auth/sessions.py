@@ -75,8 +75,3 @@ async def resolve(
 async def end(db: Database, cookie_value: str) -> bool:
     async with db.tx() as conn:
         return await repo.delete_session(conn, digest(cookie_value))
-
-
-async def revoke_all(db: Database, user_id: str) -> int:
-    async with db.tx() as conn:
-        return await repo.delete_for_user(conn, user_id)

@@ -39,17 +39,6 @@ def card(content: str) -> str:
     return json.dumps(body, ensure_ascii=False)
 
 
-def card_text(content: str) -> str:
-    """The Markdown of a card built by `card` (the fake platform reads replies with it)."""
-    body = _map(json.loads(content))
-    elements = body.get("elements")
-    parts = [
-        str(_map(e).get("content") or "")
-        for e in cast(list[object], elements if isinstance(elements, list) else [])
-    ]
-    return "\n".join(parts)
-
-
 def _map(value: object) -> Mapping[str, Any]:
     return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
 

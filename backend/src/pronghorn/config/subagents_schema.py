@@ -7,7 +7,6 @@ import re
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 TYPE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
-BUILTIN_TYPES = ("general-purpose", "bash")
 
 
 class SubagentTypeConfig(BaseModel):

@@ -55,14 +55,6 @@ def not_found(what: str, ident: str) -> ApiError:
     return ApiError(404, f"{what} with ID {ident} not found")
 
 
-def conflict(detail: str) -> ApiError:
-    return ApiError(409, detail)
-
-
-def bad_request(detail: str) -> ApiError:
-    return ApiError(400, detail)
-
-
 DOMAIN_STATUS: Mapping[type[DomainError], int] = {
     InvalidRun: 400,
     InvalidRequest: 400,

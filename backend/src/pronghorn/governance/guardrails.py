@@ -18,7 +18,7 @@ import re
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from pronghorn.config.governance_schema import GuardrailRulesConfig, GuardrailsConfig
@@ -30,10 +30,6 @@ FETCH_TOOLS = frozenset({"web_fetch"})
 
 class GuardrailLoadError(ValueError):
     """A guardrails.providers entry that cannot be imported or built."""
-
-
-class Guardrail(Protocol):
-    """Marker protocol: see the module docstring for the optional hook methods."""
 
 
 @dataclass(frozen=True, slots=True)

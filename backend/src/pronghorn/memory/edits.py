@@ -32,13 +32,6 @@ def clean_content(content: str, max_chars: int) -> str:
     return text
 
 
-def check_category(value: str) -> Category:
-    for c in CATEGORIES:
-        if c == value:
-            return c
-    raise InvalidMemory(f"Unknown category {value!r}; use one of {', '.join(CATEGORIES)}")
-
-
 def add_fact(doc: MemoryDocument, fact: Fact, max_facts: int) -> MemoryDocument:
     if any(normalized(f.content) == normalized(fact.content) for f in doc.facts):
         raise InvalidMemory("The same fact is already remembered")

@@ -15,8 +15,3 @@ class FactNotFound(MemoryDomainError):
 
 class InvalidMemory(MemoryDomainError):
     """A fact or an imported document that cannot be stored (the message says why)."""
-
-
-class MemoryDisabled(MemoryDomainError):
-    def __init__(self) -> None:
-        super().__init__("Memory is disabled (memory.enabled: false)")

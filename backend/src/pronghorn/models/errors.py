@@ -61,8 +61,6 @@ def _status_class(kind: str) -> type[openai.APIStatusError]:
     }[kind]
 
 
-ERROR_KINDS = (*_STATUS_ERRORS, "timeout", "connection")
-
 _FAKE_URL = "http://scripted.invalid/v1/chat/completions"
 
 

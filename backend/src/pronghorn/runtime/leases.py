@@ -85,9 +85,6 @@ class Leases:
     def drop(self, run_id: str) -> None:
         self._held.pop(run_id, None)
 
-    def holds(self, run_id: str) -> bool:
-        return run_id in self._held
-
     async def check(self, job: Job) -> None:
         """Before a write of `job`: raise `LeaseLost` unless its lease provably holds."""
         held = self._held.get(job.run_id)

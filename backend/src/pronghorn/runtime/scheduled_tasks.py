@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 META_KEY = "scheduled_task"
 DEFAULT_ASSISTANT = "lead_agent"
 MAX_TASKS = 1000
-ContextMode = Literal["fresh_thread_per_run", "reuse_thread"]
 ScheduleType = Literal["once", "cron"]
 
 RUN_STATUS = {

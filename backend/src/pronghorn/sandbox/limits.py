@@ -202,7 +202,3 @@ def limit_notes(
                 )
             )
     return notes
-
-
-def format_notes(notes: list[tuple[str, str]]) -> str:
-    return "".join(f"\n[sandbox limit] {text}" for _, text in notes)

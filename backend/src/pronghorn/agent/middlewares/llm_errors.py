@@ -267,11 +267,6 @@ class LLMErrorMiddleware(AgentMiddleware):
             return min(max(hinted, 0.0), self.max_delay_s)
         return random.uniform(0, min(self.max_delay_s, self.base_delay_s * 2**attempt))
 
-    def _give_up(self, exc: BaseException) -> ModelResponse:
-        reason = classify(exc)
-        log.warning("model %s failed (%s): %s", self.model_name, reason, exc)
-        return ModelResponse(result=[fallback_message(reason, exc)])
-
     def _falls_back(self, link: ChainLink, reason: str) -> bool:
         return reason in RETRYABLE_REASONS or reason in link.fallback_on
 

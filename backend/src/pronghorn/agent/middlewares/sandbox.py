@@ -64,6 +64,3 @@ class SandboxMiddleware(AgentMiddleware[ThreadState]):
         except Exception:  # releasing must never fail the run
             log.warning("sandbox release failed for thread %s", ids.thread_id, exc_info=True)
         return None
-
-    def was_used(self, user_id: str, thread_id: str) -> bool:
-        return (user_id, thread_id) in self._used

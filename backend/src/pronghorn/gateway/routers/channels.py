@@ -41,8 +41,6 @@ from pronghorn.runtime.runtime import Runtime
 
 router = APIRouter(prefix="/api/channels", tags=["channels"])
 
-SLACK_EVENTS_PATH = "/api/channels/slack/events"
-
 
 def get_channels(request: Request) -> ChannelManager:
     return request.app.state.channels

@@ -9,7 +9,6 @@ from datetime import UTC, datetime
 from typing import Any, cast
 
 from sqlalchemy import ColumnElement, Table, and_, true
-from sqlalchemy.engine import RowMapping
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +101,3 @@ def contains(container: Any, subset: Any) -> bool:
         in_list = cast("list[Any]", container)
         return all(any(contains(c, s) for c in in_list) for s in sub_list)
     return container == subset
-
-
-def row_dict(row: RowMapping | None) -> dict[str, Any] | None:
-    return dict(row) if row is not None else None

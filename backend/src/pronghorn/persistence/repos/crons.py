@@ -158,9 +158,3 @@ async def claim(
         .values(next_run_date=next_at, updated_at=now())
     )
     return result.rowcount == 1
-
-
-async def next_due(conn: AsyncConnection) -> datetime | None:
-    return (
-        await conn.execute(select(func.min(crons.c.next_run_date)).where(crons.c.enabled.is_(True)))
-    ).scalar()

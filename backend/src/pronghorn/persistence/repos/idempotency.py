@@ -99,8 +99,3 @@ def release(conn: Connection, *, owner_id: str, key: str) -> None:
 def purge(conn: Connection, at: datetime) -> int:
     """Forget every expired key."""
     return conn.execute(delete(keys).where(keys.c.expires_at <= at)).rowcount
-
-
-def delete_owner(conn: Connection, owner_id: str) -> None:
-    """Forget a user's keys (the user is deleted)."""
-    conn.execute(delete(keys).where(keys.c.owner_id == owner_id))

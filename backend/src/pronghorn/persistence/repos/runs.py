@@ -13,7 +13,6 @@ from pronghorn.persistence.repos.common import iso, now
 from pronghorn.persistence.tables import runs
 
 INFLIGHT = ("pending", "running")
-FINAL = ("success", "error", "interrupted", "timeout")
 
 
 def to_api(row: Any) -> dict[str, Any]:

@@ -7,9 +7,11 @@ from __future__ import annotations
 import http.server
 import importlib.machinery
 import importlib.util
+import os
 import sys
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -55,6 +57,13 @@ def test_arguments(check: ModuleType) -> None:
     assert check.clone_command("https://x/y", "main", Path("/w/d")) == [
         "git", "clone", "--depth", "1", "--branch", "main", "https://x/y", "/w/d",
     ]  # fmt: skip
+
+
+def test_dev_mode_serves_deerflow_without_a_build(check: ModuleType) -> None:
+    assert check.parse_args([]).dev is False
+    assert check.parse_args(["--dev"]).dev is True
+    assert check.deerflow_command(True, 3000)[-3:] == ["dev", "-p", "3000"]  # next dev
+    assert check.deerflow_command(False, 3000)[-3:] == ["start", "-p", "3000"]  # next start
 
 
 def test_finds_the_frontend_of_a_checkout(check: ModuleType, tmp_path: Path) -> None:
@@ -149,3 +158,30 @@ def test_the_collector_on_a_real_page(check: ModuleType, site: str) -> None:
         f.kind == "page-error" and "boom from the page" in f.what for f in collector.failures
     )
     assert not any("/api/ok" in f.what for f in collector.failures)
+
+
+def _alive(pid: int) -> bool:
+    """Running, not a zombie waiting for a parent to reap it."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "\nState:\tZ" not in status
+
+
+def _wait_until(condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + 60
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
+def test_a_server_stops_with_its_children(check: ModuleType, tmp_path: Path) -> None:
+    # pnpm -> next -> next-server: stopping pnpm alone left Next holding the port
+    pid_file = tmp_path / "child.pid"
+    script = f"sleep 600 & echo $! > {pid_file}.tmp; mv {pid_file}.tmp {pid_file}; wait"
+    with check.started(["sh", "-c", script], tmp_path, dict(os.environ), tmp_path / "log"):
+        _wait_until(pid_file.exists, "the child never started")
+        child = int(pid_file.read_text())
+        assert _alive(child)
+    _wait_until(lambda: not _alive(child), "the grandchild outlived the server")

@@ -298,7 +298,9 @@ async def test_cancel_stops_sub_agents_at_once(srv: InProcessServer):
     t0 = time.monotonic()
     await client.runs.cancel(tid, run["run_id"], wait=True)
     elapsed = time.monotonic() - t0
-    assert elapsed < 1.0  # the sub-agent's 60 s model call was cancelled with its run
+    # the sub-agent's 60 s model call was cancelled with its run, not waited for (the bound
+    # is loose: a loaded machine must not fail it; any wait for the call would take 60 s)
+    assert elapsed < 30.0
     assert (await client.runs.get(tid, run["run_id"]))["status"] == "interrupted"
     events = [
         p.data

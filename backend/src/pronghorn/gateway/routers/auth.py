@@ -194,11 +194,7 @@ async def change_password(
 ) -> Response:
     """Change your password; every session of yours ends (log in again)."""
     ip = client_ip(request)
-    limits = runtime.auth.limits
-    account = username_key(user.username)
-    await limits.check(ip, account)
-    if not await verify_password_of(user, body.current_password):
-        await limits.failed(ip, account)
+    if not await current_password_ok(runtime, ip, user, body.current_password):
         raise ApiError(403, "current_password is wrong")
     await users.update(runtime.db, user.id, password=body.new_password)
     await audit.record(
@@ -207,3 +203,15 @@ async def change_password(
     response = Response(status_code=204)
     clear_session_cookie(response, request)
     return response
+
+
+async def current_password_ok(runtime: Runtime, ip: str | None, user: User, password: str) -> bool:
+    """Whether `password` is the user's, under the same failure limits as a login (a wrong
+    one counts against the address and the account)."""
+    limits = runtime.auth.limits
+    account = username_key(user.username)
+    await limits.check(ip, account)
+    if await verify_password_of(user, password):
+        return True
+    await limits.failed(ip, account)
+    return False

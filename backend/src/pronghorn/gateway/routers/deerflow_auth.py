@@ -18,7 +18,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from pronghorn.auth import audit, sessions, users
 from pronghorn.auth.origin import same_origin
 from pronghorn.auth.principal import Principal
-from pronghorn.auth.verify import verify_password_of
 from pronghorn.gateway.deps import get_principal, get_runtime
 from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.models.deerflow_auth import (
@@ -30,10 +29,10 @@ from pronghorn.gateway.models.deerflow_auth import (
 )
 from pronghorn.gateway.models.errors import answers, errors
 from pronghorn.gateway.responses import JSONResponse
-from pronghorn.gateway.routers.auth import password_login
+from pronghorn.gateway.routers.auth import current_password_ok, password_login
 from pronghorn.gateway.routers.auth_deps import current_user
 from pronghorn.gateway.session_cookie import client_ip, is_https
-from pronghorn.persistence.repos.users import User, username_key
+from pronghorn.persistence.repos.users import User
 from pronghorn.runtime.runtime import Runtime
 
 router = APIRouter(prefix="/api/v1/auth", tags=["deerflow"])
@@ -228,11 +227,7 @@ async def change_password(
     """Every session of the user ends (as with `/api/auth/password`); this browser gets a
     new one, since DeerFlow's account screen stays signed in."""
     ip = client_ip(request)
-    limits = runtime.auth.limits
-    account = username_key(user.username)
-    await limits.check(ip, account)
-    if not await verify_password_of(user, body.current_password):
-        await limits.failed(ip, account)
+    if not await current_password_ok(runtime, ip, user, body.current_password):
         raise ApiError(400, "Current password is wrong")
     await users.update(runtime.db, user.id, password=body.new_password, email=body.new_email)
     await audit.record(

@@ -169,9 +169,16 @@ class RedisBroker:
             log.warning("Redis does not answer yet; streams wait for it")
 
     async def ping(self) -> bool:
-        try:
+        """Whether Redis answers; a lost or slow connection is tried again for up to
+        min(retry_s, 2) s, as every other call is (a connect that timed out once on a busy
+        host is not an outage)."""
+
+        async def once() -> bool:
             return bool(await self.client.ping())  # type: ignore[misc]
-        except (*TRANSIENT, redis_errors.RedisError) as exc:
+
+        try:
+            return await self._call(once, patience_s=min(self.retry_s, 2.0))
+        except (BrokerUnavailable, redis_errors.RedisError) as exc:
             log.warning("the event broker (Redis) did not answer a ping: %r", exc)
             return False
 

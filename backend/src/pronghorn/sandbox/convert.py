@@ -198,29 +198,38 @@ class DocumentConverter:
         err = bytearray()
 
         async def pump(reader: asyncio.StreamReader | None, sink: bytearray, limit: int) -> None:
+            # Always read to the end of the pipe: a pipe left half read keeps its transport
+            # open (asyncio pauses a full reader and never sees the EOF) after the child is
+            # gone. Past the limit the bytes are dropped; past the output cap the worker is
+            # killed, since the rest would be cut anyway.
             assert reader is not None
             while chunk := await reader.read(64 * 1024):
                 if len(sink) <= limit:
                     sink += chunk[: limit + 1 - len(sink)]
-                if len(sink) > limit and sink is out:
-                    kill_group(proc.pid)  # enough: the rest would be cut anyway
-                    return
+                if len(sink) > limit and sink is out and proc.returncode is None:
+                    kill_group(proc.pid)
 
+        pumps = asyncio.gather(pump(proc.stdout, out, cap), pump(proc.stderr, err, MAX_STDERR))
+        timed_out = False
         try:
             async with asyncio.timeout(config.timeout_s):
-                await asyncio.gather(
-                    pump(proc.stdout, out, cap), pump(proc.stderr, err, MAX_STDERR)
-                )
+                await asyncio.shield(pumps)
                 await proc.wait()
         except TimeoutError:
-            kill_group(proc.pid)
-            await proc.wait()
-            return f"the conversion took longer than {config.timeout_s:g} s and was stopped"
+            timed_out = True
         finally:
-            with contextlib.suppress(ProcessLookupError):
-                if proc.returncode is None:
-                    kill_group(proc.pid)
-                    await proc.wait()
+            if proc.returncode is None:
+                kill_group(proc.pid)
+            # The worker's whole group is dead now, so both pipes reach their end at once.
+            try:
+                await asyncio.wait_for(asyncio.shield(pumps), 5)
+            except (TimeoutError, asyncio.CancelledError):
+                pumps.cancel()
+            with contextlib.suppress(BaseException):
+                await pumps
+            await proc.wait()
+        if timed_out:
+            return f"the conversion took longer than {config.timeout_s:g} s and was stopped"
         if len(out) > cap:
             return _cut(bytes(out), cap), True
         if proc.returncode != 0:

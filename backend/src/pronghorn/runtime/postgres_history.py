@@ -12,6 +12,7 @@ run's checkpoints without reading the whole table.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -19,7 +20,7 @@ from typing import Any, LiteralString
 
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from psycopg import AsyncConnection, AsyncCursor
-from psycopg.errors import DeadlockDetected, SerializationFailure
+from psycopg.errors import DeadlockDetected, DuplicateTable, SerializationFailure, UniqueViolation
 from psycopg.rows import TupleRow, tuple_row
 from psycopg_pool import AsyncConnectionPool
 
@@ -57,7 +58,9 @@ class HistoryPostgresSaver(AsyncPostgresSaver):
     async def setup(self) -> None:
         await super().setup()
         async with self._connection() as conn:
-            await conn.execute(RUN_ID_INDEX)
+            # Two replicas starting at once may both create it: the later one's error is moot.
+            with contextlib.suppress(DuplicateTable, UniqueViolation):
+                await conn.execute(RUN_ID_INDEX)
 
     async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
         """Delete the checkpoints of these runs, with their writes, from every thread (one

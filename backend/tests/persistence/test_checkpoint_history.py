@@ -251,3 +251,50 @@ async def test_keep_latest_refuses_a_delta_channel_thread_and_bad_arguments(
         await saver.aprune(tid)
     await saver.aprune([tid], strategy="delete")
     assert await list_oldest_first(saver, tid) == []
+
+
+async def test_a_copy_whose_thread_row_fails_takes_its_checkpoints_back(
+    db: Database, persistence: Persistence, tmp_path: Path
+) -> None:
+    """The copy's checkpoints are written first; when the new thread's row then fails (here
+    the database refuses it, by a trigger), they are deleted again: no stray history."""
+    from sqlalchemy import text
+
+    from pronghorn.auth.principal import Principal
+    from pronghorn.runtime import threads as threads_service
+    from pronghorn.runtime.access import Access
+
+    runtime = Runtime(
+        settings=None,  # type: ignore[arg-type]
+        data_dir=tmp_path,
+        db=db,
+        checkpointer=persistence.checkpointer,
+        store=persistence.store,
+        graphs=None,  # type: ignore[arg-type]
+        authenticator=NoAuth(),
+        authorizer=AllowAll(),
+    )
+    access = Access(Principal(identity="alice", display_name="Alice"))
+    src = str(uuid.uuid4())
+    async with db.tx() as conn:
+        await threads.insert_thread(conn, src, owner_id="alice")
+    await _turn(_graph(persistence), src, "one", "r1")
+    if db.is_sqlite:
+        refuse = [
+            "CREATE TRIGGER refuse_threads BEFORE INSERT ON threads "
+            "BEGIN SELECT RAISE(ABORT, 'refused'); END"
+        ]
+    else:
+        refuse = [
+            "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS "
+            "$$ BEGIN RAISE EXCEPTION 'refused'; END $$",
+            "CREATE TRIGGER refuse_threads BEFORE INSERT ON threads "
+            "FOR EACH ROW EXECUTE FUNCTION refuse()",
+        ]
+    async with db.tx() as conn:
+        for statement in refuse:
+            await conn.execute(text(statement))
+    with pytest.raises(Exception, match="refused"):
+        await threads_service.copy(runtime, access, src)
+    everything = [t async for t in persistence.checkpointer.alist(None)]
+    assert everything and {t.config["configurable"]["thread_id"] for t in everything} == {src}

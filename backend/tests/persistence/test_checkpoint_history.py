@@ -115,8 +115,8 @@ async def test_keep_latest(db: Database, persistence: Persistence) -> None:
     assert history[0].parent_config is None
 
 
-async def test_purge_and_sweep(db: Database, persistence: Persistence, tmp_path: Path) -> None:
-    runtime = Runtime(
+def _runtime(db: Database, persistence: Persistence, tmp_path: Path) -> Runtime:
+    return Runtime(
         settings=None,  # type: ignore[arg-type]
         data_dir=tmp_path,
         db=db,
@@ -126,6 +126,10 @@ async def test_purge_and_sweep(db: Database, persistence: Persistence, tmp_path:
         authenticator=NoAuth(),
         authorizer=AllowAll(),
     )
+
+
+async def test_purge_and_sweep(db: Database, persistence: Persistence, tmp_path: Path) -> None:
+    runtime = _runtime(db, persistence, tmp_path)
     graph = _graph(persistence)
     gone, pruned, alive = (str(uuid.uuid4()) for _ in range(3))
     for tid, strategy in ((gone, "delete"), (pruned, "keep_latest"), (alive, "delete")):
@@ -253,6 +257,28 @@ async def test_keep_latest_refuses_a_delta_channel_thread_and_bad_arguments(
     assert await list_oldest_first(saver, tid) == []
 
 
+async def test_the_prune_service_answers_a_delta_channel_thread_unprocessable(
+    db: Database, persistence: Persistence, tmp_path: Path
+) -> None:
+    from pronghorn.auth.principal import Principal
+    from pronghorn.runtime import threads as threads_service
+    from pronghorn.runtime.access import Access
+    from pronghorn.runtime.errors import Unprocessable
+
+    runtime = _runtime(db, persistence, tmp_path)
+    tid = str(uuid.uuid4())
+    async with db.tx() as conn:
+        await threads.insert_thread(conn, tid, owner_id="alice")
+    config: dict = {"configurable": {"thread_id": tid, "checkpoint_ns": ""}}
+    delta: dict = {"counters_since_delta_snapshot": {"messages": [1, 1]}}
+    for _ in range(2):
+        config = await persistence.checkpointer.aput(config, empty_checkpoint(), delta, {})  # type: ignore[arg-type]
+    access = Access(Principal(identity="alice", display_name="Alice"))
+    with pytest.raises(Unprocessable, match="DeltaChannel"):
+        await threads_service.prune(runtime, access, [tid], "keep_latest")
+    assert len(await list_oldest_first(persistence.checkpointer, tid)) == 2
+
+
 async def test_a_copy_whose_thread_row_fails_takes_its_checkpoints_back(
     db: Database, persistence: Persistence, tmp_path: Path
 ) -> None:
@@ -264,16 +290,7 @@ async def test_a_copy_whose_thread_row_fails_takes_its_checkpoints_back(
     from pronghorn.runtime import threads as threads_service
     from pronghorn.runtime.access import Access
 
-    runtime = Runtime(
-        settings=None,  # type: ignore[arg-type]
-        data_dir=tmp_path,
-        db=db,
-        checkpointer=persistence.checkpointer,
-        store=persistence.store,
-        graphs=None,  # type: ignore[arg-type]
-        authenticator=NoAuth(),
-        authorizer=AllowAll(),
-    )
+    runtime = _runtime(db, persistence, tmp_path)
     access = Access(Principal(identity="alice", display_name="Alice"))
     src = str(uuid.uuid4())
     async with db.tx() as conn:

@@ -196,7 +196,8 @@ async def delete(runtime: Runtime, access: Access, thread_id: str) -> None:
 
 async def prune(runtime: Runtime, access: Access, thread_ids: list[str], strategy: str) -> int:
     """Delete the threads (or keep only their latest checkpoint); unknown and other users'
-    threads are skipped alike. How many were pruned."""
+    threads are skipped alike. How many were pruned. `keep_latest` on a thread whose graph
+    uses a `DeltaChannel` is refused (Unprocessable), the threads before it being pruned."""
     pruned = 0
     for thread_id in thread_ids:
         try:
@@ -204,7 +205,10 @@ async def prune(runtime: Runtime, access: Access, thread_ids: list[str], strateg
         except NotFound:
             continue
         if strategy == "keep_latest":
-            await runtime.checkpointer.aprune([thread_id], strategy="keep_latest")
+            try:
+                await runtime.checkpointer.aprune([thread_id], strategy="keep_latest")
+            except NotImplementedError as exc:
+                raise Unprocessable(str(exc)) from exc
         else:
             await purge_thread(runtime, thread_id)
         pruned += 1

@@ -3,7 +3,9 @@
 SQLite: LangGraph's ``SqliteSaver`` and ``SqliteStore`` on the Database's SQLite worker
 (``runtime/sqlite_checkpoint.py``: their sync code on the worker thread, checkpoint writes
 grouped into shared commits). PostgreSQL: ``AsyncPostgresSaver`` and ``AsyncPostgresStore``
-on one psycopg pool (its checkpoint writes wait through a short outage).
+on one psycopg pool (its checkpoint writes wait through a short outage). Both savers
+implement the contract's history rewrites (``adelete_for_runs``, ``acopy_thread``,
+``aprune``), which Pronghorn's rollback, thread copy and pruning call.
 """
 
 from __future__ import annotations
@@ -99,10 +101,11 @@ async def open_persistence(
 async def _setup_postgres(db: Database) -> None:
     """The libraries' own migrations, on a connection of their own: the pool's sessions
     bound every statement (`Database.session_settings`), a migration may take its time."""
-    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
     from langgraph.store.postgres.aio import AsyncPostgresStore
     from psycopg import AsyncConnection
     from psycopg.rows import DictRow, dict_row
+
+    from pronghorn.runtime.postgres_history import HistoryPostgresSaver
 
     async with await AsyncConnection[DictRow].connect(
         db.psycopg_conninfo(),
@@ -111,5 +114,5 @@ async def _setup_postgres(db: Database) -> None:
         row_factory=dict_row,
         options="-c statement_timeout=0",
     ) as conn:
-        await AsyncPostgresSaver(conn).setup()
+        await HistoryPostgresSaver(conn).setup()
         await AsyncPostgresStore(conn).setup()

@@ -26,7 +26,6 @@ from pronghorn.persistence.outage import (
 from pronghorn.persistence.repos import run_units
 from pronghorn.runtime.access import graph_user
 from pronghorn.runtime.broker import BrokerUnavailable, EventBroker
-from pronghorn.runtime.checkpoint_ops import delete_run_checkpoints
 from pronghorn.runtime.direct_events import DirectEvents
 from pronghorn.runtime.graph_stream import StreamedState, stream_graph
 from pronghorn.runtime.job_table import JobTable
@@ -489,7 +488,7 @@ class Executor:
 
     async def _delete_run_checkpoints(self, job: Job) -> None:
         try:
-            await delete_run_checkpoints(self.db, self.checkpointer, job.thread_id, job.run_id)
+            await self.checkpointer.adelete_for_runs([job.run_id])
         except Exception as exc:
             if is_database_unreachable(exc):
                 raise

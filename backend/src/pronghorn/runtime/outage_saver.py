@@ -8,6 +8,7 @@ are upserts keyed by the checkpoint (and task), so writing one again after a con
 died mid-way stores it once. Reads are not retried: they fail as soon as the pool gives
 up, and whoever reads (a request, the settle) decides what to do. Past ``wait_s`` the write
 raises `OutageOutlasted` (an unreachable-database error), and the run ends `error`.
+History rewrites (rollback, copy, prune) come from `HistoryPostgresSaver` and do not wait.
 """
 
 from __future__ import annotations
@@ -17,13 +18,13 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata
-from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 
 from pronghorn.persistence.outage import OutageWaits, outlast_outage
 from pronghorn.runtime.log_context import run_id_var
+from pronghorn.runtime.postgres_history import HistoryPostgresSaver
 
 
-class OutlastingPostgresSaver(AsyncPostgresSaver):
+class OutlastingPostgresSaver(HistoryPostgresSaver):
     def __init__(self, pool: Any, *, wait_s: float, waits: OutageWaits) -> None:
         super().__init__(pool)
         self.wait_s = wait_s

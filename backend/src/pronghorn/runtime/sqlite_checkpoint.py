@@ -9,6 +9,11 @@ commit (``sync`` durability keeps its meaning). For that the saver's ``cursor()`
 the commit to the worker instead of committing itself. The store manages its own
 transactions (``BEGIN``/``COMMIT``), so its batches run as exclusive units between groups.
 
+The saver also implements the contract's history rewrites LangGraph's ``SqliteSaver`` lacks
+— ``adelete_for_runs``, ``acopy_thread``, ``aprune`` — each one write unit of the worker,
+so one transaction (``runtime/sqlite_history.py``); ``setup`` adds an index on the
+metadata's ``run_id`` for the first.
+
 Nothing here touches a private attribute of LangGraph or aiosqlite, and no lock is
 overwritten: both classes keep their own ``threading.Lock``, uncontended on one thread.
 """
@@ -18,9 +23,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import random
 import sqlite3
-from collections.abc import AsyncIterator, Generator, Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Generator, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
@@ -34,9 +40,15 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.store.base import Op, Result, TTLConfig
 from langgraph.store.sqlite import SqliteStore  # pyright: ignore[reportMissingTypeStubs]  # a langgraph subpackage without py.typed
 
+from pronghorn.persistence.db import is_busy_error
 from pronghorn.persistence.sqlite_worker import SqliteWorker
+from pronghorn.runtime import sqlite_history
 
 log = logging.getLogger("pronghorn.store")
+
+T = TypeVar("T")
+
+_PRUNE_STRATEGIES = ("keep_latest", "delete")
 
 
 class WorkerSqliteSaver(SqliteSaver):
@@ -48,6 +60,12 @@ class WorkerSqliteSaver(SqliteSaver):
 
     async def asetup(self) -> None:
         await self.worker.call(self.setup, exclusive=True)
+
+    def setup(self) -> None:
+        if self.is_setup:
+            return
+        super().setup()
+        self.conn.execute(sqlite_history.RUN_ID_INDEX)
 
     @contextlib.contextmanager
     def cursor(self, transaction: bool = True) -> Generator[sqlite3.Cursor, None, None]:
@@ -99,12 +117,69 @@ class WorkerSqliteSaver(SqliteSaver):
     async def adelete_thread(self, thread_id: str) -> None:
         await self.worker.write(lambda _conn: self.delete_thread(thread_id))
 
+    async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
+        """Delete the checkpoints of these runs, with their writes, from every thread. A kept
+        checkpoint whose parent goes is re-pointed at its nearest kept ancestor, so the thread
+        reads as if the runs had never been."""
+        ids = _ids(run_ids, "run_ids")
+        if ids:
+            await self._rewrite(lambda conn: sqlite_history.delete_for_runs(conn, ids))
+
+    async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        """Copy every checkpoint and pending write of one thread to another, as stored
+        (checkpoint ids kept)."""
+        src, dst = str(source_thread_id), str(target_thread_id)
+        await self._rewrite(lambda conn: sqlite_history.copy_thread(conn, src, dst))
+
+    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        """``keep_latest``: keep the latest checkpoint of each namespace (with its pending
+        writes, and no parent); ``delete``: delete the threads' checkpoints. All threads in one
+        transaction. ``keep_latest`` refuses (NotImplementedError, nothing pruned) threads
+        whose graph uses a ``DeltaChannel``, whose value is rebuilt from older checkpoints."""
+        if strategy not in _PRUNE_STRATEGIES:
+            raise ValueError(f"Unknown prune strategy: {strategy!r}")
+        ids = _ids(thread_ids, "thread_ids")
+        if not ids:
+            return
+
+        def unit(conn: sqlite3.Connection) -> None:
+            if strategy == "delete":
+                sqlite_history.delete_threads(conn, ids)
+                return
+            if delta := sqlite_history.delta_threads(conn, ids):
+                raise NotImplementedError(
+                    f"keep_latest can't prune threads that use a DeltaChannel: {', '.join(delta)}"
+                )
+            sqlite_history.keep_latest(conn, ids)
+
+        await self._rewrite(unit)
+
+    async def _rewrite(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """`fn` on the saver's connection as one write unit (one transaction), tried again
+        with backoff while another process holds the database."""
+        delay = 0.01
+        for attempt in range(8):
+            try:
+                return await self.worker.write(lambda _conn: fn(self.conn))
+            except sqlite3.OperationalError as exc:
+                if not is_busy_error(exc) or attempt == 7:
+                    raise
+                await asyncio.sleep(delay + random.uniform(0, delay))
+                delay = min(delay * 2, 0.5)
+        raise AssertionError("unreachable")
+
     async def aget_delta_channel_history(
         self, *, config: RunnableConfig, channels: Sequence[str]
     ) -> Mapping[str, DeltaChannelHistory]:
         return await self.worker.call(
             lambda: self.get_delta_channel_history(config=config, channels=channels)
         )
+
+
+def _ids(ids: Sequence[str], name: str) -> list[str]:
+    if isinstance(ids, str):
+        raise TypeError(f"{name} must be a sequence of ids, not a str")
+    return [str(i) for i in ids]
 
 
 class WorkerSqliteStore(SqliteStore):

@@ -11,11 +11,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
+from langchain_core.runnables import RunnableConfig
 from sqlalchemy.engine import RowMapping
 
 from pronghorn.persistence.repos import run_units
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.checkpoint_ops import list_oldest_first
 from pronghorn.runtime.errors import NotFound
 from pronghorn.runtime.owned import authorize, visible
 from pronghorn.runtime.serialization import to_jsonable
@@ -42,8 +42,10 @@ def _message_id(message: object) -> str | None:
 
 
 async def _runs_of_messages(runtime: Runtime, thread_id: str) -> dict[str, str]:
+    config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
+    items = [t async for t in runtime.checkpointer.alist(config)]
     found: dict[str, str] = {}
-    for item in await list_oldest_first(runtime.checkpointer, thread_id):
+    for item in reversed(items):  # oldest first
         if item.config.get("configurable", {}).get("checkpoint_ns"):
             continue
         run_id = (item.metadata or {}).get("run_id")

@@ -9,7 +9,6 @@ from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING
 
 from pronghorn.persistence.repos import threads as threads_repo
-from pronghorn.runtime.checkpoint_ops import keep_latest_checkpoint
 from pronghorn.sandbox.paths import delete_thread_dirs, user_folder
 
 if TYPE_CHECKING:
@@ -46,7 +45,7 @@ async def sweep_once(runtime: Runtime) -> int:
     for thread_id, strategy in due:
         try:
             if strategy == "keep_latest":
-                await keep_latest_checkpoint(runtime.db, runtime.checkpointer, thread_id)
+                await runtime.checkpointer.aprune([thread_id], strategy="keep_latest")
                 async with runtime.db.tx() as conn:
                     await threads_repo.renew_ttl(conn, thread_id)
             else:

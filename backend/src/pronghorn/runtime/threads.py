@@ -7,6 +7,7 @@ which need the thread's graph, are in `thread_state`.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
@@ -15,7 +16,6 @@ from pronghorn.auth.authorizer import Action
 from pronghorn.persistence.repos import threads as repo
 from pronghorn.persistence.repos.common import OwnerScope, new_id
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.checkpoint_ops import copy_thread, keep_latest_checkpoint
 from pronghorn.runtime.errors import Conflict, NotFound, Unprocessable
 from pronghorn.runtime.owned import authorize, load_thread, visible
 from pronghorn.runtime.thread_sweeper import purge_thread
@@ -196,7 +196,8 @@ async def delete(runtime: Runtime, access: Access, thread_id: str) -> None:
 
 async def prune(runtime: Runtime, access: Access, thread_ids: list[str], strategy: str) -> int:
     """Delete the threads (or keep only their latest checkpoint); unknown and other users'
-    threads are skipped alike. How many were pruned."""
+    threads are skipped alike. How many were pruned. `keep_latest` on a thread whose graph
+    uses a `DeltaChannel` is refused (Unprocessable), the threads before it being pruned."""
     pruned = 0
     for thread_id in thread_ids:
         try:
@@ -204,7 +205,10 @@ async def prune(runtime: Runtime, access: Access, thread_ids: list[str], strateg
         except NotFound:
             continue
         if strategy == "keep_latest":
-            await keep_latest_checkpoint(runtime.db, runtime.checkpointer, thread_id)
+            try:
+                await runtime.checkpointer.aprune([thread_id], strategy="keep_latest")
+            except NotImplementedError as exc:
+                raise Unprocessable(str(exc)) from exc
         else:
             await purge_thread(runtime, thread_id)
         pruned += 1
@@ -215,14 +219,18 @@ async def copy(runtime: Runtime, access: Access, thread_id: str) -> dict[str, An
     """A new thread of the caller's with the source's metadata and every checkpoint."""
     row = await load_row(runtime, access, thread_id)
     new_thread = new_id()
-    # The new thread's row and its checkpoints commit together: all of it or none.
-    await copy_thread(
-        runtime.db,
-        runtime.checkpointer,
-        row["thread_id"],
-        new_thread,
-        with_unit=lambda conn: repo.insert_copy(conn, row, new_thread, access.identity),
-    )
+    # The checkpoints first (one transaction), then the new thread's row: no thread ever
+    # points at a partial copy. A copy whose row could not be written is deleted again.
+    await runtime.checkpointer.acopy_thread(row["thread_id"], new_thread)
+    try:
+        await runtime.db.retry(
+            lambda: runtime.db.run(
+                lambda conn: repo.insert_copy(conn, row, new_thread, access.identity)
+            )
+        )
+    except BaseException:
+        await asyncio.shield(runtime.checkpointer.adelete_thread(new_thread))
+        raise
     async with runtime.db.read() as conn:
         copied = await repo.get(conn, new_thread)
     if copied is None:  # deleted meanwhile

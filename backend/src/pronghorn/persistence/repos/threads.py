@@ -151,8 +151,8 @@ async def insert_thread(
 
 def insert_copy(conn: Connection, source: Any, thread_id: str, owner_id: str | None) -> None:
     """Insert thread `thread_id` as a copy of the `source` row: its metadata and cached
-    state, a fresh status and timestamps, owned by `owner_id` (a sync unit, with the
-    checkpoint copy)."""
+    state, a fresh status and timestamps, owned by `owner_id` (a sync unit, once the
+    checkpoints are copied)."""
     values = new_thread_row(thread_id, metadata=dict(source["metadata"] or {}), owner_id=owner_id)
     values.update(values=source["values"], interrupts=source["interrupts"] or {})
     conn.execute(insert(threads), values)

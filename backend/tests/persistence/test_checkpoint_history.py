@@ -1,5 +1,5 @@
-"""copy_thread / delete_run_checkpoints / keep_latest_checkpoint and the thread sweeper, over
-the real SQLite and PostgreSQL LangGraph savers."""
+"""The history rewrites of Pronghorn's savers (`acopy_thread`, `adelete_for_runs`, `aprune`)
+on real graphs, and the thread sweeper, over the SQLite and PostgreSQL savers."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import uuid
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
+from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointTuple, empty_checkpoint
 from langgraph.types import Command
 from sqlalchemy import update
 
@@ -17,16 +19,18 @@ from pronghorn.persistence.repos import threads
 from pronghorn.persistence.repos.common import now
 from pronghorn.persistence.tables import threads as threads_table
 from pronghorn.runtime.checkpoint import Persistence
-from pronghorn.runtime.checkpoint_ops import (
-    copy_thread,
-    delete_run_checkpoints,
-    keep_latest_checkpoint,
-    list_oldest_first,
-)
 from pronghorn.runtime.runtime import Runtime
 from pronghorn.runtime.thread_sweeper import purge_thread, sweep_once
 from pronghorn.sandbox.paths import ThreadPaths
 from testgraphs.echo import graph as echo_graph
+
+
+async def list_oldest_first(
+    saver: BaseCheckpointSaver[str], thread_id: str
+) -> list[CheckpointTuple]:
+    items = [t async for t in saver.alist({"configurable": {"thread_id": thread_id}})]
+    items.reverse()
+    return items
 
 
 def _graph(p: Persistence):
@@ -54,7 +58,7 @@ async def test_copy_thread_with_pending_interrupt(db: Database, persistence: Per
     )
     before = await graph.aget_state(_cfg(src))
     assert before.next == ("respond",) and before.interrupts
-    await copy_thread(db, persistence.checkpointer, src, dst)
+    await persistence.checkpointer.acopy_thread(src, dst)
     src_all = await list_oldest_first(persistence.checkpointer, src)
     dst_all = await list_oldest_first(persistence.checkpointer, dst)
     assert [t.checkpoint["id"] for t in dst_all] == [t.checkpoint["id"] for t in src_all]
@@ -82,7 +86,7 @@ async def test_delete_run_checkpoints(db: Database, persistence: Persistence) ->
     await _turn(graph, tid, "two", "r2")
     assert (await graph.aget_state(_cfg(tid))).values["turns"] == 2
     before = await list_oldest_first(persistence.checkpointer, tid)
-    await delete_run_checkpoints(db, persistence.checkpointer, tid, "r2")
+    await persistence.checkpointer.adelete_for_runs(["r2"])
     after = await list_oldest_first(persistence.checkpointer, tid)
     assert [t.checkpoint["id"] for t in after] == [
         t.checkpoint["id"] for t in before if t.metadata.get("run_id") != "r2"
@@ -93,7 +97,7 @@ async def test_delete_run_checkpoints(db: Database, persistence: Persistence) ->
         state.config["configurable"]["checkpoint_id"]
         == after_r1.config["configurable"]["checkpoint_id"]
     )
-    await delete_run_checkpoints(db, persistence.checkpointer, tid, "r2")  # nothing left to do
+    await persistence.checkpointer.adelete_for_runs(["r2"])  # nothing left to do
     assert len(await list_oldest_first(persistence.checkpointer, tid)) == len(after)
     await _turn(graph, tid, "three", "r3")  # the thread continues from r1's end
     assert (await graph.aget_state(_cfg(tid))).values["turns"] == 2
@@ -105,14 +109,14 @@ async def test_keep_latest(db: Database, persistence: Persistence) -> None:
     await _turn(graph, tid, "one", "r1")
     await _turn(graph, tid, "two", "r2")
     latest = await graph.aget_state(_cfg(tid))
-    await keep_latest_checkpoint(db, persistence.checkpointer, tid)
+    await persistence.checkpointer.aprune([tid], strategy="keep_latest")
     history = [s async for s in graph.aget_state_history(_cfg(tid))]
     assert len(history) == 1 and history[0].values == latest.values
     assert history[0].parent_config is None
 
 
-async def test_purge_and_sweep(db: Database, persistence: Persistence, tmp_path: Path) -> None:
-    runtime = Runtime(
+def _runtime(db: Database, persistence: Persistence, tmp_path: Path) -> Runtime:
+    return Runtime(
         settings=None,  # type: ignore[arg-type]
         data_dir=tmp_path,
         db=db,
@@ -122,6 +126,10 @@ async def test_purge_and_sweep(db: Database, persistence: Persistence, tmp_path:
         authenticator=NoAuth(),
         authorizer=AllowAll(),
     )
+
+
+async def test_purge_and_sweep(db: Database, persistence: Persistence, tmp_path: Path) -> None:
+    runtime = _runtime(db, persistence, tmp_path)
     graph = _graph(persistence)
     gone, pruned, alive = (str(uuid.uuid4()) for _ in range(3))
     for tid, strategy in ((gone, "delete"), (pruned, "keep_latest"), (alive, "delete")):
@@ -162,7 +170,7 @@ async def test_rollback_of_a_middle_run_repoints_the_next_run(
         await _turn(graph, tid, f"turn {i}", run_id)
     before = await list_oldest_first(persistence.checkpointer, tid)
     r1_last = [t for t in before if t.metadata["run_id"] == "r1"][-1].checkpoint["id"]
-    await delete_run_checkpoints(db, persistence.checkpointer, tid, "r2")
+    await persistence.checkpointer.adelete_for_runs(["r2"])
     after = await list_oldest_first(persistence.checkpointer, tid)
     assert {t.metadata["run_id"] for t in after} == {"r1", "r3"}
     first_r3 = next(t for t in after if t.metadata["run_id"] == "r3")
@@ -187,6 +195,7 @@ async def test_rewrites_leave_no_unreferenced_blobs_on_postgres(
         return  # SQLite keeps values inside each checkpoint row: no separate blobs
     from sqlalchemy import text
 
+    saver = persistence.checkpointer
     graph = _graph(persistence)
     tid, dst = str(uuid.uuid4()), str(uuid.uuid4())
     await _turn(graph, tid, "one", "r1")
@@ -199,13 +208,110 @@ async def test_rewrites_leave_no_unreferenced_blobs_on_postgres(
         " AND c.checkpoint -> 'channel_versions' ->> b.channel = b.version)"
     )
     blobs = text("SELECT COUNT(*) FROM checkpoint_blobs WHERE thread_id = :t")
-    async with db.read() as conn:
-        had = (await conn.execute(blobs, {"t": tid})).scalar()
-    await copy_thread(db, persistence.checkpointer, tid, dst)
-    await delete_run_checkpoints(db, persistence.checkpointer, tid, "r2")
-    async with db.read() as conn:
-        assert (await conn.execute(orphans, {"t": tid})).scalar() == 0
-        assert (await conn.execute(blobs, {"t": tid})).scalar() < had
-        assert (await conn.execute(blobs, {"t": dst})).scalar() == had  # the copy keeps its own
+
+    async def count(sql, thread_id: str) -> int:
+        async with db.read() as conn:
+            return int((await conn.execute(sql, {"t": thread_id})).scalar() or 0)
+
+    had = await count(blobs, tid)
+    await saver.acopy_thread(tid, dst)
+    assert await count(blobs, dst) == had  # the copy has its own
+    await _turn(graph, tid, "three", "r3")
+    assert await count(blobs, tid) > had
+    await saver.adelete_for_runs(["r3"])  # a run of the source only
+    assert await count(orphans, tid) == 0
+    assert await count(blobs, tid) == had
+    assert await count(blobs, dst) == had
     assert (await graph.aget_state(_cfg(dst))).values["last_echo"] == "two"
-    assert (await graph.aget_state(_cfg(tid))).values["last_echo"] == "one"
+    assert (await graph.aget_state(_cfg(tid))).values["last_echo"] == "two"
+    # A run's checkpoints go from every thread that holds them, copies included.
+    await saver.adelete_for_runs(["r2"])
+    for thread_id in (tid, dst):
+        assert await count(orphans, thread_id) == 0
+        assert await count(blobs, thread_id) < had
+        assert (await graph.aget_state(_cfg(thread_id))).values["last_echo"] == "one"
+
+
+async def test_keep_latest_refuses_a_delta_channel_thread_and_bad_arguments(
+    db: Database, persistence: Persistence
+) -> None:
+    """A `DeltaChannel` rebuilds its value from older checkpoints: pruning them would lose
+    it, so `keep_latest` refuses such a thread and prunes nothing (as LangGraph's PostgreSQL
+    saver does)."""
+    saver = persistence.checkpointer
+    tid = str(uuid.uuid4())
+    config: dict = {"configurable": {"thread_id": tid, "checkpoint_ns": ""}}
+    delta: dict = {"counters_since_delta_snapshot": {"messages": [1, 1]}}
+    for _ in range(2):
+        config = await saver.aput(config, empty_checkpoint(), delta, {})  # type: ignore[arg-type]
+    with pytest.raises(NotImplementedError, match="DeltaChannel"):
+        await saver.aprune([tid], strategy="keep_latest")
+    assert len(await list_oldest_first(saver, tid)) == 2
+    with pytest.raises(ValueError, match="strategy"):
+        await saver.aprune([tid], strategy="keep_some")
+    with pytest.raises(TypeError):
+        await saver.adelete_for_runs("r1")
+    with pytest.raises(TypeError):
+        await saver.aprune(tid)
+    await saver.aprune([tid], strategy="delete")
+    assert await list_oldest_first(saver, tid) == []
+
+
+async def test_the_prune_service_answers_a_delta_channel_thread_unprocessable(
+    db: Database, persistence: Persistence, tmp_path: Path
+) -> None:
+    from pronghorn.auth.principal import Principal
+    from pronghorn.runtime import threads as threads_service
+    from pronghorn.runtime.access import Access
+    from pronghorn.runtime.errors import Unprocessable
+
+    runtime = _runtime(db, persistence, tmp_path)
+    tid = str(uuid.uuid4())
+    async with db.tx() as conn:
+        await threads.insert_thread(conn, tid, owner_id="alice")
+    config: dict = {"configurable": {"thread_id": tid, "checkpoint_ns": ""}}
+    delta: dict = {"counters_since_delta_snapshot": {"messages": [1, 1]}}
+    for _ in range(2):
+        config = await persistence.checkpointer.aput(config, empty_checkpoint(), delta, {})  # type: ignore[arg-type]
+    access = Access(Principal(identity="alice", display_name="Alice"))
+    with pytest.raises(Unprocessable, match="DeltaChannel"):
+        await threads_service.prune(runtime, access, [tid], "keep_latest")
+    assert len(await list_oldest_first(persistence.checkpointer, tid)) == 2
+
+
+async def test_a_copy_whose_thread_row_fails_takes_its_checkpoints_back(
+    db: Database, persistence: Persistence, tmp_path: Path
+) -> None:
+    """The copy's checkpoints are written first; when the new thread's row then fails (here
+    the database refuses it, by a trigger), they are deleted again: no stray history."""
+    from sqlalchemy import text
+
+    from pronghorn.auth.principal import Principal
+    from pronghorn.runtime import threads as threads_service
+    from pronghorn.runtime.access import Access
+
+    runtime = _runtime(db, persistence, tmp_path)
+    access = Access(Principal(identity="alice", display_name="Alice"))
+    src = str(uuid.uuid4())
+    async with db.tx() as conn:
+        await threads.insert_thread(conn, src, owner_id="alice")
+    await _turn(_graph(persistence), src, "one", "r1")
+    if db.is_sqlite:
+        refuse = [
+            "CREATE TRIGGER refuse_threads BEFORE INSERT ON threads "
+            "BEGIN SELECT RAISE(ABORT, 'refused'); END"
+        ]
+    else:
+        refuse = [
+            "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS "
+            "$$ BEGIN RAISE EXCEPTION 'refused'; END $$",
+            "CREATE TRIGGER refuse_threads BEFORE INSERT ON threads "
+            "FOR EACH ROW EXECUTE FUNCTION refuse()",
+        ]
+    async with db.tx() as conn:
+        for statement in refuse:
+            await conn.execute(text(statement))
+    with pytest.raises(Exception, match="refused"):
+        await threads_service.copy(runtime, access, src)
+    everything = [t async for t in persistence.checkpointer.alist(None)]
+    assert everything and {t.config["configurable"]["thread_id"] for t in everything} == {src}

@@ -32,6 +32,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -107,6 +108,7 @@ class _Running:
     ip: str
     probe: str  # readiness URL
     folders: list[Path] = field(default_factory=list)
+    failed: threading.Event = field(default_factory=threading.Event)
 
 
 @dataclass
@@ -115,6 +117,7 @@ class FakeKubeApi:
     images: set[str] = field(default_factory=lambda: {"pronghorn:latest"})
     claims: dict[str, Path] = field(default_factory=dict)
     token: str | None = None
+    schedulable: bool = True  # False: pods stay Pending, Unschedulable
     allow: set[Rule] | None = None  # None: every call allowed
     calls: list[Call] = field(default_factory=list)
     # Test hooks: make the next call of (verb, resource) fail with (code, reason).
@@ -167,11 +170,14 @@ class FakeKubeApi:
         return None if run is None else run.process.pid
 
     def crash(self, name: str, namespace: str = "pronghorn-sandbox") -> None:
-        """Kill a pod's container as an OOM kill would (the kubelet then marks it Failed)."""
+        """Kill a pod's container as an OOM kill would; returns once the kubelet has marked
+        the pod Failed."""
         run = self._running.get((namespace, name))
-        if run is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(run.process.pid, signal.SIGKILL)
+        assert run is not None, f"pod {name} runs no container"
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(run.process.pid, signal.SIGKILL)
+        if not run.failed.wait(timeout=30):
+            raise RuntimeError(f"the fake kubelet did not mark pod {name} Failed")
 
     # -- app ----------------------------------------------------------------------------------
 
@@ -412,6 +418,20 @@ class FakeKubeApi:
         cname = container["name"]
         run = self._running.get((ns, name))
         if run is None:
+            if not self.schedulable:
+                if st["conditions"][0]["status"] == "True":
+                    await self._set_status(
+                        pod,
+                        conditions=[
+                            {
+                                "type": "PodScheduled",
+                                "status": "False",
+                                "reason": "Unschedulable",
+                                "message": "0/3 nodes are available: 3 Insufficient memory.",
+                            }
+                        ],
+                    )
+                return
             if st.get("containerStatuses"):
                 return  # waiting for good (image pull back-off)
             if container["image"] not in self.images:
@@ -441,23 +461,7 @@ class FakeKubeApi:
             self._running.pop((ns, name), None)
             self._stop(run)
             reason = "OOMKilled" if code == -signal.SIGKILL else "Error"
-            await self._set_status(
-                pod,
-                phase="Failed",
-                conditions=[{"type": "Ready", "status": "False", "reason": "PodFailed"}],
-                containerStatuses=[
-                    {
-                        "name": cname,
-                        "ready": False,
-                        "restartCount": 0,
-                        "image": container["image"],
-                        "imageID": "",
-                        "state": {
-                            "terminated": {"exitCode": 137 if code < 0 else code, "reason": reason}
-                        },
-                    }
-                ],
-            )
+            await self._fail(run, pod, cname, container["image"], code, reason)
             return
         if st["phase"] == "Pending":
             try:
@@ -488,6 +492,28 @@ class FakeKubeApi:
                         }
                     ],
                 )
+
+    async def _fail(
+        self, run: _Running, pod: Json, cname: str, image: str, code: int, reason: str
+    ) -> None:
+        await self._set_status(
+            pod,
+            phase="Failed",
+            conditions=[{"type": "Ready", "status": "False", "reason": "PodFailed"}],
+            containerStatuses=[
+                {
+                    "name": cname,
+                    "ready": False,
+                    "restartCount": 0,
+                    "image": image,
+                    "imageID": "",
+                    "state": {
+                        "terminated": {"exitCode": 137 if code < 0 else code, "reason": reason}
+                    },
+                }
+            ],
+        )
+        run.failed.set()
 
     def _launch(self, pod: Json) -> _Running:
         spec = pod["spec"]

@@ -170,6 +170,58 @@ class PodPool:
             del self._pods[live.name]
         await self.delete(live.name)
 
+    async def stopped(self, live: LivePod, settle_s: float = 3.0) -> str | None:
+        """Why ``live`` is no longer serving (and forget it), or None while it is. A pod that
+        still looks ready is watched for ``settle_s``: the kubelet reports a dead container
+        a moment after its connections broke."""
+        pod = await self._get(live.name)
+        reason: str | None = "the pod was deleted"
+        if pod is not None:
+            reason = self._not_serving(pod, live)
+            if reason is None:
+                reason = await self._watch_for_stop(live, pod, settle_s)
+        if reason is None:
+            return None
+        if self._pods.get(live.name) is live:
+            del self._pods[live.name]
+        await self.delete(live.name)
+        return reason
+
+    @staticmethod
+    def _not_serving(pod: Pod, live: LivePod) -> str | None:
+        state = read_state(pod)
+        if state.ready_ip is not None and state.ready_ip == live.ip:
+            return None
+        return state.failure or state.summary
+
+    async def _watch_for_stop(self, live: LivePod, pod: Pod, settle_s: float) -> str | None:
+        version = pod.metadata.resourceVersion if pod.metadata else None
+        events = self._client.watch(
+            Pod,
+            namespace=self._cfg.namespace,
+            fields={"metadata.name": live.name},
+            resource_version=version,
+            server_timeout=max(int(settle_s), 1),
+        )
+        try:
+            async with asyncio.timeout(settle_s):
+                async for kind, event_pod in events:
+                    if kind == "DELETED":
+                        return "the pod was deleted"
+                    reason = self._not_serving(event_pod, live)
+                    if reason is not None:
+                        return reason
+        except TimeoutError:
+            return None
+        except ApiError as exc:
+            log.warning("watching sandbox pod %s failed: %s", live.name, describe(exc))
+            return None
+        finally:
+            close = getattr(events, "aclose", None)
+            if close is not None:
+                await close()
+        return None
+
     async def _start(self, key: spec.SandboxKey, name: str) -> LivePod:
         token = spec.agent_token(self._secret, name)
         pod = spec.build_pod(self._config, key, token)

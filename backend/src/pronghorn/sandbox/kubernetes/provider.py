@@ -42,7 +42,13 @@ class KubernetesSandboxProvider:
         self._data_dir = Path(config.data_dir).expanduser().resolve()
         self._client = client if client is not None else make_client(self._cfg)
         self._pool = PodPool(self._config, self._client, clock)
-        self._http = httpx.AsyncClient(trust_env=False, timeout=FILE_TIMEOUT)
+        # No keep-alive: a connection to a pod that died is never reused, so a dead pod is a
+        # refused (or timed out) connect, which is known to have run nothing.
+        self._http = httpx.AsyncClient(
+            trust_env=False,
+            timeout=FILE_TIMEOUT,
+            limits=httpx.Limits(max_keepalive_connections=0),
+        )
         self._reaper: asyncio.Task[None] | None = None
         self._started = False
 
@@ -95,14 +101,14 @@ class KubernetesSandboxProvider:
     async def call(
         self, key: spec.SandboxKey, path: str, body: BaseModel, timeout_s: float
     ) -> object:
-        """POST ``body`` to the agent of ``key``'s pod; a pod that cannot be reached is
-        replaced once (nothing ran there)."""
+        """POST ``body`` to the agent of ``key``'s pod; a pod that cannot be reached, or that
+        refuses the token, is replaced once (nothing ran there)."""
         payload = body.model_dump_json().encode()
         for attempt in (1, 2):
             live = await self._pool.get(key)
             try:
                 response = await self._post(live, path, payload, timeout_s)
-            except httpx.ConnectError:
+            except (httpx.ConnectError, httpx.ConnectTimeout):
                 log.warning("sandbox pod %s cannot be reached; replacing it", live.name)
                 await self._pool.forget(live)
                 if attempt == 2:
@@ -110,8 +116,26 @@ class KubernetesSandboxProvider:
                         "The sandbox pod cannot be reached (it was replaced once already)."
                     ) from None
                 continue
+            except _AnswerLost as lost:
+                raise SandboxError(await self._lost_message(live, lost.reason)) from None
+            if response.status_code == 401 and attempt == 1:
+                # Made with another agent_token_key (rotated): replace it.
+                log.warning("sandbox pod %s refused this gateway's token; replacing it", live.name)
+                await self._pool.forget(live)
+                continue
             return _answer(response)
         raise AssertionError("unreachable")
+
+    async def _lost_message(self, live: LivePod, reason: str) -> str:
+        """The connection broke mid-call: if the pod stopped, say why (and let the next call
+        start a new one); the call is not repeated, it may have run in part."""
+        stopped = await self._pool.stopped(live)
+        if stopped is not None:
+            return (
+                f"The sandbox pod stopped during the call ({stopped}); a new one starts on "
+                "the next call, with the thread's files but no running processes."
+            )
+        return f"The sandbox pod's answer was lost: {reason}"
 
     async def _post(
         self, live: LivePod, path: str, payload: bytes, timeout_s: float
@@ -128,12 +152,12 @@ class KubernetesSandboxProvider:
                 },
                 timeout=httpx.Timeout(timeout_s, connect=10.0),
             )
+        except (httpx.ConnectError, httpx.ConnectTimeout):
+            raise
         except httpx.TimeoutException:
             raise SandboxError(f"The sandbox pod did not answer within {timeout_s:g}s.") from None
-        except httpx.ConnectError:
-            raise
         except httpx.HTTPError as exc:
-            raise SandboxError(f"The sandbox pod's answer was lost: {exc}") from None
+            raise _AnswerLost(str(exc) or type(exc).__name__) from None
         finally:
             live.busy -= 1
             self._pool.touch(live)
@@ -151,6 +175,12 @@ class KubernetesSandboxProvider:
 
 
 FILE_TIMEOUT = httpx.Timeout(60.0, connect=10.0)
+
+
+class _AnswerLost(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 def _answer(response: httpx.Response) -> object:

@@ -113,7 +113,7 @@ class _Running:
 
 @dataclass
 class FakeKubeApi:
-    namespaces: set[str] = field(default_factory=lambda: {"default", "pronghorn-sandbox"})
+    namespaces: set[str] = field(default_factory=lambda: {"default", "pronghorn"})
     images: set[str] = field(default_factory=lambda: {"pronghorn:latest"})
     claims: dict[str, Path] = field(default_factory=dict)
     token: str | None = None
@@ -151,25 +151,21 @@ class FakeKubeApi:
             self._stop(run)
         shutil.rmtree(self._scratch, ignore_errors=True)
 
-    def pods(self, namespace: str = "pronghorn-sandbox") -> dict[str, Json]:
+    def pods(self, namespace: str = "pronghorn") -> dict[str, Json]:
         return {
             name: obj
             for (res, ns, name), obj in list(self._objects.items())
             if res == "pods" and ns == namespace
         }
 
-    def network_policies(self, namespace: str = "pronghorn-sandbox") -> dict[str, Json]:
+    def network_policies(self, namespace: str = "pronghorn") -> dict[str, Json]:
         return {
             name: obj
             for (res, ns, name), obj in list(self._objects.items())
             if res == "networkpolicies" and ns == namespace
         }
 
-    def process_of(self, name: str, namespace: str = "pronghorn-sandbox") -> int | None:
-        run = self._running.get((namespace, name))
-        return None if run is None else run.process.pid
-
-    def crash(self, name: str, namespace: str = "pronghorn-sandbox") -> None:
+    def crash(self, name: str, namespace: str = "pronghorn") -> None:
         """Kill a pod's container as an OOM kill would; returns once the kubelet has marked
         the pod Failed."""
         run = self._running.get((namespace, name))

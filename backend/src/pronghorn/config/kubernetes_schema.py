@@ -27,7 +27,13 @@ class SandboxKubernetesConfig(BaseModel):
     api_token: SecretStr | None = Field(
         default=None, description="Bearer token for api_url (use ${VAR}); None: none sent."
     )
-    namespace: str = Field(default="pronghorn-sandbox", description="Namespace of the pods.")
+    namespace: str = Field(
+        default="pronghorn",
+        description=(
+            "Namespace of the pods; with data_volume_claim, the namespace of that claim (a pod "
+            "mounts claims of its own namespace only)."
+        ),
+    )
     image: str = Field(
         default="pronghorn:latest",
         description="Image of a sandbox pod: it must contain the pronghorn package (agent).",

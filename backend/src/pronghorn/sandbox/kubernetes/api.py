@@ -3,10 +3,15 @@ sentence a refused call becomes."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
+import httpx2
 from lightkube import ApiError, AsyncClient, KubeConfig
 from lightkube.config.models import Cluster, User
 
 from pronghorn.config.kubernetes_schema import SandboxKubernetesConfig
+from pronghorn.sandbox.errors import SandboxError
 
 
 def make_client(cfg: SandboxKubernetesConfig) -> AsyncClient:
@@ -30,3 +35,19 @@ def describe(error: ApiError) -> str:
     """``<code> <reason>: <message>`` of a Status the API answered with."""
     status = error.status
     return f"{status.code} {status.reason or ''}: {status.message or ''}".strip()
+
+
+# What lightkube's HTTP client (httpx2) raises when the API cannot be reached; an answer
+# with an error status is an ApiError instead.
+TransportError = httpx2.TransportError
+
+
+@contextlib.contextmanager
+def reachable(doing: str) -> Iterator[None]:
+    """Turn a failed connection to the API into a SandboxError saying what was being done."""
+    try:
+        yield
+    except TransportError as exc:
+        raise SandboxError(
+            f"{doing}: the Kubernetes API cannot be reached ({exc or type(exc).__name__})"
+        ) from None

@@ -23,7 +23,7 @@ from lightkube.resources.core_v1 import Pod
 from pronghorn.config.schema import SandboxConfig
 from pronghorn.sandbox.errors import SandboxError
 from pronghorn.sandbox.kubernetes import spec
-from pronghorn.sandbox.kubernetes.api import describe
+from pronghorn.sandbox.kubernetes.api import TransportError, describe, reachable
 from pronghorn.sandbox.kubernetes.status import read_state
 
 log = logging.getLogger(__name__)
@@ -81,7 +81,8 @@ class PodPool:
     async def ensure_network_policy(self) -> None:
         policy = spec.build_network_policy(self._config)
         try:
-            await self._client.create(policy)
+            with reachable("creating the sandbox NetworkPolicy"):
+                await self._client.create(policy)
         except ApiError as exc:
             if exc.status.code != 409:  # 409: it exists (manifests or an earlier start)
                 raise SandboxError(
@@ -94,14 +95,17 @@ class PodPool:
         be derived (``agent_token_key``) and they are ready, else deleted. Returns
         (adopted, removed)."""
         adopted = removed = 0
-        found = [
-            pod
-            async for pod in self._client.list(
-                Pod,
-                namespace=self._cfg.namespace,
-                labels=dict[str, LabelValue](spec.selector(self._cfg)),
-            )
-        ]
+        labels = dict[str, LabelValue](spec.selector(self._cfg))
+        try:
+            with reachable("listing sandbox pods"):
+                found = [
+                    pod
+                    async for pod in self._client.list(
+                        Pod, namespace=self._cfg.namespace, labels=labels
+                    )
+                ]
+        except ApiError as exc:
+            raise SandboxError(f"cannot list the sandbox pods: {describe(exc)}") from None
         for pod in found:
             meta = pod.metadata
             if meta is None or meta.name is None or meta.deletionTimestamp is not None:
@@ -138,7 +142,8 @@ class PodPool:
                 return live
             await self._reserve(name)
             try:
-                live = await self._start(key, name)
+                with reachable("starting the sandbox pod"):
+                    live = await self._start(key, name)
             finally:
                 self._starting.discard(name)
             self._pods[name] = live
@@ -174,7 +179,11 @@ class PodPool:
         """Why ``live`` is no longer serving (and forget it), or None while it is. A pod that
         still looks ready is watched for ``settle_s``: the kubelet reports a dead container
         a moment after its connections broke."""
-        pod = await self._get(live.name)
+        try:
+            pod = await self._get(live.name)
+        except (SandboxError, TransportError) as exc:
+            log.warning("cannot read sandbox pod %s: %s", live.name, exc)
+            return None
         reason: str | None = "the pod was deleted"
         if pod is not None:
             reason = self._not_serving(pod, live)
@@ -215,6 +224,9 @@ class PodPool:
             return None
         except ApiError as exc:
             log.warning("watching sandbox pod %s failed: %s", live.name, describe(exc))
+            return None
+        except TransportError as exc:
+            log.warning("watching sandbox pod %s failed: %s", live.name, exc)
             return None
         finally:
             close = getattr(events, "aclose", None)
@@ -312,6 +324,8 @@ class PodPool:
         except ApiError as exc:
             if exc.status.code != 404:
                 log.warning("could not delete sandbox pod %s: %s", name, describe(exc))
+        except TransportError as exc:  # the reaper or the next start tries again
+            log.warning("could not delete sandbox pod %s: %s", name, exc)
 
     async def delete_all(self) -> None:
         names = list(self._pods)

@@ -38,7 +38,9 @@ class SandboxKubernetesConfig(BaseModel):
         default="pronghorn:latest",
         description="Image of a sandbox pod: it must contain the pronghorn package (agent).",
     )
-    image_pull_policy: Literal["Always", "IfNotPresent", "Never"] = "IfNotPresent"
+    image_pull_policy: Literal["Always", "IfNotPresent", "Never"] = Field(
+        default="IfNotPresent", description="imagePullPolicy of the sandbox container."
+    )
     scope: Literal["thread", "user"] = Field(
         default="thread", description="One pod per thread, or one per user shared by its threads."
     )
@@ -83,7 +85,9 @@ class SandboxKubernetesConfig(BaseModel):
     ephemeral_storage_bytes: int = Field(
         default=2 * 1024**3, ge=64 * 1024**2, description="Pod ephemeral-storage limit (/tmp)."
     )
-    node_selector: dict[str, str] = Field(default_factory=dict)
+    node_selector: dict[str, str] = Field(
+        default_factory=dict, description="nodeSelector of the pods (sandbox nodes)."
+    )
     runtime_class: str | None = Field(
         default=None,
         description="runtimeClassName of the pods (gVisor, Kata) for stronger isolation.",

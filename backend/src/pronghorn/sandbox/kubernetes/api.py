@@ -21,7 +21,7 @@ def make_client(cfg: SandboxKubernetesConfig) -> AsyncClient:
         token = cfg.api_token.get_secret_value() if cfg.api_token is not None else None
         config = KubeConfig.from_one(
             cluster=Cluster(server=cfg.api_url),
-            user=User(token=token) if token else None,
+            user=User(token=token) if token else User(),
             namespace=cfg.namespace,
         )
     else:

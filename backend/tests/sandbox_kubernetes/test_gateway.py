@@ -77,6 +77,7 @@ async def test_a_run_uses_the_threads_pod_and_its_outputs_are_served(
     out = await client.runs.wait(
         tid, "lead_agent", input={"messages": [{"role": "human", "content": "write and count"}]}
     )
+    assert isinstance(out, dict)
     tools = {m["name"]: m for m in out["messages"] if m["type"] == "tool"}
     assert all(m.get("status") != "error" for m in tools.values()), tools
     (pod,) = kube.pods().values()

@@ -65,7 +65,8 @@ async def main():
         cold = (time.perf_counter() - t) * 1000
         med, p90 = await timed(box)
         print(
-            f"kubernetes (fake API, agent on loopback): first call (pod start) {cold:.0f} ms; bash call median {med:.1f} ms p90 {p90:.1f} ms"
+            "kubernetes (fake API, agent on loopback): first call (pod start) "
+            f"{cold:.0f} ms; bash call median {med:.1f} ms p90 {p90:.1f} ms"
         )
         await prov.close()
     for iso in ("bwrap", "none"):

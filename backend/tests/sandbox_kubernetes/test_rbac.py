@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from pathlib import Path
 
 import pytest
 
@@ -76,3 +77,22 @@ async def test_doctor_reports_an_unreachable_api(make_config: MakeConfig) -> Non
     got = await check_kubernetes(make_config(api_url=f"http://127.0.0.1:{free_port()}").sandbox)
     assert not got.ok
     assert got.detail.startswith("the Kubernetes API cannot be reached")
+
+
+async def test_pronghorn_doctor_checks_the_kubernetes_provider_instead_of_bwrap(
+    kube: FakeKubeApi, make_config: MakeConfig, tmp_path: Path
+) -> None:
+    import yaml
+
+    from pronghorn.doctor import run_checks
+
+    kube.allow = role_rules()
+    config = make_config()
+    path = tmp_path / "config.yaml"
+    sandbox = config.sandbox.model_dump(mode="json")
+    sandbox["kubernetes"]["api_token"] = "api-token"
+    sandbox["kubernetes"]["agent_token_key"] = "a-test-key-of-enough-length"
+    path.write_text(yaml.safe_dump({"data_dir": str(tmp_path / "data"), "sandbox": sandbox}))
+    results = {r.name: r for r in await run_checks(str(path))}
+    assert "sandbox" not in results and "sandbox limits" not in results
+    assert results["sandbox (kubernetes)"].ok, results["sandbox (kubernetes)"].detail

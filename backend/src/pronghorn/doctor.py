@@ -56,8 +56,7 @@ async def run_checks(config_path: str | None, *, online: bool = False) -> list[C
         check_broker(config),
         check_data_dir(config),
         check_port(config),
-        check_bwrap(config),
-        check_sandbox_limits(config),
+        *_sandbox_checks(config),
         check_frontend(config),
         check_auth(config),
     ]
@@ -527,6 +526,20 @@ async def check_bwrap(config: AppConfig) -> CheckResult:
         "on Ubuntu 24.04+ kernel.apparmor_restrict_unprivileged_userns=0; in Docker see "
         "docs/deployment.md (Sandbox inside Docker)",
     )
+
+
+def _sandbox_checks(config: AppConfig) -> list[Awaitable[CheckResult | None]]:
+    if config.sandbox.kind == "kubernetes":
+        return [check_kubernetes_sandbox(config)]
+    return [check_bwrap(config), check_sandbox_limits(config)]
+
+
+async def check_kubernetes_sandbox(config: AppConfig) -> CheckResult:
+    """sandbox.kind: kubernetes — API reachable, RBAC, the namespace accepts a pod."""
+    from pronghorn.sandbox.kubernetes.check import check_kubernetes  # only for this kind
+
+    got = await check_kubernetes(config.sandbox)
+    return CheckResult("sandbox (kubernetes)", got.ok, got.detail, got.hint)
 
 
 _LIMIT_LABELS = {

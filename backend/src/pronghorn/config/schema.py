@@ -21,6 +21,7 @@ from pronghorn.config.governance_schema import (
     SuggestionsConfig,
 )
 from pronghorn.config.hosts import check_host_pattern
+from pronghorn.config.kubernetes_schema import SandboxKubernetesConfig
 from pronghorn.config.mcp_schema import McpConfig
 from pronghorn.config.memory_schema import MemoryConfig
 from pronghorn.config.oidc_schema import OidcConfig
@@ -527,7 +528,10 @@ class SandboxLimitsConfig(Section):
 
 
 class SandboxConfig(Section):
-    kind: Literal["local"] = Field(default="local", description="Sandbox provider (startup-only).")
+    kind: Literal["local", "kubernetes"] = Field(
+        default="local",
+        description="Sandbox provider: local (this host) or kubernetes (a pod per thread).",
+    )
     isolation: Literal["bwrap", "none"] = Field(
         default="bwrap", description="bwrap when installed; falls back to none with a warning."
     )
@@ -535,6 +539,7 @@ class SandboxConfig(Section):
     command_timeout_s: float = Field(default=120.0, gt=0)
     max_output_chars: int = Field(default=30000, ge=1000)
     limits: SandboxLimitsConfig = Field(default_factory=SandboxLimitsConfig)
+    kubernetes: SandboxKubernetesConfig = Field(default_factory=SandboxKubernetesConfig)
 
 
 class UploadConvertConfig(Section):

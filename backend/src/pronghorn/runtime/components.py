@@ -91,8 +91,24 @@ async def sandbox(runtime: Runtime) -> AsyncGenerator[None, None]:
     # the files API always agree on where a thread's folders are.
     # Thread folders from before owners (users/default) belong to the "local" user now.
     await asyncio.to_thread(adopt_legacy_folder, runtime.data_dir)
+    config = runtime.config.model_copy(update={"data_dir": str(runtime.data_dir)})
+    if config.sandbox.kind == "kubernetes":
+        from pronghorn.sandbox.kubernetes.provider import KubernetesSandboxProvider
+
+        pods = KubernetesSandboxProvider(config)
+        try:
+            await pods.start()
+        except BaseException:
+            await pods.close()
+            raise
+        runtime.sandbox = pods
+        try:
+            yield
+        finally:
+            await pods.close()
+        return
     provider = LocalSandboxProvider(
-        runtime.config.model_copy(update={"data_dir": str(runtime.data_dir)}),
+        config,
         mounts=runtime.skills,  # skills, read-only at /mnt/skills/...
     )
     await provider.start()

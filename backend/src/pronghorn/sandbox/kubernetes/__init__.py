@@ -1,0 +1,1 @@
+"""Sandboxes as Kubernetes pods: ``sandbox.kind: kubernetes`` (docs/sandbox.md)."""

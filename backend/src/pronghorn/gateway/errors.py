@@ -31,6 +31,7 @@ from pronghorn.runtime.errors import (
     NotFound,
     Overloaded,
     RefusedRun,
+    TooLarge,
     Unavailable,
     Unprocessable,
 )
@@ -64,6 +65,7 @@ DOMAIN_STATUS: Mapping[type[DomainError], int] = {
     Conflict: 409,
     RefusedRun: 422,
     Overloaded: 429,
+    TooLarge: 413,
     Unprocessable: 422,
     Unavailable: 503,
 }

@@ -49,6 +49,11 @@ class RefusedRun(DomainError):
     """A well-formed run request the server refuses by policy (e.g. a private webhook URL)."""
 
 
+class TooLarge(DomainError):
+    """Content past a configured size limit (an upload over the per-file or per-thread
+    total): nothing of it was kept."""
+
+
 class Unavailable(DomainError):
     """The runtime cannot take the request right now (it is shutting down); retry later."""
 

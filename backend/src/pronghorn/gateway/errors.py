@@ -20,7 +20,6 @@ from pronghorn.auth.authenticator import AuthError
 from pronghorn.auth.errors import AccountError
 from pronghorn.gateway.models.bodies import hoist_body_defs
 from pronghorn.gateway.responses import JSONResponse
-from pronghorn.persistence.outage import is_database_unreachable
 from pronghorn.runtime.errors import (
     Conflict,
     DomainError,
@@ -34,6 +33,7 @@ from pronghorn.runtime.errors import (
     TooLarge,
     Unavailable,
     Unprocessable,
+    is_database_unreachable,
 )
 
 log = logging.getLogger("pronghorn.http")

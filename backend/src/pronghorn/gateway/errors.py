@@ -52,10 +52,6 @@ class ApiError(Exception):
         self.detail = detail
 
 
-def not_found(what: str, ident: str) -> ApiError:
-    return ApiError(404, f"{what} with ID {ident} not found")
-
-
 DOMAIN_STATUS: Mapping[type[DomainError], int] = {
     InvalidRun: 400,
     InvalidRequest: 400,

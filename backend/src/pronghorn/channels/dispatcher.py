@@ -265,7 +265,9 @@ class Dispatcher:
         section = getattr(cfg.channels, self.name)
         chat = await self.state.thread_for(self.name, key, principal)
         thread_id, model = chat.thread_id, chat.model_name
-        paths = await self.uploads.folders(Access(principal), thread_id, "update")
+        # the thread's folders (the turn reads artifacts there); storing files is an update
+        action = "update" if msg.files else "read"
+        paths = await self.uploads.folders(Access(principal), thread_id, action)
         names = await self._receive_files(msg, paths)
         if names:
             listed = ", ".join(f"/mnt/user-data/uploads/{n}" for n in names)

@@ -27,6 +27,7 @@ CASES = [
     (errors.RefusedRun("Webhook refused"), 422, "Webhook refused"),
     (errors.Unavailable("shutting down"), 503, "shutting down"),
     (errors.Forbidden("Not yours"), 403, "Not yours"),
+    (errors.TooLarge("Too big"), 413, "Too big"),
 ]
 
 

@@ -5,10 +5,11 @@
         async for part in ph.stream(thread["thread_id"], "Hello!"):
             print(part.event, part.data)                        # the SDK's StreamPart
 
-or ``Pronghorn(runtime)`` around a Runtime the caller already runs (the IM channels do not
-use this client: their dispatcher starts runs through the run manager itself).
-Runs go through the run manager and their events come from the event broker, exactly what
-``POST /threads/{id}/runs/stream`` serves, so a stream yields the same parts as
+or ``Pronghorn(runtime)`` around a Runtime the caller already runs. It calls the runtime's
+services, the same the HTTP routers and the IM channels call (`runtime.threads` for
+threads, `runtime.uploads.Uploads` for files, the run manager for runs), so limits, naming
+and authorization are the same as over HTTP. Run events come from the event broker, exactly
+what ``POST /threads/{id}/runs/stream`` serves, so a stream yields the same parts as
 ``langgraph_sdk``'s ``client.runs.stream`` for the same run. Everything acts as one
 principal (default: the local user of ``auth.mode: none``) with its usual isolation.
 """
@@ -30,20 +31,17 @@ from pronghorn.auth.principal import LOCAL_PRINCIPAL, Principal
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.config.loader import LoadedConfig, config_hash, load_config
 from pronghorn.config.schema import AppConfig
-from pronghorn.gateway.routers.files import safe_name
 from pronghorn.memory.records import Category, MemoryScope
 from pronghorn.memory.user_memory import fact_view, import_form, user_memory
-from pronghorn.persistence.repos import threads as threads_repo
-from pronghorn.persistence.repos.common import new_id
+from pronghorn.runtime import threads
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.assemble import open_runtime
 from pronghorn.runtime.errors import InvalidRun
-from pronghorn.runtime.owned import authorize, load_thread
 from pronghorn.runtime.run_request import RunCreate
 from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.uploads import Uploads
 from pronghorn.sandbox import safe_open
-from pronghorn.sandbox.paths import ThreadPaths, user_folder
-from pronghorn.sandbox.uploads import UploadsFolder
+from pronghorn.sandbox.paths import VIRTUAL_UPLOADS
 
 DEFAULT_MODES = ("values", "messages-tuple")
 Message = str | Mapping[str, Any] | Sequence[Mapping[str, Any]]
@@ -100,22 +98,11 @@ class Pronghorn:
     # -- threads -----------------------------------------------------------------------
 
     async def create_thread(self, metadata: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        thread_id = new_id()
-        value: dict[str, object] = {"thread_id": thread_id, "metadata": dict(metadata or {})}
-        await authorize(self.runtime, self.access, "threads", "create", value)
-        meta = value.get("metadata")
-        async with self.runtime.db.tx() as conn:
-            return await threads_repo.insert_thread(
-                conn,
-                thread_id,
-                metadata=dict(meta) if isinstance(meta, dict) else {},
-                ttl=None,
-                expires_at=None,
-                owner_id=self.access.identity,
-            )
+        new = threads.NewThread(metadata=dict(metadata or {}))
+        return await threads.create(self.runtime, self.access, new)
 
     async def get_thread(self, thread_id: str) -> dict[str, Any]:
-        return threads_repo.to_api(await load_thread(self.runtime, self.access, thread_id))
+        return await threads.get(self.runtime, self.access, thread_id, ttl=False)
 
     # -- runs --------------------------------------------------------------------------
 
@@ -174,49 +161,34 @@ class Pronghorn:
 
     # -- files -------------------------------------------------------------------------
 
-    async def _paths(self, thread_id: str, action: str = "read") -> ThreadPaths:
-        row = await load_thread(self.runtime, self.access, thread_id, action)  # type: ignore[arg-type]
-        paths = ThreadPaths.for_thread(
-            self.runtime.data_dir, user_folder(row["owner_id"]), thread_id
-        )
-        await asyncio.to_thread(paths.ensure)
-        return paths
-
     async def upload(self, thread_id: str, name: str, data: bytes) -> dict[str, Any]:
-        """Put a file in the thread's uploads (the agent sees /mnt/user-data/uploads)."""
-        limit = self.runtime.config.uploads.max_file_bytes
-        if len(data) > limit:
-            raise ValueError(f"{name!r} is larger than uploads.max_file_bytes ({limit})")
-        clean = safe_name(name)
-        paths = await self._paths(thread_id, "update")
-
-        def write() -> None:
-            with UploadsFolder.open(paths) as folder:
-                temp, handle = folder.create_temp()
-                try:
-                    with handle:
-                        handle.write(data)
-                    folder.link(temp, clean)
-                finally:
-                    folder.unlink([temp])
-
-        await asyncio.to_thread(write)
-        return {"filename": clean, "size": len(data), "path": f"/mnt/user-data/uploads/{clean}"}
+        """Put a file in the thread's uploads (the agent sees /mnt/user-data/uploads), as
+        ``POST /api/threads/{id}/uploads`` does: the name made safe and numbered when taken
+        (``a.txt`` -> ``a (1).txt``; the answer says which), the per-file and per-thread
+        limits (`TooLarge`), and a Markdown copy of a document (``markdown``: its path, or
+        None with ``conversion_error`` when it could not be made)."""
+        uploads = Uploads(self.runtime)
+        paths = await uploads.folders(self.access, thread_id, "update")
+        stored = await uploads.store(paths, name, data)
+        done = next(iter(await uploads.convert(paths, [stored.name])), None)
+        copy = done.name if done is not None else None
+        return {
+            "filename": stored.name,
+            "size": stored.size,
+            "path": stored.virtual_path,
+            "markdown": f"{VIRTUAL_UPLOADS}/{copy}" if copy is not None else None,
+            "conversion_error": done.error if done is not None else None,
+        }
 
     async def list_uploads(self, thread_id: str) -> list[dict[str, Any]]:
-        paths = await self._paths(thread_id)
-
-        def entries() -> list[tuple[str, int]]:
-            with UploadsFolder.open(paths) as folder:
-                return folder.entries()
-
-        found = await asyncio.to_thread(entries)
-        return [{"filename": n, "size": s} for n, s in found]
+        uploads = Uploads(self.runtime)
+        paths = await uploads.folders(self.access, thread_id)
+        return [{"filename": f.name, "size": f.size} for f in await uploads.entries(paths)]
 
     async def read_artifact(self, thread_id: str, path: str) -> bytes:
         """A thread file by virtual path (``/mnt/user-data/outputs/x.md`` or ``outputs/x.md``)."""
         virtual = path if path.startswith("/mnt/user-data/") else f"/mnt/user-data/{path}"
-        paths = await self._paths(thread_id)
+        paths = await Uploads(self.runtime).folders(self.access, thread_id)
 
         def read() -> bytes:
             opened = safe_open.open_file(paths, virtual)

@@ -17,8 +17,9 @@ from channels.kit import scripted_config, serving, telegram_section
 from channels.kit import until as _until
 from fakes.telegram_server import FakeTelegram
 from persistence.conftest import db  # noqa: F401  (fixture)
-from pronghorn.channels.lease import Lease, RedisLease, SqlLease
+from pronghorn.channels.lease import Lease, RedisLease
 from pronghorn.persistence.db import Database
+from pronghorn.runtime.channel_lease import SqlLease
 from scaleout.conftest import MUTED, ThreadedProxy, prefix, redis_proxy, shared_db  # noqa: F401
 from support.inproc import InProcessServer
 from support.redis_kit import REDIS_URL

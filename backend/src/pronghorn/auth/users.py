@@ -16,7 +16,7 @@ from pronghorn.auth.passwords import hash_password, verify_password
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.repos import sessions as session_repo
 from pronghorn.persistence.repos import users as repo
-from pronghorn.persistence.repos.users import Role, User
+from pronghorn.persistence.repos.users import Role, User, username_key
 
 __all__ = [
     "User",
@@ -29,6 +29,7 @@ __all__ = [
     "get",
     "list_users",
     "update",
+    "username_key",
 ]
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$")

@@ -1,7 +1,9 @@
 """What happens to one inbound message: dedupe, the access policy, `/connect`, commands,
 the chat → thread mapping, inbound files, and starting the run the driver follows.
 
-It starts runs with the run manager directly (`runtime.runs.create`), as the bound user.
+It goes through the runtime's services, the same the HTTP routes use: `ChannelState` (dedupe,
+bindings, the chat's thread), `Uploads` (inbound files, with the upload limits and naming of
+every other way in) and the run manager (`runtime.runs.create`), as the bound user.
 """
 
 from __future__ import annotations
@@ -11,29 +13,27 @@ import dataclasses
 import hashlib
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any, cast
+from typing import cast
 
 from pronghorn.auth import users as users_service
 from pronghorn.auth.principal import Principal
 from pronghorn.channels import approvals, commands, memory_text
 from pronghorn.channels.driver import Turn, options_of
 from pronghorn.channels.errors import PlatformError
-from pronghorn.channels.files import store_upload, thread_paths, with_real_extension
+from pronghorn.channels.files import with_real_extension
 from pronghorn.channels.policy import access_of, decide
 from pronghorn.channels.transport import Transport
 from pronghorn.channels.types import ChannelCounts, Inbound, Target
 from pronghorn.memory.records import MemoryScope
 from pronghorn.models.errors import UnknownModelError
-from pronghorn.persistence.repos import channels as repo
-from pronghorn.persistence.repos import threads as threads_repo
-from pronghorn.persistence.repos.common import new_id
 from pronghorn.runtime.access import Access, principal_from_record
+from pronghorn.runtime.channel_state import ChannelState
 from pronghorn.runtime.errors import DomainError
-from pronghorn.runtime.owned import authorize
 from pronghorn.runtime.run_request import RunCreate
 from pronghorn.runtime.runtime import Runtime
-from pronghorn.sandbox.convert import convert_stored
+from pronghorn.runtime.uploads import Uploads
 from pronghorn.sandbox.errors import SandboxError
+from pronghorn.sandbox.paths import ThreadPaths
 
 log = logging.getLogger("pronghorn.channels")
 
@@ -63,6 +63,8 @@ class Dispatcher:
         active: Callable[[str], int],
     ) -> None:
         self.runtime = runtime
+        self.state = ChannelState(runtime)
+        self.uploads = Uploads(runtime)
         self.name = name
         self.t = transport
         self.counts = counts
@@ -115,8 +117,8 @@ class Dispatcher:
         cfg = self.runtime.config
         if msg.from_bot:
             return
-        if not await repo.first_delivery(
-            self.runtime.db, self.name, msg.delivery_id, cfg.channels.dedupe_ttl_s
+        if not await self.state.first_delivery(
+            self.name, msg.delivery_id, cfg.channels.dedupe_ttl_s
         ):
             self.counts.duplicates += 1
             return
@@ -159,8 +161,7 @@ class Dispatcher:
     # -- identity -------------------------------------------------------------------------------
 
     async def _connect(self, msg: Inbound, target: Target, code: str) -> None:
-        binding = await repo.redeem_code(
-            self.runtime.db,
+        binding = await self.state.redeem_code(
             code_hash=code_hash(code),
             channel=self.name,
             external_id=msg.user_id,
@@ -177,7 +178,7 @@ class Dispatcher:
         await self._say(target, f"Connected: you talk to the agent as {who}.")
 
     async def _bound_principal(self, external_id: str) -> Principal | None:
-        binding = await repo.binding_of(self.runtime.db, self.name, external_id)
+        binding = await self.state.binding_of(self.name, external_id)
         if binding is None:
             return None
         principal = principal_from_record(binding.principal, binding.owner_id)
@@ -199,17 +200,16 @@ class Dispatcher:
     async def _command(
         self, cmd: commands.Command, key: str, principal: Principal, target: Target
     ) -> None:
-        db = self.runtime.db
         if cmd.name == "help" or cmd.name in ("start", "connect"):
             skills = await self.runtime.skills.for_run(principal.identity)
             await self._say(target, commands.help_text([(s.name, s.description) for s in skills]))
         elif cmd.name == "new":
-            current = await repo.chat_thread(db, self.name, key)
+            current = await self.state.chat_thread(self.name, key)
             model = current.model_name if current else None
-            thread_id = await self._new_thread(key, principal, model)
+            thread_id = await self.state.new_thread(self.name, key, principal, model)
             await self._say(target, f"New conversation started ({thread_id}).")
         elif cmd.name == "status":
-            current = await repo.chat_thread(db, self.name, key)
+            current = await self.state.chat_thread(self.name, key)
             if current is None:
                 await self._say(target, "No conversation yet: send a message to start one.")
                 return
@@ -252,59 +252,30 @@ class Dispatcher:
         except UnknownModelError:
             await self._say(target, f"Unknown model {name!r}; see /models.")
             return
-        db = self.runtime.db
-        if not await repo.set_chat_model(db, self.name, key, name):
-            await self._new_thread(key, principal, name)
+        if not await self.state.set_chat_model(self.name, key, name):
+            await self.state.new_thread(self.name, key, principal, name)
         await self._say(target, f"This conversation now uses {name}.")
 
     # -- chat -----------------------------------------------------------------------------------
-
-    async def _new_thread(self, key: str, principal: Principal, model: str | None) -> str:
-        access = Access(principal)
-        metadata: dict[str, object] = {"channel": self.name, "chat": key}
-        value: dict[str, object] = {"thread_id": None, "metadata": metadata}
-        await authorize(self.runtime, access, "threads", "create", value)
-        meta = value.get("metadata")
-        thread_id = new_id()
-        async with self.runtime.db.tx() as conn:
-            await threads_repo.insert_thread(
-                conn,
-                thread_id,
-                metadata=cast(dict[str, Any], meta) if isinstance(meta, dict) else metadata,
-                owner_id=principal.identity,
-            )
-            await repo.set_chat_thread(conn, self.name, key, thread_id, principal.identity, model)
-        return thread_id
-
-    async def _thread_for(
-        self, key: str, principal: Principal
-    ) -> tuple[str, str | None, Mapping[str, Any] | None]:
-        """The chat's thread (a new one when none, or when it is gone or someone else's),
-        its model, and its row."""
-        current = await repo.chat_thread(self.runtime.db, self.name, key)
-        if current is not None and current.owner_id == principal.identity:
-            async with self.runtime.db.read() as conn:
-                row = await threads_repo.get(conn, current.thread_id)
-            if row is not None and row.get("owner_id", principal.identity) == principal.identity:
-                return current.thread_id, current.model_name, row
-        model = current.model_name if current else None
-        return await self._new_thread(key, principal, model), model, None
 
     async def _chat(
         self, msg: Inbound, text: str, key: str, principal: Principal, target: Target
     ) -> None:
         cfg = self.runtime.config
         section = getattr(cfg.channels, self.name)
-        thread_id, model, row = await self._thread_for(key, principal)
-        paths = thread_paths(self.runtime.data_dir, principal.identity, thread_id)
+        chat = await self.state.thread_for(self.name, key, principal)
+        thread_id, model = chat.thread_id, chat.model_name
+        # the thread's folders (the turn reads artifacts there); storing files is an update
+        action = "update" if msg.files else "read"
+        paths = await self.uploads.folders(Access(principal), thread_id, action)
         names = await self._receive_files(msg, paths)
         if names:
             listed = ", ".join(f"/mnt/user-data/uploads/{n}" for n in names)
             text = f"{text}\n\n(Files uploaded: {listed})".strip()
         if not text:
             return
-        busy = self._active(thread_id) > 0 or (row is not None and row.get("status") == "busy")
-        interrupts = _pending_interrupts(row) if not busy else []
+        busy = self._active(thread_id) > 0 or chat.busy
+        interrupts = _pending_interrupts(chat.interrupts) if not busy else []
         context: dict[str, object] = {"model_name": model} if model else {}
         body: dict[str, object] = {
             "assistant_id": section.assistant_id,
@@ -325,8 +296,6 @@ class Dispatcher:
         else:
             body["input"] = {"messages": [{"role": "human", "content": text}]}
         req = RunCreate.model_validate(body)
-        values = row.get("values") if row else None
-        before = values.get("artifacts") if isinstance(values, dict) else None
         try:
             job = await self.runtime.runs.create(thread_id, req, Access(principal))
         except DomainError as exc:
@@ -340,25 +309,30 @@ class Dispatcher:
                 job=job,
                 target=target,
                 paths=paths,
-                artifacts_before=frozenset(
-                    str(a) for a in cast(list[object], before) if isinstance(before, list)
-                )
-                if isinstance(before, list)
-                else frozenset(),
+                artifacts_before=chat.artifacts,
                 max_file_bytes=cfg.channels.max_file_bytes,
                 origin=msg,
             )
         )
 
-    async def _receive_files(self, msg: Inbound, paths: Any) -> list[str]:
+    async def _receive_files(self, msg: Inbound, paths: ThreadPaths) -> list[str]:
+        """Store the message's files in the thread's uploads, as a web upload would be (the
+        same names, limits and Markdown copies); a file that cannot be stored is said in the
+        chat with the reason when it is the user's to fix (a limit), the others are kept."""
         names: list[str] = []
         limit = self.runtime.config.channels.max_file_bytes
         for file in msg.files:
             try:
                 data = await self.t.download(file, limit)
                 name = with_real_extension(file.name, data)
-                names.append(await store_upload(paths, name, data))
+                names.append((await self.uploads.store(paths, name, data)).name)
                 self.counts.files_in += 1
+            except DomainError as exc:  # a limit, a bad name: the user can act on it
+                log.warning(
+                    "inbound file refused",
+                    extra={"channel": self.name, "file": file.name, "error": exc.message},
+                )
+                await self._say(target_of(msg), f"Could not receive {file.name}: {exc.message}")
             except (PlatformError, SandboxError, OSError) as exc:
                 log.warning(
                     "inbound file not stored",
@@ -368,11 +342,10 @@ class Dispatcher:
         await self._convert_files(msg, paths, names)
         return names
 
-    async def _convert_files(self, msg: Inbound, paths: Any, names: list[str]) -> None:
+    async def _convert_files(self, msg: Inbound, paths: ThreadPaths, names: list[str]) -> None:
         """Markdown copies of received documents (as for a web upload); a document that
         cannot be read is said in the chat, the file itself stays received."""
-        config = self.runtime.config.uploads.convert
-        for done in await convert_stored(self.runtime.documents, paths, names, config):
+        for done in await self.uploads.convert(paths, names):
             if done.error is not None:
                 log.warning(
                     "inbound document not converted",
@@ -388,14 +361,9 @@ def target_of(msg: Inbound) -> Target:
     return Target(msg.chat_id, msg.topic_id, msg.is_group, msg.reply_ref)
 
 
-def _pending_interrupts(row: Mapping[str, Any] | None) -> list[object]:
-    if row is None:
-        return []
-    by_task = row.get("interrupts")
-    if not isinstance(by_task, dict) or not by_task:
-        return []
+def _pending_interrupts(by_task: Mapping[str, object]) -> list[object]:
     out: list[object] = []
-    for items in cast(dict[str, object], by_task).values():
+    for items in by_task.values():
         if isinstance(items, list):
             out.extend(cast(list[object], items))
     return out

@@ -1,18 +1,14 @@
-"""Files between a chat and a thread: inbound ones land in the thread's uploads, artifacts
-the agent presents are read to be sent. Blocking work runs in `asyncio.to_thread`."""
+"""Files between a chat and a thread: an inbound image gets the extension of its real format
+(it is then stored through the runtime's `Uploads`, like any upload), artifacts the agent
+presents are read to be sent. Blocking work runs in `asyncio.to_thread`."""
 
 from __future__ import annotations
 
 import asyncio
 import os
-import re
-from pathlib import Path
 
 from pronghorn.sandbox import safe_open
-from pronghorn.sandbox.paths import ThreadPaths, user_folder
-from pronghorn.sandbox.uploads import UploadsFolder
-
-_UNSAFE = re.compile(r"[^A-Za-z0-9._ -]+")
+from pronghorn.sandbox.paths import ThreadPaths
 
 # An image's format by its first bytes, and the extension it is saved under.
 _IMAGE_MAGIC: tuple[tuple[bytes, int, str], ...] = (
@@ -54,40 +50,6 @@ def with_real_extension(name: str, data: bytes) -> str:
     if kind is None or _IMAGE_EXTS.get(ext.lower()) == kind:
         return name
     return f"{stem}.{kind}"
-
-
-def safe_file_name(raw: str) -> str:
-    """A plain file name from what a platform says (no folders, no dot files)."""
-    name = _UNSAFE.sub("_", raw.replace("\\", "/").rsplit("/", 1)[-1]).strip(" .")
-    return name[:120] or "file"
-
-
-def thread_paths(data_dir: Path, owner_id: str, thread_id: str) -> ThreadPaths:
-    return ThreadPaths.for_thread(data_dir, user_folder(owner_id), thread_id)
-
-
-def _store(paths: ThreadPaths, name: str, data: bytes) -> str:
-    paths.ensure()
-    with UploadsFolder.open(paths) as folder:
-        temp, fh = folder.create_temp()
-        try:
-            with fh:
-                fh.write(data)
-            stem, dot, ext = name.rpartition(".")
-            if not dot:
-                stem, ext = name, ""
-            for n in range(1, 1000):
-                candidate = name if n == 1 else f"{stem}-{n}{dot}{ext}"
-                if folder.link(temp, candidate):
-                    return candidate
-            raise OSError("no free name for the upload")
-        finally:
-            folder.unlink([temp])
-
-
-async def store_upload(paths: ThreadPaths, name: str, data: bytes) -> str:
-    """Save `data` in the thread's uploads as `name` (numbered if taken); the name used."""
-    return await asyncio.to_thread(_store, paths, safe_file_name(name), data)
 
 
 def _read(paths: ThreadPaths, virtual: str, max_bytes: int) -> bytes | None:

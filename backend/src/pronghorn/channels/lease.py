@@ -17,8 +17,7 @@ from __future__ import annotations
 import secrets
 from typing import TYPE_CHECKING, Protocol
 
-from pronghorn.persistence.db import Database
-from pronghorn.persistence.repos import channel_leases
+from pronghorn.runtime.channel_lease import SqlLease
 from pronghorn.runtime.runtime import Runtime
 
 if TYPE_CHECKING:
@@ -77,18 +76,6 @@ class RedisLease:
     async def give_up(self, channel: str) -> None:
         self._held.discard(channel)
         await self.client.eval(RELEASE, 1, self._key(channel), self.holder)  # type: ignore[misc]
-
-
-class SqlLease:
-    def __init__(self, db: Database, holder: str) -> None:
-        self.db = db
-        self.holder = holder
-
-    async def take(self, channel: str, ttl_s: float) -> bool:
-        return await channel_leases.take(self.db, channel, self.holder, ttl_s)
-
-    async def give_up(self, channel: str) -> None:
-        await channel_leases.give_up(self.db, channel, self.holder)
 
 
 def lease_for(runtime: Runtime) -> Lease:

@@ -57,7 +57,7 @@ def create_app(settings: ConfigHolder, *, base_dir: Path | None = None) -> FastA
             app.state.mcp = await stack.enter_async_context(McpService(runtime).running())
             # IM channels start runs through runtime.runs: they stop before the runtime does.
             app.state.channels = await stack.enter_async_context(channels(runtime))
-            stack.callback(settings.add_listener(reload_recorder(runtime.db)))
+            stack.callback(settings.add_listener(reload_recorder(runtime)))
             await stack.enter_async_context(metrics_listener(runtime))
             state = await stack.enter_async_context(custom_lifespan(custom)) if custom else None
             watcher = asyncio.create_task(settings.watch(stop), name="config-watcher")

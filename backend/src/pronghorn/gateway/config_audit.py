@@ -9,15 +9,17 @@ from collections.abc import Awaitable, Callable
 from pronghorn.auth import audit
 from pronghorn.config.restart import changed_paths
 from pronghorn.config.schema import AppConfig
-from pronghorn.persistence.db import Database
+from pronghorn.runtime.runtime import Runtime
 
 log = logging.getLogger("pronghorn.auth")
 
 
-def reload_recorder(db: Database) -> Callable[[AppConfig, AppConfig], Awaitable[None]]:
+def reload_recorder(runtime: Runtime) -> Callable[[AppConfig, AppConfig], Awaitable[None]]:
     async def on_reload(old: AppConfig, new: AppConfig) -> None:
         try:
-            await audit.record(db, "config.reload", detail={"changed": changed_paths(old, new)})
+            await audit.record(
+                runtime.db, "config.reload", detail={"changed": changed_paths(old, new)}
+            )
         except Exception:
             log.exception("could not record the config reload in the audit log")
 

@@ -20,7 +20,6 @@ from pronghorn.auth.authenticator import AuthError
 from pronghorn.auth.errors import AccountError
 from pronghorn.gateway.models.bodies import hoist_body_defs
 from pronghorn.gateway.responses import JSONResponse
-from pronghorn.persistence.outage import is_database_unreachable
 from pronghorn.runtime.errors import (
     Conflict,
     DomainError,
@@ -31,8 +30,10 @@ from pronghorn.runtime.errors import (
     NotFound,
     Overloaded,
     RefusedRun,
+    TooLarge,
     Unavailable,
     Unprocessable,
+    is_database_unreachable,
 )
 
 log = logging.getLogger("pronghorn.http")
@@ -51,10 +52,6 @@ class ApiError(Exception):
         self.detail = detail
 
 
-def not_found(what: str, ident: str) -> ApiError:
-    return ApiError(404, f"{what} with ID {ident} not found")
-
-
 DOMAIN_STATUS: Mapping[type[DomainError], int] = {
     InvalidRun: 400,
     InvalidRequest: 400,
@@ -64,6 +61,7 @@ DOMAIN_STATUS: Mapping[type[DomainError], int] = {
     Conflict: 409,
     RefusedRun: 422,
     Overloaded: 429,
+    TooLarge: 413,
     Unprocessable: 422,
     Unavailable: 503,
 }

@@ -5,7 +5,7 @@ same JSON for a create, the original run's stream or output for `/stream` and `/
 never a second run. The key is per user (the principal's identity) and remembered for
 `runs.idempotency_ttl_s`; the same key with another request (method, path, query or body)
 is a 422 naming the key. The record is a row of `idempotency_keys`, so every replica agrees
-(persistence/repos/idempotency.py); a request that fails frees its key again.
+(runtime/idempotency_keys.py); a request that fails frees its key again.
 
 A second request that arrives while the first is still creating waits for it (up to
 WAIT_S), then replays it; a record left pending by a process that died is taken over by a
@@ -25,9 +25,8 @@ import orjson
 from fastapi import Request, Response
 
 from pronghorn.gateway.errors import ApiError
-from pronghorn.persistence.repos import idempotency as repo
-from pronghorn.persistence.repos.common import now
 from pronghorn.runtime.access import Access
+from pronghorn.runtime.idempotency_keys import IdempotencyKeys
 from pronghorn.runtime.runtime import Runtime
 
 HEADER = "Idempotency-Key"
@@ -103,18 +102,15 @@ async def idempotent(
     if key is None or ttl <= 0:
         return (await act())[0]
     mine = _Key(access.identity, key, await _fingerprint(request))
+    keys = IdempotencyKeys(runtime)
     deadline = time.monotonic() + WAIT_S
     while True:
-        found = await runtime.db.run(
-            lambda conn: repo.claim(
-                conn,
-                owner_id=mine.owner_id,
-                key=mine.key,
-                fingerprint=mine.fingerprint,
-                at=now(),
-                ttl_s=ttl,
-                stale_s=STALE_S,
-            )
+        found = await keys.claim(
+            owner_id=mine.owner_id,
+            key=mine.key,
+            fingerprint=mine.fingerprint,
+            ttl_s=ttl,
+            stale_s=STALE_S,
         )
         if found is None:
             break
@@ -134,13 +130,7 @@ async def idempotent(
     try:
         response, record = await act()
     except BaseException:
-        await asyncio.shield(
-            runtime.db.run(lambda conn: repo.release(conn, owner_id=mine.owner_id, key=key))
-        )
+        await asyncio.shield(keys.release(owner_id=mine.owner_id, key=key))
         raise
-    await runtime.db.run(
-        lambda conn: repo.finish(
-            conn, owner_id=mine.owner_id, key=mine.key, result=record, at=now()
-        )
-    )
+    await keys.finish(owner_id=mine.owner_id, key=mine.key, result=record)
     return response

@@ -6,6 +6,9 @@ Every error carries a message meant for the client, as is.
 
 from __future__ import annotations
 
+# re-exported: the gateway answers 503 for these (persistence/outage.py tells them apart)
+from pronghorn.persistence.outage import is_database_unreachable as is_database_unreachable
+
 
 class DomainError(Exception):
     """Base of every error the runtime raises on purpose; `message` is for the client."""
@@ -47,6 +50,11 @@ class Unprocessable(DomainError):
 
 class RefusedRun(DomainError):
     """A well-formed run request the server refuses by policy (e.g. a private webhook URL)."""
+
+
+class TooLarge(DomainError):
+    """Content past a configured size limit (an upload over the per-file or per-thread
+    total): nothing of it was kept."""
 
 
 class Unavailable(DomainError):

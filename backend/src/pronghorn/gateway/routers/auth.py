@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pronghorn.auth import audit, sessions, setup_token, users
 from pronghorn.auth.authenticator import AuthError
 from pronghorn.auth.principal import Principal
+from pronghorn.auth.users import User, username_key
 from pronghorn.auth.verify import verify_password_of
 from pronghorn.gateway.deps import get_principal, get_runtime
 from pronghorn.gateway.errors import ApiError
@@ -19,7 +20,6 @@ from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.routers.auth_deps import current_user, require_local
 from pronghorn.gateway.session_cookie import clear_session_cookie, client_ip, set_session_cookie
 from pronghorn.gateway.strict_json import StrictJSONRoute
-from pronghorn.persistence.repos.users import User, username_key
 from pronghorn.runtime.runtime import Runtime
 
 router = APIRouter(prefix="/api/auth", tags=["auth"], route_class=StrictJSONRoute)

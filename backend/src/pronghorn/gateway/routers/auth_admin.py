@@ -7,13 +7,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pronghorn.auth import audit, users
 from pronghorn.auth.errors import AccountError
+from pronghorn.auth.users import User
 from pronghorn.gateway.deps import get_runtime
 from pronghorn.gateway.models.auth import AuditEntry, AuthUser
 from pronghorn.gateway.models.errors import answers, errors
 from pronghorn.gateway.routers.auth_deps import admin_user
 from pronghorn.gateway.session_cookie import client_ip
 from pronghorn.gateway.strict_json import StrictJSONRoute
-from pronghorn.persistence.repos.users import User
 from pronghorn.runtime.runtime import Runtime
 from pronghorn.runtime.user_removal import remove_user
 

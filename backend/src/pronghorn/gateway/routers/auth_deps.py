@@ -6,9 +6,9 @@ from fastapi import Depends, Request
 
 from pronghorn.auth import users
 from pronghorn.auth.principal import Principal
+from pronghorn.auth.users import User
 from pronghorn.gateway.deps import get_principal, get_runtime
 from pronghorn.gateway.errors import ApiError
-from pronghorn.persistence.repos.users import User
 from pronghorn.runtime.runtime import Runtime
 
 

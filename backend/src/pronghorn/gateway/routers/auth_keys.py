@@ -6,13 +6,13 @@ from fastapi import APIRouter, Depends, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from pronghorn.auth import api_keys, audit
+from pronghorn.auth.users import User
 from pronghorn.gateway.deps import get_runtime
 from pronghorn.gateway.models.auth import ApiKeyCreated, ApiKeyRecord
 from pronghorn.gateway.models.errors import answers, errors
 from pronghorn.gateway.routers.auth_deps import current_user
 from pronghorn.gateway.session_cookie import client_ip
 from pronghorn.gateway.strict_json import StrictJSONRoute
-from pronghorn.persistence.repos.users import User
 from pronghorn.runtime.runtime import Runtime
 
 router = APIRouter(prefix="/api/auth/keys", tags=["auth"], route_class=StrictJSONRoute)

@@ -35,8 +35,8 @@ from pronghorn.gateway.models.channels import (
     SlackAnswer,
 )
 from pronghorn.gateway.models.errors import answers, errors
-from pronghorn.persistence.repos import channels as repo
 from pronghorn.runtime.access import Access, principal_record
+from pronghorn.runtime.channel_state import ChannelState
 from pronghorn.runtime.runtime import Runtime
 
 router = APIRouter(prefix="/api/channels", tags=["channels"])
@@ -121,8 +121,7 @@ async def connect_code(
     if name not in PLATFORMS or ChannelManager.section(runtime.config, name) is None:
         raise ApiError(404, f"Channel {name!r} is not configured")
     code = secrets.token_urlsafe(12)
-    expires = await repo.add_code(
-        runtime.db,
+    expires = await ChannelState(runtime).add_code(
         code_hash=code_hash(code),
         channel=name,
         owner_id=principal.identity,
@@ -179,7 +178,7 @@ async def connections(
 ) -> dict[str, list[dict[str, Any]]]:
     """`{connections: [...]}`: the caller's connected chat accounts (an admin with
     all-users: everyone's), each in our field names and DeerFlow's."""
-    rows = await repo.bindings(runtime.db, access.owner_scope)
+    rows = await ChannelState(runtime).bindings(access.owner_scope)
     return {
         "connections": [
             {
@@ -209,7 +208,7 @@ async def revoke(
     access: Access = Depends(get_access),
     runtime: Runtime = Depends(get_runtime),
 ) -> Response:
-    if not await repo.revoke_binding(runtime.db, connection_id, access.owner_scope):
+    if not await ChannelState(runtime).revoke_binding(connection_id, access.owner_scope):
         raise ApiError(404, f"Connection {connection_id} not found")
     return Response(status_code=204)
 

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pronghorn.auth import audit, sessions, users
 from pronghorn.auth.origin import same_origin
 from pronghorn.auth.principal import Principal
+from pronghorn.auth.users import User
 from pronghorn.gateway.deps import get_principal, get_runtime
 from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.models.deerflow_auth import (
@@ -32,7 +33,6 @@ from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.routers.auth import current_password_ok, password_login
 from pronghorn.gateway.routers.auth_deps import current_user
 from pronghorn.gateway.session_cookie import client_ip, is_https
-from pronghorn.persistence.repos.users import User
 from pronghorn.runtime.runtime import Runtime
 
 router = APIRouter(prefix="/api/v1/auth", tags=["deerflow"])

@@ -28,9 +28,9 @@ from pronghorn.gateway.models.errors import errors
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.routers.files import file_entry, upload_entries
 from pronghorn.gateway.strict_json import StrictJSONRoute
-from pronghorn.persistence.repos import channels as channel_repo
-from pronghorn.persistence.repos import run_events
 from pronghorn.runtime.access import Access
+from pronghorn.runtime.channel_state import ChannelState
+from pronghorn.runtime.event_store import SqlEventStore
 from pronghorn.runtime.owned import load_thread
 from pronghorn.runtime.runtime import Runtime
 from pronghorn.runtime.suggestions import suggest
@@ -148,12 +148,11 @@ async def run_event_list(
     out: list[dict[str, Any]] = []
     cursor = after_seq
     while len(out) < limit:
-        batch = await runtime.db.run(
-            lambda conn, start=cursor: run_events.read(conn, rid, start, limit)
-        )
+        batch = await SqlEventStore(runtime.db).read(rid, cursor, limit)
         if not batch:
             break
-        for seq, event, data in batch:
+        for stored in batch:
+            seq, event, data = stored.id, stored.event, stored.data
             cursor = seq
             if wanted is None or event in wanted or event.split("|", 1)[0] in wanted:
                 out.append(
@@ -276,7 +275,7 @@ async def channel_providers(
     and whether the caller has (``connection_status``). Credentials live in config.yaml,
     so no provider asks for them here (``credential_fields`` is empty)."""
     channels = runtime.config.channels
-    linked = {b.channel for b in await channel_repo.bindings(runtime.db, access.identity)}
+    linked = {b.channel for b in await ChannelState(runtime).bindings(access.identity)}
     providers: list[dict[str, object]] = []
     for key, label in CHANNEL_PROVIDERS:
         section = getattr(channels, key, None)

@@ -8,16 +8,13 @@ from fastapi import APIRouter, Depends, Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from pronghorn.gateway.deps import check_uuid, get_access, get_runtime
-from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.models.errors import errors
 from pronghorn.gateway.models.feedback import Feedback, ThreadFeedback
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
-from pronghorn.persistence.repos import feedback as repo
+from pronghorn.runtime import feedback
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.owned import load_thread
 from pronghorn.runtime.runtime import Runtime
-from pronghorn.runtime.thread_messages import load_run
 
 router = APIRouter(
     prefix="/api/threads/{thread_id}", tags=["feedback"], route_class=StrictJSONRoute
@@ -40,12 +37,8 @@ class FeedbackBody(BaseModel):
         return value
 
 
-async def _run_ids(
-    runtime: Runtime, access: Access, thread_id: str, run_id: str
-) -> tuple[str, str]:
-    tid, rid = check_uuid(thread_id, "thread"), check_uuid(run_id, "run")
-    await load_run(runtime, access, tid, rid)
-    return tid, rid
+def _run_ids(thread_id: str, run_id: str) -> tuple[str, str]:
+    return check_uuid(thread_id, "thread"), check_uuid(run_id, "run")
 
 
 @router.put("/runs/{run_id}/feedback", response_model=Feedback, responses=errors(404, 422))
@@ -57,18 +50,11 @@ async def put_feedback(
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     """Set the caller's feedback on the run (replacing an earlier one)."""
-    tid, rid = await _run_ids(runtime, access, thread_id, run_id)
+    tid, rid = _run_ids(thread_id, run_id)
     comment = body.comment.strip() if body.comment and body.comment.strip() else None
-    async with runtime.db.tx() as conn:
-        saved = await repo.upsert(
-            conn,
-            run_id=rid,
-            thread_id=tid,
-            user_id=access.identity,
-            rating=body.rating,
-            comment=comment,
-            message_id=body.message_id,
-        )
+    saved = await feedback.put(
+        runtime, access, tid, rid, rating=body.rating, comment=comment, message_id=body.message_id
+    )
     return JSONResponse(saved)
 
 
@@ -80,9 +66,7 @@ async def get_feedback(
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     """The caller's feedback on the run, as a list (empty or one)."""
-    _, rid = await _run_ids(runtime, access, thread_id, run_id)
-    async with runtime.db.read() as conn:
-        found = await repo.get(conn, rid, access.identity)
+    found = await feedback.get(runtime, access, *_run_ids(thread_id, run_id))
     return JSONResponse([found] if found else [])
 
 
@@ -94,11 +78,7 @@ async def delete_feedback(
     access: Access = Depends(get_access),
 ) -> Response:
     """Remove the caller's feedback on the run; 404 when there is none."""
-    _, rid = await _run_ids(runtime, access, thread_id, run_id)
-    async with runtime.db.tx() as conn:
-        removed = await repo.remove(conn, rid, access.identity)
-    if not removed:
-        raise ApiError(404, f"No feedback on run {rid}")
+    await feedback.remove(runtime, access, *_run_ids(thread_id, run_id))
     return Response(status_code=204)
 
 
@@ -107,8 +87,5 @@ async def thread_feedback(
     thread_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> JSONResponse:
     """The caller's feedback on every run of the thread (the UI shows it under answers)."""
-    tid = check_uuid(thread_id, "thread")
-    await load_thread(runtime, access, tid)
-    async with runtime.db.read() as conn:
-        items = await repo.for_thread(conn, tid, access.identity)
+    items = await feedback.for_thread(runtime, access, check_uuid(thread_id, "thread"))
     return JSONResponse({"feedback": items})

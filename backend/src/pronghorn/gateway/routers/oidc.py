@@ -21,12 +21,12 @@ from pronghorn.auth import audit, sessions, users
 from pronghorn.auth.errors import AccountError
 from pronghorn.auth.oidc import OidcClient, OidcError, OidcIdentity
 from pronghorn.auth.oidc_login_state import COOKIE_NAME, COOKIE_PATH, LIFETIME_S
+from pronghorn.auth.users import User
 from pronghorn.gateway.deps import get_runtime
 from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.models.errors import errors
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.session_cookie import client_ip, is_https, set_session_cookie
-from pronghorn.persistence.repos.users import User
 from pronghorn.runtime.runtime import Runtime
 
 log = logging.getLogger("pronghorn.auth.oidc")

@@ -11,7 +11,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from pronghorn.auth.authorizer import Action
 from pronghorn.gateway.deps import check_uuid, get_access, get_runtime
-from pronghorn.gateway.errors import ApiError, invalid, not_found
+from pronghorn.gateway.errors import ApiError, invalid
 from pronghorn.gateway.idempotency import Replayer, idempotent, json_record, replay_json
 from pronghorn.gateway.models.bodies import json_body
 from pronghorn.gateway.models.errors import errors
@@ -21,12 +21,11 @@ from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.sse import filter_modes, parse_last_event_id, sse_response
 from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.gateway.wait_response import RunOutputResponse
-from pronghorn.persistence.repos import run_units
-from pronghorn.persistence.repos import runs as runs_repo
+from pronghorn.runtime import run_records
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.broker import BrokerUnavailable
 from pronghorn.runtime.jobs import Job
-from pronghorn.runtime.owned import authorize, load_thread, visible
+from pronghorn.runtime.owned import load_thread
 from pronghorn.runtime.request_fields import INT64_MAX
 from pronghorn.runtime.run_request import (
     STREAM_MODES,
@@ -398,9 +397,9 @@ async def list_runs(
     access: Access = Depends(get_access),
 ) -> Response:
     tid = check_uuid(thread_id, "thread")
-    await load_thread(runtime, access, tid)
-    async with runtime.db.read() as conn:
-        rows = await runs_repo.list_for_thread(conn, tid, limit=limit, offset=offset, status=status)
+    rows = await run_records.list_runs(
+        runtime, access, tid, limit=limit, offset=offset, status=status
+    )
     if select:
         rows = [{k: v for k, v in r.items() if k in select} for r in rows]
     return JSONResponse(rows)
@@ -415,14 +414,7 @@ async def _get_run(
 ) -> dict[str, Any]:
     """The run if `access` may `action` its thread; 404 for an unknown run and for another
     user's (runs are authorized as their thread)."""
-    filt = await authorize(
-        runtime, access, "threads", action, {"thread_id": thread_id, "run_id": run_id}
-    )
-    # The SDKs GET the run after every stream: one hop, not a multi-hop async session.
-    found = await runtime.db.run(lambda conn: run_units.get_owned_run(conn, run_id, thread_id))
-    if found is None or not visible(access, found.owner_id, found.thread_metadata, filt):
-        raise not_found("Run", run_id)
-    return runtime.runs.overlay(found.run)
+    return await run_records.get_run(runtime, access, run_id, thread_id, action)
 
 
 @router.get("/threads/{thread_id}/runs/{run_id}", response_model=Run, responses=errors(404, 422))
@@ -455,11 +447,7 @@ async def delete_run(
     access: Access = Depends(get_access),
 ) -> Response:
     tid, rid = check_uuid(thread_id, "thread"), check_uuid(run_id, "run")
-    run = await _get_run(runtime, access, rid, tid, "delete")
-    if run["status"] in runs_repo.INFLIGHT:
-        raise ApiError(409, f"Run {rid} is {run['status']}; cancel it before deleting it")
-    async with runtime.db.tx() as conn:
-        await runs_repo.delete_run(conn, rid)
+    await run_records.delete_run(runtime, access, tid, rid)
     return Response(status_code=204)
 
 
@@ -468,7 +456,7 @@ async def _join(runtime: Runtime, access: Access, thread_id: str, run_id: str) -
     job = runtime.runs.active(run_id)
     if job is not None and job.thread_id == thread_id:
         return _wait_response(runtime, job, stateless=False, cancel_on_disconnect=False)
-    if run["status"] in runs_repo.INFLIGHT:  # executing in another process
+    if run_records.in_flight(run):  # executing in another process
         await _broker_ready(runtime)
         remote = runtime.runs.follow_elsewhere(thread_id, run_id)
         base = f"/threads/{thread_id}/runs/{run_id}"

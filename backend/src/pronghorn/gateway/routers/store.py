@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal, cast
 
 from fastapi import APIRouter, Depends, Response
@@ -15,7 +16,6 @@ from pronghorn.gateway.models.errors import errors
 from pronghorn.gateway.models.langgraph import Item, ListNamespaceResponse, SearchItemsResponse
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
-from pronghorn.persistence.repos.common import iso
 from pronghorn.runtime import store_scope as scope
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.owned import authorize
@@ -105,13 +105,20 @@ def check_namespace(
     return tuple(namespace)
 
 
+def _iso(value: datetime | None) -> str | None:
+    """ISO 8601 in UTC (SQLite's store gives naive UTC datetimes)."""
+    if value is None:
+        return None
+    return (value if value.tzinfo is not None else value.replace(tzinfo=UTC)).isoformat()
+
+
 def item_json(item: Any, namespace: tuple[str, ...] | None = None) -> dict[str, Any]:
     out = {
         "namespace": list(item.namespace if namespace is None else namespace),
         "key": item.key,
         "value": item.value,
-        "created_at": iso(item.created_at),  # SQLite's store gives naive UTC datetimes
-        "updated_at": iso(item.updated_at),
+        "created_at": _iso(item.created_at),
+        "updated_at": _iso(item.updated_at),
     }
     if hasattr(item, "score"):
         out["score"] = item.score

@@ -34,6 +34,7 @@ from pronghorn.runtime.telemetry import instrument, telemetry
 from pronghorn.runtime.thread_sweeper import purge_thread, thread_sweeper
 from pronghorn.runtime.webhook import WebhookRefusedError, WebhookSender, check_webhook_url
 from pronghorn.runtime.workspace_changes import WorkspaceRecorder
+from pronghorn.sandbox.container import ContainerSandboxProvider
 from pronghorn.sandbox.local import LocalSandboxProvider
 from pronghorn.sandbox.paths import adopt_legacy_folder
 from pronghorn.subagents import SubagentPool
@@ -91,10 +92,14 @@ async def sandbox(runtime: Runtime) -> AsyncGenerator[None, None]:
     # the files API always agree on where a thread's folders are.
     # Thread folders from before owners (users/default) belong to the "local" user now.
     await asyncio.to_thread(adopt_legacy_folder, runtime.data_dir)
-    provider = LocalSandboxProvider(
-        runtime.config.model_copy(update={"data_dir": str(runtime.data_dir)}),
-        mounts=runtime.skills,  # skills, read-only at /mnt/skills/...
-    )
+    config = runtime.config.model_copy(update={"data_dir": str(runtime.data_dir)})
+    provider: LocalSandboxProvider | ContainerSandboxProvider
+    if config.sandbox.kind == "container":
+        provider = ContainerSandboxProvider(config, mounts=runtime.skills)
+    else:
+        provider = LocalSandboxProvider(
+            config, mounts=runtime.skills
+        )  # skills, read-only at /mnt/skills/...
     await provider.start()
     runtime.sandbox = provider
     try:

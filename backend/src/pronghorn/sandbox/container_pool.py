@@ -47,6 +47,8 @@ def engine_error(exc: BaseException) -> SandboxError:
                 f"The sandbox image is missing on the Docker engine ({exc.message}); build it "
                 "with docker/sandbox.Dockerfile (docs/sandbox.md, Container sandbox)."
             )
+        if exc.status >= 900:  # aiodocker's status for "no connection at all"
+            return SandboxError(f"The sandbox's Docker engine is unreachable: {exc.message}")
         return SandboxError(f"The Docker engine refused a sandbox call: {exc.message}")
     return SandboxError(f"The sandbox's Docker engine is unreachable: {exc}")
 

@@ -56,13 +56,20 @@ async def run_checks(config_path: str | None, *, online: bool = False) -> list[C
         check_broker(config),
         check_data_dir(config),
         check_port(config),
-        check_bwrap(config),
-        check_sandbox_limits(config),
+        *_sandbox_checks(config),
         check_frontend(config),
         check_auth(config),
     ]
     results = await asyncio.gather(*checks)
     return [config_result, *(r for r in results if r is not None)]
+
+
+def _sandbox_checks(config: AppConfig) -> list[Awaitable[CheckResult | None]]:
+    if config.sandbox.kind == "container":
+        from pronghorn.doctor_container import check_container_sandbox  # imports doctor
+
+        return [check_container_sandbox(config)]
+    return [check_bwrap(config), check_sandbox_limits(config)]
 
 
 def format_report(results: list[CheckResult], as_json: bool) -> str:

@@ -67,10 +67,6 @@ class ContainerPool:
 
     # -- state ------------------------------------------------------------------------------
 
-    def live_ids(self) -> dict[str, str]:
-        """key -> container id of every live container."""
-        return {key: live.container.id for key, live in self._live.items()}
-
     def _filters(self) -> dict[str, list[str]]:
         return {"label": [f"{cs.LABEL_SANDBOX}=1", f"{cs.LABEL_INSTANCE}={self._cfg.instance}"]}
 

@@ -65,7 +65,9 @@ async def _containers(docker: aiodocker.Docker, instance: str) -> list[dict[str,
 async def _ids(docker: aiodocker.Docker, provider: ContainerSandboxProvider) -> dict[str, str]:
     """key label -> id of each container of the provider's instance, from the engine."""
     infos = await _containers(docker, provider.config.container.instance)
-    return {i["Config"]["Labels"][cs.LABEL_KEY]: str(i["Id"]) for i in infos}  # type: ignore[index]
+    ids = {i["Config"]["Labels"][cs.LABEL_KEY]: str(i["Id"]) for i in infos}  # type: ignore[index]
+    assert len(ids) == len(infos), "two containers for one key"
+    return ids
 
 
 async def _wait_for(check: Callable[[], Awaitable[bool]], what: str, timeout_s: float = 20) -> None:
@@ -269,3 +271,26 @@ async def test_clear_errors_without_engine_or_image(data_dir: Path, thread_id: s
     with pytest.raises(SandboxError, match=r"image is missing.*sandbox\.Dockerfile"):
         await sb.execute("true")
     await provider.close()
+
+
+async def test_a_container_killed_from_outside_is_made_anew(
+    docker: aiodocker.Docker, data_dir: Path, make: Make, thread_id: str
+) -> None:
+    provider = make(container_config(data_dir))
+    sandbox = await provider.acquire("alice", thread_id)
+    await sandbox.write_file("kept.txt", "files survive\n")
+    await sandbox.execute("true")
+    (old,) = (await _ids(docker, provider)).values()
+    await (await docker.containers.get(old)).kill()
+    r = await sandbox.execute("cat kept.txt")
+    assert (r.exit_code, r.stdout) == (0, "files survive\n")
+
+    async def old_removed() -> bool:  # the dead one is removed in the background
+        return len(await _containers(docker, provider.config.container.instance)) == 1
+
+    await _wait_for(old_removed, "the killed container to be removed")
+    (new,) = (await _ids(docker, provider)).values()
+    assert new != old
+    await (await docker.containers.get(new)).delete(force=True)
+    r = await sandbox.execute("echo again")
+    assert r.stdout == "again\n"

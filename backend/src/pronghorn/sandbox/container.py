@@ -80,19 +80,26 @@ class ContainerSandbox:
             here = f"{cs.USER_THREADS}/{self._paths.thread_id}"
             inner = _VIRTUAL_ROOT_RE.sub(lambda _: here, command)
             workdir = env["HOME"] = f"{here}/workspace"
-        try:
-            async with self._provider.pool.lease(self._spec) as container:
-                result = await run_in_container(
-                    container,
-                    inner,
-                    user=self._spec.run_as,
-                    workdir=workdir,
-                    env=env,
-                    timeout_s=timeout,
-                    max_output_chars=self._config.max_output_chars,
-                )
-        except (aiodocker.DockerError, OSError) as exc:
-            raise engine_error(exc) from None
+        result = None
+        for attempt in (1, 2):  # a container killed or removed from outside is made anew
+            try:
+                async with self._provider.pool.lease(self._spec) as container:
+                    result = await run_in_container(
+                        container,
+                        inner,
+                        user=self._spec.run_as,
+                        workdir=workdir,
+                        env=env,
+                        timeout_s=timeout,
+                        max_output_chars=self._config.max_output_chars,
+                    )
+                break
+            except aiodocker.DockerError as exc:
+                if attempt == 2 or exc.status not in (404, 409):
+                    raise engine_error(exc) from None
+            except OSError as exc:
+                raise engine_error(exc) from None
+        assert result is not None
         if here:
             result = CommandResult(
                 exit_code=result.exit_code,

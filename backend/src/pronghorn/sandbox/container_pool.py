@@ -116,20 +116,30 @@ class ContainerPool:
 
     @contextlib.asynccontextmanager
     async def lease(self, spec: cs.ContainerSpec) -> AsyncIterator[DockerContainer]:
-        """A running container of ``spec`` for one command (made, or reused warm)."""
+        """A running container of ``spec`` for one command (made, or reused warm). When the
+        engine says the container is gone or stopped (killed, removed from outside), it is
+        forgotten, so the next lease makes a new one."""
         live = await self._take(spec)
+        gone = False
         try:
             yield live.container
+        except aiodocker.DockerError as exc:
+            gone = exc.status in (404, 409)
+            raise
         finally:
             async with self._cond:
                 live.busy -= 1
                 live.last_used = time.monotonic()
+                if gone and self._live.get(live.key) is live and not live.busy:
+                    log.warning("sandbox: container %s is gone; a new one will be made", live.key)
+                    self._drop(live)
                 self._trim_idle(self._cfg.warm_pool)
                 self._cond.notify_all()
 
     async def _take(self, spec: cs.ContainerSpec) -> _Live:
         digest = spec.digest(self._config)
         deadline = time.monotonic() + self._cfg.queue_timeout_s
+        hard_deadline = deadline + self._cfg.start_timeout_s
         async with self._cond:
             while True:
                 live = self._live.get(spec.key)
@@ -145,7 +155,10 @@ class ContainerPool:
                         break
                     if self._trim_idle(len(self._idle()) - 1):  # the longest idle makes room
                         continue
-                left = deadline - time.monotonic()
+                # Waiting for a removal or for this key's container being made is progress,
+                # bounded by start_timeout_s; waiting for a busy slot, by queue_timeout_s.
+                making_room = self._removing > 0 or spec.key in self._creating
+                left = (hard_deadline if making_room else deadline) - time.monotonic()
                 if left <= 0:
                     raise SandboxError(
                         f"All {self._cfg.max_containers} sandbox containers are busy "

@@ -228,3 +228,19 @@ def engine_or_reason() -> tuple[Engine | None, str]:
         return sandbox_engine(), ""
     except (EngineUnavailable, OSError, subprocess.SubprocessError) as exc:
         return None, f"container tests skipped: no Docker engine can run here ({exc})"
+
+
+def main() -> int:
+    """``python tests/support/docker_engine.py``: prepare the engine and the image before a
+    test run (``make test-backend`` does), outside any test's timeout. Exit 1 only when
+    ``PRONGHORN_REQUIRE_DOCKER=1`` and no engine can run."""
+    engine, reason = engine_or_reason()
+    if engine is None:
+        print(reason)
+        return 1 if os.environ.get("PRONGHORN_REQUIRE_DOCKER") == "1" else 0
+    print(f"docker engine {engine.url}; sandbox image {engine.sandbox_image}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -170,7 +170,8 @@ def _base_image() -> str:
         rootfs = Path(tmp) / "rootfs"
         done = _run(["debootstrap", "--variant=minbase", SUITE, str(rootfs), mirror], 1200)
         if done.returncode != 0:
-            raise EngineUnavailable(f"debootstrap failed: {done.stderr.strip()[-300:]}")
+            why = (done.stderr.strip() or done.stdout.strip())[-300:]
+            raise EngineUnavailable(f"debootstrap failed: {why}")
         tar = subprocess.Popen(["tar", "-C", str(rootfs), "-c", "."], stdout=subprocess.PIPE)
         docker = shutil.which("docker")
         assert docker is not None

@@ -18,6 +18,7 @@ from pronghorn.config.schema import AppConfig
 from pronghorn.sandbox import SandboxError
 from pronghorn.sandbox import container_spec as cs
 from pronghorn.sandbox.container import ContainerSandbox, ContainerSandboxProvider
+from pronghorn.sandbox.mounts import ReadOnlyMount
 from support.docker_engine import engine_or_reason
 
 from .conftest import container_config
@@ -294,3 +295,33 @@ async def test_a_container_killed_from_outside_is_made_anew(
     await (await docker.containers.get(new)).delete(force=True)
     r = await sandbox.execute("echo again")
     assert r.stdout == "again\n"
+
+
+class _Skills:
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    async def mounts_for(self, user_id: str) -> tuple[ReadOnlyMount, ...]:
+        return (ReadOnlyMount("/mnt/skills/public/demo", self.folder),)
+
+
+async def test_skills_are_mounted_read_only(
+    docker: aiodocker.Docker, data_dir: Path, tmp_path: Path, thread_id: str
+) -> None:
+    skill = tmp_path / "demo"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text("# Demo skill\n")
+    provider = ContainerSandboxProvider(container_config(data_dir), mounts=_Skills(skill))
+    try:
+        sandbox = await provider.acquire("alice", thread_id)
+        r = await sandbox.execute(
+            "cat /mnt/skills/public/demo/SKILL.md; touch /mnt/skills/public/demo/x 2>&1"
+        )
+        assert r.stdout.startswith("# Demo skill\n")
+        assert "Read-only file system" in r.stdout
+        assert await sandbox.read_file("/mnt/skills/public/demo/SKILL.md") == "# Demo skill\n"
+        (info,) = await _containers(docker, provider.config.container.instance)
+        mounts = {m["Destination"]: m["RW"] for m in info["Mounts"]}  # type: ignore[union-attr]
+        assert mounts["/mnt/skills/public/demo"] is False
+    finally:
+        await provider.close()

@@ -94,6 +94,9 @@ test-backend: install-backend install-system install-browser
 	cd $(BACKEND) && $(UV) run ruff check src tests && $(UV) run ruff format --check src tests
 	@$(MAKE) --no-print-directory typecheck
 	@$(MAKE) --no-print-directory deadcode
+	@# The Docker engine and the sandbox image of the container-sandbox tests, made before
+	@# pytest (a cold build takes minutes: more than one test's timeout); seconds when cached.
+	cd $(BACKEND) && $(UV) run python tests/support/docker_engine.py
 	cd $(BACKEND) && $(TEST_ENV) $(UV) run pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) --dist loadscope
 
 test-frontend: install-frontend

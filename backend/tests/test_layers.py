@@ -38,6 +38,8 @@ FORBIDDEN: dict[str, set[str]] = {
     # the gateway (they open the database themselves).
     "cli_accounts": {"gateway", "cli"},
     "doctor_auth": {"gateway", "runtime", "cli"},
+    # the doctor's container sandbox check: beside doctor.py, below the gateway
+    "doctor_container": {"gateway", "runtime", "cli"},
     "skills": {"gateway", "runtime", "persistence", "graphs", "agent", "cli"},
     # long-term memory: below the agent and the runtime (they use it), beside the models
     "memory": {"gateway", "runtime", "persistence", "graphs", "agent", "sandbox", "web", "cli"},

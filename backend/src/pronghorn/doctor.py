@@ -64,6 +64,16 @@ async def run_checks(config_path: str | None, *, online: bool = False) -> list[C
     return [config_result, *(r for r in results if r is not None)]
 
 
+def _sandbox_checks(config: AppConfig) -> list[Awaitable[CheckResult | None]]:
+    if config.sandbox.kind == "container":
+        from pronghorn.doctor_container import check_container_sandbox  # imports doctor
+
+        return [check_container_sandbox(config)]
+    if config.sandbox.kind == "kubernetes":
+        return [check_kubernetes_sandbox(config)]
+    return [check_bwrap(config), check_sandbox_limits(config)]
+
+
 def format_report(results: list[CheckResult], as_json: bool) -> str:
     failed = [r for r in results if not r.ok]
     if as_json:
@@ -526,12 +536,6 @@ async def check_bwrap(config: AppConfig) -> CheckResult:
         "on Ubuntu 24.04+ kernel.apparmor_restrict_unprivileged_userns=0; in Docker see "
         "docs/deployment.md (Sandbox inside Docker)",
     )
-
-
-def _sandbox_checks(config: AppConfig) -> list[Awaitable[CheckResult | None]]:
-    if config.sandbox.kind == "kubernetes":
-        return [check_kubernetes_sandbox(config)]
-    return [check_bwrap(config), check_sandbox_limits(config)]
 
 
 async def check_kubernetes_sandbox(config: AppConfig) -> CheckResult:

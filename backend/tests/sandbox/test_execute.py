@@ -1,5 +1,6 @@
 """Commands: scrubbed environment, timeouts that kill the whole tree, output caps, virtual
-paths — in both isolation modes (bwrap is skipped only when it cannot run here)."""
+paths — a conformance suite run on the local provider in both isolation modes (bwrap is
+skipped only when it cannot run here) and on the container provider."""
 
 from __future__ import annotations
 
@@ -13,26 +14,24 @@ from pathlib import Path
 
 import pytest
 
-from pronghorn.sandbox import LocalSandbox, SandboxError
+from pronghorn.sandbox import Sandbox, SandboxError
 
-from .conftest import MakeProvider, needs_bwrap
+from .conftest import SANDBOX_KINDS, MakeProvider, open_sandbox
 
-MODES = [pytest.param("none", id="none"), pytest.param("bwrap", id="bwrap", marks=needs_bwrap)]
 ALLOWED_ENV = {"PATH", "HOME", "LANG", "TERM", "TMPDIR", "PWD", "SHLVL", "_"}
 
 
-@pytest.fixture(params=MODES)
+@pytest.fixture(params=SANDBOX_KINDS)
 async def sandbox(
-    request: pytest.FixtureRequest, make_provider: MakeProvider, thread_id: str
-) -> AsyncIterator[LocalSandbox]:
-    provider = make_provider(isolation=request.param, command_timeout_s=10, max_output_chars=2000)
-    sb = await provider.acquire("alice", thread_id)
-    assert provider.isolation_in_effect == request.param
-    assert isinstance(sb, LocalSandbox)
-    yield sb
+    request: pytest.FixtureRequest, data_dir: Path, thread_id: str
+) -> AsyncIterator[Sandbox]:
+    async with open_sandbox(
+        request.param, data_dir, thread_id, command_timeout_s=10, max_output_chars=2000
+    ) as sb:
+        yield sb
 
 
-async def test_runs_in_workspace_with_virtual_paths(sandbox: LocalSandbox) -> None:
+async def test_runs_in_workspace_with_virtual_paths(sandbox: Sandbox) -> None:
     r = await sandbox.execute(
         "pwd; echo hi > /mnt/user-data/outputs/o.txt; cat /mnt/user-data/outputs/o.txt; "
         "echo w > rel.txt; echo err >&2; exit 3"
@@ -48,9 +47,7 @@ async def test_runs_in_workspace_with_virtual_paths(sandbox: LocalSandbox) -> No
     assert r.stdout == "/mnt/user-data/uploads\n/mnt/user-data/workspace\n"
 
 
-async def test_environment_is_scrubbed(
-    sandbox: LocalSandbox, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_environment_is_scrubbed(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
     monkeypatch.setenv("PRONGHORN_DATABASE__URL", "postgresql://u:pw@db/x")
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_secret")
@@ -82,7 +79,7 @@ def _alive_with(marker: str) -> list[int]:
     return found
 
 
-async def test_timeout_kills_grandchildren(sandbox: LocalSandbox) -> None:
+async def test_timeout_kills_grandchildren(sandbox: Sandbox) -> None:
     marker = f"{uuid.uuid4().int % 10**6 + 500}.{uuid.uuid4().int % 1000}"
     # A child shell with two grandchildren of its own, plus a nohup'd background job.
     command = (
@@ -109,7 +106,7 @@ async def test_timeout_kills_grandchildren(sandbox: LocalSandbox) -> None:
     assert _alive_with(marker) == []
 
 
-async def test_background_job_does_not_hold_the_call(sandbox: LocalSandbox) -> None:
+async def test_background_job_does_not_hold_the_call(sandbox: Sandbox) -> None:
     marker = f"{uuid.uuid4().int % 10**6 + 500}.{uuid.uuid4().int % 1000}"
     started = time.monotonic()
     r = await sandbox.execute(f"sleep {marker} & echo started")
@@ -122,7 +119,7 @@ async def test_background_job_does_not_hold_the_call(sandbox: LocalSandbox) -> N
     assert _alive_with(marker) == []
 
 
-async def test_output_is_capped(sandbox: LocalSandbox) -> None:
+async def test_output_is_capped(sandbox: Sandbox) -> None:
     r = await sandbox.execute("seq 1 20000; seq 1 10000 >&2")
     assert r.exit_code == 0 and r.truncated
     assert len(r.stdout) < 2100 and len(r.stderr) < 2100
@@ -131,7 +128,7 @@ async def test_output_is_capped(sandbox: LocalSandbox) -> None:
     assert "characters truncated" in r.stdout
 
 
-async def test_endless_output_is_stopped(sandbox: LocalSandbox) -> None:
+async def test_endless_output_is_stopped(sandbox: Sandbox) -> None:
     started = time.monotonic()
     r = await sandbox.execute("yes 'spam spam spam'", timeout_s=30)
     assert r.truncated
@@ -141,12 +138,12 @@ async def test_endless_output_is_stopped(sandbox: LocalSandbox) -> None:
     assert len(r.stdout) < 2100
 
 
-async def test_multibyte_output(sandbox: LocalSandbox) -> None:
+async def test_multibyte_output(sandbox: Sandbox) -> None:
     r = await sandbox.execute("printf 'h\\xc3\\xa9llo \\xe2\\x82\\xac\\n'")
     assert r.stdout == "héllo €\n"
 
 
-async def test_bad_commands(sandbox: LocalSandbox) -> None:
+async def test_bad_commands(sandbox: Sandbox) -> None:
     with pytest.raises(SandboxError):
         await sandbox.execute("   ")
     with pytest.raises(SandboxError):
@@ -155,7 +152,7 @@ async def test_bad_commands(sandbox: LocalSandbox) -> None:
     assert r.exit_code == 127
 
 
-async def test_event_loop_stays_responsive(sandbox: LocalSandbox) -> None:
+async def test_event_loop_stays_responsive(sandbox: Sandbox) -> None:
     ticks = 0
 
     async def ticker() -> None:

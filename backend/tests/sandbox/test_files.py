@@ -1,4 +1,5 @@
-"""File tools: read/write/str_replace/ls/glob/grep, with containment on every path."""
+"""File tools: read/write/str_replace/ls/glob/grep, with containment on every path — a
+conformance suite: each test runs on the local and on the container provider."""
 
 from __future__ import annotations
 
@@ -6,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from pronghorn.sandbox import LocalSandbox, PathDeniedError, SandboxError
+from pronghorn.sandbox import PathDeniedError, Sandbox, SandboxError
 
 WS = "/mnt/user-data/workspace"
 
 
-async def test_write_then_read(host_sandbox: LocalSandbox) -> None:
+async def test_write_then_read(host_sandbox: Sandbox) -> None:
     await host_sandbox.write_file("notes/a.txt", "one\ntwo\nthree\nfour\n")
     assert (host_sandbox.thread_paths.workspace / "notes/a.txt").is_file()
     assert await host_sandbox.read_file(f"{WS}/notes/a.txt") == "one\ntwo\nthree\nfour\n"
@@ -24,7 +25,7 @@ async def test_write_then_read(host_sandbox: LocalSandbox) -> None:
     assert (host_sandbox.thread_paths.outputs / "r.md").read_text() == "# r"
 
 
-async def test_read_errors(host_sandbox: LocalSandbox) -> None:
+async def test_read_errors(host_sandbox: Sandbox) -> None:
     with pytest.raises(SandboxError, match="File not found: /mnt/user-data/workspace/nope"):
         await host_sandbox.read_file("nope")
     with pytest.raises(SandboxError, match="is a directory"):
@@ -37,7 +38,7 @@ async def test_read_errors(host_sandbox: LocalSandbox) -> None:
         await host_sandbox.read_file("x.txt", 3, 1)
 
 
-async def test_read_is_capped(host_sandbox: LocalSandbox) -> None:
+async def test_read_is_capped(host_sandbox: Sandbox) -> None:
     big = "x" * 100 + "\n"
     await host_sandbox.write_file("big.txt", big * 2000)  # 202 000 chars; cap is 30 000
     text = await host_sandbox.read_file("big.txt")
@@ -45,7 +46,7 @@ async def test_read_is_capped(host_sandbox: LocalSandbox) -> None:
     assert "truncated at 30000 characters" in text
 
 
-async def test_reads_and_writes_outside_refused(host_sandbox: LocalSandbox, tmp_path: Path) -> None:
+async def test_reads_and_writes_outside_refused(host_sandbox: Sandbox, tmp_path: Path) -> None:
     secret = tmp_path / "secret.txt"
     secret.write_text("s3cret")
     (host_sandbox.thread_paths.workspace / "link").symlink_to(tmp_path)
@@ -61,14 +62,14 @@ async def test_reads_and_writes_outside_refused(host_sandbox: LocalSandbox, tmp_
         await host_sandbox.grep("root", path="/etc")
 
 
-async def test_write_refuses_thread_root(host_sandbox: LocalSandbox) -> None:
+async def test_write_refuses_thread_root(host_sandbox: Sandbox) -> None:
     with pytest.raises(SandboxError):
         await host_sandbox.write_file("/mnt/user-data/file.txt", "x")
     with pytest.raises(SandboxError, match="directory"):
         await host_sandbox.write_file(WS, "x")
 
 
-async def test_str_replace(host_sandbox: LocalSandbox) -> None:
+async def test_str_replace(host_sandbox: Sandbox) -> None:
     await host_sandbox.write_file("c.py", "a = 1\nb = 1\nc = 2\n")
     with pytest.raises(SandboxError, match="not found"):
         await host_sandbox.str_replace("c.py", "zzz", "y")
@@ -83,7 +84,7 @@ async def test_str_replace(host_sandbox: LocalSandbox) -> None:
     assert await host_sandbox.read_file("c.py") == "a = 3\nb = 3\nc = 5\n"
 
 
-async def test_list_dir(host_sandbox: LocalSandbox) -> None:
+async def test_list_dir(host_sandbox: Sandbox) -> None:
     for p in ("a/b/c/deep.txt", "a/top.txt", "z.txt"):
         await host_sandbox.write_file(p, "x")
     listing = await host_sandbox.list_dir(WS)
@@ -104,7 +105,7 @@ async def test_list_dir(host_sandbox: LocalSandbox) -> None:
         await host_sandbox.list_dir("nope")
 
 
-async def test_glob(host_sandbox: LocalSandbox, tmp_path: Path) -> None:
+async def test_glob(host_sandbox: Sandbox, tmp_path: Path) -> None:
     for p in ("src/a.py", "src/pkg/b.py", "src/c.txt", "d.py"):
         await host_sandbox.write_file(p, "x")
     (tmp_path / "o").mkdir()
@@ -122,7 +123,7 @@ async def test_glob(host_sandbox: LocalSandbox, tmp_path: Path) -> None:
             await host_sandbox.glob(bad)
 
 
-async def test_grep(host_sandbox: LocalSandbox) -> None:
+async def test_grep(host_sandbox: Sandbox) -> None:
     await host_sandbox.write_file("src/a.py", "import os\nprint('hello')\n")
     await host_sandbox.write_file("src/b.txt", "hello world\nbye\n")
     await host_sandbox.write_file("/mnt/user-data/outputs/o.md", "hello out\n")
@@ -139,3 +140,23 @@ async def test_grep(host_sandbox: LocalSandbox) -> None:
     assert await host_sandbox.grep("^nothing$") == []
     with pytest.raises(SandboxError, match="Invalid regular expression"):
         await host_sandbox.grep("(unclosed")
+
+
+async def test_commands_and_file_tools_share_the_folders(host_sandbox: Sandbox) -> None:
+    """What a command writes the file tools read, and the reverse; a link a command plants
+    towards a file outside is refused by the file tools."""
+    await host_sandbox.write_file("from-tool.txt", "tool\n")
+    r = await host_sandbox.execute(
+        "cat from-tool.txt && echo cmd > /mnt/user-data/outputs/from-cmd.txt "
+        "&& ln -s /etc/passwd leak && ln -s / root-link"
+    )
+    assert (r.exit_code, r.stdout) == (0, "tool\n"), r.stderr
+    assert await host_sandbox.read_file("/mnt/user-data/outputs/from-cmd.txt") == "cmd\n"
+    await host_sandbox.str_replace("/mnt/user-data/outputs/from-cmd.txt", "cmd", "edited")
+    r = await host_sandbox.execute("cat /mnt/user-data/outputs/from-cmd.txt")
+    assert r.stdout == "edited\n"
+    for path in ("leak", "root-link/etc/passwd"):
+        with pytest.raises(PathDeniedError):
+            await host_sandbox.read_file(path)
+        with pytest.raises(PathDeniedError):
+            await host_sandbox.write_file(path, "pwned")

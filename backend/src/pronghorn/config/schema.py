@@ -527,18 +527,94 @@ class SandboxLimitsConfig(Section):
         return value
 
 
+class ContainerSandboxConfig(Section):
+    """``sandbox.kind: container``: each thread's (or user's) commands run in a container
+    made through the Docker Engine API (docs/sandbox.md, "Container sandbox")."""
+
+    docker_url: str | None = Field(
+        default=None,
+        description=(
+            "Docker Engine API address (unix:///var/run/docker.sock, tcp://host:2375); "
+            "unset: DOCKER_HOST, else the local socket."
+        ),
+    )
+    image: str = Field(
+        default="pronghorn-sandbox:latest",
+        description="Image of the sandbox containers (docker/sandbox.Dockerfile builds one).",
+    )
+    scope: Literal["thread", "user"] = Field(
+        default="thread",
+        description=(
+            "thread: one container per thread, its folders at /mnt/user-data; user: one "
+            "container per user, each command's /mnt/user-data rewritten to its thread."
+        ),
+    )
+    network_name: str = Field(
+        default="bridge",
+        description="Docker network joined when sandbox.network is true (egress opt-in).",
+    )
+    max_containers: int = Field(
+        default=32, ge=1, description="Live sandbox containers at most (this gateway)."
+    )
+    queue_timeout_s: float = Field(
+        default=30.0,
+        ge=0,
+        description=(
+            "At max_containers with every container busy, a command waits this long for one, "
+            "then fails with a clear error."
+        ),
+    )
+    warm_pool: int = Field(
+        default=8,
+        ge=0,
+        description=(
+            "Idle containers kept running for their thread's next command (warm start); "
+            "beyond this many, the longest idle are removed."
+        ),
+    )
+    idle_timeout_s: float = Field(
+        default=600.0, gt=0, description="An idle container is removed after this long."
+    )
+    start_timeout_s: float = Field(
+        default=60.0, gt=0, description="Creating and starting one container may take this long."
+    )
+    instance: str = Field(
+        default="default",
+        pattern=r"^[A-Za-z0-9_.-]{1,64}$",
+        description=(
+            "Label value naming this gateway's containers; replicas sharing one engine need "
+            "distinct values."
+        ),
+    )
+    orphans: Literal["adopt", "remove"] = Field(
+        default="adopt",
+        description=(
+            "At start, containers this instance left running (a crash): adopt (reuse them when "
+            "their spec still matches, remove the others) or remove them all."
+        ),
+    )
+
+
 class SandboxConfig(Section):
-    kind: Literal["local", "kubernetes"] = Field(
+    kind: Literal["local", "container", "kubernetes"] = Field(
         default="local",
-        description="Sandbox provider: local (this host) or kubernetes (a pod per thread).",
+        description=(
+            "Sandbox provider (startup-only): local (bwrap or none), container (Docker Engine "
+            "API) or kubernetes (a pod per thread)."
+        ),
     )
     isolation: Literal["bwrap", "none"] = Field(
-        default="bwrap", description="bwrap when installed; falls back to none with a warning."
+        default="bwrap",
+        description="kind local: bwrap when installed; falls back to none with a warning.",
     )
-    network: bool = Field(default=False, description="Allow network inside bwrap.")
+    network: bool = Field(
+        default=False,
+        description="Allow network inside the sandbox (bwrap; container: joins network_name).",
+    )
     command_timeout_s: float = Field(default=120.0, gt=0)
     max_output_chars: int = Field(default=30000, ge=1000)
     limits: SandboxLimitsConfig = Field(default_factory=SandboxLimitsConfig)
+    container: ContainerSandboxConfig = Field(default_factory=ContainerSandboxConfig)
     kubernetes: SandboxKubernetesConfig = Field(default_factory=SandboxKubernetesConfig)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pronghorn.models.errors import UnknownModelError
 from pronghorn.models.factory import ModelFactory
@@ -34,9 +34,13 @@ from pronghorn.runtime.telemetry import instrument, telemetry
 from pronghorn.runtime.thread_sweeper import purge_thread, thread_sweeper
 from pronghorn.runtime.webhook import WebhookRefusedError, WebhookSender, check_webhook_url
 from pronghorn.runtime.workspace_changes import WorkspaceRecorder
+from pronghorn.sandbox.container import ContainerSandboxProvider
 from pronghorn.sandbox.local import LocalSandboxProvider
 from pronghorn.sandbox.paths import adopt_legacy_folder
 from pronghorn.subagents import SubagentPool
+
+if TYPE_CHECKING:
+    from pronghorn.sandbox.kubernetes.provider import KubernetesSandboxProvider
 
 
 @contextlib.asynccontextmanager
@@ -92,26 +96,22 @@ async def sandbox(runtime: Runtime) -> AsyncGenerator[None, None]:
     # Thread folders from before owners (users/default) belong to the "local" user now.
     await asyncio.to_thread(adopt_legacy_folder, runtime.data_dir)
     config = runtime.config.model_copy(update={"data_dir": str(runtime.data_dir)})
+    provider: LocalSandboxProvider | ContainerSandboxProvider | KubernetesSandboxProvider
     if config.sandbox.kind == "kubernetes":
         from pronghorn.sandbox.kubernetes.provider import KubernetesSandboxProvider
 
-        pods = KubernetesSandboxProvider(config)
-        try:
-            await pods.start()
-        except BaseException:
-            await pods.close()
-            raise
-        runtime.sandbox = pods
-        try:
-            yield
-        finally:
-            await pods.close()
-        return
-    provider = LocalSandboxProvider(
-        config,
-        mounts=runtime.skills,  # skills, read-only at /mnt/skills/...
-    )
-    await provider.start()
+        provider = KubernetesSandboxProvider(config)
+    elif config.sandbox.kind == "container":
+        provider = ContainerSandboxProvider(config, mounts=runtime.skills)
+    else:
+        provider = LocalSandboxProvider(
+            config, mounts=runtime.skills
+        )  # skills, read-only at /mnt/skills/...
+    try:
+        await provider.start()
+    except BaseException:
+        await provider.close()
+        raise
     runtime.sandbox = provider
     try:
         yield

@@ -21,6 +21,7 @@ from pronghorn.gateway.auth_middleware import AuthMiddleware
 from pronghorn.gateway.config_audit import reload_recorder
 from pronghorn.gateway.custom_app import add_custom_app, custom_lifespan, load_custom_app
 from pronghorn.gateway.errors import install_error_handlers
+from pronghorn.gateway.gc_tuning import tune_collector_for_serving
 from pronghorn.gateway.host_guard import HostGuardMiddleware
 from pronghorn.gateway.http_observer import HttpObserverMiddleware
 from pronghorn.gateway.limits import RequestLimitsMiddleware
@@ -40,8 +41,12 @@ log = logging.getLogger("pronghorn.gateway")
 WATCH_START_S = 10.0  # how long startup waits for the config watcher to start
 
 
-def create_app(settings: ConfigHolder, *, base_dir: Path | None = None) -> FastAPI:
-    """Build the app for a config holder; the Runtime is created in the lifespan."""
+def create_app(
+    settings: ConfigHolder, *, base_dir: Path | None = None, tune_gc: bool = False
+) -> FastAPI:
+    """Build the app for a config holder; the Runtime is created in the lifespan.
+    `tune_gc` (the server process's own app): once started, everything alive is moved
+    out of the garbage collector's sight (see `gc_tuning.py`)."""
     config = settings.current
     base = (base_dir or Path.cwd()).resolve()
     config_dir = settings.source_path.parent if settings.source_path else base
@@ -65,6 +70,8 @@ def create_app(settings: ConfigHolder, *, base_dir: Path | None = None) -> FastA
             # cannot start keeps retrying in the background; startup does not wait for it.)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(settings.watching.wait(), WATCH_START_S)
+            if tune_gc:
+                tune_collector_for_serving()
             log.info(
                 "pronghorn ready",
                 extra={"database": runtime.db.dialect, "graphs": ",".join(runtime.graphs.ids())},
@@ -139,4 +146,4 @@ def app_from_env() -> FastAPI:
     path = resolve_config_path(None, os.environ)
     loaded = load_config(path)
     base = Path(os.environ.get("PRONGHORN_BASE_DIR") or Path.cwd())
-    return create_app(ConfigHolder(loaded), base_dir=base)
+    return create_app(ConfigHolder(loaded), base_dir=base, tune_gc=True)

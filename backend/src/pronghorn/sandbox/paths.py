@@ -77,7 +77,12 @@ def validate_thread_id(thread_id: str) -> str:
 
 def thread_root(data_dir: str | Path, user_id: str, thread_id: str) -> Path:
     """Host folder of one thread (ids validated; ``data_dir`` made absolute)."""
-    base = Path(data_dir).expanduser().resolve()
+    return thread_root_under(Path(data_dir).expanduser().resolve(), user_id, thread_id)
+
+
+def thread_root_under(base: Path, user_id: str, thread_id: str) -> Path:
+    """Host folder of one thread under ``base``, a data dir already made absolute and
+    resolved (ids validated; no file system access, unlike :func:`thread_root`)."""
     return base / "users" / validate_user_id(user_id) / "threads" / validate_thread_id(thread_id)
 
 
@@ -94,7 +99,12 @@ class ThreadPaths:
 
     @classmethod
     def for_thread(cls, data_dir: str | Path, user_id: str, thread_id: str) -> ThreadPaths:
-        root = thread_root(data_dir, user_id, thread_id)
+        return cls.under(Path(data_dir).expanduser().resolve(), user_id, thread_id)
+
+    @classmethod
+    def under(cls, base: Path, user_id: str, thread_id: str) -> ThreadPaths:
+        """The folders under ``base``, a data dir already made absolute and resolved."""
+        root = thread_root_under(base, user_id, thread_id)
         return cls(
             user_id=user_id,
             thread_id=validate_thread_id(thread_id),

@@ -117,7 +117,7 @@ class Leases:
                     "lost the lease of a run: another replica took it over; stopping it",
                     extra={"run_id": run_id},
                 )
-                h.job.lease_lost = True
+                h.job.state.lose_lease()
                 h.job.interrupt("lease_lost")
 
     # -- background tasks ----------------------------------------------------------------

@@ -30,7 +30,13 @@ from pronghorn.runtime.access import Access, principal_from_record, principal_re
 from pronghorn.runtime.admission import Admission
 from pronghorn.runtime.admission import queue_timeout_error as timeout_error
 from pronghorn.runtime.control import ControlBus, ControlMessage, LocalControlBus
-from pronghorn.runtime.errors import Conflict, DomainError, NotFound, Unavailable
+from pronghorn.runtime.errors import (
+    Conflict,
+    DomainError,
+    InvalidRequest,
+    NotFound,
+    Unavailable,
+)
 from pronghorn.runtime.executor import Executor
 from pronghorn.runtime.graph_access import require_graph
 from pronghorn.runtime.job_table import JobTable
@@ -40,14 +46,12 @@ from pronghorn.runtime.owned import authorize_with, visible
 from pronghorn.runtime.remote_run import RemoteRun
 from pronghorn.runtime.run_cluster import RunCluster
 from pronghorn.runtime.run_request import RunCreate
+from pronghorn.runtime.run_state import FINAL_STATUSES, cancel_action
 from pronghorn.runtime.run_thread import new_thread_metadata
 
 log = logging.getLogger("pronghorn.runs")
 
 RunValidator = Callable[[RunCreate, dict[str, Any]], None]
-
-
-FINAL_STATUSES = frozenset({"success", "error", "interrupted", "timeout"})
 
 
 def final_status(status: str) -> str:
@@ -323,7 +327,7 @@ class RunManager:
         if self.cluster is None:  # scale-out, the claim orders a thread's runs
             prev = self._tails.get(job.thread_id)
             self._tails[job.thread_id] = tail
-        job.task = asyncio.create_task(self._run(job, prev, tail), name=f"run-{job.run_id}")
+        job.state.task = asyncio.create_task(self._run(job, prev, tail), name=f"run-{job.run_id}")
 
     async def _run(
         self, job: Job, prev: asyncio.Future[None] | None, tail: asyncio.Future[None]
@@ -332,7 +336,7 @@ class RunManager:
         held = contextlib.AsyncExitStack()  # the run's slots, once it has them
         try:
             try:
-                job.waiting = True  # a cancel may now interrupt the waits below
+                job.state.begin_waiting()  # a cancel may now interrupt the waits below
                 if job.cancel_action is not None:  # cancelled before this task began
                     raise asyncio.CancelledError
                 if job.request.after_seconds and self.cluster is None:
@@ -351,7 +355,7 @@ class RunManager:
                 await self.ex.finish_expired(job, queue_timeout_error(job))
                 return
             self.admission.started(user, time.monotonic() - waiting_since)
-            job.phase = "starting"
+            job.state.begin_starting()
             began = time.monotonic()
             try:
                 await self.ex.execute(job)
@@ -376,6 +380,10 @@ class RunManager:
     async def cancel(
         self, thread_id: str | None, run_id: str, *, action: str = "interrupt", wait: bool = False
     ) -> Job | None:
+        try:
+            act = cancel_action(action)
+        except ValueError as exc:
+            raise InvalidRequest(str(exc)) from None
         job = self._jobs.get(run_id)
         if job is None or (thread_id is not None and job.thread_id != thread_id):
             row = await self.db.run(lambda c: run_units.get_run(c, run_id, thread_id))
@@ -388,7 +396,7 @@ class RunManager:
             if (
                 row["status"] in runs_repo.INFLIGHT
                 and self.cluster is not None
-                and await self.cluster.cancel_queued(run_id, action, wait)
+                and await self.cluster.cancel_queued(run_id, act, wait)
             ):
                 return None
             if row["status"] in runs_repo.INFLIGHT:
@@ -400,7 +408,7 @@ class RunManager:
             if row["status"] == "interrupted":
                 return None  # already cancelled: cancelling again is a no-op
             raise Conflict(f"Run {run_id} already finished with status {row['status']!r}")
-        job.interrupt(action)
+        job.interrupt(act)
         if wait:
             await job.done.wait()
         return job
@@ -455,7 +463,10 @@ class RunManager:
             return
         job = self._jobs.get(message.run_id)
         if message.kind == "cancel" and job is not None:
-            job.interrupt(message.action)
+            try:
+                job.interrupt(cancel_action(message.action))
+            except ValueError:
+                log.warning("a cancel with an unknown action was ignored: %s", message.action)
 
     def cancel_soon(self, thread_id: str, run_id: str) -> None:
         """Cancel from a context that cannot await (a client that went away)."""

@@ -37,6 +37,7 @@ from pronghorn.runtime.jobs import Job
 from pronghorn.runtime.leases import Leases
 from pronghorn.runtime.run_queue import RunQueue
 from pronghorn.runtime.run_request import RunCreate
+from pronghorn.runtime.run_state import CancelAction, run_status
 from pronghorn.runtime.serialization import dumps
 
 if TYPE_CHECKING:
@@ -168,10 +169,12 @@ class RunCluster:
             async for _ in self.m.broker.subscribe(job.run_id, None):
                 pass
             row = await self.m.db.run(lambda c: run_units.get_run(c, job.run_id, job.thread_id))
-            job.status = row["status"] if row is not None else "interrupted"
-            job.output = await self.m.output(job.thread_id, job.run_id)
+            status = run_status(row["status"]) if row is not None else "interrupted"
+            job.state.ended_elsewhere(status, await self.m.output(job.thread_id, job.run_id))
         except DomainError as exc:
-            job.output = {"__error__": {"error": type(exc).__name__, "message": exc.message}}
+            job.state.unreadable(
+                {"__error__": {"error": type(exc).__name__, "message": exc.message}}
+            )
         if self._handles.get(job.run_id) is job:
             del self._handles[job.run_id]
             job.done.set()
@@ -229,7 +232,7 @@ class RunCluster:
             if reserved:
                 self._reserved -= 1
 
-    async def cancel_queued(self, run_id: str, action: str, wait: bool) -> bool:
+    async def cancel_queued(self, run_id: str, action: CancelAction, wait: bool) -> bool:
         """Cancel a run nobody executes yet (settled here), or one claimed meanwhile
         (cancelled where it runs); False when neither (its replica does not answer)."""
         for _ in range(20):
@@ -251,7 +254,7 @@ class RunCluster:
             await asyncio.sleep(0.05)  # locked for a moment (being claimed or settled)
         return False
 
-    async def cancel_unclaimed(self, run_id: str, action: str, wait: bool) -> bool:
+    async def cancel_unclaimed(self, run_id: str, action: CancelAction, wait: bool) -> bool:
         """Cancel a queued run nobody executes yet: claim it (whatever its turn) and settle
         it through the usual path without executing it. False when it could not be
         claimed (claimed elsewhere meanwhile, or locked for a moment)."""
@@ -265,7 +268,7 @@ class RunCluster:
         job = await self._job_of(row)
         if job is None:
             return True
-        job.cancel_action = action
+        job.interrupt(action)
         await self._begin(job, row["fence"], since)
         if wait:
             await job.done.wait()
@@ -382,7 +385,7 @@ class RunCluster:
                 lambda c, rid=job.run_id, f=fence: run_claims.release(c, rid, owner=owner, fence=f)
             )
             if back:
-                job.lease_lost = True  # nothing more is written for it here
+                job.state.lose_lease()  # nothing more is written for it here
                 job.interrupt("shutdown")
         if self._handles:
             with contextlib.suppress(DomainError):

@@ -1,5 +1,5 @@
-"""The claim loop of a replica (scale-out): claims runs from the database queue while it
-has free slots (persistence/repos/run_claims.py).
+"""The claim loop of a replica (scale-out, run_queue_cluster.py): claims runs from the
+database queue while it has free slots (persistence/repos/run_claims.py).
 
 It wakes when told to (`wake`: a run was accepted or settled here, or another replica's
 `work` notice arrived on the control bus) and, as a safety net, every `runs.queue_poll_s`
@@ -20,7 +20,7 @@ log = logging.getLogger("pronghorn.runs")
 ERROR_BACKOFF_S = 1.0
 
 
-class RunQueue:
+class ClaimLoop:
     def __init__(
         self, claim_once: Callable[[], Awaitable[bool]], poll_s: Callable[[], float]
     ) -> None:

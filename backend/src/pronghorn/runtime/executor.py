@@ -6,15 +6,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager, AbstractContextManager
+from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime
 from typing import Any, Literal, cast
 
-from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command, Send, StateSnapshot
 
+from pronghorn.config.holder import ConfigHolder
 from pronghorn.graphs.registry import GraphRegistry
 from pronghorn.graphs.requests import GraphRequest
 from pronghorn.persistence.db import Database
@@ -33,6 +32,7 @@ from pronghorn.runtime.job_table import JobTable
 from pronghorn.runtime.jobs import Job
 from pronghorn.runtime.leases import LeaseLost, Leases
 from pronghorn.runtime.log_context import run_id_var
+from pronghorn.runtime.run_hooks import RunHooks
 from pronghorn.runtime.run_state import RunStatus
 from pronghorn.runtime.serialization import dumps, to_jsonable
 from pronghorn.runtime.state import thread_values_and_interrupts
@@ -195,10 +195,12 @@ class Executor:
         graphs: GraphRegistry,
         broker: EventBroker,
         checkpointer: Any,
-        settings: Any,
+        settings: ConfigHolder,
         webhooks: WebhookSender,
         jobs: JobTable,
-        thread_deleter: Any = None,
+        hooks: RunHooks = RunHooks(),
+        leases: Leases | None = None,
+        thread_deleter: Callable[[str], Coroutine[Any, Any, None]] | None = None,
     ) -> None:
         self.db = db
         self.graphs = graphs
@@ -206,21 +208,16 @@ class Executor:
         self.checkpointer = checkpointer
         self.settings = settings
         self.webhooks = webhooks
-        self.thread_deleter = thread_deleter  # async (thread_id) -> None, for stateless runs
+        self.thread_deleter = thread_deleter  # deletes a stateless run's thread
         self.background: set[asyncio.Task[None]] = set()  # those deletions, under way
         # The runs of this process (the run manager adds them): on SQLite every run of a
         # thread belongs to this process, so whether another is to come is answered here.
         self.jobs = jobs
-        # Extra callback handlers for each run (metrics, traces, LangSmith/Langfuse):
-        # factories called with the job as it starts streaming.
-        self.callback_factories: list[Callable[[Job], list[BaseCallbackHandler]]] = []
-        # Context managers around each run's execution (the run's trace span).
-        self.run_scopes: list[Callable[[Job], AbstractContextManager[None]]] = []
-        # Async context managers around each run's graph, entered before it starts and left
-        # once it has ended, before the run settles (the workspace-changes recorder).
-        self.run_watchers: list[Callable[[Job], AbstractAsyncContextManager[None]]] = []
-        # Scale-out: the leases of claimed runs (a run that lost its lease writes nothing)
-        self.leases: Leases | None = None
+        # Callbacks, scopes and watchers around each run (run_hooks.py)
+        self.hooks = hooks
+        # Scale-out: the leases of claimed runs, the fence of every write (a run that lost
+        # its lease writes nothing)
+        self.leases = leases
 
     async def emit(self, job: Job, event: str, data: Any) -> None:
         if job.fence is not None and self.leases is not None:
@@ -233,7 +230,7 @@ class Executor:
         token = run_id_var.set(job.run_id)
         try:
             with contextlib.ExitStack() as scopes:
-                for scope in self.run_scopes:
+                for scope in self.hooks.scopes:
                     scopes.enter_context(scope(job))
                 await self._execute(job)
         finally:
@@ -258,7 +255,7 @@ class Executor:
         timeout = job.config.runs.timeout_s
         streamed = StreamedState()
         async with contextlib.AsyncExitStack() as watchers:
-            for watch in self.run_watchers:
+            for watch in self.hooks.watchers:
                 await watchers.enter_async_context(watch(job))
             stream = asyncio.create_task(
                 self._stream(job, usage, timeout, streamed), name=f"stream-{job.run_id}"
@@ -315,7 +312,7 @@ class Executor:
     ) -> None:
         token = run_id_var.set(job.run_id)
         try:
-            extra = [handler for make in self.callback_factories for handler in make(job)]
+            extra = [handler for make in self.hooks.callbacks for handler in make(job)]
             if "custom" in job.request.modes:  # events tools write past the stream writer
                 extra.append(DirectEvents(lambda ev, data: self.emit(job, ev, data)))
             config = build_config(job, [usage, *extra])

@@ -15,7 +15,7 @@ from pronghorn.gateway.errors import DOMAIN_STATUS, install_error_handlers
 from pronghorn.runtime import errors
 from pronghorn.runtime.message_input import InvalidRunInput
 from pronghorn.runtime.runtime import NotStarted, Runtime
-from pronghorn.runtime.threads import ThreadBusy
+from pronghorn.runtime.thread_busy import ThreadBusy
 
 CASES = [
     (errors.NotFound.of("Run", "r1"), 404, "Run with ID r1 not found"),

@@ -62,7 +62,7 @@ def serve(
     if workers > 1 and not (cfg.database.url or "").startswith("postgresql"):
         raise click.ClickException("--workers > 1 needs PostgreSQL (database.url)")
     # With both, the workers share runs through the database queue like replicas do
-    # (runtime/run_cluster.py): any worker accepts a run, one with a free slot executes it.
+    # (runtime/run_queue_cluster.py): any worker accepts a run, one with a free slot executes it.
     if loaded.source_path is not None:
         os.environ["PRONGHORN_CONFIG"] = str(loaded.source_path)
     os.environ.setdefault("PRONGHORN_BASE_DIR", str(Path.cwd()))

@@ -114,7 +114,7 @@ runs = Table(
     Column("updated_at", Ts, nullable=False),
     Column("started_at", Ts, nullable=True),
     Column("ended_at", Ts, nullable=True),
-    # Work distribution (runtime/run_queue.py): when a pending run may be claimed (its
+    # Work distribution (runtime/run_queue_cluster.py): when a pending run may be claimed (its
     # after_seconds), the claim's fencing token (incremented on every claim) and until when
     # the claiming replica's lease holds (renewed by its heartbeat).
     Column("claimable_at", Ts, nullable=True),

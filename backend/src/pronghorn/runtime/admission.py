@@ -11,7 +11,7 @@ concurrent creations never both take the last place.
 The counts are this process's (every run of a thread belongs to one process on SQLite).
 Scale-out (PostgreSQL + Redis) the queue caps count the cluster's queue instead: a run that
 is not claimed in its accept transaction is refused there when the database already holds
-that many unclaimed runs (run_cluster.py, `queue_check`).
+that many unclaimed runs (run_queue_cluster.py, `queue_check`).
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ class Admission:
     def refuse_if_full(self, queued: int, user_queued: int, user_active: int) -> None:
         """Raise `Overloaded` when one more waiting run would exceed a queue cap, given how
         many runs wait (in all, and the user's) and how many of the user's run. Scale-out
-        the counts are the cluster's, from the database (run_cluster.py)."""
+        the counts are the cluster's, from the database (run_queue_cluster.py)."""
         cfg = self.config
         if cfg.max_queued is not None and queued >= cfg.max_queued:
             self._refuse(

@@ -10,8 +10,10 @@ import contextlib
 from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING, Any
 
+from pronghorn.config.schema import RunsConfig
 from pronghorn.models.errors import UnknownModelError
 from pronghorn.models.factory import ModelFactory
+from pronghorn.runtime.admission import Admission
 from pronghorn.runtime.agent_directory import AssistantAgentDirectory
 from pronghorn.runtime.approval_sweeper import approval_sweeper
 from pronghorn.runtime.control import LocalControlBus
@@ -20,6 +22,7 @@ from pronghorn.runtime.event_store import SqlEventStore
 from pronghorn.runtime.executor import Executor
 from pronghorn.runtime.graph_reload import graph_reload
 from pronghorn.runtime.job_table import JobTable
+from pronghorn.runtime.leases import Leases
 from pronghorn.runtime.manager import RunManager
 from pronghorn.runtime.mcp_component import mcp_servers
 from pronghorn.runtime.memory_broker import MemoryBroker
@@ -27,11 +30,16 @@ from pronghorn.runtime.memory_component import memory
 from pronghorn.runtime.message_input import message_input_validator
 from pronghorn.runtime.rate_buckets import rate_buckets
 from pronghorn.runtime.replicas import replicas
+from pronghorn.runtime.run_hooks import RunHooks
+from pronghorn.runtime.run_queue import RunQueue
+from pronghorn.runtime.run_queue_cluster import ClusterRunQueue
+from pronghorn.runtime.run_queue_local import LocalRunQueue
 from pronghorn.runtime.run_request import RunCreate
 from pronghorn.runtime.runtime import Runtime
 from pronghorn.runtime.scheduler import scheduler
-from pronghorn.runtime.telemetry import instrument, telemetry
+from pronghorn.runtime.telemetry import telemetry, telemetry_hooks
 from pronghorn.runtime.thread_sweeper import purge_thread, thread_sweeper
+from pronghorn.runtime.thread_turns import ThreadTurns
 from pronghorn.runtime.webhook import WebhookRefusedError, WebhookSender, check_webhook_url
 from pronghorn.runtime.workspace_changes import WorkspaceRecorder
 from pronghorn.sandbox.container import ContainerSandboxProvider
@@ -148,6 +156,39 @@ async def broker(runtime: Runtime) -> AsyncGenerator[None, None]:
         await mem.aclose()
 
 
+def run_queue(
+    runtime: Runtime, admission: Admission, jobs: JobTable, turns: ThreadTurns
+) -> tuple[RunQueue, Leases | None]:
+    """The run queue: the database queue and its leases when replicas share PostgreSQL and
+    Redis (run_queue_cluster.py), else this process's (run_queue_local.py)."""
+    owner = runtime.db.replica_id
+    if runtime.db.is_sqlite or runtime.config.broker.kind != "redis":
+        local = LocalRunQueue(owner=owner, admission=admission, broker=runtime.broker, turns=turns)
+        return local, None
+
+    def runs_config() -> RunsConfig:
+        return runtime.settings.current.runs
+
+    leases = Leases(
+        runtime.db,
+        owner=owner,
+        lease_s=lambda: runs_config().lease_s,
+        recover_mode=lambda: runs_config().recover,
+        max_queue_wait_s=lambda: runs_config().max_queue_wait_s,
+    )
+    cluster = ClusterRunQueue(
+        db=runtime.db,
+        broker=runtime.broker,
+        control=runtime.control,
+        settings=runtime.settings,
+        admission=admission,
+        jobs=jobs,
+        turns=turns,
+        leases=leases,
+    )
+    return cluster, leases
+
+
 @contextlib.asynccontextmanager
 async def runs(runtime: Runtime) -> AsyncGenerator[None, None]:
     cfg = runtime.config
@@ -157,6 +198,9 @@ async def runs(runtime: Runtime) -> AsyncGenerator[None, None]:
         await purge_thread(runtime, thread_id)
 
     jobs = JobTable()
+    turns = ThreadTurns()
+    admission = Admission(cfg.runs, runtime.metrics)
+    queue, leases = run_queue(runtime, admission, jobs, turns)
     executor = Executor(
         db=runtime.db,
         graphs=runtime.graphs,
@@ -165,24 +209,27 @@ async def runs(runtime: Runtime) -> AsyncGenerator[None, None]:
         settings=runtime.settings,
         webhooks=webhooks,
         jobs=jobs,
+        hooks=telemetry_hooks(runtime) + RunHooks(watchers=(WorkspaceRecorder(runtime).watch,)),
+        leases=leases,
         thread_deleter=delete_temporary,
     )
-    instrument(executor, runtime)
-    executor.run_watchers.append(WorkspaceRecorder(runtime).watch)
     manager = RunManager(
         executor,
         jobs,
-        runtime.authorizer,
-        runtime.metrics,
+        queue,
+        admission=admission,
+        turns=turns,
+        authorizer=runtime.authorizer,
+        metrics=runtime.metrics,
         control=runtime.control,
-        # Scale-out: runs go through the database queue (runtime/run_cluster.py)
-        cluster=not runtime.db.is_sqlite and cfg.broker.kind == "redis",
+        validators=(
+            check_model(runtime),
+            check_webhook(runtime),
+            message_input_validator(runtime.graphs),
+        ),
     )
     await runtime.control.listen(manager.owner, manager.on_control)
     runtime.settings.add_listener(manager.on_config_change)
-    manager.validators.append(check_model(runtime))
-    manager.validators.append(check_webhook(runtime))
-    manager.validators.append(message_input_validator(runtime.graphs))
     runtime.runs = manager
     await manager.recover()
     manager.start()

@@ -9,7 +9,7 @@ process, `LocalControlBus` is a direct call; with several, `RedisControlBus`
 leases plug in here too: a new message kind, the same two calls.
 
 Work distribution (scale-out) uses one more kind: `work`, sent to `BROADCAST`, which every
-listener also hears — "a run may have become claimable" (run_queue.py). It names its
+listener also hears — "a run may have become claimable" (claim_loop.py). It names its
 `sender`, so a replica skips its own notices (it woke its own queue when it sent one).
 """
 

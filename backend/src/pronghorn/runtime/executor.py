@@ -6,15 +6,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager, AbstractContextManager
+from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import Any, Literal, cast
 
-from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command, Send, StateSnapshot
 
+from pronghorn.config.holder import ConfigHolder
 from pronghorn.graphs.registry import GraphRegistry
 from pronghorn.graphs.requests import GraphRequest
 from pronghorn.persistence.db import Database
@@ -32,6 +31,8 @@ from pronghorn.runtime.job_table import JobTable
 from pronghorn.runtime.jobs import Job
 from pronghorn.runtime.leases import LeaseLost, Leases
 from pronghorn.runtime.log_context import run_id_var
+from pronghorn.runtime.run_hooks import RunHooks
+from pronghorn.runtime.run_state import RunStatus
 from pronghorn.runtime.serialization import dumps, to_jsonable
 from pronghorn.runtime.state import thread_values_and_interrupts
 from pronghorn.runtime.trace_vendors import vendor_metadata
@@ -147,11 +148,15 @@ def build_config(job: Job, callbacks: list[Any]) -> dict[str, Any]:
     return config
 
 
-def _cancelled_status(job: Job) -> str:
+Outcome = Literal["success", "error", "interrupted", "timeout", "rollback"]
+"""How a run ended, as the executor settles it (`rollback`: interrupted, its row deleted)."""
+
+
+def _cancelled_status(job: Job) -> Outcome:
     return "rollback" if job.cancel_action == "rollback" else "interrupted"
 
 
-def _recorded_status(status: str) -> str:
+def _recorded_status(status: Outcome) -> RunStatus:
     """The status a run ends with: a rollback is recorded as `interrupted` (and its run row
     then deleted, in the same unit)."""
     return "interrupted" if status == "rollback" else status
@@ -189,10 +194,12 @@ class Executor:
         graphs: GraphRegistry,
         broker: EventBroker,
         checkpointer: Any,
-        settings: Any,
+        settings: ConfigHolder,
         webhooks: WebhookSender,
         jobs: JobTable,
-        thread_deleter: Any = None,
+        hooks: RunHooks = RunHooks(),
+        leases: Leases | None = None,
+        thread_deleter: Callable[[str], Coroutine[Any, Any, None]] | None = None,
     ) -> None:
         self.db = db
         self.graphs = graphs
@@ -200,21 +207,16 @@ class Executor:
         self.checkpointer = checkpointer
         self.settings = settings
         self.webhooks = webhooks
-        self.thread_deleter = thread_deleter  # async (thread_id) -> None, for stateless runs
+        self.thread_deleter = thread_deleter  # deletes a stateless run's thread
         self.background: set[asyncio.Task[None]] = set()  # those deletions, under way
         # The runs of this process (the run manager adds them): on SQLite every run of a
         # thread belongs to this process, so whether another is to come is answered here.
         self.jobs = jobs
-        # Extra callback handlers for each run (metrics, traces, LangSmith/Langfuse):
-        # factories called with the job as it starts streaming.
-        self.callback_factories: list[Callable[[Job], list[BaseCallbackHandler]]] = []
-        # Context managers around each run's execution (the run's trace span).
-        self.run_scopes: list[Callable[[Job], AbstractContextManager[None]]] = []
-        # Async context managers around each run's graph, entered before it starts and left
-        # once it has ended, before the run settles (the workspace-changes recorder).
-        self.run_watchers: list[Callable[[Job], AbstractAsyncContextManager[None]]] = []
-        # Scale-out: the leases of claimed runs (a run that lost its lease writes nothing)
-        self.leases: Leases | None = None
+        # Callbacks, scopes and watchers around each run (run_hooks.py)
+        self.hooks = hooks
+        # Scale-out: the leases of claimed runs, the fence of every write (a run that lost
+        # its lease writes nothing)
+        self.leases = leases
 
     async def emit(self, job: Job, event: str, data: Any) -> None:
         if job.fence is not None and self.leases is not None:
@@ -227,7 +229,7 @@ class Executor:
         token = run_id_var.set(job.run_id)
         try:
             with contextlib.ExitStack() as scopes:
-                for scope in self.run_scopes:
+                for scope in self.hooks.scopes:
                     scopes.enter_context(scope(job))
                 await self._execute(job)
         finally:
@@ -246,30 +248,29 @@ class Executor:
             return
         # Persist `running` while the graph starts instead of before it: readers in this
         # process see the live status from memory; _settle waits for this write first.
-        job.mark_task = asyncio.create_task(self.db.retry(_mark))
-        job.started = True
-        job.status = "running"
+        job.state.begin_running(asyncio.create_task(self.db.retry(_mark)))
         started_at = datetime.now(UTC)
         usage = UsageCounter()
         timeout = job.config.runs.timeout_s
         streamed = StreamedState()
         async with contextlib.AsyncExitStack() as watchers:
-            for watch in self.run_watchers:
+            for watch in self.hooks.watchers:
                 await watchers.enter_async_context(watch(job))
-            job.stream_task = asyncio.create_task(
+            stream = asyncio.create_task(
                 self._stream(job, usage, timeout, streamed), name=f"stream-{job.run_id}"
             )
-            job.phase = "streaming"
+            job.state.begin_streaming(stream)
             if job.cancel_action is not None:  # asked while the watchers started
-                job.stream_task.cancel()
-            await asyncio.wait([job.stream_task])
-            job.phase = "finishing"
-        status, error = "success", None
-        if job.stream_task.cancelled():
+                stream.cancel()
+            await asyncio.wait([stream])
+            job.state.begin_finishing()
+        status: Outcome = "success"
+        error: dict[str, Any] | None = None
+        if stream.cancelled():
             status = _cancelled_status(job)  # cancel() set the action while we awaited
-        elif (exc := job.stream_task.exception()) is not None:
+        elif (exc := stream.exception()) is not None:
             if isinstance(exc, LeaseLost):
-                job.lease_lost = True
+                job.state.lose_lease()
             if isinstance(exc, TimeoutError):
                 status = "timeout"
                 error = {"error": "TimeoutError", "message": f"Run exceeded its {timeout:g}s limit"}
@@ -283,7 +284,7 @@ class Executor:
                 name = code if isinstance(code, str) and code else type(exc).__name__
                 error = {"error": name, "message": str(exc)}
                 log.warning("run failed", extra={"error": error["error"], "detail": str(exc)[:500]})
-        job.stream_task = None
+        job.state.stream_ended()
         if job.lease_lost:
             self._fenced(job)
             return
@@ -310,7 +311,7 @@ class Executor:
     ) -> None:
         token = run_id_var.set(job.run_id)
         try:
-            extra = [handler for make in self.callback_factories for handler in make(job)]
+            extra = [handler for make in self.hooks.callbacks for handler in make(job)]
             if "custom" in job.request.modes:  # events tools write past the stream writer
                 extra.append(DirectEvents(lambda ev, data: self.emit(job, ev, data)))
             config = build_config(job, [usage, *extra])
@@ -348,7 +349,7 @@ class Executor:
     async def _settle(
         self,
         job: Job,
-        status: str,
+        status: Outcome,
         error: dict[str, Any] | None,
         usage: dict[str, int],
         started_at: datetime | None,
@@ -389,20 +390,18 @@ class Executor:
                     waits=waits,
                 )
         except run_units.Fenced:
-            job.lease_lost = True
+            job.state.lose_lease()
             self._fenced(job)
             return
         final_status = _recorded_status(status)
-        job.status = final_status
-        job.error = error
         if error is not None:
-            job.output = {"__error__": error}
+            output: dict[str, Any] = {"__error__": error}
         else:
-            out = dict(values)
+            output = dict(values)
             flat = [i for items in interrupts.values() for i in items]
             if flat:
-                out["__interrupt__"] = flat
-            job.output = out
+                output["__interrupt__"] = flat
+        job.state.settled(final_status, error, output)
         try:
             await self.broker.publish_thread(
                 job.thread_id, "metadata", dumps({"status": "run_done", "run_id": job.run_id})
@@ -417,7 +416,7 @@ class Executor:
     async def _settle_once(
         self,
         job: Job,
-        status: str,
+        status: Outcome,
         error: dict[str, Any] | None,
         usage: dict[str, int],
         final_values: dict[str, Any] | None,
@@ -432,7 +431,7 @@ class Executor:
         try:
             # The `running` write goes first; on SQLite it commits with the events' batch
             # when it is still under way (a quick run), instead of one commit after another.
-            marked, job.mark_task = job.mark_task, None
+            marked = job.state.take_mark_task()
             if marked is not None:
                 try:
                     await marked
@@ -515,12 +514,12 @@ class Executor:
         """The run lost its lease (another replica took it over): it ends here without
         writing its status, events or thread state over the new owner's."""
         log.warning("run stopped: its lease was taken over", extra={"run_id": job.run_id})
-        job.phase = "finishing"
-        job.error = {
-            "error": "LeaseLost",
-            "message": "This replica lost the run's lease; another replica took it over.",
-        }
-        job.output = {"__error__": job.error}
+        job.state.fenced(
+            {
+                "error": "LeaseLost",
+                "message": "This replica lost the run's lease; another replica took it over.",
+            }
+        )
 
     async def _final_snapshot(self, job: Job) -> StateSnapshot | None:
         """The thread's latest checkpoint as a StateSnapshot (None if it cannot be read)."""
@@ -549,7 +548,7 @@ class Executor:
             more = self.jobs.has_queued(thread_id, run_id)
         else:
             more = any(r["run_id"] != run_id for r in run_units.inflight_rows(conn, thread_id))
-        job.more_on_thread = more
+        job.state.saw_others(more)
         return more
 
     def _after(self, job: Job, status: str, started_at: datetime | None) -> None:
@@ -585,13 +584,13 @@ class Executor:
 
     async def finish_expired(self, job: Job, error: dict[str, Any]) -> None:
         """A run that waited past `runs.max_queue_wait_s`: it ends `error`, never started."""
-        job.phase = "finishing"
+        job.state.begin_finishing()
         await self.emit(job, "error", error)
         await self._settle(job, "error", error, {}, None)
 
     async def finish_unstarted(self, job: Job) -> None:
         """A run cancelled before it started executing."""
-        job.phase = "finishing"
+        job.state.begin_finishing()
         await self._settle(job, _cancelled_status(job), None, {}, None)
 
     async def settle_orphan(

@@ -10,6 +10,7 @@ from pronghorn.auth.principal import LOCAL_PRINCIPAL, Principal
 from pronghorn.config.schema import AppConfig
 from pronghorn.graphs.registry import GraphEntry
 from pronghorn.runtime.run_request import RunCreate
+from pronghorn.runtime.run_state import CancelAction, RunPhase, RunState, RunStatus
 
 
 @dataclass(eq=False)
@@ -29,40 +30,53 @@ class Job:
     owner_id: str = LOCAL_PRINCIPAL.identity
     principal: Principal = LOCAL_PRINCIPAL
     attempt: int = 1
-    # waiting → starting → streaming → finishing. Only the waiting task and the streaming
-    # task are ever cancelled: a cancel never lands inside a database call.
-    phase: str = "waiting"
-    stream_task: asyncio.Task[None] | None = None
-    mark_task: asyncio.Task[bool] | None = None
     resume: bool = False  # continue from the last checkpoint (recovery)
-    task: asyncio.Task[None] | None = None
-    # The run task has begun: from then on cancelling it lands where it waits. A task
-    # cancelled before its first step never runs a line of its body (no `finally`), so
-    # an earlier cancel only records cancel_action, which the task checks first.
-    waiting: bool = False
-    cancel_action: str | None = None  # "interrupt" | "rollback" | "shutdown"
-    started: bool = False
-    done: asyncio.Event = field(default_factory=asyncio.Event)
-    status: str = "pending"
-    output: Any = None  # what /wait and /join return
-    error: dict[str, Any] | None = None
-    # Scale-out: the claim's fencing token (None: not a claimed run) and whether this
-    # replica lost the claim (another took the run over; nothing more is written).
+    # Scale-out: the claim's fencing token (None: not a claimed run)
     fence: int | None = None
-    lease_lost: bool = False
-    # Whether another run of its thread was unfinished when this one settled (then that
-    # run may be claimable now); True until the settle has looked.
-    more_on_thread: bool = True
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+    # Phase, status, cancel request and outcome: changed by the run engine and the executor
+    # through its transitions, read here by everyone else.
+    state: RunState = field(default_factory=RunState)
 
-    def interrupt(self, action: str) -> None:
-        """Ask the run to stop; the first action asked for wins."""
-        if self.cancel_action is None:
-            self.cancel_action = action
-        if self.phase == "waiting" and self.task is not None and self.waiting:
-            self.task.cancel()
-        elif self.phase == "streaming" and self.stream_task is not None:
-            self.stream_task.cancel()
-        # starting: the executor checks cancel_action before streaming; finishing: too late
+    def interrupt(self, action: CancelAction) -> None:
+        """Ask the run to stop; the first action asked for wins (RunState.interrupt)."""
+        self.state.interrupt(action)
+
+    @property
+    def status(self) -> RunStatus:
+        return self.state.status
+
+    @property
+    def phase(self) -> RunPhase:
+        return self.state.phase
+
+    @property
+    def cancel_action(self) -> CancelAction | None:
+        return self.state.cancel_action
+
+    @property
+    def started(self) -> bool:
+        return self.state.started
+
+    @property
+    def lease_lost(self) -> bool:
+        return self.state.lease_lost
+
+    @property
+    def more_on_thread(self) -> bool:
+        return self.state.more_on_thread
+
+    @property
+    def output(self) -> Any:  # JSON, any shape: what /wait and /join return
+        return self.state.output
+
+    @property
+    def error(self) -> dict[str, Any] | None:
+        return self.state.error
+
+    @property
+    def task(self) -> asyncio.Task[None] | None:
+        return self.state.task
 
     @property
     def run_id(self) -> str:

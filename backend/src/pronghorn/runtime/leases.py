@@ -64,14 +64,13 @@ class Leases:
         owner: str,
         lease_s: Callable[[], float],
         recover_mode: Callable[[], str],
-        on_recovered: OnRecovered,
         max_queue_wait_s: Callable[[], float | None] = lambda: None,
     ) -> None:
         self.db = db
         self.owner = owner
         self.lease_s = lease_s
         self.recover_mode = recover_mode
-        self.on_recovered = on_recovered
+        self.on_recovered: OnRecovered | None = None
         self.max_queue_wait_s = max_queue_wait_s
         self._held: dict[str, _Held] = {}
         self._tasks: list[asyncio.Task[None]] = []
@@ -117,11 +116,14 @@ class Leases:
                     "lost the lease of a run: another replica took it over; stopping it",
                     extra={"run_id": run_id},
                 )
-                h.job.lease_lost = True
+                h.job.state.lose_lease()
                 h.job.interrupt("lease_lost")
 
     # -- background tasks ----------------------------------------------------------------
-    def start(self) -> None:
+    def start(self, on_recovered: OnRecovered) -> None:
+        """Renew held leases and sweep expired ones; `on_recovered` hears of the runs each
+        sweep recovered."""
+        self.on_recovered = on_recovered
         self._tasks = [
             asyncio.create_task(self._heartbeat(), name="lease-heartbeat"),
             asyncio.create_task(self._sweeper(), name="lease-sweeper"),
@@ -174,7 +176,7 @@ class Leases:
                     "queued runs waited past runs.max_queue_wait_s; ended without starting",
                     extra={"count": len(expired)},
                 )
-        if found or expired:
+        if (found or expired) and self.on_recovered is not None:
             await self.on_recovered([*found, *expired])
         return [*found, *expired]
 

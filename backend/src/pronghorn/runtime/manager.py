@@ -1,12 +1,12 @@
 """The RunManager: accepts runs, orders them per thread, caps concurrency, cancels them,
 and answers questions about them. Execution itself lives in executor.py.
 
-Ordering: runs on one thread execute one at a time, in creation order (a chain of futures
-per thread); across threads a FIFO limiter caps how many execute at once. Both waits show
-as status `pending`. A run is committed to the database before `create` returns.
-
-Scale-out (`cluster=True`: PostgreSQL + Redis), runs go through the database queue
-instead: run_cluster.py claims them, orders them per thread across replicas and leases them.
+One engine for one process and for a cluster of replicas: ordering, limits, claims,
+leases and followers are the run queue's (run_queue.py), given to it when it is built —
+`LocalRunQueue` (runs on one thread execute one at a time, in creation order; across
+threads a FIFO limiter caps how many execute at once; both waits show as status `pending`)
+or `ClusterRunQueue` (PostgreSQL + Redis: runs go through the database queue, which any
+replica claims from). A run is committed to the database before `create` returns.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncGenerator, Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from typing import Any
 
 from pronghorn.auth.authorizer import AllowAll, Authorizer
@@ -30,7 +30,13 @@ from pronghorn.runtime.access import Access, principal_from_record, principal_re
 from pronghorn.runtime.admission import Admission
 from pronghorn.runtime.admission import queue_timeout_error as timeout_error
 from pronghorn.runtime.control import ControlBus, ControlMessage, LocalControlBus
-from pronghorn.runtime.errors import Conflict, DomainError, NotFound, Unavailable
+from pronghorn.runtime.errors import (
+    Conflict,
+    DomainError,
+    InvalidRequest,
+    NotFound,
+    Unavailable,
+)
 from pronghorn.runtime.executor import Executor
 from pronghorn.runtime.graph_access import require_graph
 from pronghorn.runtime.job_table import JobTable
@@ -38,16 +44,15 @@ from pronghorn.runtime.jobs import Job
 from pronghorn.runtime.metrics import Metrics
 from pronghorn.runtime.owned import authorize_with, visible
 from pronghorn.runtime.remote_run import RemoteRun
-from pronghorn.runtime.run_cluster import RunCluster
+from pronghorn.runtime.run_queue import RunQueue
 from pronghorn.runtime.run_request import RunCreate
+from pronghorn.runtime.run_state import FINAL_STATUSES, cancel_action
 from pronghorn.runtime.run_thread import new_thread_metadata
+from pronghorn.runtime.thread_turns import ThreadTurns
 
 log = logging.getLogger("pronghorn.runs")
 
 RunValidator = Callable[[RunCreate, dict[str, Any]], None]
-
-
-FINAL_STATUSES = frozenset({"success", "error", "interrupted", "timeout"})
 
 
 def final_status(status: str) -> str:
@@ -64,58 +69,40 @@ class RunManager:
         self,
         executor: Executor,
         jobs: JobTable,
+        queue: RunQueue,
+        *,
+        admission: Admission,
+        turns: ThreadTurns,
         authorizer: Authorizer | None = None,
         metrics: Metrics | None = None,
-        *,
         control: ControlBus | None = None,
-        cluster: bool = False,
+        validators: Sequence[RunValidator] = (),
     ) -> None:
         self.ex = executor
+        self.queue = queue
         # Cancels of runs another process executes travel on it (runtime/control.py).
         self.control: ControlBus = control or LocalControlBus()
         self.authorizer: Authorizer = authorizer or AllowAll()
         self.db = executor.db
         self.broker = executor.broker
         self.owner = executor.db.replica_id  # on its PostgreSQL sessions too
-        cfg = executor.settings.current
         self.metrics = metrics
-        # Queue caps, per-user and global slots (runtime/admission.py)
-        self.admission = Admission(cfg.runs, metrics)
-        self.limiter = self.admission.limiter
+        # Queue caps, per-user and global slots (runtime/admission.py), shared with the queue
+        self.admission = admission
         self._jobs = jobs  # shared with the executor, which asks it about queued runs
-        self._tails: dict[str, asyncio.Future[None]] = {}
+        self._turns = turns  # whose turn it is on each thread here (thread_turns.py)
         self._accepting = True
-        self.validators: list[RunValidator] = []
+        self.validators = tuple(validators)
         self._background: set[asyncio.Task[None]] = set()
-        # Scale-out: the database queue, leases and followers (run_cluster.py)
-        self.cluster: RunCluster | None = RunCluster(self) if cluster else None
-        if self.cluster is not None:
-            executor.leases = self.cluster.leases
 
     def start(self) -> None:
-        """Start the background work (scale-out: claiming, heartbeats, the lease sweeper)."""
-        if self.cluster is not None:
-            self.cluster.start()
+        """Start the queue's background work (scale-out: claiming, heartbeats, the lease
+        sweeper)."""
+        self.queue.start(self)
 
     # -- queries ---------------------------------------------------------------------
     def active(self, run_id: str) -> Job | None:
         return self._jobs.get(run_id)
-
-    @property
-    def active_jobs(self) -> list[Job]:
-        """The runs this process executes (or is about to)."""
-        return self._jobs.snapshot()
-
-    def turn_held(self, thread_id: str) -> bool:
-        tail = self._tails.get(thread_id)
-        return tail is not None and not tail.done()
-
-    def turns(self) -> list[str]:
-        """Threads whose turn is held here (a state update under way)."""
-        return [t for t, tail in self._tails.items() if not tail.done()]
-
-    def forget(self, job: Job) -> None:
-        self._jobs.remove(job.run_id)
 
     def _inflight(self, conn: Any, thread_id: str) -> list[dict[str, Any]]:
         """Unfinished runs of a thread. On SQLite every run of a thread belongs to this
@@ -126,16 +113,16 @@ class RunManager:
             return [j.run for j in self._jobs.of_thread(thread_id)]
         return run_units.inflight_rows(conn, thread_id)
 
+    @property
+    def in_memory(self) -> int:
+        return len(self._jobs)
+
     def overlay(self, run: dict[str, Any]) -> dict[str, Any]:
         """A run row with the live status of this process (rows may lag by one write)."""
         job = self._jobs.get(run["run_id"])
         if job is not None and run["status"] in ("pending", "running"):
             return {**run, "status": job.status}
         return run
-
-    @property
-    def in_memory(self) -> int:
-        return len(self._jobs)
 
     def on_config_change(self, old: Any, new: Any) -> None:
         self.admission.resize(new.runs)
@@ -160,10 +147,7 @@ class RunManager:
     async def check_room(self, access: Access, count: int) -> None:
         """Admission for a batch of `count` stateless runs, before any is created (scale-out:
         against the cluster's queue)."""
-        if self.cluster is not None:
-            await self.cluster.check_room(access.identity, count)
-            return
-        self.admission.check_many(access.identity, count)
+        await self.queue.check_room(access.identity, count)
 
     async def _ownership(
         self, thread_id: str | None, req: RunCreate, access: Access
@@ -213,14 +197,9 @@ class RunManager:
         kwargs["temporary"] = stateless
         # Admission: refuse before anything is written; from here the run holds its place.
         # Scale-out the queue caps count the cluster's queue, in the accept transaction.
-        cluster = self.cluster
-        if cluster is None:
-            tail = self._tails.get(tid)
-            busy = tail is not None and not tail.done()
-            self.admission.check(access.identity, thread_busy=busy)
+        self.queue.admit(access.identity, tid)
         self.admission.enter(access.identity)
-        claim = cluster.fast_claim(req, tid) if cluster is not None else None
-        queue_check = cluster.queue_check() if cluster is not None else None
+        terms = self.queue.terms(req, tid)
 
         def unit(conn: Any) -> run_units.Accepted:
             return run_units.accept_run(
@@ -240,37 +219,30 @@ class RunManager:
                     "multitask_strategy": req.multitask_strategy,
                     "temporary": stateless,
                     # Scale-out: nobody's until claimed (claim_if_idle, or a replica's queue)
-                    "owner": self.owner if cluster is None else None,
-                    "claimable_at": cluster.claimable_at(req) if cluster is not None else None,
+                    "owner": terms.owner,
+                    "claimable_at": terms.claimable_at,
                 },
                 busy_error=lambda t, r: Conflict(
                     f"Thread {t} is busy with run {r} (multitask_strategy=reject)"
                 ),
                 missing_error=NotFound.of,
                 ownership=ownership,
-                claim_if_idle=claim,
-                queue_check=queue_check,
+                claim_if_idle=terms.claim_if_idle,
+                queue_check=terms.queue_check,
             )
 
         # The run's log first: a broker that cannot be reached fails the request (503)
         # before anything is written; a request the unit refuses closes it again. Scale-out,
         # the replica that executes the run opens its log (it may be another one).
         try:
-            if cluster is None:
-                await self.broker.open_run(run_id, tid)
-            else:
-                await cluster.check_broker()
+            await self.queue.open_log(run_id, tid)
             accepted = await self.db.retry(lambda: self.db.run(unit))
         except BaseException:
-            if claim is not None and cluster is not None:
-                cluster.unreserve()
+            self.queue.release(terms)
             self.admission.leave(access.identity)
-            if cluster is None:
-                with contextlib.suppress(Exception):
-                    await self.broker.close_run(run_id)
+            await self.queue.abandon_log(run_id)
             raise
-        if claim is not None and cluster is not None:
-            cluster.unreserve()
+        self.queue.release(terms)
         assistant, run, inflight = accepted.assistant, accepted.run, accepted.inflight
         thread_meta = accepted.thread_metadata
         job = Job(
@@ -285,21 +257,14 @@ class RunManager:
             owner_id=accepted.owner_id or access.identity,
             principal=access.principal,
         )
-        if cluster is not None and not accepted.claimed:
-            self.admission.leave(access.identity)  # queued in the database, not here
-            cluster.queued(job)
-        elif cluster is not None:
-            job.fence = 1
-            cluster.leases.hold(job, 1)
+        here = self.queue.accepted(job, accepted.claimed)
         try:
-            if cluster is None or accepted.claimed:
+            if here:
                 await self._start(job)
         except BaseException:
             if job.task is None:  # its task never began: it holds no place any more
                 self.admission.leave(access.identity)
-                if cluster is not None:
-                    cluster.leases.drop(job.run_id)
-                    self._jobs.remove(job.run_id)
+                self.queue.not_started(job)
             raise
         if inflight and req.multitask_strategy in ("interrupt", "rollback"):
             for other in inflight:
@@ -319,11 +284,8 @@ class RunManager:
         )
         await self.ex.emit(job, "metadata", {"run_id": job.run_id, "attempt": job.attempt})
         tail: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        prev = None
-        if self.cluster is None:  # scale-out, the claim orders a thread's runs
-            prev = self._tails.get(job.thread_id)
-            self._tails[job.thread_id] = tail
-        job.task = asyncio.create_task(self._run(job, prev, tail), name=f"run-{job.run_id}")
+        prev = self.queue.order(job.thread_id, tail)
+        job.state.task = asyncio.create_task(self._run(job, prev, tail), name=f"run-{job.run_id}")
 
     async def _run(
         self, job: Job, prev: asyncio.Future[None] | None, tail: asyncio.Future[None]
@@ -332,11 +294,10 @@ class RunManager:
         held = contextlib.AsyncExitStack()  # the run's slots, once it has them
         try:
             try:
-                job.waiting = True  # a cancel may now interrupt the waits below
+                job.state.begin_waiting()  # a cancel may now interrupt the waits below
                 if job.cancel_action is not None:  # cancelled before this task began
                     raise asyncio.CancelledError
-                if job.request.after_seconds and self.cluster is None:
-                    await asyncio.sleep(job.request.after_seconds)  # scale-out: claimable_at
+                await self.queue.delay(job)
                 waiting_since = time.monotonic()
                 async with asyncio.timeout(job.config.runs.max_queue_wait_s):
                     if prev is not None and not prev.done():
@@ -351,7 +312,7 @@ class RunManager:
                 await self.ex.finish_expired(job, queue_timeout_error(job))
                 return
             self.admission.started(user, time.monotonic() - waiting_since)
-            job.phase = "starting"
+            job.state.begin_starting()
             began = time.monotonic()
             try:
                 await self.ex.execute(job)
@@ -363,19 +324,19 @@ class RunManager:
             await held.aclose()
             if self.metrics is not None:
                 self.metrics.runs_total.labels(final_status(job.status)).inc()
-            if not tail.done():
-                tail.set_result(None)
-            if self._tails.get(job.thread_id) is tail:
-                del self._tails[job.thread_id]
+            self._turns.end(job.thread_id, tail)
             self._jobs.remove(job.run_id)
-            if self.cluster is not None:
-                self.cluster.finished(job)
+            self.queue.finished(job)
             job.done.set()
 
     # -- cancel ----------------------------------------------------------------------
     async def cancel(
         self, thread_id: str | None, run_id: str, *, action: str = "interrupt", wait: bool = False
     ) -> Job | None:
+        try:
+            act = cancel_action(action)
+        except ValueError as exc:
+            raise InvalidRequest(str(exc)) from None
         job = self._jobs.get(run_id)
         if job is None or (thread_id is not None and job.thread_id != thread_id):
             row = await self.db.run(lambda c: run_units.get_run(c, run_id, thread_id))
@@ -385,10 +346,8 @@ class RunManager:
                 run_id, action, wait
             ):
                 return None
-            if (
-                row["status"] in runs_repo.INFLIGHT
-                and self.cluster is not None
-                and await self.cluster.cancel_queued(run_id, action, wait)
+            if row["status"] in runs_repo.INFLIGHT and await self.queue.cancel_queued(
+                run_id, act, wait
             ):
                 return None
             if row["status"] in runs_repo.INFLIGHT:
@@ -400,7 +359,7 @@ class RunManager:
             if row["status"] == "interrupted":
                 return None  # already cancelled: cancelling again is a no-op
             raise Conflict(f"Run {run_id} already finished with status {row['status']!r}")
-        job.interrupt(action)
+        job.interrupt(act)
         if wait:
             await job.done.wait()
         return job
@@ -450,12 +409,14 @@ class RunManager:
     def on_control(self, message: ControlMessage) -> None:
         """A signal from another process about a run this one executes."""
         if message.kind == "work":
-            if self.cluster is not None:
-                self.cluster.heard_work(message)
+            self.queue.heard(message)
             return
         job = self._jobs.get(message.run_id)
         if message.kind == "cancel" and job is not None:
-            job.interrupt(message.action)
+            try:
+                job.interrupt(cancel_action(message.action))
+            except ValueError:
+                log.warning("a cancel with an unknown action was ignored: %s", message.action)
 
     def cancel_soon(self, thread_id: str, run_id: str) -> None:
         """Cancel from a context that cannot await (a client that went away)."""
@@ -546,10 +507,11 @@ class RunManager:
             orphans = await runs_repo.inflight_all(conn)
         if not orphans:
             return
-        if self.cluster is not None:
-            # Queued runs are nobody's yet; leased ones are the lease sweeper's.
-            orphans = [r for r in orphans if r.get("owner") is not None and not r.get("leased")]
-        orphans = [row for row in orphans if not await self._owner_alive(row.get("owner"))]
+        orphans = [
+            dict(row)
+            for row in self.queue.orphans(orphans)
+            if not await self._owner_alive(row.get("owner"))
+        ]
         if not orphans:
             return
         mode = self.ex.settings.current.runs.recover
@@ -610,11 +572,7 @@ class RunManager:
             )
             return
         async with self.db.tx() as conn:
-            await conn.execute(
-                runs_repo.runs.update()
-                .where(runs_repo.runs.c.run_id == row["run_id"])
-                .values(status="pending", owner=self.owner, attempt=runs_repo.runs.c.attempt + 1)
-            )
+            await runs_repo.take_for_resume(conn, row["run_id"], self.owner)
         job = Job(
             run=row,
             request=req,
@@ -631,6 +589,12 @@ class RunManager:
         self.admission.enter(job.principal.identity)
         await self._start(job)
 
+    async def settle_orphan(
+        self, row: dict[str, Any], *, status: str, error: dict[str, Any] | None
+    ) -> None:
+        """Settle a run no live task executes (it cannot run, or its process died)."""
+        await self.ex.settle_orphan(row, status=status, error=error, cancel_reason=None)
+
     async def wrote_checkpoint(self, thread_id: str, run_id: str) -> bool:
         """Whether the thread's latest checkpoint is this run's: then it continues from
         there; otherwise (it never checkpointed, e.g. durability `exit`) it starts over."""
@@ -646,8 +610,7 @@ class RunManager:
         """Stop accepting; let in-flight runs finish within the bound; interrupt the rest.
         Scale-out: claim nothing more first, and hand claimed runs not yet started back."""
         self._accepting = False
-        if self.cluster is not None:
-            await self.cluster.stop_claiming()
+        await self.queue.stop()
         jobs = self._jobs.snapshot()
         if jobs:
             log.info("draining runs", extra={"count": len(jobs)})
@@ -671,8 +634,7 @@ class RunManager:
             await asyncio.wait([asyncio.ensure_future(j.done.wait()) for j in stuck], timeout=10)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.ex.drain(), timeout=10)
-        if self.cluster is not None:
-            await self.cluster.aclose()
+        await self.queue.aclose()
 
     # -- thread turns ------------------------------------------------------------------
     @contextlib.asynccontextmanager
@@ -689,12 +651,9 @@ class RunManager:
             if job.thread_id == thread_id:
                 raise busy(job.run_id)
         turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._tails[thread_id] = turn
+        self._turns.take(thread_id, turn)
         try:
             yield
         finally:
-            turn.set_result(None)
-            if self._tails.get(thread_id) is turn:
-                del self._tails[thread_id]
-            if self.cluster is not None:  # runs queued behind the turn, on any replica
-                self.cluster.notify()
+            self._turns.end(thread_id, turn)
+            self.queue.turn_ended(thread_id)

@@ -8,19 +8,27 @@ a stranger learns nothing, not even that the id exists.
 from __future__ import annotations
 
 from collections.abc import Mapping, MutableMapping
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from sqlalchemy.engine import RowMapping
 
 from pronghorn.auth.authenticator import AuthError
 from pronghorn.auth.authorizer import Action, Authorizer, MetadataFilter, Resource
+from pronghorn.persistence.db import Database
 from pronghorn.persistence.metadata_filter import matches
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.errors import Forbidden, NotFound
 
-if TYPE_CHECKING:
-    from pronghorn.runtime.runtime import Runtime
+
+class Owners(Protocol):
+    """What the lookups need of the runtime: its authorizer and database."""
+
+    @property
+    def authorizer(self) -> Authorizer: ...
+
+    @property
+    def db(self) -> Database: ...
 
 
 async def authorize_with(
@@ -41,7 +49,7 @@ async def authorize_with(
 
 
 async def authorize(
-    runtime: Runtime,
+    runtime: Owners,
     access: Access,
     resource: Resource,
     action: Action,
@@ -62,7 +70,7 @@ def visible(
 
 
 async def load_thread(
-    runtime: Runtime,
+    runtime: Owners,
     access: Access,
     thread_id: str,
     action: Action = "read",

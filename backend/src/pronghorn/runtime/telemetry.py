@@ -10,9 +10,9 @@ from collections.abc import AsyncGenerator
 from langchain_core.callbacks import BaseCallbackHandler
 
 from pronghorn.config.schema import AppConfig
-from pronghorn.runtime.executor import Executor
 from pronghorn.runtime.jobs import Job
 from pronghorn.runtime.metrics_callback import MetricsCallback
+from pronghorn.runtime.run_hooks import RunHooks
 from pronghorn.runtime.runtime import Runtime
 from pronghorn.runtime.trace_vendors import VendorCallbacks, check_vendors
 from pronghorn.runtime.tracing import Tracing
@@ -47,8 +47,9 @@ async def telemetry(runtime: Runtime) -> AsyncGenerator[None, None]:
         await asyncio.to_thread(runtime.vendor_callbacks.close)
 
 
-def instrument(executor: Executor, runtime: Runtime) -> None:
-    """Give every run the metrics and tracing callbacks and its run span."""
+def telemetry_hooks(runtime: Runtime) -> RunHooks:
+    """The metrics and tracing callbacks and the run span of every run; counts the settles
+    waiting for the database."""
     metrics = runtime.metrics
     tracing = runtime.tracing
     vendors = runtime.vendor_callbacks
@@ -56,6 +57,5 @@ def instrument(executor: Executor, runtime: Runtime) -> None:
     def callbacks(job: Job) -> list[BaseCallbackHandler]:
         return [MetricsCallback(metrics), *tracing.callbacks(job), *vendors(job)]
 
-    executor.callback_factories.append(callbacks)
-    executor.run_scopes.append(tracing.run_span)
     runtime.db.outage_waits.listeners.append(metrics.run_settles_waiting.inc)
+    return RunHooks(callbacks=(callbacks,), scopes=(tracing.run_span,))

@@ -32,7 +32,7 @@ from pronghorn.runtime.access import Access, graph_user
 from pronghorn.runtime.errors import InvalidRequest, NotFound
 from pronghorn.runtime.graph_access import require_graph
 from pronghorn.runtime.owned import load_thread
-from pronghorn.runtime.threads import ThreadBusy
+from pronghorn.runtime.thread_busy import ThreadBusy
 
 log = logging.getLogger("pronghorn.threads")
 

@@ -18,6 +18,7 @@ from pronghorn.persistence.repos.common import OwnerScope, new_id
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.errors import Conflict, NotFound, Unprocessable
 from pronghorn.runtime.owned import authorize, load_thread, visible
+from pronghorn.runtime.thread_state import apply_supersteps
 from pronghorn.runtime.thread_sweeper import purge_thread
 
 if TYPE_CHECKING:
@@ -28,16 +29,6 @@ if TYPE_CHECKING:
 
 UNSET: Any = repo.UNSET
 """`update(ttl=UNSET)`: leave the TTL as it is."""
-
-
-class ThreadBusy(Conflict):
-    """The thread has a run in flight: its state cannot be changed now."""
-
-    def __init__(
-        self, thread_id: str, run_id: str | None = None, *, doing: str = "a run is in flight"
-    ) -> None:
-        by = f" (run {run_id})" if run_id else ""
-        super().__init__(f"Thread {thread_id} is busy: {doing}{by}")
 
 
 @dataclass(frozen=True)
@@ -84,8 +75,6 @@ async def get(runtime: Runtime, access: Access, thread_id: str, *, ttl: bool) ->
 async def create(runtime: Runtime, access: Access, new: NewThread) -> dict[str, Any]:
     """A new thread of `access`'s principal; with `if_exists="do_nothing"` their existing one.
     Supersteps are applied before it is answered: a bad one leaves no thread behind."""
-    from pronghorn.runtime.thread_state import apply_supersteps
-
     thread_id = new.thread_id or new_id()
     metadata = dict(new.metadata)
     if new.graph_id:

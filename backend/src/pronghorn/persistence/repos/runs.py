@@ -167,6 +167,16 @@ async def inflight_all(conn: AsyncConnection, owner: str | None = None) -> list[
     ]
 
 
+async def take_for_resume(conn: AsyncConnection, run_id: str, owner: str) -> None:
+    """A run left in flight by a dead process, taken by `owner` to resume: `pending` again,
+    its next attempt."""
+    await conn.execute(
+        runs.update()
+        .where(runs.c.run_id == run_id)
+        .values(status="pending", owner=owner, attempt=runs.c.attempt + 1)
+    )
+
+
 async def select_for_cancel(
     conn: AsyncConnection,
     *,

@@ -1,0 +1,146 @@
+"""No import cycle between modules of pronghorn.
+
+Every import a module executes counts, at module level or inside a function (a lazy import
+is still a dependency, and one that hides a cycle breaks the first time the order changes).
+Imports under `if TYPE_CHECKING:` do not count: they never run.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "pronghorn"
+
+
+def _module_name(path: Path, src: Path) -> str:
+    parts = ["pronghorn", *path.relative_to(src).with_suffix("").parts]
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    if isinstance(test, ast.Name):
+        return test.id == "TYPE_CHECKING"
+    return isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+
+
+class _Imports(ast.NodeVisitor):
+    """The import statements of a module that can run (all but TYPE_CHECKING blocks)."""
+
+    def __init__(self) -> None:
+        self.found: list[ast.Import | ast.ImportFrom] = []
+
+    def visit_If(self, node: ast.If) -> None:
+        if _is_type_checking(node.test):
+            for stmt in node.orelse:
+                self.visit(stmt)
+        else:
+            self.generic_visit(node)
+
+    def visit_Import(self, node: ast.Import) -> None:
+        self.found.append(node)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        self.found.append(node)
+
+
+def _known(name: str, modules: set[str]) -> str | None:
+    """The pronghorn module `name` loads: itself, or the package that defines it."""
+    while name and name not in modules:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def import_graph(src: Path = SRC) -> dict[str, set[str]]:
+    """Each pronghorn module -> the pronghorn modules it imports."""
+    paths = {_module_name(p, src): p for p in src.rglob("*.py")}
+    modules = set(paths)
+    graph: dict[str, set[str]] = {}
+    for name, path in paths.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        visitor = _Imports()
+        visitor.visit(ast.parse(path.read_text(encoding="utf-8")))
+        targets: list[str] = []
+        for node in visitor.found:
+            if isinstance(node, ast.Import):
+                targets.extend(alias.name for alias in node.names)
+                continue
+            parts = package.split(".")
+            base = parts[: len(parts) - node.level + 1] if node.level else []
+            origin = ".".join([*base, *([node.module] if node.module else [])])
+            for alias in node.names:  # `from pkg import submodule` loads the submodule
+                sub = f"{origin}.{alias.name}"
+                targets.append(sub if sub in modules else origin)
+        deps = {_known(t, modules) for t in targets if t.startswith("pronghorn")}
+        graph[name] = {d for d in deps if d is not None and d != name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work: list[tuple[str, list[str]]] = [(root, sorted(graph[root]))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, todo = work[-1]
+            if todo:
+                nxt = todo.pop()
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, sorted(graph.get(nxt, set()))))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component: list[str] = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_no_import_cycles() -> None:
+    graph = import_graph()
+    found = cycles(graph)
+    report = [" ; ".join(f"{m} -> {sorted(graph[m] & set(c))}" for m in c) for c in found]
+    assert not found, "import cycles:\n" + "\n".join(report)
+
+
+def test_the_check_sees_a_cycle(tmp_path: Path) -> None:
+    """The check itself: a lazy import closing a loop counts; a TYPE_CHECKING one does not."""
+    pkg = tmp_path / "pronghorn"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from pronghorn.b import B\n")
+    (pkg / "b.py").write_text("def f():\n    from pronghorn import a\n")
+    (pkg / "c.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pronghorn.a import A\n"
+    )
+    (pkg / "d.py").write_text("from .c import x\nfrom . import e\n")
+    (pkg / "e.py").write_text("")
+    graph = import_graph(pkg)
+    assert graph["pronghorn.c"] == set()
+    assert graph["pronghorn.d"] == {"pronghorn.c", "pronghorn.e"}
+    assert cycles(graph) == [["pronghorn.a", "pronghorn.b"]]

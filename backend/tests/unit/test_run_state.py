@@ -1,0 +1,72 @@
+"""RunState: a run's phase, status and cancel request change only through its transitions."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from pronghorn.runtime.run_state import RunState, cancel_action, run_status
+
+
+def test_the_first_cancel_action_wins_and_a_snapshot_does_not_move() -> None:
+    state = RunState()
+    before = state.snapshot()
+    state.interrupt("rollback")
+    state.interrupt("interrupt")
+    assert state.cancel_action == "rollback"
+    assert before.cancel_action is None and before.phase == "waiting"
+
+
+async def test_a_cancel_lands_where_the_run_waits_or_streams_and_never_while_it_starts() -> None:
+    never = asyncio.Event()
+    state = RunState()
+    state.task = asyncio.create_task(never.wait())
+    state.interrupt("interrupt")  # its task has not begun waiting: only recorded
+    await asyncio.sleep(0)
+    assert not state.task.cancelled()
+    state.begin_waiting()
+    state.interrupt("interrupt")
+    with pytest.raises(asyncio.CancelledError):
+        await state.task
+
+    state = RunState()
+    state.begin_starting()
+    stream = asyncio.create_task(never.wait())
+    state.interrupt("shutdown")  # starting: the executor checks the action itself
+    state.begin_streaming(stream)
+    assert state.phase == "streaming" and not stream.done()
+    state.interrupt("interrupt")
+    with pytest.raises(asyncio.CancelledError):
+        await stream
+    assert state.cancel_action == "shutdown"
+
+
+async def test_settling_records_status_error_and_output() -> None:
+    state = RunState()
+
+    async def mark() -> bool:
+        return True
+
+    state.begin_running(asyncio.create_task(mark()))
+    assert state.status == "running" and state.started
+    marked = state.take_mark_task()
+    assert marked is not None and await marked and state.take_mark_task() is None
+    state.begin_finishing()
+    state.settled("error", {"error": "Boom", "message": "x"}, {"__error__": "x"})
+    snap = state.snapshot()
+    assert (snap.status, snap.phase, snap.error, snap.output) == (
+        "error",
+        "finishing",
+        {"error": "Boom", "message": "x"},
+        {"__error__": "x"},
+    )
+
+
+def test_strings_from_outside_become_typed_values_or_are_refused() -> None:
+    assert cancel_action("rollback") == "rollback"
+    assert run_status("timeout") == "timeout"
+    with pytest.raises(ValueError, match="unknown cancel action"):
+        cancel_action("explode")
+    with pytest.raises(ValueError, match="unknown run status"):
+        run_status("done")

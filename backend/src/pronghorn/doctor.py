@@ -15,9 +15,8 @@ import socket
 import sqlite3
 import tempfile
 from collections.abc import Awaitable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -25,6 +24,7 @@ import httpx
 from pronghorn.config.errors import ConfigError
 from pronghorn.config.loader import load_config, resolve_config_path
 from pronghorn.config.schema import AppConfig, ModelConfig
+from pronghorn.doctor_result import CheckResult
 from pronghorn.gateway.static import find_ui_dir
 from pronghorn.sandbox import LocalSandboxProvider
 from pronghorn.sandbox.limits import human_bytes
@@ -33,15 +33,6 @@ NET_TIMEOUT_S = 5.0
 MODEL_TIMEOUT_S = 15.0
 KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 DEFAULT_BASE_URL = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
-
-
-@dataclass(frozen=True, slots=True)
-class CheckResult:
-    name: str
-    ok: bool
-    detail: str
-    hint: str | None = None
-    data: dict[str, Any] | None = None
 
 
 async def run_checks(config_path: str | None, *, online: bool = False) -> list[CheckResult]:

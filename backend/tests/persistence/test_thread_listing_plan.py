@@ -62,3 +62,26 @@ async def test_a_users_page_is_read_in_index_order(db: Database, sort_by: str) -
     steps = [str(step[-1]) for step in plan]  # (id, parent, notused, detail)
     assert any(f"ix_threads_owner_{sort_by[:7]}" in s for s in steps), steps
     assert "USE TEMP B-TREE FOR ORDER BY" not in steps, steps
+
+
+async def test_a_users_threads_of_one_status_are_counted_from_an_index(db: Database) -> None:
+    async with db.tx() as conn:
+        await conn.execute(text(FILL))
+        await conn.execute(text("ANALYZE"))
+    counts: list[tuple[str, Any]] = []
+
+    def keep(_conn: Connection, _cursor: Any, statement: str, parameters: Any, *_: object) -> None:
+        if "count(" in statement:
+            counts.append((statement, parameters))
+
+    async with db.read() as conn:
+        event.listen(conn.sync_connection, "before_cursor_execute", keep)
+        _, total = await threads.search_rows(
+            conn, limit=10, status="idle", scope=OwnerScope(owner_id="alice")
+        )
+        event.remove(conn.sync_connection, "before_cursor_execute", keep)
+        assert total == 250
+        statement, parameters = counts[0]
+        plan = (await conn.exec_driver_sql("EXPLAIN QUERY PLAN " + statement, parameters)).all()
+    steps = [str(step[-1]) for step in plan]
+    assert any("COVERING INDEX ix_threads_owner_status" in s for s in steps), steps

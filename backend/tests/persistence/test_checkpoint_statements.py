@@ -135,3 +135,22 @@ async def test_two_writes_to_one_special_channel_keep_the_last(
     assert ("task-1", "__interrupt__", "first") not in writes
     assert ("task-2", "note", "kept") in writes
     assert ("task-2", "note", "second") in writes
+
+
+async def test_a_task_with_more_writes_than_one_statement_holds(
+    persistence: Persistence,
+) -> None:
+    """9 parameters per write: 8,000 writes in one statement would pass PostgreSQL's 65,535."""
+    saver = persistence.checkpointer
+    graph = _graph(saver)
+    cfg = _cfg(str(uuid.uuid4()))
+    await graph.ainvoke(_turn("one"), cfg, durability="sync")
+    latest = await saver.aget_tuple(cfg)
+    assert latest is not None
+    await saver.aput_writes(latest.config, [(f"c{i}", i) for i in range(8000)], "fan-out")
+    again = await saver.aget_tuple(latest.config)
+    assert again is not None
+    mine = [(channel, value) for task, channel, value in again.pending_writes or []
+            if task == "fan-out"]  # fmt: skip
+    assert len(mine) == 8000
+    assert set(mine) == {(f"c{i}", i) for i in range(8000)}

@@ -23,6 +23,9 @@ from psycopg import AsyncCursor
 from psycopg.rows import DictRow
 
 Row = Sequence[object]
+# Rows per statement: PostgreSQL takes at most 65,535 parameters (9 per write, 6 per blob);
+# a task with more writes (a fan-out of thousands of Sends) takes one statement per page.
+PAGE = 1000
 
 
 @dataclass(frozen=True)
@@ -97,8 +100,10 @@ class OneStatementCursor:
             return
         upsert = query == self._sql.UPSERT_CHECKPOINT_WRITES_SQL
         if upsert or query == self._sql.INSERT_CHECKPOINT_WRITES_SQL:
-            statement, params = _multi_row(query, _unique(rows, _write_key, keep_last=upsert))
-            await self._cursor.execute(_query(statement), params)
+            unique = _unique(rows, _write_key, keep_last=upsert)
+            for start in range(0, len(unique), PAGE):
+                statement, params = _multi_row(query, unique[start : start + PAGE])
+                await self._cursor.execute(_query(statement), params)
             return
         await self._cursor.executemany(_query(query), rows)
 
@@ -106,6 +111,12 @@ class OneStatementCursor:
         if query == self._sql.UPSERT_CHECKPOINTS_SQL and self._blobs and params is not None:
             blobs = _unique(self._blobs, _blob_key, keep_last=False)
             self._blobs = []
+            while len(blobs) > PAGE:  # pages before the last go first, in this transaction
+                statement, page_params = _multi_row(
+                    self._sql.UPSERT_CHECKPOINT_BLOBS_SQL, blobs[:PAGE]
+                )
+                await self._cursor.execute(_query(statement), page_params)
+                blobs = blobs[PAGE:]
             insert_blobs, blob_params = _multi_row(
                 self._sql.UPSERT_CHECKPOINT_BLOBS_SQL.strip().rstrip(";"), blobs
             )

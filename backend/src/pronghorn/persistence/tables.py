@@ -82,6 +82,10 @@ threads = Table(
     # Scale-out: a state update holds the thread until then (database time); runs of the
     # thread are not claimed meanwhile (runtime/thread_state.py).
     Column("turn_until", Ts, nullable=True),
+    # A user's threads newest first, read in index order, and counted by status (0013).
+    Index("ix_threads_owner_created", "owner_id", "created_at"),
+    Index("ix_threads_owner_updated", "owner_id", "updated_at"),
+    Index("ix_threads_owner_status", "owner_id", "status"),
 )
 
 runs = Table(

@@ -9,17 +9,22 @@ died mid-way stores it once. Reads are not retried: they fail as soon as the poo
 up, and whoever reads (a request, the settle) decides what to do. Past ``wait_s`` the write
 raises `OutageOutlasted` (an unreachable-database error), and the run ends `error`.
 History rewrites (rollback, copy, prune) come from `HistoryPostgresSaver` and do not wait.
+
+Each write goes to PostgreSQL as one statement (``runtime/checkpoint_statements.py``): a
+checkpoint with its new channel blobs, or all of a task's writes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncGenerator, Sequence
+from contextlib import asynccontextmanager
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata
 
 from pronghorn.persistence.outage import OutageWaits, outlast_outage
+from pronghorn.runtime.checkpoint_statements import OneStatementCursor, SaverStatements
 from pronghorn.runtime.log_context import run_id_var
 from pronghorn.runtime.postgres_history import HistoryPostgresSaver
 
@@ -27,8 +32,26 @@ from pronghorn.runtime.postgres_history import HistoryPostgresSaver
 class OutlastingPostgresSaver(HistoryPostgresSaver):
     def __init__(self, pool: Any, *, wait_s: float, waits: OutageWaits) -> None:
         super().__init__(pool)
+        self._statements = SaverStatements(
+            self.UPSERT_CHECKPOINT_BLOBS_SQL,
+            self.UPSERT_CHECKPOINTS_SQL,
+            self.UPSERT_CHECKPOINT_WRITES_SQL,
+            self.INSERT_CHECKPOINT_WRITES_SQL,
+        )
         self.wait_s = wait_s
         self.waits = waits
+
+    @asynccontextmanager
+    async def _cursor(self, *, pipeline: bool = False) -> AsyncGenerator[Any]:
+        """The library's cursor; the one its writes use (``pipeline=True``) sends them as one
+        statement each."""
+        async with super()._cursor(pipeline=pipeline) as cur:
+            if not pipeline:
+                yield cur
+                return
+            grouped = OneStatementCursor(cur, self._statements)
+            yield grouped
+            await grouped.finish()
 
     async def aput(
         self,

@@ -40,6 +40,8 @@ FORBIDDEN: dict[str, set[str]] = {
     "doctor_auth": {"gateway", "runtime", "cli"},
     # the doctor's container sandbox check: beside doctor.py, below the gateway
     "doctor_container": {"gateway", "runtime", "cli"},
+    # one doctor finding, shared by doctor.py and its per-provider checks
+    "doctor_result": {"gateway", "runtime", "cli", "doctor"},
     "skills": {"gateway", "runtime", "persistence", "graphs", "agent", "cli"},
     # long-term memory: below the agent and the runtime (they use it), beside the models
     "memory": {"gateway", "runtime", "persistence", "graphs", "agent", "sandbox", "web", "cli"},

@@ -294,7 +294,7 @@ export function McpPage({ onOpenSidebar }: Props) {
               {st && st.tools.length > 0 && (
                 <p className="mcp-tools" data-testid="mcp-tools">
                   {st.tools.map((t) => (
-                    <code key={t.name} title={t.description}>
+                    <code key={t.name} title={t.description ?? undefined}>
                       {t.name}
                     </code>
                   ))}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 
@@ -12,7 +14,7 @@ class AuthUser(BaseModel):
     username: str
     email: str | None = Field(None, description="Optional; logs in like the username.")
     display_name: str | None
-    role: str
+    role: Literal["admin", "user"]
     disabled: bool
     created_at: str | None
 
@@ -29,7 +31,7 @@ class OidcOffer(BaseModel):
 
 
 class AuthConfig(BaseModel):
-    mode: str
+    mode: Literal["local", "none", "custom"]
     setup_required: bool
     oidc: OidcOffer | None
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -12,7 +12,7 @@ class SkillInfo(BaseModel):
     description: str
     license: str | None
     version: str | None
-    category: str
+    category: Literal["public", "custom"]
     enabled: bool
     editable: bool
     allowed_tools: list[str] | None

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pronghorn.auth.principal import Role
+
 
 class AuthUser(BaseModel):
     model_config = ConfigDict(title="User")
@@ -14,7 +16,7 @@ class AuthUser(BaseModel):
     username: str
     email: str | None = Field(None, description="Optional; logs in like the username.")
     display_name: str | None
-    role: Literal["admin", "user"]
+    role: Role
     disabled: bool
     created_at: str | None
 

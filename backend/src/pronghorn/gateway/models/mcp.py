@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from pronghorn.mcp.manager import Status
+
 
 class McpConfigView(BaseModel):
     mcp_servers: dict[str, dict[str, Any]]  # as configured, secrets masked
@@ -27,7 +29,7 @@ class McpServerStatus(BaseModel):
     type: Literal["stdio", "http", "sse"]
     enabled: bool
     description: str | None
-    status: Literal["disabled", "connecting", "connected", "error"]
+    status: Status
     connected: bool
     tools: list[McpToolInfo]
     last_error: str | None

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel
+
+from pronghorn.skills.model import SkillCategory
 
 
 class SkillInfo(BaseModel):
@@ -12,7 +14,7 @@ class SkillInfo(BaseModel):
     description: str
     license: str | None
     version: str | None
-    category: Literal["public", "custom"]
+    category: SkillCategory
     enabled: bool
     editable: bool
     allowed_tools: list[str] | None

@@ -1,57 +1,19 @@
 /** The gateway's identity API under /api/auth (accounts, sessions, API keys, users). */
 
 import { errorFrom, HttpError, type Fetch } from "./http";
+import type { Schema } from "./types";
 
-export type AuthMode = "local" | "none" | "custom";
-export type Role = "admin" | "user";
-
-export interface AuthConfig {
-  mode: AuthMode;
-  setup_required: boolean;
-  oidc: { label: string } | null;
-}
-
-export interface User {
-  id: string;
-  username: string;
-  display_name: string | null;
-  role: Role;
-  disabled: boolean;
-  created_at: string;
-}
-
-export interface SessionBody {
-  user: User;
-  csrf_token: string;
-}
-
-export interface ApiKey {
-  id: string;
-  name: string;
-  prefix: string;
-  created_at: string;
-  last_used_at: string | null;
-  expires_at: string | null;
-}
-
+export type AuthConfig = Schema<"AuthConfig">;
+export type AuthMode = AuthConfig["mode"];
+export type User = Schema<"AuthUser">;
+export type Role = User["role"];
+export type SessionBody = Schema<"Session">;
+export type ApiKey = Schema<"ApiKeyRecord">;
 /** A key just created: the only time its secret is shown. */
-export interface NewApiKey extends ApiKey {
-  key: string;
-}
-
-export interface NewUser {
-  username: string;
-  password: string;
-  display_name?: string;
-  role?: Role;
-}
-
-export interface UserPatch {
-  display_name?: string;
-  role?: Role;
-  disabled?: boolean;
-  password?: string;
-}
+export type NewApiKey = Schema<"ApiKeyCreated">;
+export type NewUser = Schema<"UserCreate">;
+export type UserPatch = Schema<"UserPatch">;
+export type UserRemoved = Schema<"UserRemoved">;
 
 /** The sign-in URL of the configured OpenID Connect provider (a full-page navigation). */
 export function oidcLoginUrl(next: string): string {
@@ -96,7 +58,7 @@ export function login(fetch: Fetch, username: string, password: string): Promise
 
 export function setup(
   fetch: Fetch,
-  body: { token: string; username: string; password: string; display_name?: string },
+  body: Schema<"SetupBody">,
 ): Promise<SessionBody> {
   return call<SessionBody>(fetch, "POST", "/api/auth/setup", body);
 }
@@ -131,11 +93,6 @@ export function createUser(fetch: Fetch, body: NewUser): Promise<User> {
 
 export function updateUser(fetch: Fetch, id: string, patch: UserPatch): Promise<User> {
   return call<User>(fetch, "PATCH", `/api/auth/users/${encodeURIComponent(id)}`, patch);
-}
-
-export interface UserRemoved {
-  user: User;
-  removed: Record<string, number>;
 }
 
 /** Delete the user and everything of theirs (threads, files, memory, keys, crons). */

@@ -1,30 +1,13 @@
 /** `/api/channels/*`: IM channels' status, their config (admins; secrets masked), restart,
  * the connect flow (a one-time code sent to the bot) and the caller's connected accounts. */
 import { errorFrom, type Fetch } from "./http";
+import type { Schema } from "./types";
 
-export interface ChannelCounts {
-  received: number;
-  replied: number;
-  duplicates: number;
-  refused: number;
-  dropped_busy: number;
-  errors: number;
-  files_in: number;
-  files_out: number;
-}
-
+export type ChannelCounts = Schema<"ChannelCounts">;
 /** One configured channel as `GET /api/channels` reports it. */
-export interface ChannelStatus {
-  name: string;
-  enabled: boolean;
-  running: boolean;
-  standby?: boolean;
-  last_error: string | null;
-  starts: number;
-  counts?: ChannelCounts;
-}
+export type ChannelStatus = Schema<"ChannelStatus">;
 
-/** A JSON-schema property, as much of it as the form reads. */
+/** A JSON-schema property, as much of it as the form reads (JSON Schema, not an API body). */
 export interface SchemaProperty {
   type?: string;
   format?: string;
@@ -46,36 +29,16 @@ export interface SectionSchema {
   required?: string[];
 }
 
-/** One platform's `channels.<name>` section (secrets `***`, `${VAR}` as written). */
-export interface ChannelSection {
-  name: string;
-  configured: boolean;
-  config: Record<string, unknown>;
-  secrets: string[];
-  schema: SectionSchema;
-}
+/** One platform's `channels.<name>` section (secrets `***`, `${VAR}` as written); its
+ * `schema` is the section's JSON schema (read through `sectionSchema`). */
+export type ChannelSection = Schema<"ChannelSectionView">;
+export type ChannelsConfig = Schema<"ChannelsConfigView">;
+export type ConnectCode = Schema<"ConnectCode">;
+export type Connection = Schema<"ChannelConnection">;
 
-export interface ChannelsConfig {
-  channels: ChannelSection[];
-  source_path: string | null;
-  writable: boolean;
-}
-
-export interface ConnectCode {
-  channel: string;
-  code: string;
-  command: string;
-  expires_at: string;
-  deep_link?: string;
-}
-
-export interface Connection {
-  id: string;
-  channel: string;
-  external_id: string;
-  external_name: string;
-  owner_id: string;
-  created_at: string;
+/** The JSON schema of a section (the API types it as an open object: it is a JSON schema). */
+export function sectionSchema(section: ChannelSection): SectionSchema {
+  return section.schema as unknown as SectionSchema;
 }
 
 export const MASK = "***";
@@ -114,7 +77,7 @@ export function requestConnectCode(fetch: Fetch, name: string): Promise<ConnectC
 }
 
 export async function fetchConnections(fetch: Fetch): Promise<Connection[]> {
-  const body = await call<{ connections: Connection[] }>(fetch, "GET", "/api/channels/connections");
+  const body = await call<Schema<"ChannelConnections">>(fetch, "GET", "/api/channels/connections");
   return body.connections;
 }
 

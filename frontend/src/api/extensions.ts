@@ -1,76 +1,17 @@
 /** The gateway's extension API: skills (/api/skills), tools (/api/tools), custom agents (/api/agents). */
 
 import { errorFrom, type Fetch } from "./http";
+import type { Schema } from "./types";
 
-export interface SkillInfo {
-  name: string;
-  description: string;
-  license: string | null;
-  version: string | null;
-  category: "public" | "custom";
-  enabled: boolean;
-  editable: boolean;
-  allowed_tools: string[] | null;
-  location: string;
-  metadata: Record<string, string>;
-}
-
-export interface SkillDetail extends SkillInfo {
-  content: string;
-  body: string;
-}
-
-export interface SkillProblem {
-  path: string;
-  error: string;
-}
-
-export interface SkillsResponse {
-  skills: SkillInfo[];
-  problems: SkillProblem[];
-}
-
-export interface ToolInfo {
-  name: string;
-  group: string;
-  description: string;
-  enabled: boolean;
-  source: string;
-  timeout_s: number | null;
-}
-
-export interface ToolsResponse {
-  tools: ToolInfo[];
-  groups: string[];
-  enabled: string[] | null;
-  disabled: string[];
-  errors: string[];
-}
-
-export interface AgentInfo {
-  name: string;
-  description: string;
-  model: string | null;
-  tool_groups: string[] | null;
-  skills: string[] | null;
-  mcp_servers: string[] | null;
-  subagent_enabled: boolean;
-  system_prompt: string | null;
-  soul: string | null;
-  assistant_id: string;
-  version: number | null;
-  created_at: string | null;
-  updated_at: string | null;
-}
-
+export type SkillInfo = Schema<"SkillInfo">;
+export type SkillDetail = Schema<"SkillDetail">;
+export type SkillProblem = Schema<"SkillProblem">;
+export type SkillsResponse = Schema<"SkillList">;
+export type ToolInfo = Schema<"ToolInfo">;
+export type ToolsResponse = Schema<"ToolCatalog">;
+export type AgentInfo = Schema<"Agent">;
 /** What the agent form sends; `null` resets a field to the default (all tools, all skills, ...). */
-export interface AgentFields {
-  description?: string | null;
-  model?: string | null;
-  system_prompt?: string | null;
-  tool_groups?: string[] | null;
-  skills?: string[] | null;
-}
+export type AgentFields = Pick<Schema<"AgentUpdate">, "description" | "model" | "system_prompt" | "tool_groups" | "skills">;
 
 export const TOOL_GROUPS = ["file", "shell", "web", "interaction", "custom", "mcp"] as const;
 
@@ -107,7 +48,7 @@ export async function installSkill(fetch: Fetch, file: File): Promise<SkillInfo>
   form.append("file", file, file.name);
   const response = await fetch("/api/skills/install", { method: "POST", body: form, headers: { Accept: "application/json" } });
   if (!response.ok) throw await errorFrom(response);
-  return ((await response.json()) as { skill: SkillInfo }).skill;
+  return ((await response.json()) as Schema<"SkillInstalled">).skill;
 }
 
 export function deleteCustomSkill(fetch: Fetch, name: string): Promise<void> {
@@ -121,7 +62,7 @@ export function listTools(fetch: Fetch): Promise<ToolsResponse> {
 export async function listAgents(fetch: Fetch, signal?: AbortSignal): Promise<AgentInfo[]> {
   const response = await fetch("/api/agents", { signal, headers: { Accept: "application/json" } });
   if (!response.ok) throw await errorFrom(response);
-  return ((await response.json()) as { agents: AgentInfo[] }).agents;
+  return ((await response.json()) as Schema<"AgentList">).agents;
 }
 
 export function createAgent(fetch: Fetch, name: string, fields: AgentFields): Promise<AgentInfo> {

@@ -1,34 +1,11 @@
 /** Budgets and run feedback (docs/governance.md, docs/api.md). */
 
 import { errorFrom, type Fetch } from "./http";
+import type { Schema } from "./types";
 
-export interface BudgetWindow {
-  tokens_limit: number | null;
-  tokens_used: number;
-  tokens_remaining: number | null;
-  cost_limit_usd: number | null;
-  cost_used_usd: number;
-  cost_remaining_usd: number | null;
-}
-
-export interface Budget {
-  owner_id: string;
-  limited: boolean;
-  daily: BudgetWindow;
-  monthly: BudgetWindow;
-}
-
-export interface Feedback {
-  feedback_id: string;
-  run_id: string;
-  rating: 1 | -1;
-  comment: string | null;
-}
-
-interface MessagePage {
-  data: { seq: number; run_id: string | null; content: { id?: string } }[];
-  has_more: boolean;
-}
+export type BudgetWindow = Schema<"BudgetWindow">;
+export type Budget = Schema<"Budget">;
+export type Feedback = Schema<"Feedback">;
 
 const threadBase = (threadId: string) => `/api/threads/${encodeURIComponent(threadId)}`;
 
@@ -42,18 +19,26 @@ export function fetchBudget(fetch: Fetch, signal?: AbortSignal): Promise<Budget>
   return getJson<Budget>(fetch, "/api/usage/budget", signal);
 }
 
+/** The `id` of a stored message (the API types a message's content as any JSON). */
+function messageId(content: unknown): string | null {
+  if (!content || typeof content !== "object") return null;
+  const id = (content as { id?: unknown }).id;
+  return typeof id === "string" ? id : null;
+}
+
 /** Message id → the run that added it (the latest 200 messages). */
 export async function fetchMessageRuns(fetch: Fetch, threadId: string, signal?: AbortSignal): Promise<Map<string, string>> {
-  const page = await getJson<MessagePage>(fetch, `${threadBase(threadId)}/messages/page?limit=200`, signal);
+  const page = await getJson<Schema<"MessagePage">>(fetch, `${threadBase(threadId)}/messages/page?limit=200`, signal);
   const out = new Map<string, string>();
   for (const item of page.data) {
-    if (item.run_id && typeof item.content?.id === "string") out.set(item.content.id, item.run_id);
+    const id = messageId(item.content);
+    if (item.run_id && id) out.set(id, item.run_id);
   }
   return out;
 }
 
 export async function fetchThreadFeedback(fetch: Fetch, threadId: string, signal?: AbortSignal): Promise<Feedback[]> {
-  const body = await getJson<{ feedback: Feedback[] }>(fetch, `${threadBase(threadId)}/feedback`, signal);
+  const body = await getJson<Schema<"ThreadFeedback">>(fetch, `${threadBase(threadId)}/feedback`, signal);
   return body.feedback;
 }
 

@@ -1,9 +1,17 @@
 /** `/api/mcp/*`: MCP servers (config with masked secrets), their status, a connection test. */
 import { errorFrom, type Fetch } from "./http";
+import type { Schema } from "./types";
 
-export type McpType = "stdio" | "http" | "sse";
+export type McpConfig = Omit<Schema<"McpConfigView">, "mcp_servers"> & { mcp_servers: Record<string, McpServer> };
+export type McpToolInfo = Schema<"McpToolInfo">;
+export type McpServerStatus = Schema<"McpServerStatus">;
+export type McpType = McpServerStatus["type"];
+export type McpStatus = Schema<"McpStatus">;
+export type McpTestResult = Schema<"McpProbe">;
 
-/** One server as stored in config.yaml (secrets `***`, `${VAR}` references as written). */
+/** One server as stored in config.yaml (secrets `***`, `${VAR}` references as written): the
+ * form's reading of it. The API types a stored server as an open object (keys absent from the
+ * file are absent here too), so this is the one hand-written body shape in src/api. */
 export interface McpServer {
   type?: McpType;
   enabled?: boolean;
@@ -16,48 +24,6 @@ export interface McpServer {
   oauth?: Record<string, unknown>;
   tool_call_timeout_s?: number;
   startup_timeout_s?: number;
-}
-
-export interface McpConfig {
-  mcp_servers: Record<string, McpServer>;
-  tool_name_prefix: boolean;
-  tool_search_threshold: number;
-  max_stdio_sessions: number;
-  source_path: string | null;
-  writable: boolean;
-}
-
-export interface McpToolInfo {
-  name: string;
-  tool: string;
-  description: string;
-}
-
-export interface McpServerStatus {
-  name: string;
-  type: McpType;
-  enabled: boolean;
-  description: string;
-  status: "disabled" | "connecting" | "connected" | "error";
-  connected: boolean;
-  tools: McpToolInfo[];
-  last_error: string | null;
-  checked_at: string | null;
-  sessions: number;
-}
-
-export interface McpStatus {
-  servers: McpServerStatus[];
-  tool_count: number;
-  tool_search_threshold: number;
-  deferred: boolean;
-}
-
-export interface McpTestResult {
-  ok: boolean;
-  tools: { name: string; description: string }[];
-  error: string | null;
-  elapsed_ms: number;
 }
 
 export const MASK = "***";

@@ -1,8 +1,12 @@
 /** The caller's long-term memory: GET/DELETE /api/memory, facts CRUD, export/import, status. */
 
 import { errorFrom, type Fetch } from "./http";
+import type { Schema } from "./types";
 
-export const CATEGORIES = [
+export type Fact = Schema<"MemoryFact">;
+export type Category = Fact["category"];
+
+export const CATEGORIES: readonly Category[] = [
   "preference",
   "correction",
   "context",
@@ -13,57 +17,17 @@ export const CATEGORIES = [
   "decision",
   "knowledge",
   "other",
-] as const;
-export type Category = (typeof CATEGORIES)[number];
-
-/** A remembered fact. `source` is the thread it was learnt in, or "manual". Times are ISO. */
-export interface Fact {
-  id: string;
-  content: string;
-  category: Category;
-  confidence: number;
-  createdAt: string;
-  updatedAt: string;
-  source: string;
-}
+];
 
 /** One summary; `updatedAt` is "" when it was never written. */
-export interface Summary {
-  summary: string;
-  updatedAt: string;
-}
-
-export type UserSection = "workContext" | "personalContext" | "topOfMind";
-export type HistorySection = "recentMonths" | "earlierContext" | "longTermBackground";
-
+export type Summary = Schema<"MemorySection">;
 /** The memory document every memory call answers (DeerFlow's `UserMemory`, plus our
  * `revision` and `agentName`). */
-export interface MemoryDocument {
-  version: string;
-  lastUpdated: string;
-  revision: number;
-  agentName: string | null;
-  user: Record<UserSection, Summary>;
-  history: Record<HistorySection, Summary>;
-  facts: Fact[];
-}
-
-export interface MemoryStatus {
-  enabled: boolean;
-  mode: "middleware" | "tool";
-  queue_depth: number;
-  queued_for_user: number;
-  in_flight: number;
-  last_update_at: string | null;
-  last_error: string | null;
-  last_error_at: string | null;
-}
-
-export interface FactEdit {
-  content?: string;
-  category?: Category;
-  confidence?: number;
-}
+export type MemoryDocument = Schema<"UserMemory">;
+export type UserSection = keyof MemoryDocument["user"];
+export type HistorySection = keyof MemoryDocument["history"];
+export type MemoryStatus = Schema<"MemoryStatus">;
+export type FactEdit = Schema<"FactPatch">;
 
 async function call<T>(fetch: Fetch, url: string, init?: RequestInit): Promise<T> {
   const response = await fetch(url, {
@@ -79,7 +43,7 @@ export const getMemory = (fetch: Fetch, signal?: AbortSignal) => call<MemoryDocu
 export const getMemoryStatus = (fetch: Fetch, signal?: AbortSignal) =>
   call<MemoryStatus>(fetch, "/api/memory/status", { signal });
 
-export const addFact = (fetch: Fetch, fact: { content: string; category: Category }) =>
+export const addFact = (fetch: Fetch, fact: Pick<Schema<"FactCreate">, "content" | "category">) =>
   call<MemoryDocument>(fetch, "/api/memory/facts", { method: "POST", body: JSON.stringify(fact) });
 
 export const editFact = (fetch: Fetch, id: string, edit: FactEdit) =>

@@ -2,61 +2,18 @@
 
 import type { Thread } from "@langchain/langgraph-sdk";
 import { errorFrom, HttpError, type Fetch } from "./http";
+import type { Schema } from "./types";
 
 export { HttpError };
 
-export interface ModelInfo {
-  name: string;
-  display_name?: string | null;
-  provider: string;
-  model: string;
-  supports_vision: boolean;
-  supports_thinking: boolean;
-  is_default: boolean;
-  is_demo: boolean;
-}
-
-export interface ModelsResponse {
-  models: ModelInfo[];
-  default: string | null;
-}
-
-export interface ConfigStatus {
-  version_hash: string;
-  loaded_at: string;
-  source_path: string | null;
-  last_error: string | null;
-  restart_required: string[];
-}
-
-export interface UploadedFile {
-  name: string;
-  size: number;
-  virtual_path: string;
-  url: string;
-  /** The Markdown copy of a document (PDF, DOCX, XLSX, PPTX, HTML, EPUB), made at upload. */
-  markdown?: { name: string; size: number; virtual_path: string; url: string; truncated?: boolean } | null;
-  /** Why a document got no Markdown copy (the file itself is uploaded). */
-  conversion_error?: string | null;
-}
-
-export interface RunUsage {
-  run_id: string;
-  input_tokens: number;
-  output_tokens: number;
-  total_tokens: number;
-  llm_calls?: number;
-  model_name?: string | null;
-  created_at?: string | null;
-}
-
-export interface TokenUsage {
-  input_tokens: number;
-  output_tokens: number;
-  total_tokens: number;
-  llm_calls: number;
-  runs: RunUsage[];
-}
+export type ModelInfo = Schema<"ModelInfo">;
+export type ModelsResponse = Schema<"ModelList">;
+export type ConfigStatus = Schema<"ConfigStatus">;
+/** An uploaded file; `markdown` is the Markdown copy of a document (PDF, DOCX, XLSX, PPTX,
+ * HTML, EPUB) made at upload, `conversion_error` why a document got none. */
+export type UploadedFile = Schema<"UploadedFile">;
+export type RunUsage = Schema<"RunTokenUsage">;
+export type TokenUsage = Schema<"ThreadTokenUsage">;
 
 async function getJson<T>(fetch: Fetch, url: string, signal?: AbortSignal): Promise<T> {
   const response = await fetch(url, { signal, headers: { Accept: "application/json" } });
@@ -85,7 +42,7 @@ export async function uploadFiles(fetch: Fetch, threadId: string, files: readonl
   for (const f of files) form.append("files", f, f.name);
   const response = await fetch(`${threadBase(threadId)}/uploads`, { method: "POST", body: form, signal });
   if (!response.ok) throw await errorFrom(response);
-  const body = (await response.json()) as { files?: UploadedFile[] };
+  const body = (await response.json()) as Partial<Schema<"UploadResult">>;
   return body.files ?? [];
 }
 
@@ -107,10 +64,7 @@ export function fetchTokenUsage(fetch: Fetch, threadId: string, signal?: AbortSi
   return getJson<TokenUsage>(fetch, `${threadBase(threadId)}/token-usage`, signal);
 }
 
-export interface SuggestionTurn {
-  role: "user" | "assistant";
-  content: string;
-}
+export type SuggestionTurn = Schema<"SuggestionMessage">;
 
 /** Up to `n` follow-up questions for the conversation (empty when suggestions are off). */
 export async function fetchSuggestions(
@@ -153,10 +107,8 @@ export async function fetchArtifactRange(fetch: Fetch, url: string, start: numbe
   return { bytes: body.slice(start, start + length), total: body.length };
 }
 
-export interface ThreadSearchPage {
-  threads: Thread[];
-  next_offset: number | null;
-}
+/** A page of search results; its threads are the SDK's `Thread` (the same LangGraph body). */
+export type ThreadSearchPage = Omit<Schema<"ThreadSearchResult">, "threads"> & { threads: Thread[] };
 
 /** `GET /api/threads/search`: the caller's threads by title and message text, best first. */
 export function searchThreads(fetch: Fetch, q: string, offset = 0, limit = 30, signal?: AbortSignal): Promise<ThreadSearchPage> {

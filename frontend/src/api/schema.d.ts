@@ -2587,7 +2587,7 @@ export interface components {
         /** Agent */
         Agent: {
             /** Name */
-            name: string | null;
+            name: string;
             /** Description */
             description: string;
             /** Model */
@@ -2971,8 +2971,11 @@ export interface components {
         };
         /** AuthConfig */
         AuthConfig: {
-            /** Mode */
-            mode: string;
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "local" | "none" | "custom";
             /** Setup Required */
             setup_required: boolean;
             oidc: components["schemas"]["OidcOffer"] | null;
@@ -2990,8 +2993,11 @@ export interface components {
             email?: string | null;
             /** Display Name */
             display_name: string | null;
-            /** Role */
-            role: string;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "admin" | "user";
             /** Disabled */
             disabled: boolean;
             /** Created At */
@@ -3171,6 +3177,12 @@ export interface components {
             enabled: boolean;
             /** Running */
             running: boolean;
+            /**
+             * Standby
+             * @description Another replica runs this channel's receiver.
+             * @default false
+             */
+            standby: boolean;
             /** Last Error */
             last_error: string | null;
             /** Starts */
@@ -3619,8 +3631,11 @@ export interface components {
             user_id: string;
             /** Message Id */
             message_id: string | null;
-            /** Rating */
-            rating: number;
+            /**
+             * Rating
+             * @enum {integer}
+             */
+            rating: 1 | -1;
             /** Comment */
             comment: string | null;
             /** Created At */
@@ -4045,26 +4060,37 @@ export interface components {
             /** Ok */
             ok: boolean;
             /** Tools */
-            tools: {
-                [key: string]: string;
-            }[];
+            tools: components["schemas"]["McpProbeTool"][];
             /** Error */
             error: string | null;
             /** Elapsed Ms */
             elapsed_ms: number;
         };
+        /** McpProbeTool */
+        McpProbeTool: {
+            /** Name */
+            name: string;
+            /** Description */
+            description: string;
+        };
         /** McpServerStatus */
         McpServerStatus: {
             /** Name */
             name: string;
-            /** Type */
-            type: string;
+            /**
+             * Type
+             * @enum {string}
+             */
+            type: "stdio" | "http" | "sse";
             /** Enabled */
             enabled: boolean;
             /** Description */
             description: string | null;
-            /** Status */
-            status: string;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "disabled" | "connecting" | "connected" | "error";
             /** Connected */
             connected: boolean;
             /** Tools */
@@ -4132,8 +4158,11 @@ export interface components {
             id: string;
             /** Content */
             content: string;
-            /** Category */
-            category: string;
+            /**
+             * Category
+             * @enum {string}
+             */
+            category: "preference" | "correction" | "context" | "goal" | "behavior" | "identity" | "constraint" | "decision" | "knowledge" | "other";
             /** Confidence */
             confidence: number;
             /** Createdat */
@@ -4154,8 +4183,11 @@ export interface components {
         MemoryStatus: {
             /** Enabled */
             enabled: boolean;
-            /** Mode */
-            mode: string;
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "middleware" | "tool";
             /** Queue Depth */
             queue_depth: number;
             /** Queued For User */
@@ -4654,8 +4686,11 @@ export interface components {
             license: string | null;
             /** Version */
             version: string | null;
-            /** Category */
-            category: string;
+            /**
+             * Category
+             * @enum {string}
+             */
+            category: "public" | "custom";
             /** Enabled */
             enabled: boolean;
             /** Editable */
@@ -4683,8 +4718,11 @@ export interface components {
             license: string | null;
             /** Version */
             version: string | null;
-            /** Category */
-            category: string;
+            /**
+             * Category
+             * @enum {string}
+             */
+            category: "public" | "custom";
             /** Enabled */
             enabled: boolean;
             /** Editable */
@@ -5107,9 +5145,7 @@ export interface components {
         /** ThreadSearchResult */
         ThreadSearchResult: {
             /** Threads */
-            threads: {
-                [key: string]: unknown;
-            }[];
+            threads: components["schemas"]["Thread"][];
             /** Next Offset */
             next_offset: number | null;
         };

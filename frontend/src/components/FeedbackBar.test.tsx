@@ -1,6 +1,19 @@
 import { fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
+import type { Feedback } from "../api/governance";
 import { FeedbackBar } from "./FeedbackBar";
+
+const up: Feedback = {
+  feedback_id: "f",
+  run_id: "r",
+  thread_id: "t",
+  user_id: "u",
+  message_id: null,
+  rating: 1,
+  comment: null,
+  created_at: null,
+  updated_at: null,
+};
 
 describe("FeedbackBar", () => {
   it("rates up, and a second click on the same thumb clears", async () => {
@@ -9,7 +22,7 @@ describe("FeedbackBar", () => {
     const { rerender } = render(<FeedbackBar feedback={null} onRate={onRate} onClear={onClear} />);
     fireEvent.click(screen.getByRole("button", { name: "Good answer" }));
     await waitFor(() => expect(onRate).toHaveBeenCalledWith(1));
-    rerender(<FeedbackBar feedback={{ feedback_id: "f", run_id: "r", rating: 1, comment: null }} onRate={onRate} onClear={onClear} />);
+    rerender(<FeedbackBar feedback={up} onRate={onRate} onClear={onClear} />);
     expect(screen.getByRole("button", { name: "Good answer" }).getAttribute("aria-pressed")).toBe("true");
     fireEvent.click(screen.getByRole("button", { name: "Good answer" }));
     await waitFor(() => expect(onClear).toHaveBeenCalled());
@@ -27,7 +40,6 @@ describe("FeedbackBar", () => {
   it("sends a comment after a change from thumbs up as a thumbs down, once the first save is done", async () => {
     let finish = () => {};
     const onRate = vi.fn((_rating: 1 | -1, _comment?: string) => new Promise<void>((resolve) => (finish = resolve)));
-    const up = { feedback_id: "f", run_id: "r", rating: 1 as const, comment: null };
     render(<FeedbackBar feedback={up} onRate={onRate} onClear={() => Promise.resolve()} />);
     fireEvent.click(screen.getByRole("button", { name: "Bad answer" }));
     fireEvent.change(screen.getByPlaceholderText(/What was wrong/), { target: { value: "too short" } });

@@ -4,7 +4,7 @@
  * that start empty: leaving one empty keeps the stored value), lists of strings (ids) one
  * input of comma-separated values, nested settings (`access`) are kept as they are.
  */
-import { MASK, type ChannelSection, type SchemaProperty } from "../api/channels";
+import { MASK, sectionSchema, type ChannelSection, type SchemaProperty } from "../api/channels";
 
 export type FieldKind = "text" | "secret" | "number" | "integer" | "boolean" | "list";
 
@@ -44,9 +44,10 @@ export function labelOf(key: string): string {
 
 /** The inputs of a section; `enabled` is the card's toggle, not a form field. */
 export function formFields(section: ChannelSection): FormField[] {
-  const required = new Set(section.schema.required ?? []);
+  const schema = sectionSchema(section);
+  const required = new Set(schema.required ?? []);
   const fields: FormField[] = [];
-  for (const [key, prop] of Object.entries(section.schema.properties)) {
+  for (const [key, prop] of Object.entries(schema.properties)) {
     if (key === "enabled") continue;
     const type = scalarType(prop);
     const base = type ? KINDS[type] : undefined;

@@ -70,6 +70,6 @@ describe("format and content", () => {
   it("labels the demo model", () => {
     expect(modelLabel({ name: "demo", display_name: "Offline", is_demo: true })).toBe("Offline (offline demo)");
     expect(modelLabel({ name: "demo", display_name: "Offline demo model", is_demo: true })).toBe("Offline demo model");
-    expect(modelLabel({ name: "gpt", display_name: null, is_demo: false })).toBe("gpt");
+    expect(modelLabel({ name: "gpt", display_name: "", is_demo: false })).toBe("gpt");
   });
 });

@@ -25,6 +25,26 @@ const section = (name: string, config: Record<string, unknown>, configured = tru
   },
 });
 
+/** A connection as the gateway lists it (ours and DeerFlow's names of the same). */
+function connection(id: string, externalId: string, name: string, createdAt: string): Connection {
+  return {
+    id,
+    channel: "telegram",
+    external_id: externalId,
+    external_name: name,
+    owner_id: "u",
+    created_at: createdAt,
+    provider: "telegram",
+    status: "active",
+    external_account_id: externalId,
+    external_account_name: name,
+    workspace_id: null,
+    workspace_name: null,
+    scopes: [],
+    metadata: {},
+  };
+}
+
 /** An in-memory /api/channels that records what the page sends. */
 function fakeGateway(opts: { admin?: boolean; statuses?: ChannelStatus[]; connections?: Connection[] } = {}) {
   const calls: { method: string; url: string; body: unknown }[] = [];
@@ -49,7 +69,7 @@ function fakeGateway(opts: { admin?: boolean; statuses?: ChannelStatus[]; connec
       const name = put[1] ?? "";
       const config = (body as { config: Record<string, unknown> }).config;
       sections = sections.map((s) => (s.name === name ? { ...s, configured: true, config: { ...config, bot_token: "***" } } : s));
-      statuses = [...statuses.filter((s) => s.name !== name), { name, enabled: config.enabled !== false, running: config.enabled !== false, last_error: null, starts: 1, counts }];
+      statuses = [...statuses.filter((s) => s.name !== name), { name, enabled: config.enabled !== false, running: config.enabled !== false, standby: false, last_error: null, starts: 1, counts }];
       return Promise.resolve(json({ channels: sections, source_path: "/srv/config.yaml", writable: true }));
     }
     if (url === "/api/channels/telegram/connect" && method === "POST") {
@@ -135,8 +155,8 @@ describe("ChannelsPage", () => {
   it("gets a connect code with the message to send and the Telegram link, and revokes a connection", async () => {
     const { gateway, calls, link } = fakeGateway({
       admin: false,
-      statuses: [{ name: "telegram", enabled: true, running: true, last_error: null, starts: 1 }],
-      connections: [{ id: "b1", channel: "telegram", external_id: "42", external_name: "alice", owner_id: "u", created_at: "2026-12-01T10:00:00Z" }],
+      statuses: [{ name: "telegram", enabled: true, running: true, standby: false, last_error: null, starts: 1 }],
+      connections: [connection("b1", "42", "alice", "2026-12-01T10:00:00Z")],
     });
     renderPage(gateway, false);
     const user = userEvent.setup();
@@ -147,7 +167,7 @@ describe("ChannelsPage", () => {
     expect(within(telegram).getByTestId("connect-link")).toHaveAttribute("href", "https://t.me/pronghorn_bot?start=C0DE");
     expect(within(telegram).getByTestId("connect-code")).toHaveTextContent("within 10 minutes");
     // the code is used (the next status poll sees a new connection): the box says so
-    link({ id: "b2", channel: "telegram", external_id: "43", external_name: "bob", owner_id: "u", created_at: "2026-12-01T11:00:00Z" });
+    link(connection("b2", "43", "bob", "2026-12-01T11:00:00Z"));
     expect(await within(telegram).findByTestId("connected-note", {}, { timeout: 5000 })).toHaveTextContent("Connected as bob");
     expect(within(telegram).queryByTestId("connect-code")).toBeNull();
 

@@ -14,6 +14,7 @@ import {
   type ChannelsConfig,
   type ConnectCode,
   type Connection,
+  sectionSchema,
 } from "../../api/channels";
 import { HttpError } from "../../api/http";
 import { formFields, fromDraft, isStored, platformLabel, toDraft, type Draft, type FormField } from "../../lib/channelForm";
@@ -370,7 +371,7 @@ export function ChannelsPage({ isAdmin, onOpenSidebar }: Props) {
             {platformLabel(editing.name)}
             {editedSection.configured ? " settings" : ""}
           </h2>
-          {editedSection.schema.description && <p className="settings-note">{withCode(editedSection.schema.description)}</p>}
+          {sectionSchema(editedSection).description && <p className="settings-note">{withCode(sectionSchema(editedSection).description ?? "")}</p>}
           <form className="stack-form" onSubmit={(e) => void save(e)} aria-label={`${platformLabel(editing.name)} settings`}>
             <label className="mcp-toggle">
               <input

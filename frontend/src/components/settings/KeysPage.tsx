@@ -1,7 +1,7 @@
-import { useCallback, useEffect, useState, type FormEvent } from "react";
-import { createKey, listKeys, revokeKey, type ApiKey, type NewApiKey } from "../../api/auth";
+import { useState, type FormEvent } from "react";
+import { createKey, listKeys, revokeKey, type NewApiKey } from "../../api/auth";
 import { useGateway } from "../../api/gateway";
-import { describeError } from "../../lib/errors";
+import { useResource } from "../../hooks/useResource";
 import { formatWhen } from "../../lib/format";
 import { ErrorNotice } from "../ErrorNotice";
 import { CopyButton } from "./CopyButton";
@@ -22,54 +22,35 @@ interface Props {
 /** The signed-in user's API keys: create (the secret shown once), list, revoke. */
 export function KeysPage({ onOpenSidebar }: Props) {
   const { fetch } = useGateway();
-  const [keys, setKeys] = useState<ApiKey[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { data: keys, setData: setKeys, error, setError, reload: refresh, act } = useResource(listKeys, "keys");
   const [name, setName] = useState("");
   const [expiry, setExpiry] = useState("");
   const [busy, setBusy] = useState(false);
   const [created, setCreated] = useState<NewApiKey | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
 
-  const refresh = useCallback(() => {
-    listKeys(fetch)
-      .then((list) => {
-        setKeys(list);
-        setError(null);
-      })
-      .catch((e: unknown) => setError(`Could not load keys: ${describeError(e)}`));
-  }, [fetch]);
-
-  useEffect(() => {
-    refresh();
-  }, [refresh]);
-
   const create = async (e: FormEvent) => {
     e.preventDefault();
     if (busy || !name.trim()) return;
     setBusy(true);
     setError(null);
-    try {
+    await act("create the key", async () => {
       const key = await createKey(fetch, name.trim(), expiry ? Number(expiry) : null);
       setCreated(key);
       setName("");
       setExpiry("");
       refresh();
-    } catch (err) {
-      setError(`Could not create the key: ${describeError(err)}`);
-    } finally {
-      setBusy(false);
-    }
+    });
+    setBusy(false);
   };
 
   const revoke = async (id: string) => {
     setConfirming(null);
-    try {
+    await act("revoke the key", async () => {
       await revokeKey(fetch, id);
       setKeys((prev) => prev?.filter((k) => k.id !== id) ?? null);
       if (created?.id === id) setCreated(null);
-    } catch (err) {
-      setError(`Could not revoke the key: ${describeError(err)}`);
-    }
+    });
   };
 
   return (

@@ -8,13 +8,13 @@ import {
   parsePairs,
   saveMcpServers,
   testMcpServer,
-  type McpConfig,
   type McpServer,
   type McpServerStatus,
   type McpStatus,
   type McpTestResult,
   type McpType,
 } from "../../api/mcp";
+import { useResource } from "../../hooks/useResource";
 import { describeError } from "../../lib/errors";
 import { ErrorNotice } from "../ErrorNotice";
 import { SettingsLayout } from "./SettingsLayout";
@@ -90,9 +90,8 @@ interface Props {
 /** MCP servers: their status and tools, add / edit / remove, enable, test a connection. */
 export function McpPage({ onOpenSidebar }: Props) {
   const { fetch } = useGateway();
-  const [config, setConfig] = useState<McpConfig | null>(null);
+  const { data: config, setData: setConfig, error, setError, act } = useResource(fetchMcpConfig, "the MCP servers");
   const [status, setStatus] = useState<McpStatus | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const [draft, setDraft] = useState<Draft | null>(null);
   const [test, setTest] = useState<McpTestResult | null>(null);
   const [busy, setBusy] = useState<"save" | "test" | null>(null);
@@ -120,32 +119,19 @@ export function McpPage({ onOpenSidebar }: Props) {
       cancelled = true;
       if (timer) clearTimeout(timer);
     };
-  }, [fetch, tick]);
+  }, [fetch, setError, tick]);
 
   const refreshStatus = useCallback(() => {
     polls.current = 0;
     setTick((n) => n + 1);
   }, []);
 
-  useEffect(() => {
-    fetchMcpConfig(fetch)
-      .then((c) => {
-        setConfig(c);
-        setError(null);
-      })
-      .catch((e: unknown) => setError(`Could not load the MCP servers: ${describeError(e)}`));
-  }, [fetch]);
-
   const store = async (servers: Record<string, McpServer>): Promise<boolean> => {
-    try {
+    return act("save", async () => {
       const saved = await saveMcpServers(fetch, servers);
       setConfig(saved);
       refreshStatus();
-      return true;
-    } catch (e) {
-      setError(`Could not save: ${describeError(e)}`);
-      return false;
-    }
+    });
   };
 
   const save = async (e: FormEvent) => {
@@ -294,7 +280,7 @@ export function McpPage({ onOpenSidebar }: Props) {
               {st && st.tools.length > 0 && (
                 <p className="mcp-tools" data-testid="mcp-tools">
                   {st.tools.map((t) => (
-                    <code key={t.name} title={t.description}>
+                    <code key={t.name} title={t.description ?? undefined}>
                       {t.name}
                     </code>
                   ))}

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState, type ChangeEvent, type FormEvent } from "react";
+import { useRef, useState, type ChangeEvent, type FormEvent } from "react";
 import { useGateway } from "../../api/gateway";
 import {
   addFact,
@@ -18,7 +18,8 @@ import {
   type HistorySection,
   type UserSection,
 } from "../../api/memory";
-import { describeError } from "../../lib/errors";
+import type { Fetch } from "../../api/http";
+import { useResource } from "../../hooks/useResource";
 import { formatWhen } from "../../lib/format";
 import { ErrorNotice } from "../ErrorNotice";
 import { SettingsLayout } from "./SettingsLayout";
@@ -59,12 +60,19 @@ function CategorySelect({ value, onChange, label }: { value: Category; onChange:
   );
 }
 
+/** The memory document and the update queue's status, loaded together. */
+async function loadMemory(fetch: Fetch): Promise<{ doc: MemoryDocument; status: MemoryStatus }> {
+  const [doc, status] = await Promise.all([getMemory(fetch), getMemoryStatus(fetch)]);
+  return { doc, status };
+}
+
 /** What the agent remembers about the signed-in user: summaries and facts; edit, add, export, import, clear. */
 export function MemoryPage({ onOpenSidebar }: Props) {
   const { fetch } = useGateway();
-  const [doc, setDoc] = useState<MemoryDocument | null>(null);
-  const [status, setStatus] = useState<MemoryStatus | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const memory = useResource(loadMemory, "memory");
+  const { error, setError, reload: refresh } = memory;
+  const doc = memory.data?.doc ?? null;
+  const status = memory.data?.status ?? null;
   const [notice, setNotice] = useState<string | null>(null);
   const [content, setContent] = useState("");
   const [category, setCategory] = useState<Category>("preference");
@@ -74,34 +82,17 @@ export function MemoryPage({ onOpenSidebar }: Props) {
   const [clearing, setClearing] = useState(false);
   const fileInput = useRef<HTMLInputElement>(null);
 
-  const refresh = useCallback(() => {
-    Promise.all([getMemory(fetch), getMemoryStatus(fetch)])
-      .then(([memory, queue]) => {
-        setDoc(memory);
-        setStatus(queue);
-      })
-      .catch((e: unknown) => setError(`Could not load memory: ${describeError(e)}`));
-  }, [fetch]);
-
-  useEffect(() => {
-    refresh();
-  }, [refresh]);
-
   const act = async (what: string, body: () => Promise<unknown>, done?: string) => {
     setBusy(true);
     setError(null);
     setNotice(null);
-    try {
+    const ok = await memory.act(what, async () => {
       await body();
       if (done) setNotice(done);
       refresh();
-      return true;
-    } catch (e) {
-      setError(`Could not ${what}: ${describeError(e)}`);
-      return false;
-    } finally {
-      setBusy(false);
-    }
+    });
+    setBusy(false);
+    return ok;
   };
 
   const add = async (e: FormEvent) => {

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useRef, useState } from "react";
 import {
   deleteCustomSkill,
   getSkill,
@@ -6,10 +6,9 @@ import {
   listSkills,
   setSkillEnabled,
   type SkillDetail,
-  type SkillsResponse,
 } from "../../api/extensions";
 import { useGateway } from "../../api/gateway";
-import { describeError } from "../../lib/errors";
+import { useResource } from "../../hooks/useResource";
 import { ErrorNotice } from "../ErrorNotice";
 import { SettingsLayout } from "./SettingsLayout";
 
@@ -20,33 +19,17 @@ interface Props {
 /** Skills: list with enable switches, install a `.skill` archive, view a SKILL.md, delete custom ones. */
 export function SkillsPage({ onOpenSidebar }: Props) {
   const { fetch } = useGateway();
-  const [data, setData] = useState<SkillsResponse | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { data, setData, error, setError, reload: refresh, act } = useResource(listSkills, "skills");
   const [notice, setNotice] = useState<string | null>(null);
   const [viewing, setViewing] = useState<SkillDetail | null>(null);
   const [busy, setBusy] = useState(false);
   const fileInput = useRef<HTMLInputElement>(null);
 
-  const refresh = useCallback(() => {
-    listSkills(fetch)
-      .then((d) => {
-        setData(d);
-        setError(null);
-      })
-      .catch((e: unknown) => setError(`Could not load skills: ${describeError(e)}`));
-  }, [fetch]);
-
-  useEffect(() => {
-    refresh();
-  }, [refresh]);
-
   const toggle = async (name: string, enabled: boolean) => {
-    try {
+    await act(`${enabled ? "enable" : "disable"} ${name}`, async () => {
       const updated = await setSkillEnabled(fetch, name, enabled);
       setData((d) => d && { ...d, skills: d.skills.map((s) => (s.name === name ? updated : s)) });
-    } catch (e) {
-      setError(`Could not ${enabled ? "enable" : "disable"} ${name}: ${describeError(e)}`);
-    }
+    });
   };
 
   const install = async (file: File | undefined) => {
@@ -54,34 +37,25 @@ export function SkillsPage({ onOpenSidebar }: Props) {
     setBusy(true);
     setError(null);
     setNotice(null);
-    try {
+    await act(`install ${file.name}`, async () => {
       const skill = await installSkill(fetch, file);
       setNotice(`Installed “${skill.name}”. Start a message with /${skill.name} to use it directly.`);
       refresh();
-    } catch (e) {
-      setError(`Could not install ${file.name}: ${describeError(e)}`);
-    } finally {
-      setBusy(false);
-      if (fileInput.current) fileInput.current.value = "";
-    }
+    });
+    setBusy(false);
+    if (fileInput.current) fileInput.current.value = "";
   };
 
   const view = async (name: string) => {
-    try {
-      setViewing(await getSkill(fetch, name));
-    } catch (e) {
-      setError(`Could not open ${name}: ${describeError(e)}`);
-    }
+    await act(`open ${name}`, async () => setViewing(await getSkill(fetch, name)));
   };
 
   const remove = async (name: string) => {
-    try {
+    await act(`delete ${name}`, async () => {
       await deleteCustomSkill(fetch, name);
       if (viewing?.name === name) setViewing(null);
       refresh();
-    } catch (e) {
-      setError(`Could not delete ${name}: ${describeError(e)}`);
-    }
+    });
   };
 
   return (

@@ -1,7 +1,5 @@
-import { useEffect, useState } from "react";
-import { listTools, type ToolsResponse } from "../../api/extensions";
-import { useGateway } from "../../api/gateway";
-import { describeError } from "../../lib/errors";
+import { listTools } from "../../api/extensions";
+import { useResource } from "../../hooks/useResource";
 import { ErrorNotice } from "../ErrorNotice";
 import { SettingsLayout } from "./SettingsLayout";
 
@@ -11,15 +9,7 @@ interface Props {
 
 /** The agent's tools by group, and whether the `tools:` config offers each. */
 export function ToolsPage({ onOpenSidebar }: Props) {
-  const { fetch } = useGateway();
-  const [data, setData] = useState<ToolsResponse | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  useEffect(() => {
-    listTools(fetch)
-      .then(setData)
-      .catch((e: unknown) => setError(`Could not load tools: ${describeError(e)}`));
-  }, [fetch]);
+  const { data, error, setError } = useResource(listTools, "tools");
 
   const groups = data ? data.groups.filter((g) => data.tools.some((t) => t.group === g)) : [];
   return (

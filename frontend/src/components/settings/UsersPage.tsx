@@ -1,7 +1,7 @@
-import { useCallback, useEffect, useState, type FormEvent } from "react";
+import { useState, type FormEvent } from "react";
 import { createUser, deleteUser, displayName, listUsers, updateUser, type Role, type User, type UserPatch } from "../../api/auth";
 import { useGateway } from "../../api/gateway";
-import { describeError } from "../../lib/errors";
+import { useResource } from "../../hooks/useResource";
 import { formatWhen } from "../../lib/format";
 import { ErrorNotice } from "../ErrorNotice";
 import { SettingsLayout } from "./SettingsLayout";
@@ -14,25 +14,11 @@ interface Props {
 /** Admins: every account, add one, promote/demote, disable/enable. */
 export function UsersPage({ me, onOpenSidebar }: Props) {
   const { fetch } = useGateway();
-  const [users, setUsers] = useState<User[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const isAdmin = me?.role === "admin";
+  const { data: users, setData: setUsers, error, setError, act } = useResource(listUsers, "users", isAdmin);
   const [notice, setNotice] = useState<string | null>(null);
   const [form, setForm] = useState({ username: "", display_name: "", password: "", role: "user" as Role });
   const [busy, setBusy] = useState(false);
-  const isAdmin = me?.role === "admin";
-
-  const refresh = useCallback(() => {
-    listUsers(fetch)
-      .then((list) => {
-        setUsers(list);
-        setError(null);
-      })
-      .catch((e: unknown) => setError(`Could not load users: ${describeError(e)}`));
-  }, [fetch]);
-
-  useEffect(() => {
-    if (isAdmin) refresh();
-  }, [isAdmin, refresh]);
 
   if (!isAdmin) {
     return (
@@ -48,7 +34,7 @@ export function UsersPage({ me, onOpenSidebar }: Props) {
     setBusy(true);
     setError(null);
     setNotice(null);
-    try {
+    await act("create the user", async () => {
       const name = form.display_name.trim();
       const user = await createUser(fetch, {
         username: form.username.trim(),
@@ -59,22 +45,17 @@ export function UsersPage({ me, onOpenSidebar }: Props) {
       setUsers((prev) => [...(prev ?? []), user]);
       setForm({ username: "", display_name: "", password: "", role: "user" });
       setNotice(`Created ${user.username}.`);
-    } catch (err) {
-      setError(`Could not create the user: ${describeError(err)}`);
-    } finally {
-      setBusy(false);
-    }
+    });
+    setBusy(false);
   };
 
   const change = async (user: User, patch: UserPatch) => {
     setError(null);
     setNotice(null);
-    try {
+    await act(`update ${user.username}`, async () => {
       const updated = await updateUser(fetch, user.id, patch);
       setUsers((prev) => prev?.map((u) => (u.id === updated.id ? updated : u)) ?? null);
-    } catch (err) {
-      setError(`Could not update ${user.username}: ${describeError(err)}`);
-    }
+    });
   };
 
   const remove = async (user: User) => {
@@ -82,13 +63,11 @@ export function UsersPage({ me, onOpenSidebar }: Props) {
     if (!window.confirm(question)) return;
     setError(null);
     setNotice(null);
-    try {
+    await act(`delete ${user.username}`, async () => {
       const done = await deleteUser(fetch, user.id);
       setUsers((prev) => prev?.filter((u) => u.id !== user.id) ?? null);
       setNotice(`Deleted ${user.username} (${done.removed.threads ?? 0} chats).`);
-    } catch (err) {
-      setError(`Could not delete ${user.username}: ${describeError(err)}`);
-    }
+    });
   };
 
   return (

@@ -6,7 +6,7 @@ from pydantic import BaseModel
 
 
 class Agent(BaseModel):
-    name: str | None
+    name: str  # only assistants with an agent_name are agents
     description: str
     model: str | None
     tool_groups: list[str] | None

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
+
+from pronghorn.auth.principal import Role
 
 
 class AuthUser(BaseModel):
@@ -12,7 +16,7 @@ class AuthUser(BaseModel):
     username: str
     email: str | None = Field(None, description="Optional; logs in like the username.")
     display_name: str | None
-    role: str
+    role: Role
     disabled: bool
     created_at: str | None
 
@@ -29,7 +33,7 @@ class OidcOffer(BaseModel):
 
 
 class AuthConfig(BaseModel):
-    mode: str
+    mode: Literal["local", "none", "custom"]
     setup_required: bool
     oidc: OidcOffer | None
 

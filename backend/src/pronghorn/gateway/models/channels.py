@@ -22,6 +22,7 @@ class ChannelStatus(BaseModel):
     name: str
     enabled: bool
     running: bool
+    standby: bool = Field(False, description="Another replica runs this channel's receiver.")
     last_error: str | None
     starts: int
     counts: ChannelCounts | None = None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel
 
 
@@ -11,7 +13,7 @@ class Feedback(BaseModel):
     thread_id: str
     user_id: str
     message_id: str | None
-    rating: int
+    rating: Literal[1, -1]
     comment: str | None
     created_at: str | None
     updated_at: str | None

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel
+
+from pronghorn.mcp.manager import Status
 
 
 class McpConfigView(BaseModel):
@@ -24,10 +26,10 @@ class McpToolInfo(BaseModel):
 
 class McpServerStatus(BaseModel):
     name: str
-    type: str
+    type: Literal["stdio", "http", "sse"]
     enabled: bool
     description: str | None
-    status: str
+    status: Status
     connected: bool
     tools: list[McpToolInfo]
     last_error: str | None
@@ -42,8 +44,13 @@ class McpStatus(BaseModel):
     deferred: bool
 
 
+class McpProbeTool(BaseModel):
+    name: str
+    description: str
+
+
 class McpProbe(BaseModel):
     ok: bool
-    tools: list[dict[str, str]]
+    tools: list[McpProbeTool]
     error: str | None
     elapsed_ms: int

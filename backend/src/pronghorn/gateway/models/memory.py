@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel
+
+from pronghorn.memory.records import Category
 
 
 class MemoryFact(BaseModel):
     id: str
     content: str
-    category: str
+    category: Category
     confidence: float
     createdAt: str
     updatedAt: str
@@ -56,7 +60,7 @@ class MemoryConfigView(BaseModel):
 
 class MemoryStatus(BaseModel):
     enabled: bool
-    mode: str
+    mode: Literal["middleware", "tool"]
     queue_depth: int
     queued_for_user: int
     in_flight: int

@@ -6,13 +6,15 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from pronghorn.skills.model import SkillCategory
+
 
 class SkillInfo(BaseModel):
     name: str
     description: str
     license: str | None
     version: str | None
-    category: str
+    category: SkillCategory
     enabled: bool
     editable: bool
     allowed_tools: list[str] | None

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel
 
 from pronghorn.gateway.deps import get_access, get_runtime
 from pronghorn.gateway.models.errors import errors
+from pronghorn.gateway.models.langgraph import Thread
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.runtime import Runtime
@@ -18,7 +17,7 @@ router = APIRouter(prefix="/api/threads", tags=["threads"])
 
 
 class ThreadSearchResult(BaseModel):
-    threads: list[dict[str, Any]]
+    threads: list[Thread]
     next_offset: int | None
 
 

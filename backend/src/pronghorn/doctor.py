@@ -4,6 +4,10 @@ Each check returns a ``CheckResult``; every failure carries a hint saying what t
 run concurrently and never block the event loop. Secrets are never printed.
 """
 
+# asyncpg ships no type stubs (strict mode would report its import); the few calls made here
+# go through the typed _PgConnection protocol below.
+# pyright: reportMissingTypeStubs=false
+
 from __future__ import annotations
 
 import asyncio
@@ -14,9 +18,10 @@ import shutil
 import socket
 import sqlite3
 import tempfile
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any, Protocol, cast
 from urllib.parse import urlsplit
 
 import httpx
@@ -30,6 +35,34 @@ from pronghorn.sandbox import LocalSandboxProvider
 from pronghorn.sandbox.limits import human_bytes
 
 NET_TIMEOUT_S = 5.0
+
+
+class _PgConnection(Protocol):
+    """The part of an asyncpg connection the checks use (asyncpg itself is untyped)."""
+
+    async def fetchval(self, query: str) -> object: ...
+
+    async def close(self) -> None: ...
+
+
+class _Pingable(Protocol):
+    """A Redis client, as the broker check uses it (redis-py leaves ping's kwargs untyped)."""
+
+    def ping(self) -> Awaitable[bool]: ...
+
+
+async def _ping(client: _Pingable) -> bool:
+    return await client.ping()
+
+
+async def _pg_connect(dsn: str) -> _PgConnection:
+    import asyncpg
+
+    # asyncpg's `timeout` takes seconds as a float; its signature only shows `= 60`.
+    connect = cast("Callable[..., Awaitable[_PgConnection]]", asyncpg.connect)
+    return await connect(dsn, timeout=NET_TIMEOUT_S)
+
+
 MODEL_TIMEOUT_S = 15.0
 KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 DEFAULT_BASE_URL = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
@@ -71,7 +104,7 @@ def format_report(results: list[CheckResult], as_json: bool) -> str:
         return json.dumps(
             {"ok": not failed, "checks": [asdict(r) for r in results]}, indent=2, sort_keys=False
         )
-    lines = []
+    lines: list[str] = []
     for r in results:
         lines.append(f"[{'ok' if r.ok else 'FAIL':>4}] {r.name}: {r.detail}")
         if r.hint and (not r.ok or (r.data or {}).get("warnings")):
@@ -151,6 +184,7 @@ async def _ping_model(model: ModelConfig, key: str | None) -> CheckResult:
         body = {"model": model.model, "messages": messages}
         # Newer reasoning models refuse max_tokens and want max_completion_tokens.
         bodies = [{**body, "max_tokens": 1}, {**body, "max_completion_tokens": 1}]
+    response: httpx.Response | None = None
     try:
         async with httpx.AsyncClient(timeout=min(model.timeout_s, MODEL_TIMEOUT_S)) as client:
             for body in bodies:
@@ -165,6 +199,7 @@ async def _ping_model(model: ModelConfig, key: str | None) -> CheckResult:
             f"cannot reach {url}: {type(exc).__name__}: {exc}",
             "check base_url, DNS and outbound network/proxy settings of this machine",
         )
+    assert response is not None  # bodies is never empty
     status = response.status_code
     if 200 <= status < 300:
         return CheckResult(name, True, f"{model.model} answered at {base} (HTTP {status})")
@@ -278,8 +313,7 @@ async def _check_postgres(url: str) -> CheckResult:
     where = urlsplit(_asyncpg_dsn(url))
     label = f"PostgreSQL {where.hostname}:{where.port or 5432}{where.path}"
     try:
-        # asyncpg's `timeout` takes seconds as a float; its signature only shows `= 60`.
-        conn = await asyncpg.connect(_asyncpg_dsn(url), timeout=NET_TIMEOUT_S)  # pyright: ignore[reportArgumentType]
+        conn = await _pg_connect(_asyncpg_dsn(url))
         try:
             version = await conn.fetchval("SHOW server_version")
         finally:
@@ -378,13 +412,13 @@ async def _read_revision(url: str) -> str | bool | None:
                 return row[0] if row else None
 
         return await asyncio.to_thread(_read)
-    import asyncpg
 
-    conn = await asyncpg.connect(_asyncpg_dsn(url), timeout=NET_TIMEOUT_S)  # pyright: ignore[reportArgumentType]  # seconds, a float
+    conn = await _pg_connect(_asyncpg_dsn(url))
     try:
         if await conn.fetchval("SELECT to_regclass('alembic_version')") is None:
             return None
-        return await conn.fetchval("SELECT version_num FROM alembic_version LIMIT 1")
+        version = await conn.fetchval("SELECT version_num FROM alembic_version LIMIT 1")
+        return None if version is None else str(version)
     finally:
         await conn.close()
 
@@ -400,7 +434,7 @@ async def check_broker(config: AppConfig) -> CheckResult | None:
         config.broker.redis_url, socket_connect_timeout=NET_TIMEOUT_S, socket_timeout=NET_TIMEOUT_S
     )
     try:
-        await client.ping()
+        await _ping(client)
     except (OSError, aioredis.RedisError) as exc:
         return CheckResult(
             "broker",
@@ -537,7 +571,8 @@ async def check_kubernetes_sandbox(config: AppConfig) -> CheckResult:
     return CheckResult("sandbox (kubernetes)", got.ok, got.detail, got.hint)
 
 
-_LIMIT_LABELS = {
+# Any: each formatter takes the number type of its own limit (an int, or a float for CPU).
+_LIMIT_LABELS: dict[str, tuple[str, Callable[[Any], str]]] = {
     "processes": ("processes", str),
     "memory_bytes": ("memory", human_bytes),
     "cpu_seconds": ("CPU time per process", lambda v: f"{v:g} s"),
@@ -562,8 +597,9 @@ async def check_sandbox_limits(config: AppConfig) -> CheckResult:
     ]
     unenforced: list[str] = []
     for key, (label, fmt) in _LIMIT_LABELS.items():
-        entry = report[key]
-        assert isinstance(entry, dict)
+        raw = report[key]
+        assert isinstance(raw, dict)
+        entry = cast("dict[str, object]", raw)
         if not entry["value"]:
             parts.append(f"{label} off")
             continue

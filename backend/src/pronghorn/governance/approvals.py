@@ -23,6 +23,7 @@ GROUPS: dict[str, frozenset[str]] = {
 NEVER = frozenset({"ask_clarification"})  # asking the user is never gated
 
 
+# Any: a run's context is free-form JSON from the request and the assistant.
 def extra_patterns(context: Mapping[str, Any] | None) -> list[str]:
     """The additions a run's (merged assistant + request) context asks for."""
     raw: object = (context or {}).get("approvals")
@@ -58,6 +59,7 @@ class Decision:
     reason: str | None = None
 
 
+# Any: tool arguments and the interrupt payload are free-form JSON.
 def request_payload(tool: str, args: Mapping[str, Any], call_id: str) -> dict[str, Any]:
     return {"type": INTERRUPT_TYPE, "tool": tool, "args": dict(args), "call_id": call_id}
 

@@ -16,7 +16,7 @@ import importlib
 import inspect
 import re
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 from urllib.parse import urlsplit
@@ -61,6 +61,7 @@ class RuleGuardrail:
                 return pattern
         return None
 
+    # Any: a tool call's arguments are whatever JSON the model produced.
     def check_tool_call(self, tool: str, args: Mapping[str, Any]) -> str | None:
         if tool in SHELL_TOOLS:
             command = str(args.get("command") or "")
@@ -96,8 +97,8 @@ def _load(spec: str) -> object:
     module_name, _, attr = spec.partition(":")
     try:
         module = importlib.import_module(module_name)
-        cls: Any = getattr(module, attr)
-        return cls()
+        factory: Callable[[], object] = getattr(module, attr)
+        return factory()
     except Exception as exc:
         raise GuardrailLoadError(f"guardrail provider {spec!r}: {exc}") from exc
 
@@ -117,13 +118,14 @@ def build_guardrails(config: GuardrailsConfig) -> list[tuple[str, object]]:
     return out
 
 
-async def _call(method: Any, *args: object) -> str | None:
+async def _call(method: Callable[..., object], *args: object) -> str | None:
     result = method(*args)
     if inspect.isawaitable(result):
-        result = await cast("Any", result)
+        result = await cast("Awaitable[object]", result)
     return str(result) if result else None
 
 
+# Any: a tool call's arguments are whatever JSON the model produced.
 async def check_tool_call(
     providers: Sequence[tuple[str, object]], tool: str, args: Mapping[str, Any]
 ) -> Verdict | None:

@@ -14,11 +14,12 @@ class CallIdentity:
     owner_id: str
 
 
+# Any: a LangChain RunnableConfig is a TypedDict of free-form values.
 def identity_of(config: Mapping[str, Any] | None) -> CallIdentity:
     """The run, thread and owner a call runs for (the executor puts them in
     ``configurable``; a graph run by hand falls back to the thread and ``user_id``)."""
     raw: object = (config or {}).get("configurable") or {}
-    conf = cast(Mapping[str, object], raw) if isinstance(raw, Mapping) else {}
+    conf: Mapping[str, object] = cast(Mapping[str, object], raw) if isinstance(raw, Mapping) else {}
     thread_id = str(conf.get("thread_id") or "")
     run_id = str(conf.get("run_id") or thread_id or "")
     owner = conf.get("langgraph_auth_user_id") or conf.get("user_id") or "local"

@@ -106,6 +106,7 @@ class _Route:
         self.manager = manager
         self.server = server
 
+    # Any: the adapter's next-interceptor callable has no exported type.
     async def __call__(self, request: MCPToolCallRequest, handler: Any) -> mt.CallToolResult:
         return await self.manager.call_tool(
             self.server, request.name, dict(request.args), RunScope.current()
@@ -218,7 +219,9 @@ class McpManager:
                     tools: list[mt.Tool] = []
                     cursor: str | None = None
                     for _ in range(100):
-                        page = await session.list_tools(cursor=cursor)
+                        page = await session.list_tools(
+                            params=mt.PaginatedRequestParams(cursor=cursor) if cursor else None
+                        )
                         tools.extend(page.tools)
                         cursor = page.nextCursor
                         if not cursor:
@@ -290,7 +293,12 @@ class McpManager:
         return f"{scope.user}/-", Placement(self.data_dir / "mcp" / "scratch" / scope.user, logs)
 
     async def call_tool(
-        self, name: str, tool: str, args: dict[str, Any], scope: RunScope
+        # Any: tool arguments are whatever JSON the model produced.
+        self,
+        name: str,
+        tool: str,
+        args: dict[str, Any],
+        scope: RunScope,
     ) -> mt.CallToolResult:
         state = self._servers.get(name)
         if state is None or not state.config.enabled:
@@ -341,6 +349,7 @@ class McpManager:
 
     # -- status and probes -------------------------------------------------------------
 
+    # Any: a JSON status report for the API.
     def status(self) -> dict[str, Any]:
         servers: list[dict[str, Any]] = []
         total = 0

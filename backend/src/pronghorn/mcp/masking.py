@@ -8,8 +8,8 @@ environment (`${VAR}`) is shown as written, since it holds no secret itself. Tak
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, cast
 
 from pronghorn.config.secret_view import MASK, plain, shown
 from pronghorn.mcp.errors import McpConfigError
@@ -20,6 +20,7 @@ _MAPS = ("env", "headers")
 _OAUTH = ("client_secret", "refresh_token")
 
 
+# Any: server entries are plain config JSON (from YAML or the API).
 def mask_server(raw: Mapping[str, Any]) -> dict[str, Any]:
     out = plain(raw)
     for key in _MAPS:
@@ -34,30 +35,32 @@ def mask_server(raw: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def unmask_server(
-    name: str, new: Mapping[str, Any], stored: Mapping[str, Any] | None
+    # Any: server entries are plain config JSON (from YAML or the API).
+    name: str,
+    new: Mapping[str, Any],
+    stored: Mapping[str, Any] | None,
 ) -> dict[str, Any]:
     """`new` with every `***` replaced by the stored value at the same place."""
     out = plain(new)
     old = plain(stored or {})
 
-    def keep(where: str, container: dict[str, Any], before: Any, key: str) -> None:
-        if container.get(key) != MASK:
+    def keep(where: str, container: object, before: object, keys: Iterable[str] | None) -> None:
+        if not isinstance(container, dict):
             return
-        if not isinstance(before, dict) or key not in before:
-            raise McpConfigError(
-                f"mcp_servers.{name}.{where}{key}: '***' but no stored value to keep"
-            )
-        container[key] = before[key]
+        now = cast("dict[str, object]", container)  # plain() keys are strings
+        stored = cast("dict[str, object]", before) if isinstance(before, dict) else None
+        for key in list(now) if keys is None else keys:
+            if now.get(key) != MASK:
+                continue
+            if stored is None or key not in stored:
+                raise McpConfigError(
+                    f"mcp_servers.{name}.{where}{key}: '***' but no stored value to keep"
+                )
+            now[key] = stored[key]
 
     for section in _MAPS:
-        values = out.get(section)
-        if isinstance(values, dict):
-            for key in list(values):
-                keep(f"{section}.", values, old.get(section), key)
-    oauth = out.get("oauth")
-    if isinstance(oauth, dict):
-        for key in _OAUTH:
-            keep("oauth.", oauth, old.get("oauth"), key)
+        keep(f"{section}.", out.get(section), old.get(section), None)
+    keep("oauth.", out.get("oauth"), old.get("oauth"), _OAUTH)
     return out
 
 
@@ -65,7 +68,11 @@ _LOADER_ENV = ("LD_", "DYLD_")
 
 
 def check_api_stdio(
-    name: str, new: Mapping[str, Any], stored: Mapping[str, Any] | None, allowed: list[str]
+    # Any: server entries are plain config JSON (from YAML or the API).
+    name: str,
+    new: Mapping[str, Any],
+    stored: Mapping[str, Any] | None,
+    allowed: list[str],
 ) -> None:
     """Refuse a stdio server set through the API whose program is not in `allowed` (by
     bare name; '*' allows any) or whose env preloads code (LD_*, DYLD_*), unless its
@@ -87,6 +94,6 @@ def check_api_stdio(
         )
     env = new.get("env")
     if isinstance(env, Mapping):
-        for key in env:
+        for key in cast("Mapping[object, object]", env):
             if str(key).upper().startswith(_LOADER_ENV):
                 raise McpConfigError(f"mcp_servers.{name}.env.{key}: not allowed through the API")

@@ -25,6 +25,7 @@ from pronghorn.mcp.manager import McpManager
 from pronghorn.mcp.tool_search import TOOL_SEARCH, make_tool_search, merge_promoted
 
 
+# Any: LangChain's agent state and Command are generic over a free-form context/graph.
 class McpState(AgentState[Any]):
     mcp_promoted: NotRequired[Annotated[list[str], merge_promoted]]
 
@@ -37,7 +38,6 @@ def _text(message: SystemMessage | None) -> str:
     return "".join(
         b["text"] if isinstance(b, dict) and isinstance(b.get("text"), str) else str(b)
         for b in message.content
-        if isinstance(b, str | dict)
     )
 
 
@@ -104,7 +104,9 @@ class McpToolsMiddleware(AgentMiddleware[McpState]):
 
     @staticmethod
     def _tag(
-        result: ToolMessage | Command[Any], tool: BaseTool | None
+        # Any: LangChain's Command is generic over the graph's node names.
+        result: ToolMessage | Command[Any],
+        tool: BaseTool | None,
     ) -> ToolMessage | Command[Any]:
         if tool is None or not isinstance(result, ToolMessage):
             return result
@@ -123,6 +125,7 @@ class McpToolsMiddleware(AgentMiddleware[McpState]):
     def wrap_tool_call(
         self,
         request: ToolCallRequest,
+        # Any: LangChain's Command is generic over the graph's node names.
         handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
     ) -> ToolMessage | Command[Any]:
         routed, tool = self._route(request)
@@ -131,6 +134,7 @@ class McpToolsMiddleware(AgentMiddleware[McpState]):
     async def awrap_tool_call(
         self,
         request: ToolCallRequest,
+        # Any: LangChain's Command is generic over the graph's node names.
         handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
     ) -> ToolMessage | Command[Any]:
         routed, tool = self._route(request)

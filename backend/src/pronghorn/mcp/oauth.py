@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncGenerator, Callable
+from typing import cast
 
 import httpx
 
@@ -89,16 +90,17 @@ class TokenSource:
                 f"{response.text[:200]}"
             )
         try:
-            body = response.json()
+            body: object = response.json()
         except ValueError:
             raise McpAuthError(f"token endpoint {cfg.token_url} sent no JSON") from None
-        token = body.get("access_token") if isinstance(body, dict) else None
+        fields = cast("dict[str, object]", body) if isinstance(body, dict) else {}
+        token = fields.get("access_token")
         if not isinstance(token, str) or not token:
             raise McpAuthError(f"token endpoint {cfg.token_url} sent no access_token")
-        expires_in = body.get("expires_in")
+        expires_in = fields.get("expires_in")
         lifetime = float(expires_in) if isinstance(expires_in, int | float) else DEFAULT_EXPIRY_S
-        token_type = body.get("token_type")
-        rotated = body.get("refresh_token")
+        token_type = fields.get("token_type")
+        rotated = fields.get("refresh_token")
         if isinstance(rotated, str) and rotated:
             self._refresh_token = rotated
         self._token = token

@@ -21,10 +21,10 @@ import logging
 import os
 import sys
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, cast
 
 import httpx
 from mcp import ClientSession, StdioServerParameters
@@ -74,7 +74,7 @@ async def open_client_session(
     placement: Placement | None,
     tokens: TokenSource | None,
     stderr: TextIO | None,
-) -> AsyncIterator[ClientSession]:
+) -> AsyncGenerator[ClientSession, None]:
     """An initialized ``ClientSession`` to ``server`` over its transport (the mcp SDK's)."""
     if server.type == "stdio":
         assert server.command is not None and placement is not None
@@ -135,12 +135,21 @@ def _tail(path: Path | None) -> str:
         return ""
 
 
+def _first_inner(exc: BaseException) -> BaseException | None:
+    """The first exception inside an exception group (None: not a group, or empty)."""
+    if not isinstance(exc, BaseExceptionGroup):
+        return None
+    group = cast("BaseExceptionGroup[BaseException]", exc)
+    return group.exceptions[0] if group.exceptions else None
+
+
 def describe(exc: BaseException) -> str:
     """A one-line reason, looking inside anyio's exception groups."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    reason = exc
+    while (inner := _first_inner(reason)) is not None:
+        reason = inner
+    text = str(reason).strip()
+    return f"{type(reason).__name__}: {text}" if text else type(reason).__name__
 
 
 @dataclass(eq=False)

@@ -68,6 +68,7 @@ class _Args(BaseModel):
 def make_tool_search(catalog: Callable[[], Sequence[BaseTool]]) -> BaseTool:
     """The tool, over `catalog()` (the tools the agent may see, read at call time)."""
 
+    # Any: LangChain's Command is generic over the graph's node names.
     def search(query: str, tool_call_id: Annotated[str, InjectedToolCallId]) -> Command[Any]:
         found = rank(catalog(), query)
         if found:

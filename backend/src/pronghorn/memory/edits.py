@@ -81,7 +81,7 @@ def imported(
     unknown = set(cast("dict[str, object]", summaries)) - set(ALL_SUMMARY_KEYS)
     if unknown:
         raise InvalidMemory(f"Unknown summaries: {', '.join(sorted(unknown))}")
-    parsed = Summaries.from_json(summaries)
+    parsed = Summaries.from_json(cast("dict[str, object]", summaries))
     for key in ALL_SUMMARY_KEYS:
         if len(parsed.get(key).summary) > max_summary_chars:
             raise InvalidMemory(f"summaries.{key} is longer than {max_summary_chars} characters")

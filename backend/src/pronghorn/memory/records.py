@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from dataclasses import dataclass, field, replace
-from typing import Literal, get_args
+from typing import Literal, cast, get_args
 
 Category = Literal[
     "preference",
@@ -143,11 +143,13 @@ class Summaries:
         out = cls()
         if not isinstance(data, dict):
             return out
+        body = cast("dict[str, object]", data)
         for key in ALL_SUMMARY_KEYS:
-            item: object = data.get(key)  # pyright: ignore[reportUnknownMemberType]
+            item = body.get(key)
             if isinstance(item, dict):
-                text: object = item.get("summary")  # pyright: ignore[reportUnknownMemberType]
-                at: object = item.get("updated_at")  # pyright: ignore[reportUnknownMemberType]
+                entry = cast("dict[str, object]", item)
+                text = entry.get("summary")
+                at = entry.get("updated_at")
                 out = replace(
                     out,
                     **{key: Summary(str(text or ""), str(at) if at else None)},

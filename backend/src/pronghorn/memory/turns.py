@@ -14,7 +14,7 @@ HIDDEN_NAMES = frozenset({"summary"})  # request-only messages the harness adds
 
 
 def _text(message: BaseMessage) -> str:
-    return message.text if isinstance(message.text, str) else ""
+    return str(message.text)
 
 
 def _is_answer(message: BaseMessage) -> bool:
@@ -58,10 +58,11 @@ def last_exchange(messages: Sequence[BaseMessage]) -> list[Turn]:
     return as_turns([*messages[start : i + 1], messages[-1]])
 
 
+# Any: a LangChain RunnableConfig is a TypedDict of free-form values.
 def scope_of(config: Mapping[str, Any] | None, agent_name: str | None) -> MemoryScope | None:
     """The memory a run reads and writes: its user (the principal it runs as) and the custom
     agent; None outside a run of a known user."""
-    configurable: Mapping[str, Any] = (config or {}).get("configurable") or {}
+    configurable: Mapping[str, object] = (config or {}).get("configurable") or {}
     user = configurable.get("langgraph_auth_user_id")
     if not user:
         return None

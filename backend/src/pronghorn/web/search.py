@@ -9,7 +9,7 @@ operator's config, so they are trusted and not subject to the SSRF rules of ``we
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 import httpx
 
@@ -61,7 +61,8 @@ class _HTTPProvider:
             headers["Authorization"] = f"Bearer {self._key}"
         return headers
 
-    async def _call(self, method: str, path: str, **kwargs: Any) -> Any:
+    # Any: request options (json/params) are passed through to httpx unchanged.
+    async def _call(self, method: str, path: str, **kwargs: Any) -> object:
         try:
             response = await self._client.request(
                 method, f"{self._base}{path}", headers=self._headers(), **kwargs
@@ -76,16 +77,23 @@ class _HTTPProvider:
             raise SearchError(f"{self.name} search returned invalid JSON") from None
 
     @staticmethod
-    def _results(items: Any, limit: int) -> list[SearchResult]:
+    def _results(data: object, limit: int) -> list[SearchResult]:
+        """The ``results`` list of a provider's JSON answer, as search results."""
+        body = cast("dict[str, object]", data) if isinstance(data, dict) else {}
+        items = body.get("results")
         out: list[SearchResult] = []
-        for item in items if isinstance(items, list) else []:
-            if not isinstance(item, dict) or not item.get("url"):
+        for raw in cast("list[object]", items) if isinstance(items, list) else []:
+            if not isinstance(raw, dict):
+                continue
+            item = cast("dict[str, object]", raw)
+            url = item.get("url")
+            if not url:
                 continue
             snippet = " ".join(str(item.get("content") or "").split())
             out.append(
                 SearchResult(
-                    title=str(item.get("title") or item["url"]),
-                    url=str(item["url"]),
+                    title=str(item.get("title") or url),
+                    url=str(url),
                     snippet=snippet[:SNIPPET_CHARS],
                 )
             )
@@ -114,7 +122,7 @@ class TavilySearch(_HTTPProvider):
             "/search",
             json={"query": query, "max_results": limit, "search_depth": "basic"},
         )
-        return self._results(data.get("results") if isinstance(data, dict) else None, limit)
+        return self._results(data, limit)
 
 
 class SearxngSearch(_HTTPProvider):
@@ -123,7 +131,7 @@ class SearxngSearch(_HTTPProvider):
     async def search(self, query: str, max_results: int = 5) -> list[SearchResult]:
         limit = _check(query, max_results)
         data = await self._call("GET", "/search", params={"q": query, "format": "json"})
-        return self._results(data.get("results") if isinstance(data, dict) else None, limit)
+        return self._results(data, limit)
 
 
 def search_provider_from_config(

@@ -179,7 +179,7 @@ async def vet_url(
 
 def pinned_request(
     url: httpx.URL, ip: IPAddress
-) -> tuple[httpx.URL, dict[str, str], dict[str, Any]]:
+) -> tuple[httpx.URL, dict[str, str], dict[str, Any]]:  # Any: httpx's extensions type
     """The URL to send (host replaced by the vetted IP), the Host header and extensions.
 
     For https the original name stays the SNI name, which is also the name the server's
@@ -190,7 +190,7 @@ def pinned_request(
     host_header = f"[{host}]" if ":" in host else host
     if url.port and url.port != default:
         host_header = f"{host_header}:{url.port}"
-    extensions: dict = {}
+    extensions: dict[str, Any] = {}
     if url.scheme == "https" and parse_ip_literal(host) is None:
         extensions["sni_hostname"] = host
     return url.copy_with(host=str(ip)), {"Host": host_header}, extensions

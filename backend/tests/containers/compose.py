@@ -90,7 +90,10 @@ class Stack:
         return done
 
     def up(self, *extra: str) -> None:
-        self.run("up", "-d", "--no-build", *extra)
+        try:
+            self.run("up", "-d", "--no-build", *extra)
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}\n--- logs ---\n{self.logs()[-8000:]}") from None
 
     def down(self, *extra: str) -> None:
         self.run("down", "--timeout", "30", *extra)
@@ -127,6 +130,6 @@ class Stack:
     def exec(self, container: str, *cmd: str) -> subprocess.CompletedProcess[str]:
         return self.docker("exec", container, *cmd, check=False)
 
-    def logs(self, service: str) -> str:
-        done = self.run("logs", "--no-color", service, check=False)
+    def logs(self, *services: str) -> str:
+        done = self.run("logs", "--no-color", *services, check=False)
         return done.stdout + done.stderr

@@ -20,9 +20,9 @@ from containers.compose import Stack, free_port
 from containers.engine import Engine, EngineUnavailable, ensure_engine
 from containers.images import REPO, Images, build_images
 
-# Image builds (cold: minutes) happen in the first test's setup; stacks take a while to
-# become healthy (healthchecks run every 15 s).
-pytestmark = pytest.mark.timeout(1800)
+# Image builds (cold: minutes) happen in the first test's setup and stacks take a while to
+# become healthy (healthchecks run every 15 s): each test module sets this as its timeout.
+TIMEOUT = pytest.mark.timeout(1800)
 
 
 @pytest.fixture(scope="session")

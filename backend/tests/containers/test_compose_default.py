@@ -19,10 +19,12 @@ import pytest
 from langgraph_sdk import get_sync_client
 
 from containers.compose import DOCKER_DIR, Stack
-from containers.conftest import create_api_key
+from containers.conftest import TIMEOUT, create_api_key
 
 PROMPT = "Write a report about pronghorns and save it as container-report.md"
 ARTIFACT = "container-report.md"
+
+pytestmark = TIMEOUT
 
 
 @dataclass

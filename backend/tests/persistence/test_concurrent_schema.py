@@ -11,6 +11,7 @@ import pytest
 
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.migrate import current_revision, head_revision, upgrade
+from pronghorn.persistence.repos.assistants import ensure_system_assistants
 from pronghorn.runtime.checkpoint import _setup_postgres  # pyright: ignore[reportPrivateUsage]
 from runs.backends import PG_URL, database
 
@@ -27,6 +28,9 @@ async def test_replicas_starting_together_set_up_a_fresh_database(tmp_path: Path
             await asyncio.gather(*(upgrade(db) for db in dbs))
             await asyncio.gather(*(_setup_postgres(db) for db in dbs))
             assert await current_revision(dbs[0]) == head_revision()
+            # ...then each registers the graphs' system assistants (the same rows).
+            graphs = ["lead_agent", "echo", "nested"]
+            await asyncio.gather(*(ensure_system_assistants(db, graphs) for db in dbs))
         finally:
             for db in dbs:
                 await db.close()

@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 import pytest
 from langgraph_sdk import get_sync_client
+from langgraph_sdk.client import SyncLangGraphClient
 
 from containers.compose import DOCKER_DIR, Stack
 from containers.conftest import TIMEOUT, create_api_key
@@ -63,7 +64,12 @@ def test_healthchecks_go_green_and_both_ports_answer_on_loopback(deployed: Deplo
 
 
 def test_the_sdk_streams_an_agent_run_through_nginx(deployed: Deployed):
-    client = get_sync_client(url=f"{deployed.nginx_url}/api/langgraph", api_key=deployed.key)
+    url = f"{deployed.nginx_url}/api/langgraph"
+    with get_sync_client(url=url, api_key=deployed.key) as client:
+        _stream_and_check(client, deployed)
+
+
+def _stream_and_check(client: SyncLangGraphClient, deployed: Deployed) -> None:
     thread = client.threads.create()
     tid = thread["thread_id"]
     arrivals: list[float] = []

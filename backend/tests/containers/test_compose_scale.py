@@ -137,6 +137,12 @@ def scaled(make_stack) -> Iterator[Scaled]:
     yield Scaled(stack, create_api_key(stack, replicas[0]), replicas)
 
 
+@pytest.fixture
+def client(scaled: Scaled) -> Iterator[SyncLangGraphClient]:
+    with scaled.sdk() as sdk:
+        yield sdk
+
+
 def test_every_service_is_healthy_and_lb_reaches_the_replicas(scaled: Scaled):
     for service in ("postgres", "redis", "replica", "lb"):
         ids = scaled.stack.containers(service)
@@ -187,8 +193,9 @@ def _start(client: SyncLangGraphClient) -> tuple[str, str]:
     return tid, run["run_id"]
 
 
-def test_a_last_event_id_reconnect_on_another_replica_continues_the_stream(scaled: Scaled):
-    client = scaled.sdk()
+def test_a_last_event_id_reconnect_on_another_replica_continues_the_stream(
+    scaled: Scaled, client: SyncLangGraphClient
+):
     tid, rid = _start(client)
     seen: list[tuple[int, str]] = []
     path = f"/runs/{rid}/stream"
@@ -222,9 +229,8 @@ def test_a_last_event_id_reconnect_on_another_replica_continues_the_stream(scale
 
 
 def test_a_replica_killed_mid_run_is_recovered_by_another_within_the_lease_bound(
-    scaled: Scaled,
+    scaled: Scaled, client: SyncLangGraphClient
 ):
-    client = scaled.sdk()
     containers = scaled.replica_containers()
     assert len(containers) == REPLICAS
     tid, rid = _start(client)
@@ -258,8 +264,7 @@ def test_a_replica_killed_mid_run_is_recovered_by_another_within_the_lease_bound
     scaled.stack.wait_healthy("replica", count=REPLICAS)
 
 
-def test_down_then_up_keeps_threads_and_files(scaled: Scaled):
-    client = scaled.sdk()
+def test_down_then_up_keeps_threads_and_files(scaled: Scaled, client: SyncLangGraphClient):
     tid = client.threads.create(metadata={"kept": "yes"})["thread_id"]
     run = client.runs.wait(
         tid, "lead_agent", input={"messages": [{"role": "user", "content": "go"}]}
@@ -273,9 +278,9 @@ def test_down_then_up_keeps_threads_and_files(scaled: Scaled):
     scaled.stack.up("--scale", "gateway=0")
     scaled.stack.wait_healthy("replica", count=REPLICAS)
     scaled.stack.wait_healthy("lb")
-    again = scaled.sdk()
-    thread = again.threads.get(tid)
+    with scaled.sdk() as again:
+        thread = again.threads.get(tid)
+        state = again.threads.get_state(tid)
     assert thread["metadata"]["kept"] == "yes"
-    state = again.threads.get_state(tid)
     assert state["values"]["messages"][-1]["content"] == ANSWER
     assert httpx.get(note, headers=headers, timeout=30).text == "kept-note\n"

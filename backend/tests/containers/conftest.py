@@ -7,8 +7,10 @@ PRONGHORN_REQUIRE_CONTAINERS=1 (CI) that is a failure instead.
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
+import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -74,6 +76,28 @@ def _write_env(path: Path, template: Path, values: dict[str, str]) -> None:
     path.write_text("\n".join(out) + "\n")
 
 
+def _free_subnet(engine: Engine) -> str:
+    """A 172.31.x.0/24 no network of this engine uses (other projects, other tests)."""
+    ids = subprocess.run(
+        [engine.docker, "network", "ls", "-q"], capture_output=True, text=True, check=True
+    ).stdout.split()
+    used: set[str] = set()
+    if ids:
+        out = subprocess.run(
+            [engine.docker, "network", "inspect", "-f", "{{json .IPAM.Config}}", *ids],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for line in out.splitlines():
+            used |= {c.get("Subnet", "") for c in json.loads(line) or []}
+    for third in range(200, 255):
+        subnet = f"172.31.{third}.0/24"
+        if subnet not in used:
+            return subnet
+    raise AssertionError(f"no free 172.31.x.0/24 subnet: {sorted(used)}")
+
+
 @pytest.fixture(scope="module")
 def make_stack(
     engine: Engine, images: Images, tmp_path_factory: pytest.TempPathFactory
@@ -103,7 +127,7 @@ def make_stack(
                 "PRONGHORN_REDIS_PASSWORD": secrets.token_hex(12),
             },
         )
-        subnet = f"172.31.{200 + secrets.randbelow(50)}.0/24"
+        subnet = _free_subnet(engine)
         stack.variables = {
             **{k: v for k, v in images.env.items() if k != "PRONGHORN_PYTHON_IMAGE"},
             "PRONGHORN_CONFIG_FILE": str(workdir / "config.yaml"),

@@ -22,9 +22,14 @@ PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 2 )))
 # compile all of it again (~15 s of CPU per worker). tests/support/live.py uses the same one.
 PYCACHE ?= $(or $(TMPDIR),/tmp)/pronghorn-tests-pycache
 TEST_ENV := PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(PYCACHE)
+# Compose v2 (`docker compose`) when installed, else Debian's docker-compose (1.29). Run from
+# docker/, where the compose file's relative paths resolve for both. BuildKit builds the image
+# (its CA-bundle secret); compose 1.29 needs COMPOSE_DOCKER_CLI_BUILD for it.
+COMPOSE ?= $(shell docker compose version >/dev/null 2>&1 && echo "docker compose" || echo docker-compose)
+COMPOSE_RUN := cd docker && DOCKER_BUILDKIT=1 COMPOSE_DOCKER_CLI_BUILD=1 $(COMPOSE) -p pronghorn
 
 .PHONY: help install install-uv install-backend install-frontend install-system ui \
-        install-browser test-smoke \
+        install-browser test-smoke test-containers offline-images \
         dev dev-ui serve migrate test test-backend test-frontend lint typecheck deadcode fmt config \
         docker-build up down logs doctor bench bench-cluster clean
 
@@ -79,7 +84,8 @@ serve: install-backend ## Serve without reload
 dev-ui: install-frontend ## Vite dev server with a proxy to the gateway on :2026
 	cd $(FRONTEND) && npm run dev
 
-test: install test-backend test-frontend test-smoke ## Everything CI runs
+test: install test-backend test-frontend test-smoke test-containers ## Everything CI runs
+	@cd $(BACKEND) && $(UV) run python tests/support/docker_engine.py --stop
 
 # Browser tests drive Debian's Chromium (never a downloaded browser).
 install-browser:
@@ -97,7 +103,15 @@ test-backend: install-backend install-system install-browser
 	@# The Docker engine and the sandbox image of the container-sandbox tests, made before
 	@# pytest (a cold build takes minutes: more than one test's timeout); seconds when cached.
 	cd $(BACKEND) && $(UV) run python tests/support/docker_engine.py
-	cd $(BACKEND) && $(TEST_ENV) $(UV) run pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) --dist loadscope
+	cd $(BACKEND) && $(TEST_ENV) $(UV) run pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) --dist loadscope \
+		--ignore=tests/containers
+
+# The compose stacks for real (backend/tests/containers): a Docker engine (installed and
+# started when missing, stopped at the end only if started here), the images built offline
+# from Debian packages (scripts/offline-images: cached, seconds when warm), then the default
+# and scale profiles. One module at a time: each stack is several containers.
+test-containers: install-backend install-frontend
+	cd $(BACKEND) && $(TEST_ENV) $(UV) run pytest tests/containers -q -p no:cacheprovider -n 0 -rs
 
 test-frontend: install-frontend
 	@if command -v npm >/dev/null 2>&1; then \
@@ -142,16 +156,20 @@ bench-cluster: install-backend ## Benchmark 1, 2 and 4 processes on PostgreSQL +
 	cd $(BACKEND) && $(UV) run python ../scripts/bench --cluster
 
 docker-build: ## Build the image
-	docker build -f docker/Dockerfile -t pronghorn:local .
+	DOCKER_BUILDKIT=1 docker build -f docker/Dockerfile -t pronghorn:local .
 
-up: config ## docker compose up -d (writes config.yaml first if absent)
-	docker compose -f docker/docker-compose.yaml up -d --build
+offline-images: ## Build the image and the compose bases from Debian packages (no registry)
+	scripts/offline-images --tag pronghorn:local
+
+up: config ## docker compose up -d (writes config.yaml and .env first if absent)
+	@[ -f .env ] || (cp .env.example .env && chmod 600 .env && echo "wrote .env")
+	$(COMPOSE_RUN) up -d --build
 
 down: ## docker compose down
-	docker compose -f docker/docker-compose.yaml down
+	$(COMPOSE_RUN) down
 
 logs: ## Follow the gateway logs
-	docker compose -f docker/docker-compose.yaml logs -f gateway
+	$(COMPOSE_RUN) logs -f gateway
 
 clean: ## Remove local data and build output
 	rm -rf .pronghorn $(FRONTEND)/dist

@@ -12,6 +12,25 @@ set -eu
 
 log() { printf 'pronghorn-entrypoint: %s\n' "$*" >&2; }
 
+# Started as root as the container's first process (the compose file does this: `user: "0:0"`
+# with SYS_ADMIN, SETUID, SETGID and SETPCAP only): mount a /proc without Docker's masked
+# paths at /run/pronghorn/proc — the kernel lets bubblewrap mount a fresh /proc for a
+# sandboxed command only where one is fully visible — then become uid/gid 10001 with no
+# capabilities (bounding set cleared, no-new-privs) and start again. Nothing else runs as
+# root. Compose 1.29 cannot pass `systempaths=unconfined`, which does the same from outside.
+if [ "$(id -u)" = 0 ] && [ "$$" = 1 ]; then
+    if mkdir -p /run/pronghorn/proc \
+        && mount -t proc -o nosuid,nodev,noexec proc /run/pronghorn/proc 2>/dev/null; then
+        :
+    else
+        log "note: could not mount a visible /proc (needs CAP_SYS_ADMIN and a seccomp profile"
+        log "      allowing mount(2)); bubblewrap may refuse to run (see docs/deployment.md)"
+    fi
+    export HOME=/home/pronghorn USER=pronghorn LOGNAME=pronghorn
+    exec setpriv --reuid=10001 --regid=10001 --clear-groups \
+        --inh-caps=-all --bounding-set=-all --no-new-privs -- "$0" "$@"
+fi
+
 # config.yaml is optional: without it Pronghorn runs on defaults plus PRONGHORN_* variables.
 if [ -n "${PRONGHORN_CONFIG:-}" ]; then
     if [ -d "$PRONGHORN_CONFIG" ]; then

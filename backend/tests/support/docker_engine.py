@@ -32,6 +32,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -234,7 +235,12 @@ def engine_or_reason() -> tuple[Engine | None, str]:
 def main() -> int:
     """``python tests/support/docker_engine.py``: prepare the engine and the image before a
     test run (``make test-backend`` does), outside any test's timeout. Exit 1 only when
-    ``PRONGHORN_REQUIRE_DOCKER=1`` and no engine can run."""
+    ``PRONGHORN_REQUIRE_DOCKER=1`` and no engine can run. ``--stop``: stop the engine a
+    previous call started (``make test`` does at its end), never one that was running."""
+    if sys.argv[1:] == ["--stop"]:
+        if stop_started_engine():
+            print("stopped the docker engine started for the tests")
+        return 0
     engine, reason = engine_or_reason()
     if engine is None:
         print(reason)

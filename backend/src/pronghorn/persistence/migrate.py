@@ -17,6 +17,12 @@ if TYPE_CHECKING:
     from alembic.config import Config
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+# PostgreSQL advisory lock key serialising schema changes: replicas starting together on a
+# fresh database would otherwise create the same tables at once (a unique violation in
+# pg_type). Held by the Alembic upgrade (transaction lock), by the checkpoint and store
+# setup (session lock, runtime/checkpoint.py) and while the system assistants are written
+# (repos/assistants.py).
+SCHEMA_LOCK_KEY = 0x70726E6D  # "prnm"
 
 
 def alembic_config(connection: Connection | None = None) -> Config:
@@ -50,6 +56,8 @@ async def upgrade(db: Database) -> None:
     def _run(sync_conn: Connection) -> None:
         if not db.is_sqlite:  # a migration may take its time: no per-statement bound
             sync_conn.exec_driver_sql("SET LOCAL statement_timeout = 0")
+            # One process migrates at a time; the others then find the schema at head.
+            sync_conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({SCHEMA_LOCK_KEY})")
         command.upgrade(alembic_config(sync_conn), "head")
 
     async def _once() -> None:

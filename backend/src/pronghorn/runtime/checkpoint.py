@@ -10,17 +10,26 @@ implement the contract's history rewrites (``adelete_for_runs``, ``acopy_thread`
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import BaseStore
 
 from pronghorn.config.schema import StoreConfig
 from pronghorn.persistence.db import Database
+from pronghorn.persistence.migrate import SCHEMA_LOCK_KEY
 from pronghorn.persistence.pool_checks import IdleConnectionCheck
+
+if TYPE_CHECKING:
+    from psycopg import AsyncConnection
+    from psycopg.rows import DictRow
+
+# How often a starting replica asks again for the schema lock another one holds.
+SCHEMA_LOCK_POLL_S = 0.1
 
 
 @dataclass
@@ -98,6 +107,17 @@ async def open_persistence(
         await pool.close()
 
 
+async def _lock_schema(conn: AsyncConnection[DictRow]) -> None:
+    """Take the schema lock (session level), asking again while another process holds it;
+    between asks this session has no open transaction."""
+    while True:
+        query = "SELECT pg_try_advisory_lock(%s) AS got"
+        row = await (await conn.execute(query, (SCHEMA_LOCK_KEY,))).fetchone()
+        if row and row["got"]:
+            return
+        await asyncio.sleep(SCHEMA_LOCK_POLL_S)
+
+
 async def _setup_postgres(db: Database) -> None:
     """The libraries' own migrations, on a connection of their own: the pool's sessions
     bound every statement (`Database.session_settings`), a migration may take its time."""
@@ -114,5 +134,13 @@ async def _setup_postgres(db: Database) -> None:
         row_factory=dict_row,
         options="-c statement_timeout=0",
     ) as conn:
-        await HistoryPostgresSaver(conn).setup()
-        await AsyncPostgresStore(conn).setup()
+        # Replicas starting together: one sets up at a time (their CREATE ... IF NOT EXISTS
+        # still race in the catalog); the lock ends with the session at the latest. Polled,
+        # not waited for in pg_advisory_lock: the setup runs CREATE INDEX CONCURRENTLY, which
+        # waits for every open transaction — a session blocked on the lock is one (deadlock).
+        await _lock_schema(conn)
+        try:
+            await HistoryPostgresSaver(conn).setup()
+            await AsyncPostgresStore(conn).setup()
+        finally:
+            await conn.execute("SELECT pg_advisory_unlock(%s)", (SCHEMA_LOCK_KEY,))

@@ -5,13 +5,14 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, delete, func, insert, or_, select, update
+from sqlalchemy import ColumnElement, and_, delete, func, insert, or_, select, text, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from pronghorn.ids import system_assistant_id
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.metadata_filter import matches, sql_condition
+from pronghorn.persistence.migrate import SCHEMA_LOCK_KEY
 from pronghorn.persistence.repos.common import (
     ANY_OWNER,
     OwnerScope,
@@ -87,6 +88,8 @@ async def insert_assistant(
 async def ensure_system_assistants(db: Database, graph_ids: list[str]) -> None:
     """One assistant per graph (deterministic UUIDv5 id, metadata.created_by=system)."""
     async with db.tx() as conn:
+        if not db.is_sqlite:  # replicas starting together: one inserts, the others see it
+            await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": SCHEMA_LOCK_KEY})
         existing = set(
             (
                 await conn.execute(

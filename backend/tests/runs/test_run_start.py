@@ -8,10 +8,16 @@ a thread an agent protocol creates is the thread `POST /threads` would create.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
+from sqlalchemy.engine import make_url
 
 from isolation.appkit import PRINCIPALS, App
 from memory.test_api import running
@@ -123,11 +129,37 @@ async def _thread(app: App, key: str, thread_id: str) -> tuple[int, dict[str, An
         return r.status_code, r.json()
 
 
-async def test_a_protocol_thread_is_the_http_thread(tmp_path: Path) -> None:
+@contextlib.contextmanager
+def database(kind: str) -> Iterator[dict[str, Any]]:
+    """Config overrides: SQLite, or a fresh PostgreSQL database dropped afterwards."""
+    if kind == "sqlite":
+        yield {}
+        return
+    base = os.environ.get("PRONGHORN_TEST_POSTGRES_URL")
+    if not base:
+        pytest.skip("PRONGHORN_TEST_POSTGRES_URL is not set")
+    name = f"pronghorn_start_{uuid.uuid4().hex[:12]}"
+    libpq = make_url(base).set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(libpq, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield {"database": {"url": make_url(base).set(database=name).render_as_string(False)}}
+    finally:
+        with psycopg.connect(libpq, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+async def test_a_protocol_thread_is_the_http_thread(tmp_path: Path, kind: str) -> None:
     """A thread an agent call creates (A2A, MCP and OpenAI chat go through `start_call`)
     has the owner, metadata and status `POST /threads` gives the same graph; another user's
     thread is not found to a call; concurrent calls on one new id make one thread."""
-    async with running(tmp_path) as app:
+    with database(kind) as overrides:
+        await _protocol_thread_is_the_http_thread(tmp_path, overrides)
+
+
+async def _protocol_thread_is_the_http_thread(tmp_path: Path, overrides: dict[str, Any]) -> None:
+    async with running(tmp_path, **overrides) as app:
         async with app.http("alice") as http:
             r = await http.post("/api/langgraph/threads", json={"graph_id": "echo"})
             assert r.status_code == 200, r.text

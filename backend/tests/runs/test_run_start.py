@@ -17,6 +17,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from psycopg import sql
 from sqlalchemy.engine import make_url
 
 from isolation.appkit import PRINCIPALS, App
@@ -141,12 +142,13 @@ def database(kind: str) -> Iterator[dict[str, Any]]:
     name = f"pronghorn_start_{uuid.uuid4().hex[:12]}"
     libpq = make_url(base).set(drivername="postgresql").render_as_string(hide_password=False)
     with psycopg.connect(libpq, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
     try:
         yield {"database": {"url": make_url(base).set(database=name).render_as_string(False)}}
     finally:
         with psycopg.connect(libpq, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            drop = sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)")
+            conn.execute(drop.format(sql.Identifier(name)))
 
 
 @pytest.mark.parametrize("kind", ["sqlite", "postgres"])

@@ -138,3 +138,48 @@ def test_finds_every_form_of_import(source: str, expected: list[str]) -> None:
     read as if it were pronghorn/runtime/manager.py)."""
     found = [pkg for _, pkg in imported_packages(source, ["pronghorn", "runtime", "manager"])]
     assert found == expected
+
+
+def run_manager_creates(source: str) -> list[int]:
+    """Lines of `source` that call `<something>.runs.create(...)`: the run manager's accept,
+    which only `Runs.start` may call."""
+    lines: list[int] = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            continue
+        owner = node.func.value
+        if node.func.attr == "create" and isinstance(owner, ast.Attribute) and owner.attr == "runs":
+            lines.append(node.lineno)
+    return lines
+
+
+def test_every_way_in_starts_runs_through_one_service() -> None:
+    """The HTTP routers, the IM dispatcher, the agent protocols, the embedded client, crons
+    and approval timeouts all start runs with `runtime.runs.Runs.start` (one set of defaults,
+    one request), never the run manager's `create` themselves; the non-HTTP ways in do not
+    build the API's `RunCreate` either (they say `RunStart`)."""
+    starts = SRC / "runtime" / "runs.py"
+    direct = [
+        f"{path.relative_to(SRC)}:{line}"
+        for path in sorted(SRC.rglob("*.py"))
+        if path != starts
+        for line in run_manager_creates(path.read_text(encoding="utf-8"))
+    ]
+    assert direct == []
+    ways_in = [
+        SRC / "client.py",
+        SRC / "runtime" / "agent_calls.py",
+        *sorted((SRC / "channels").rglob("*.py")),
+        *sorted((SRC / "gateway" / "protocols").rglob("*.py")),
+    ]
+    builders = [
+        str(path.relative_to(SRC))
+        for path in ways_in
+        if "pronghorn.runtime.run_request" in path.read_text(encoding="utf-8")
+    ]
+    assert builders == []
+
+
+def test_finds_a_run_manager_create() -> None:
+    probe = "async def f(rt):\n    await rt.runs.create(None, req, access)\n    rt.x.create()\n"
+    assert run_manager_creates(probe) == [2]

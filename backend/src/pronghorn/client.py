@@ -7,7 +7,7 @@
 
 or ``Pronghorn(runtime)`` around a Runtime the caller already runs. It calls the runtime's
 services, the same the HTTP routers and the IM channels call (`runtime.threads` for
-threads, `runtime.uploads.Uploads` for files, the run manager for runs), so limits, naming
+threads, `runtime.uploads.Uploads` for files, `runtime.runs.Runs` to start runs), so limits, naming
 and authorization are the same as over HTTP. Run events come from the event broker, exactly
 what ``POST /threads/{id}/runs/stream`` serves, so a stream yields the same parts as
 ``langgraph_sdk``'s ``client.runs.stream`` for the same run. Everything acts as one
@@ -22,7 +22,7 @@ import os
 from collections.abc import AsyncIterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from langgraph_sdk.schema import StreamPart
@@ -36,15 +36,14 @@ from pronghorn.memory.user_memory import fact_view, import_form, user_memory
 from pronghorn.runtime import threads
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.assemble import open_runtime
-from pronghorn.runtime.errors import InvalidRun
-from pronghorn.runtime.run_request import RunCreate
+from pronghorn.runtime.runs import Message, Runs, RunStart, Strategy
 from pronghorn.runtime.runtime import Runtime
 from pronghorn.runtime.uploads import Uploads
 from pronghorn.sandbox import safe_open
 from pronghorn.sandbox.paths import VIRTUAL_UPLOADS
 
 DEFAULT_MODES = ("values", "messages-tuple")
-Message = str | Mapping[str, Any] | Sequence[Mapping[str, Any]]
+MessageLike = str | Mapping[str, Any] | Sequence[Mapping[str, Any]]
 
 
 def _holder(config: AppConfig | str | Path | None) -> ConfigHolder:
@@ -57,14 +56,6 @@ def _holder(config: AppConfig | str | Path | None) -> ConfigHolder:
         )
         return ConfigHolder(loaded)
     return ConfigHolder(load_config(Path(config) if config is not None else None))
-
-
-def _messages(message: Message) -> list[dict[str, Any]]:
-    if isinstance(message, str):
-        return [{"role": "human", "content": message}]
-    if isinstance(message, Mapping):
-        return [dict(message)]
-    return [dict(m) for m in message]
 
 
 class Pronghorn:
@@ -109,7 +100,7 @@ class Pronghorn:
     async def stream(
         self,
         thread_id: str | None,
-        message: Message | None = None,
+        message: MessageLike | None = None,
         *,
         assistant_id: str = "lead_agent",
         stream_mode: str | Sequence[str] = DEFAULT_MODES,
@@ -120,21 +111,23 @@ class Pronghorn:
     ) -> AsyncIterator[StreamPart]:
         """Start a run and yield its stream parts (``metadata`` first, ``end`` last when
         the run ends). Leaving early cancels the run unless ``on_disconnect="continue"``."""
-        body: dict[str, Any] = {
-            "assistant_id": assistant_id,
-            "stream_mode": [stream_mode] if isinstance(stream_mode, str) else list(stream_mode),
-            **run,
-        }
-        if message is not None:
-            body["input"] = {"messages": _messages(message)}
-        for key, value in (("context", context), ("config", config), ("command", command)):
-            if value is not None:
-                body[key] = dict(value)
-        try:
-            req = RunCreate.model_validate(body)
-        except ValueError as exc:
-            raise InvalidRun(str(exc)) from None
-        job = await self.runtime.runs.create(thread_id, req, self.access)
+        options: dict[str, object] = dict(run)
+        strategy = options.pop("multitask_strategy", "enqueue")
+        metadata = options.pop("metadata", None)
+        if command is not None:
+            options["command"] = dict(command)
+        start = RunStart(
+            assistant_id=assistant_id,
+            turn=Message.of(message) if message is not None else None,
+            stream_mode=(stream_mode,) if isinstance(stream_mode, str) else tuple(stream_mode),
+            context=context,
+            config=config,
+            metadata=cast(Mapping[str, object] | None, metadata),
+            multitask_strategy=cast(Strategy, strategy),
+            options=options,
+        )
+        req = start.request()
+        job = await Runs(self.runtime).start(self.access, thread_id, req)
         events = self.runtime.broker.subscribe(job.run_id, 0)
         finished = False
         try:
@@ -149,7 +142,7 @@ class Pronghorn:
             with contextlib.suppress(Exception):
                 await events.aclose()  # type: ignore[attr-defined]
 
-    async def chat(self, thread_id: str | None, message: Message, **run: Any) -> dict[str, Any]:
+    async def chat(self, thread_id: str | None, message: MessageLike, **run: Any) -> dict[str, Any]:
         """Run to the end and return the final state values (an ``error`` part raises)."""
         values: dict[str, Any] = {}
         async for part in self.stream(thread_id, message, stream_mode="values", **run):

@@ -3,7 +3,8 @@ the chat → thread mapping, inbound files, and starting the run the driver foll
 
 It goes through the runtime's services, the same the HTTP routes use: `ChannelState` (dedupe,
 bindings, the chat's thread), `Uploads` (inbound files, with the upload limits and naming of
-every other way in) and the run manager (`runtime.runs.create`), as the bound user.
+every other way in) and `Runs.start` (the run, with the defaults of every other way in), as
+the bound user.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from pronghorn.models.errors import UnknownModelError
 from pronghorn.runtime.access import Access, principal_from_record
 from pronghorn.runtime.channel_state import ChannelState
 from pronghorn.runtime.errors import DomainError
-from pronghorn.runtime.run_request import RunCreate
+from pronghorn.runtime.runs import Message, Resume, Runs, RunStart
 from pronghorn.runtime.runtime import Runtime
 from pronghorn.runtime.uploads import Uploads
 from pronghorn.sandbox.errors import SandboxError
@@ -276,28 +277,27 @@ class Dispatcher:
             return
         busy = self._active(thread_id) > 0 or chat.busy
         interrupts = _pending_interrupts(chat.interrupts) if not busy else []
-        context: dict[str, object] = {"model_name": model} if model else {}
-        body: dict[str, object] = {
-            "assistant_id": section.assistant_id,
-            "stream_mode": ["messages-tuple", "values"],
-            "multitask_strategy": "enqueue",
-            "context": context,
-            "metadata": {"channel": self.name},
-        }
         pending = approvals.requests_of(interrupts)
+        turn: Message | Resume
         if pending:  # a tool approval asked in the chat: this message answers it
             answer = approvals.parse_answer(text)
             if answer is None:
                 await self._say(target, approvals.HOW_TO_ANSWER)
                 return
-            body["command"] = {"resume": approvals.resume_value(pending, answer)}
+            turn = Resume(approvals.resume_value(pending, answer))
         elif interrupts:
-            body["command"] = {"resume": _answer(text, options_of(interrupts))}
+            turn = Resume(_answer(text, options_of(interrupts)))
         else:
-            body["input"] = {"messages": [{"role": "human", "content": text}]}
-        req = RunCreate.model_validate(body)
+            turn = Message.of(text)
+        run = RunStart(
+            assistant_id=section.assistant_id,
+            turn=turn,
+            stream_mode=("messages-tuple", "values"),
+            context={"model_name": model} if model else {},
+            metadata={"channel": self.name},
+        )
         try:
-            job = await self.runtime.runs.create(thread_id, req, Access(principal))
+            job = await Runs(self.runtime).start(Access(principal), thread_id, run)
         except DomainError as exc:
             log.warning("channel run refused", extra={"channel": self.name, "error": str(exc)})
             await self._say(target, "Sorry, I cannot answer right now. Please try again later.")

@@ -16,8 +16,6 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy.exc import IntegrityError
-
 from pronghorn.auth.authorizer import Action
 from pronghorn.graphs.requests import GraphRequest
 from pronghorn.ids import system_assistant_id
@@ -27,6 +25,7 @@ from pronghorn.persistence.repos import runs as runs_repo
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.persistence.repos.common import new_id
 from pronghorn.runtime import assistants as assistants_service
+from pronghorn.runtime import threads
 from pronghorn.runtime.access import Access, graph_user
 from pronghorn.runtime.agent_output import interrupts_of
 from pronghorn.runtime.assistants import search_scope
@@ -34,7 +33,7 @@ from pronghorn.runtime.broker import Event
 from pronghorn.runtime.errors import NotFound
 from pronghorn.runtime.jobs import Job
 from pronghorn.runtime.owned import authorize, load_thread, visible
-from pronghorn.runtime.run_request import RunCommand, RunCreate
+from pronghorn.runtime.runs import Resume, Runs, RunStart
 
 if TYPE_CHECKING:
     from pronghorn.runtime.runtime import Runtime
@@ -195,52 +194,22 @@ async def start_call(
     modes: Sequence[str] = ("values",),
     metadata: dict[str, Any] | None = None,
 ) -> Job:
-    """Start a run of the callee for `access`: on `thread_id` (created if missing; another
-    user's is *not found*), or on a new thread of the caller's."""
-    thread_id = await ensure_thread(runtime, access, thread_id or new_id(), callee.graph_id)
-    config: dict[str, Any] = {}
-    if model_name:
-        config["configurable"] = {"model_name": model_name}
-    req = RunCreate(
+    """Start a run of the callee for `access`: on `thread_id` (created if missing, as
+    `threads.ensure` does; another user's is *not found*), or on a new thread of the
+    caller's — through `Runs.start`, as every other way in."""
+    thread = await threads.ensure(runtime, access, thread_id or new_id(), callee.graph_id)
+    options: dict[str, object] = {}
+    if resume is None and graph_input is not None:
+        options["input"] = graph_input
+    run = RunStart(
         assistant_id=callee.assistant_id,
-        input=graph_input if resume is None else None,
-        command=RunCommand(resume=resume) if resume is not None else None,
-        config=config or None,
+        turn=Resume(resume) if resume is not None else None,
+        stream_mode=tuple(modes),
+        config={"configurable": {"model_name": model_name}} if model_name else None,
         metadata=metadata or {},
-        stream_mode=list(modes),
+        options=options,
     )
-    return await runtime.runs.create(thread_id, req, access)
-
-
-async def ensure_thread(runtime: Runtime, access: Access, thread_id: str, graph_id: str) -> str:
-    """The caller's thread `thread_id`, created as `POST /threads` would (authorized as
-    `threads.create`, which may stamp its metadata) when there is none; `NotFound` when it
-    is another user's."""
-    value: dict[str, object] = {
-        "thread_id": thread_id,
-        "metadata": {"graph_id": graph_id},
-        "if_exists": "do_nothing",
-        "ttl": None,
-    }
-    filt = await authorize(runtime, access, "threads", "create", value)
-    stamped = value.get("metadata")
-    metadata = dict(cast(dict[str, Any], stamped)) if isinstance(stamped, dict) else {}
-    for attempt in (1, 2):  # a concurrent call may create the same thread first
-        try:
-            async with runtime.db.tx() as conn:
-                existing = await threads_repo.get_row(conn, thread_id)
-                if existing is not None:
-                    if not visible(access, existing["owner_id"], existing["metadata"], filt):
-                        raise NotFound.of("Thread", thread_id)
-                    return thread_id
-                await threads_repo.insert_thread(
-                    conn, thread_id, metadata=metadata, owner_id=access.identity
-                )
-            return thread_id
-        except IntegrityError:
-            if attempt == 2:
-                raise
-    return thread_id
+    return await Runs(runtime).start(access, thread.thread_id, run)
 
 
 def events(runtime: Runtime, job: Job) -> AsyncIterator[Event]:

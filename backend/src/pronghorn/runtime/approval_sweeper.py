@@ -23,6 +23,7 @@ from pronghorn.persistence.repos.common import now
 from pronghorn.runtime.access import Access, principal_from_record
 from pronghorn.runtime.errors import DomainError
 from pronghorn.runtime.run_request import RunCreate
+from pronghorn.runtime.runs import Runs
 
 if TYPE_CHECKING:
     from pronghorn.runtime.runtime import Runtime
@@ -56,7 +57,7 @@ async def sweep_once(runtime: Runtime) -> int:
         )
         owner = principal_from_record(wait.principal, wait.owner_id)
         try:
-            job = await runtime.runs.create(wait.thread_id, req, Access(owner))
+            job = await Runs(runtime).start(Access(owner), wait.thread_id, req)
         except DomainError as exc:  # busy (answered meanwhile) or gone: nothing to do
             log.info(
                 "approval timeout skipped", extra={"thread_id": wait.thread_id, "why": str(exc)}

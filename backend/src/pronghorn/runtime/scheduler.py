@@ -18,6 +18,7 @@ from pronghorn.persistence.repos.common import as_utc
 from pronghorn.runtime.access import Access, principal_from_record
 from pronghorn.runtime.errors import Overloaded
 from pronghorn.runtime.run_request import RunCreate
+from pronghorn.runtime.runs import Runs
 
 if TYPE_CHECKING:
     from pronghorn.runtime.jobs import Job
@@ -82,7 +83,7 @@ async def fire_cron(runtime: Runtime, row: Mapping[str, Any], trigger: str = "sc
     """Create the cron's run now. A cron's runs belong to, and execute as, its owner."""
     req = cron_run_request(row, trigger)
     owner = principal_from_record(row.get("principal"), row.get("owner_id"))
-    return await runtime.runs.create(row["thread_id"], req, Access(owner))
+    return await Runs(runtime).start(Access(owner), row["thread_id"], req)
 
 
 class Scheduler:

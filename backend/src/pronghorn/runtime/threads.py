@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
+from sqlalchemy.exc import IntegrityError
+
 from pronghorn.auth.authorizer import Action
 from pronghorn.persistence.repos import threads as repo
 from pronghorn.persistence.repos.common import OwnerScope, new_id
@@ -72,9 +74,34 @@ async def get(runtime: Runtime, access: Access, thread_id: str, *, ttl: bool) ->
     return repo.to_api(await load_row(runtime, access, thread_id), include_ttl=ttl)
 
 
-async def create(runtime: Runtime, access: Access, new: NewThread) -> dict[str, Any]:
-    """A new thread of `access`'s principal; with `if_exists="do_nothing"` their existing one.
-    Supersteps are applied before it is answered: a bad one leaves no thread behind."""
+@dataclass(frozen=True, slots=True)
+class ThreadRecord:
+    """A thread as the non-HTTP ways in see it (the API's Thread JSON is `get`'s)."""
+
+    thread_id: str
+    owner_id: str | None
+    metadata: Mapping[str, object]
+    status: str
+
+    @classmethod
+    def of(cls, row: RowMapping) -> ThreadRecord:
+        metadata = cast(Mapping[str, object] | None, row["metadata"])
+        return cls(
+            thread_id=str(row["thread_id"]),
+            owner_id=cast(str | None, row["owner_id"]),
+            metadata=dict(metadata or {}),
+            status=str(row["status"]),
+        )
+
+
+async def _create_row(
+    runtime: Runtime, access: Access, new: NewThread, *, others_missing: bool = False
+) -> tuple[RowMapping | None, dict[str, Any]]:
+    """The one way a thread is created, whoever asks: authorized as `threads.create` (the
+    authorizer may stamp its metadata, or refuse), owned by `access`'s principal, the
+    graph id in its metadata. `(existing row, None)` when `if_exists="do_nothing"` finds the
+    caller's; another user's existing thread is a `Conflict`, or `NotFound` with
+    `others_missing`. `(None, the new thread's JSON)` otherwise."""
     thread_id = new.thread_id or new_id()
     metadata = dict(new.metadata)
     if new.graph_id:
@@ -91,21 +118,55 @@ async def create(runtime: Runtime, access: Access, new: NewThread) -> dict[str, 
     if new.supersteps and str(metadata.get("graph_id") or "") not in runtime.graphs:
         raise Unprocessable("supersteps need a known graph_id (in the body or metadata)")
     ttl, expires_at = repo.ttl_fields(new.ttl)
-    async with runtime.db.tx() as conn:
-        existing = await repo.get_row(conn, thread_id)
-        if existing is not None:
-            mine = visible(access, existing["owner_id"], existing["metadata"], filt)
-            if new.if_exists == "do_nothing" and mine:
-                return repo.to_api(existing)
-            raise Conflict(f"Thread {thread_id} already exists")
-        created = await repo.insert_thread(
-            conn,
-            thread_id,
-            metadata=metadata,
-            ttl=ttl,
-            expires_at=expires_at,
-            owner_id=access.identity,
-        )
+    for attempt in (1, 2):  # with do_nothing, a concurrent create of the same id may win
+        try:
+            async with runtime.db.tx() as conn:
+                existing = await repo.get_row(conn, thread_id)
+                if existing is not None:
+                    mine = visible(access, existing["owner_id"], existing["metadata"], filt)
+                    if not mine and others_missing:
+                        raise NotFound.of("Thread", thread_id)
+                    if new.if_exists == "do_nothing" and mine:
+                        return existing, repo.to_api(existing)
+                    raise Conflict(f"Thread {thread_id} already exists")
+                created = await repo.insert_thread(
+                    conn,
+                    thread_id,
+                    metadata=metadata,
+                    ttl=ttl,
+                    expires_at=expires_at,
+                    owner_id=access.identity,
+                )
+            return None, created
+        except IntegrityError:
+            if attempt == 2 or new.if_exists != "do_nothing":
+                raise
+    raise AssertionError("unreachable")
+
+
+async def ensure(runtime: Runtime, access: Access, thread_id: str, graph_id: str) -> ThreadRecord:
+    """The caller's thread `thread_id`, created as `POST /threads` with this `graph_id`
+    and `if_exists: do_nothing` would when there is none; `NotFound` when it is another
+    user's (the agent protocols' threads)."""
+    new = NewThread(thread_id=thread_id, graph_id=graph_id, if_exists="do_nothing")
+    existing, created = await _create_row(runtime, access, new, others_missing=True)
+    if existing is not None:
+        return ThreadRecord.of(existing)
+    return ThreadRecord(
+        thread_id=thread_id,
+        owner_id=access.identity,
+        metadata=dict(cast(Mapping[str, object], created["metadata"])),
+        status=str(created["status"]),
+    )
+
+
+async def create(runtime: Runtime, access: Access, new: NewThread) -> dict[str, Any]:
+    """A new thread of `access`'s principal; with `if_exists="do_nothing"` their existing one.
+    Supersteps are applied before it is answered: a bad one leaves no thread behind."""
+    existing, created = await _create_row(runtime, access, new)
+    if existing is not None:
+        return created
+    thread_id = str(created["thread_id"])
     if not new.supersteps:
         return created
     try:

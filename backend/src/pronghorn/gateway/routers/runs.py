@@ -33,6 +33,7 @@ from pronghorn.runtime.run_request import (
     RunCreate,
     check_stream_modes,
 )
+from pronghorn.runtime.runs import Runs
 from pronghorn.runtime.runtime import Runtime
 
 router = APIRouter(prefix="/api/langgraph", tags=["runs"], route_class=StrictJSONRoute)
@@ -190,7 +191,7 @@ async def create_run(
     req = _parse(body)
 
     async def act() -> tuple[Response, dict[str, Any]]:
-        job = await runtime.runs.create(tid, req, access)
+        job = await Runs(runtime).start(access, tid, req)
         return _created(job, stateless=False)
 
     return await idempotent(request, runtime, access, act)
@@ -213,7 +214,7 @@ async def stream_run(
     req = _parse(body)
 
     async def act() -> tuple[Response, dict[str, Any]]:
-        job = await runtime.runs.create(tid, req, access)
+        job = await Runs(runtime).start(access, tid, req)
         return _stream_job(runtime, job, stateless=False), _run_record(job, "stream", False)
 
     return await idempotent(request, runtime, access, act, _replayer(runtime, access))
@@ -236,7 +237,7 @@ async def wait_run(
     req = _parse(body)
 
     async def act() -> tuple[Response, dict[str, Any]]:
-        job = await runtime.runs.create(tid, req, access)
+        job = await Runs(runtime).start(access, tid, req)
         response = _wait_response(
             runtime, job, stateless=False, cancel_on_disconnect=req.on_disconnect == "cancel"
         )
@@ -260,7 +261,7 @@ async def create_stateless(
     req, tid = _stateless(_parse(body))
 
     async def act() -> tuple[Response, dict[str, Any]]:
-        job = await runtime.runs.create(tid, req, access)
+        job = await Runs(runtime).start(access, tid, req)
         return _created(job, stateless=tid is None)
 
     return await idempotent(request, runtime, access, act)
@@ -281,7 +282,7 @@ async def stream_stateless(
     req, tid = _stateless(_parse(body))
 
     async def act() -> tuple[Response, dict[str, Any]]:
-        job = await runtime.runs.create(tid, req, access)
+        job = await Runs(runtime).start(access, tid, req)
         stateless = tid is None
         return _stream_job(runtime, job, stateless=stateless), _run_record(job, "stream", stateless)
 
@@ -303,7 +304,7 @@ async def wait_stateless(
     req, tid = _stateless(_parse(body))
 
     async def act() -> tuple[Response, dict[str, Any]]:
-        job = await runtime.runs.create(tid, req, access)
+        job = await Runs(runtime).start(access, tid, req)
         stateless = tid is None
         response = _wait_response(
             runtime, job, stateless=stateless, cancel_on_disconnect=req.on_disconnect == "cancel"
@@ -334,7 +335,7 @@ async def create_batch(
         for req in requests:
             await runtime.runs.precheck(req, access)
         await runtime.runs.check_room(access, len(requests))
-        jobs = [await runtime.runs.create(None, req, access) for req in requests]
+        jobs = [await Runs(runtime).start(access, None, req) for req in requests]
         response = JSONResponse([j.run for j in jobs])
         return response, json_record(response)
 

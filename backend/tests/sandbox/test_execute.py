@@ -183,3 +183,21 @@ async def test_falls_back_to_none_loudly_without_bwrap(
     assert "SANDBOX ISOLATION DISABLED" in caplog.text
     r = await sb.execute("echo ok")
     assert r.stdout == "ok\n"
+
+
+@pytest.mark.parametrize(
+    ("command", "timeout_s", "message"),
+    [
+        ("", None, "The command is empty."),
+        ("   \n", None, "The command is empty."),
+        ("echo a\x00b", None, "The command contains a NUL byte."),
+        ("true", 0, "timeout must be positive."),
+        ("true", -1.5, "timeout must be positive."),
+    ],
+)
+async def test_refuses_what_no_provider_runs(
+    sandbox: Sandbox, command: str, timeout_s: float | None, message: str
+) -> None:
+    """Every provider refuses the same bad calls with the same words, before running anything."""
+    with pytest.raises(SandboxError, match=message.replace(".", r"\.")):
+        await sandbox.execute(command, timeout_s=timeout_s)

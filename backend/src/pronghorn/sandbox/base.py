@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from pronghorn.sandbox.errors import SandboxError
 from pronghorn.sandbox.paths import ThreadPaths
 
 
@@ -83,3 +84,16 @@ class SandboxProvider(Protocol):
     async def release(self, sandbox: Sandbox) -> None: ...
 
     async def close(self) -> None: ...
+
+
+def command_timeout(command: str, timeout_s: float | None, default_s: float) -> float:
+    """The timeout one ``execute`` call runs under, after refusing what no provider runs (an
+    empty command, a NUL byte, a timeout that is not positive)."""
+    if not isinstance(command, str) or not command.strip():  # pyright: ignore[reportUnnecessaryIsInstance] -- the model's tool call is untyped JSON
+        raise SandboxError("The command is empty.")
+    if "\x00" in command:
+        raise SandboxError("The command contains a NUL byte.")
+    timeout = default_s if timeout_s is None else float(timeout_s)
+    if timeout <= 0:
+        raise SandboxError("timeout must be positive.")
+    return timeout

@@ -21,7 +21,7 @@ import aiodocker
 from pronghorn.config.schema import AppConfig, SandboxConfig
 from pronghorn.sandbox import container_spec as cs
 from pronghorn.sandbox import hostuid, quota
-from pronghorn.sandbox.base import CommandResult, Sandbox
+from pronghorn.sandbox.base import CommandResult, Sandbox, command_timeout
 from pronghorn.sandbox.container_exec import run_in_container
 from pronghorn.sandbox.container_pool import ContainerPool, engine_error
 from pronghorn.sandbox.errors import SandboxError
@@ -62,13 +62,7 @@ class ContainerSandbox:
         return self._spec
 
     async def execute(self, command: str, timeout_s: float | None = None) -> CommandResult:
-        if not isinstance(command, str) or not command.strip():
-            raise SandboxError("The command is empty.")
-        if "\x00" in command:
-            raise SandboxError("The command contains a NUL byte.")
-        timeout = self._config.command_timeout_s if timeout_s is None else float(timeout_s)
-        if timeout <= 0:
-            raise SandboxError("timeout must be positive.")
+        timeout = command_timeout(command, timeout_s, self._config.command_timeout_s)
         await asyncio.to_thread(self._paths.ensure)
         quota_bytes = self._config.limits.workspace_quota_bytes
         if quota_bytes and (used := await self._usage()) > quota_bytes:

@@ -21,7 +21,7 @@ from pronghorn.config.schema import AppConfig, SandboxConfig
 from pronghorn.sandbox import bwrap as bw
 from pronghorn.sandbox import cgroups, files, hostuid, quota, seccomp
 from pronghorn.sandbox import mounts as mnt
-from pronghorn.sandbox.base import CommandResult, Sandbox
+from pronghorn.sandbox.base import CommandResult, Sandbox, command_timeout
 from pronghorn.sandbox.errors import SandboxError
 from pronghorn.sandbox.limits import (
     CgroupEvents,
@@ -111,13 +111,7 @@ class LocalSandbox:
     # -- commands ---------------------------------------------------------------------------
 
     async def execute(self, command: str, timeout_s: float | None = None) -> CommandResult:
-        if not isinstance(command, str) or not command.strip():
-            raise SandboxError("The command is empty.")
-        if "\x00" in command:
-            raise SandboxError("The command contains a NUL byte.")
-        timeout = self._config.command_timeout_s if timeout_s is None else float(timeout_s)
-        if timeout <= 0:
-            raise SandboxError("timeout must be positive.")
+        timeout = command_timeout(command, timeout_s, self._config.command_timeout_s)
         if self._enforcement.refusal:
             raise SandboxError(refusal_message(self._enforcement.refusal))
         await asyncio.to_thread(self._paths.ensure)

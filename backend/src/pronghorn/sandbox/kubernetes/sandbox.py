@@ -8,7 +8,7 @@ from pydantic import BaseModel
 
 from pronghorn.config.schema import SandboxConfig
 from pronghorn.sandbox.agent import protocol as p
-from pronghorn.sandbox.base import CommandResult
+from pronghorn.sandbox.base import CommandResult, command_timeout
 from pronghorn.sandbox.errors import SandboxError
 from pronghorn.sandbox.kubernetes.spec import SandboxKey
 from pronghorn.sandbox.paths import ThreadPaths
@@ -47,13 +47,7 @@ class KubernetesSandbox:
         return await self._caller.call(self._key, f"/files/{op}", body, FILE_CALL_TIMEOUT_S)
 
     async def execute(self, command: str, timeout_s: float | None = None) -> CommandResult:
-        if not isinstance(command, str) or not command.strip():
-            raise SandboxError("The command is empty.")
-        if "\x00" in command:
-            raise SandboxError("The command contains a NUL byte.")
-        timeout = self._config.command_timeout_s if timeout_s is None else float(timeout_s)
-        if timeout <= 0:
-            raise SandboxError("timeout must be positive.")
+        timeout = command_timeout(command, timeout_s, self._config.command_timeout_s)
         cfg = self._config.limits
         body = p.ExecRequest(
             thread_id=self._thread_id,

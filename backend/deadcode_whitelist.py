@@ -14,7 +14,7 @@ _.preserve_quotes  # ruamel.yaml option (config/file_edit.py)
 _.daemon_threads  # socketserver (gateway/metrics_listener.py)
 _.log_message  # http.server BaseHTTPRequestHandler
 _.async_auth_flow  # httpx.Auth (mcp/oauth.py)
-_.aget_delta_channel_history  # LangGraph checkpoint saver (runtime/sqlite_checkpoint.py)
+_.aget_delta_channel_history  # LangGraph checkpoint saver (runtime/checkpoints/sqlite_checkpoint.py)
 _.abatch
 _.bound_tools  # LangChain chat model (models/scripted.py)
 _._llm_type
@@ -69,9 +69,9 @@ _.wecom
 _.next_offset  # gateway/routers/thread_search.py response field
 _.email_verified  # auth/oidc_claims.py
 _.password_changed_at  # persistence/repos/users.py record of a row
-_.last_seen  # runtime/replicas.py replica card
+_.last_seen  # runtime/cluster/replicas.py replica card
 _.limits_hit  # sandbox/base.py command result
-_.graph_reloader  # runtime/runtime.py component slot
+_.graph_reloader  # runtime/wiring/runtime.py component slot
 
 # Read by the tests: counters, test hooks and helpers.
 _.fetches

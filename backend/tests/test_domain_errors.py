@@ -13,9 +13,9 @@ from pronghorn.auth.authenticator import NoAuth
 from pronghorn.auth.authorizer import AllowAll
 from pronghorn.gateway.errors import DOMAIN_STATUS, install_error_handlers
 from pronghorn.runtime import errors
-from pronghorn.runtime.message_input import InvalidRunInput
-from pronghorn.runtime.runtime import NotStarted, Runtime
-from pronghorn.runtime.thread_busy import ThreadBusy
+from pronghorn.runtime.engine.message_input import InvalidRunInput
+from pronghorn.runtime.engine.thread_busy import ThreadBusy
+from pronghorn.runtime.wiring.runtime import NotStarted, Runtime
 
 CASES = [
     (errors.NotFound.of("Run", "r1"), 404, "Run with ID r1 not found"),

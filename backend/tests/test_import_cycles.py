@@ -144,3 +144,51 @@ def test_the_check_sees_a_cycle(tmp_path: Path) -> None:
     assert graph["pronghorn.c"] == set()
     assert graph["pronghorn.d"] == {"pronghorn.c", "pronghorn.e"}
     assert cycles(graph) == [["pronghorn.a", "pronghorn.b"]]
+
+
+def package_of(module: str, packages: set[str]) -> str:
+    """The package a module belongs to (a package is its own)."""
+    return module if module in packages else module.rpartition(".")[0]
+
+
+def package_graph(graph: dict[str, set[str]], src: Path = SRC) -> dict[str, set[str]]:
+    """Each package -> the packages its modules import. A package importing its own
+    sub-packages is how a package is built, so that edge is left out; every other one counts
+    (a sub-package reaching back into its parent's modules included)."""
+    packages = {
+        name for name in graph if (src.joinpath(*name.split(".")[1:]) / "__init__.py").exists()
+    }
+    result: dict[str, set[str]] = {package_of(m, packages): set() for m in graph}
+    for module, deps in graph.items():
+        mine = package_of(module, packages)
+        for dep in deps:
+            theirs = package_of(dep, packages)
+            if theirs != mine and not theirs.startswith(mine + "."):
+                result[mine].add(theirs)
+    return result
+
+
+def test_no_import_cycles_between_packages() -> None:
+    """The rooms of the tree (docs/architecture.md): no two packages import each other,
+    directly or round a loop, e.g. runtime.engine -> runtime.cluster -> runtime.engine."""
+    graph = import_graph()
+    packages = package_graph(graph)
+    found = cycles(packages)
+    report = [" ; ".join(f"{p} -> {sorted(packages[p] & set(c))}" for p in c) for c in found]
+    assert not found, "package import cycles:\n" + "\n".join(report)
+
+
+def test_the_package_check_sees_a_loop(tmp_path: Path) -> None:
+    pkg = tmp_path / "pronghorn"
+    for sub in ("", "low", "high", "high/inner"):
+        (pkg / sub).mkdir(exist_ok=True)
+        (pkg / sub / "__init__.py").write_text(
+            "from pronghorn.high import inner\n" if sub == "high" else ""
+        )
+    (pkg / "low" / "a.py").write_text("def f():\n    from pronghorn.high.inner import b\n")
+    (pkg / "high" / "inner" / "b.py").write_text("from pronghorn.high import c\n")
+    (pkg / "high" / "c.py").write_text("from pronghorn.low import a\n")
+    packages = package_graph(import_graph(pkg), pkg)
+    assert packages["pronghorn.high"] == {"pronghorn.low"}  # its own sub-package left out
+    assert packages["pronghorn.high.inner"] == {"pronghorn.high"}
+    assert cycles(packages) == [["pronghorn.high", "pronghorn.high.inner", "pronghorn.low"]]

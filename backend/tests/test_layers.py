@@ -45,7 +45,28 @@ FORBIDDEN: dict[str, set[str]] = {
     "skills": {"gateway", "runtime", "persistence", "graphs", "agent", "cli"},
     # long-term memory: below the agent and the runtime (they use it), beside the models
     "memory": {"gateway", "runtime", "persistence", "graphs", "agent", "sandbox", "web", "cli"},
-    "config": {"gateway", "runtime", "persistence", "graphs", "agent", "sandbox", "web", "cli"},
+    "config": {
+        "gateway",
+        "runtime",
+        "persistence",
+        "graphs",
+        "agent",
+        "models",
+        "sandbox",
+        "web",
+        "cli",
+    },
+    # `pronghorn config check`: the config package's loading plus the models' own checks
+    "config_check": {
+        "gateway",
+        "runtime",
+        "persistence",
+        "graphs",
+        "agent",
+        "sandbox",
+        "web",
+        "cli",
+    },
     "ids": {
         "gateway",
         "runtime",
@@ -135,7 +156,7 @@ def test_every_package_has_a_rule() -> None:
 )
 def test_finds_every_form_of_import(source: str, expected: list[str]) -> None:
     """The walker sees absolute, package, lazy, type-only and relative imports (the probe is
-    read as if it were pronghorn/runtime/manager.py)."""
+    read as if it were a module pronghorn/runtime/manager.py)."""
     found = [pkg for _, pkg in imported_packages(source, ["pronghorn", "runtime", "manager"])]
     assert found == expected
 
@@ -158,7 +179,7 @@ def test_every_way_in_starts_runs_through_one_service() -> None:
     and approval timeouts all start runs with `runtime.runs.Runs.start` (one set of defaults,
     one request), never the run manager's `create` themselves; the non-HTTP ways in do not
     build the API's `RunCreate` either (they say `RunStart`)."""
-    starts = SRC / "runtime" / "runs.py"
+    starts = SRC / "runtime" / "services" / "runs.py"
     direct = [
         f"{path.relative_to(SRC)}:{line}"
         for path in sorted(SRC.rglob("*.py"))
@@ -168,14 +189,14 @@ def test_every_way_in_starts_runs_through_one_service() -> None:
     assert direct == []
     ways_in = [
         SRC / "client.py",
-        SRC / "runtime" / "agent_calls.py",
+        SRC / "runtime" / "services" / "agent_calls.py",
         *sorted((SRC / "channels").rglob("*.py")),
         *sorted((SRC / "gateway" / "protocols").rglob("*.py")),
     ]
     builders = [
         str(path.relative_to(SRC))
         for path in ways_in
-        if "pronghorn.runtime.run_request" in path.read_text(encoding="utf-8")
+        if "pronghorn.runtime.engine.run_request" in path.read_text(encoding="utf-8")
     ]
     assert builders == []
 

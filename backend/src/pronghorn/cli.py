@@ -62,7 +62,8 @@ def serve(
     if workers > 1 and not (cfg.database.url or "").startswith("postgresql"):
         raise click.ClickException("--workers > 1 needs PostgreSQL (database.url)")
     # With both, the workers share runs through the database queue like replicas do
-    # (runtime/run_queue_cluster.py): any worker accepts a run, one with a free slot executes it.
+    # (runtime/cluster/run_queue_cluster.py): any worker accepts a run, one with a free slot
+    # executes it.
     if loaded.source_path is not None:
         os.environ["PRONGHORN_CONFIG"] = str(loaded.source_path)
     os.environ.setdefault("PRONGHORN_BASE_DIR", str(Path.cwd()))
@@ -79,9 +80,9 @@ def serve(
     os.environ["PRONGHORN_SERVER__HOST"] = bind
     os.environ["PRONGHORN_SERVER__PORT"] = str(port or cfg.server.port)
     if workers > 1 and not reload:
-        # The workers share their metrics through files (runtime/metrics.py).
-        from pronghorn.runtime.metrics import prepare_multiprocess
-        from pronghorn.runtime.runtime import resolve_data_dir
+        # The workers share their metrics through files (runtime/observability/metrics.py).
+        from pronghorn.runtime.observability.metrics import prepare_multiprocess
+        from pronghorn.runtime.wiring.runtime import resolve_data_dir
 
         prepare_multiprocess(resolve_data_dir(cfg, Path.cwd()) / "metrics")
     warning = open_bind_warning(bind, cfg.server.allowed_hosts)
@@ -143,8 +144,8 @@ def open_bind_warning(bind: str, allowed_hosts: list[str]) -> str | None:
 def migrate(config_file: str | None) -> None:
     """Create or upgrade the database schema."""
     from pronghorn.persistence.migrate import current_revision, upgrade
-    from pronghorn.runtime.checkpoint import open_persistence
-    from pronghorn.runtime.runtime import open_database, resolve_data_dir
+    from pronghorn.runtime.checkpoints.checkpoint import open_persistence
+    from pronghorn.runtime.wiring.runtime import open_database, resolve_data_dir
 
     cfg = _load(config_file).config
 
@@ -183,7 +184,7 @@ def config() -> None:
 @click.option("--config", "config_file", default=None, help="Path to config.yaml.")
 def config_check(config_file: str | None) -> None:
     """Validate the config file and exit 0 (valid) or 1 (invalid)."""
-    from pronghorn.config.check import check_config
+    from pronghorn.config_check import check_config
 
     try:
         path = resolve_config_path(config_file, os.environ)

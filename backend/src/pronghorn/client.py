@@ -33,12 +33,12 @@ from pronghorn.config.loader import LoadedConfig, config_hash, load_config
 from pronghorn.config.schema import AppConfig
 from pronghorn.memory.records import Category, MemoryScope
 from pronghorn.memory.user_memory import fact_view, import_form, user_memory
-from pronghorn.runtime import threads
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.assemble import open_runtime
-from pronghorn.runtime.runs import Message, Runs, RunStart, Strategy
-from pronghorn.runtime.runtime import Runtime
-from pronghorn.runtime.uploads import Uploads
+from pronghorn.runtime.services import threads
+from pronghorn.runtime.services.runs import Message, Runs, RunStart, Strategy
+from pronghorn.runtime.services.uploads import Uploads
+from pronghorn.runtime.wiring.assemble import open_runtime
+from pronghorn.runtime.wiring.runtime import Runtime
 from pronghorn.sandbox import safe_open
 from pronghorn.sandbox.paths import VIRTUAL_UPLOADS
 

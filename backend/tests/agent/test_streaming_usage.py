@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent.helpers import make_agent, scripted, thread_config, user
-from pronghorn.runtime.usage import UsageCounter
+from pronghorn.runtime.engine.usage import UsageCounter
 
 
 async def test_model_tokens_stream_in_messages_mode(tmp_path):

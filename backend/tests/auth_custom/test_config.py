@@ -13,7 +13,7 @@ from pronghorn.auth.custom_authenticate import CustomAuthConfigError, CustomAuth
 from pronghorn.auth.custom_authorize import CustomAuthorizer
 from pronghorn.config.errors import ConfigError
 from pronghorn.config.loader import load_config
-from pronghorn.runtime.auth_backends import auth_backends
+from pronghorn.runtime.wiring.auth_backends import auth_backends
 
 AUTH_PY = """
 from langgraph_sdk import Auth

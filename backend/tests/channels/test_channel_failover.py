@@ -19,7 +19,7 @@ from fakes.telegram_server import FakeTelegram
 from persistence.conftest import db  # noqa: F401  (fixture)
 from pronghorn.channels.lease import Lease, RedisLease
 from pronghorn.persistence.db import Database
-from pronghorn.runtime.channel_lease import SqlLease
+from pronghorn.runtime.cluster.channel_lease import SqlLease
 from scaleout.conftest import MUTED, ThreadedProxy, prefix, redis_proxy, shared_db  # noqa: F401
 from support.inproc import InProcessServer
 from support.redis_kit import REDIS_URL

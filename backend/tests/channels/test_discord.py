@@ -33,7 +33,7 @@ from pronghorn.channels.discord import INTERACTION_TTL_S, DiscordTransport
 from pronghorn.channels.dispatcher import target_of
 from pronghorn.channels.types import Inbound
 from pronghorn.config.channels_schema import DiscordConfig
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.wiring.runtime import Runtime
 from support.inproc import InProcessServer
 
 DRIP = "Drip by drip the answer arrives, word after word."

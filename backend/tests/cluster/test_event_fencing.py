@@ -1,4 +1,4 @@
-"""Fenced event appends on a real PostgreSQL (runtime/event_store.py): events a replica
+"""Fenced event appends on a real PostgreSQL (runtime/events/event_store.py): events a replica
 buffered under a claim it has since lost are refused, without losing the new owner's events
 or other runs' events of the same batch; the check holds back a takeover until the insert
 commits; the Redis broker stores a run's events under the claim it was opened with."""
@@ -21,8 +21,8 @@ from pronghorn.persistence.outage import is_database_unreachable
 from pronghorn.persistence.repos import run_claims
 from pronghorn.persistence.repos import run_events as events_repo
 from pronghorn.persistence.tables import run_events, runs
-from pronghorn.runtime.broker import Event, EventRow
-from pronghorn.runtime.event_store import SqlEventStore
+from pronghorn.runtime.events.broker import Event, EventRow
+from pronghorn.runtime.events.event_store import SqlEventStore
 from runs.backends import PG_URL, database
 from support.redis_kit import redis_broker
 from support.run_rows import new_run

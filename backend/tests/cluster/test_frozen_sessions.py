@@ -18,7 +18,7 @@ from pronghorn.persistence.db import Database
 from pronghorn.persistence.migrate import upgrade
 from pronghorn.persistence.repos import run_claims, stale_sessions
 from pronghorn.persistence.tables import runs
-from pronghorn.runtime.checkpoint import open_persistence
+from pronghorn.runtime.checkpoints.checkpoint import open_persistence
 from runs.backends import PG_URL, database
 from support.run_rows import new_run
 

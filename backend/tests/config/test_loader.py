@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from pronghorn.config.check import check_config
 from pronghorn.config.errors import ConfigError
 from pronghorn.config.loader import (
     config_hash,
@@ -16,6 +15,7 @@ from pronghorn.config.loader import (
     resolve_config_path,
 )
 from pronghorn.config.schema import AppConfig
+from pronghorn.config_check import check_config
 
 
 def write(path: Path, text: str) -> Path:

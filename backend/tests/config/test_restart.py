@@ -72,6 +72,6 @@ def test_changed_paths_and_is_startup_only() -> None:
     assert is_startup_only("server.port")
     assert is_startup_only("sandbox.kind")
     assert is_startup_only("sandbox.network")
-    assert not is_startup_only("graphs")  # applied live (runtime/graph_reload.py)
+    assert not is_startup_only("graphs")  # applied live (runtime/wiring/graph_reload.py)
     assert not is_startup_only("agent.title_max_chars")
     assert not is_startup_only("serverx")

@@ -10,7 +10,7 @@ from pronghorn.persistence.db import Database
 from pronghorn.persistence.migrate import upgrade
 from pronghorn.persistence.repos import crons as crons_repo
 from pronghorn.runtime.access import principal_record
-from pronghorn.runtime.scheduler import Scheduler, next_run
+from pronghorn.runtime.services.scheduler import Scheduler, next_run
 
 CAROL = Principal(identity="carol", display_name="Carol")
 

@@ -21,7 +21,7 @@ from pronghorn.persistence.db import Database
 from pronghorn.persistence.migrate import upgrade
 from pronghorn.persistence.repos import crons as crons_repo
 from pronghorn.runtime.access import principal_record
-from pronghorn.runtime.scheduler import Scheduler
+from pronghorn.runtime.services.scheduler import Scheduler
 from runs.backends import KINDS, database
 
 DAVE = Principal(identity="dave", display_name="Dave")

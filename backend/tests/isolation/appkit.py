@@ -19,7 +19,7 @@ from langgraph_sdk.client import LangGraphClient
 from pronghorn.auth.authenticator import AuthError, Credentials
 from pronghorn.auth.authorizer import Authorizer
 from pronghorn.auth.principal import Principal
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.wiring.runtime import Runtime
 
 BASE = "http://localhost"
 API = f"{BASE}/api/langgraph"

@@ -17,7 +17,7 @@ from pronghorn.auth.principal import Principal
 from pronghorn.config.file_marks import HEAD
 from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.routers.mcp import admin
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.wiring.runtime import Runtime
 from support.inproc import InProcessServer
 
 

@@ -19,7 +19,7 @@ from pronghorn.auth.authorizer import AllowAll
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.config.loader import load_config
 from pronghorn.gateway.app import create_app
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.wiring.runtime import Runtime
 from support.inproc import Lifespan
 from support.live import base_config
 

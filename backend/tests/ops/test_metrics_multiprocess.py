@@ -11,11 +11,11 @@ from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from pronghorn.runtime.metrics import MULTIPROC_ENV, prepare_multiprocess
+from pronghorn.runtime.observability.metrics import MULTIPROC_ENV, prepare_multiprocess
 
 WORKER = """
 import sys
-from pronghorn.runtime.metrics import Metrics
+from pronghorn.runtime.observability.metrics import Metrics
 m = Metrics()
 m.runs_total.labels("success").inc(int(sys.argv[1]))
 m.runs_active.inc()
@@ -23,7 +23,10 @@ m.queue_wait.observe(0.2)
 if sys.argv[2] == "stop":
     m.close()
 """
-SCRAPE = "from pronghorn.runtime.metrics import Metrics; print(Metrics().render().decode())"
+SCRAPE = (
+    "from pronghorn.runtime.observability.metrics import Metrics; "
+    "print(Metrics().render().decode())"
+)
 
 
 def run(code: str, *args: str, env: dict[str, str]) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 
 from pronghorn.config.schema import AppConfig
-from pronghorn.runtime.metrics import Metrics
+from pronghorn.runtime.observability.metrics import Metrics
 
 DOCKER = Path(__file__).resolve().parents[3] / "docker"
 SERIES = re.compile(r"\b((?:pronghorn|process)_[a-z_]+)(\{[^}]*\})?")

@@ -255,7 +255,10 @@ def test_langsmith_gets_each_run_with_thread_and_owner(start_app: Start) -> None
 
 
 def test_langfuse_without_its_package_stops_the_server_clearly(tmp_path: Path) -> None:
-    from pronghorn.runtime.trace_vendors import LANGFUSE_MISSING, langfuse_handler_class
+    from pronghorn.runtime.observability.trace_vendors import (
+        LANGFUSE_MISSING,
+        langfuse_handler_class,
+    )
 
     try:
         langfuse_handler_class()

@@ -15,7 +15,7 @@ from sqlalchemy.engine import make_url
 from pronghorn.config.schema import StoreConfig
 from pronghorn.persistence.db import Database, default_sqlite_url
 from pronghorn.persistence.migrate import upgrade
-from pronghorn.runtime.checkpoint import Persistence, open_persistence
+from pronghorn.runtime.checkpoints.checkpoint import Persistence, open_persistence
 
 PG_ENV = "PRONGHORN_TEST_POSTGRES_URL"
 

@@ -18,9 +18,9 @@ from pronghorn.persistence.db import Database
 from pronghorn.persistence.repos import threads
 from pronghorn.persistence.repos.common import now
 from pronghorn.persistence.tables import threads as threads_table
-from pronghorn.runtime.checkpoint import Persistence
-from pronghorn.runtime.runtime import Runtime
-from pronghorn.runtime.thread_sweeper import purge_thread, sweep_once
+from pronghorn.runtime.checkpoints.checkpoint import Persistence
+from pronghorn.runtime.services.thread_sweeper import purge_thread, sweep_once
+from pronghorn.runtime.wiring.runtime import Runtime
 from pronghorn.sandbox.paths import ThreadPaths
 from testgraphs.echo import graph as echo_graph
 
@@ -261,9 +261,9 @@ async def test_the_prune_service_answers_a_delta_channel_thread_unprocessable(
     db: Database, persistence: Persistence, tmp_path: Path
 ) -> None:
     from pronghorn.auth.principal import Principal
-    from pronghorn.runtime import threads as threads_service
     from pronghorn.runtime.access import Access
     from pronghorn.runtime.errors import Unprocessable
+    from pronghorn.runtime.services import threads as threads_service
 
     runtime = _runtime(db, persistence, tmp_path)
     tid = str(uuid.uuid4())
@@ -287,8 +287,8 @@ async def test_a_copy_whose_thread_row_fails_takes_its_checkpoints_back(
     from sqlalchemy import text
 
     from pronghorn.auth.principal import Principal
-    from pronghorn.runtime import threads as threads_service
     from pronghorn.runtime.access import Access
+    from pronghorn.runtime.services import threads as threads_service
 
     runtime = _runtime(db, persistence, tmp_path)
     access = Access(Principal(identity="alice", display_name="Alice"))

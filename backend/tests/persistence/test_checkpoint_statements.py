@@ -16,7 +16,7 @@ from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from sqlalchemy import text
 
 from pronghorn.persistence.db import Database
-from pronghorn.runtime.checkpoint import Persistence
+from pronghorn.runtime.checkpoints.checkpoint import Persistence
 from testgraphs.echo import EchoState
 from testgraphs.echo import graph as echo_graph
 

@@ -12,7 +12,7 @@ import pytest
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.migrate import current_revision, head_revision, upgrade
 from pronghorn.persistence.repos.assistants import ensure_system_assistants
-from pronghorn.runtime.checkpoint import _setup_postgres  # pyright: ignore[reportPrivateUsage]
+from pronghorn.runtime.checkpoints.checkpoint import _setup_postgres  # pyright: ignore[reportPrivateUsage]
 from runs.backends import PG_URL, database
 
 pytestmark = pytest.mark.skipif(not PG_URL, reason="needs PRONGHORN_TEST_POSTGRES_URL")

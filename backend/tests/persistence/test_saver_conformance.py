@@ -13,7 +13,7 @@ from langgraph.checkpoint.conformance.initializer import RegisteredCheckpointer
 
 from pronghorn.config.schema import StoreConfig
 from pronghorn.persistence.db import Database
-from pronghorn.runtime.checkpoint import open_persistence
+from pronghorn.runtime.checkpoints.checkpoint import open_persistence
 
 
 async def test_the_saver_passes_langgraphs_conformance_suite(db: Database) -> None:

@@ -1,4 +1,5 @@
-"""LangGraph's SqliteSaver / SqliteStore on the SQLite worker (runtime/sqlite_checkpoint.py):
+"""LangGraph's SqliteSaver / SqliteStore on the SQLite worker
+(runtime/checkpoints/sqlite_checkpoint.py):
 real graphs, real files, concurrent runs sharing commits."""
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from typing_extensions import TypedDict
 from pronghorn.config.schema import StoreConfig
 from pronghorn.persistence.db import Database, default_sqlite_url
 from pronghorn.persistence.migrate import upgrade
-from pronghorn.runtime.checkpoint import Persistence, open_persistence
-from pronghorn.runtime.sqlite_checkpoint import WorkerSqliteSaver, WorkerSqliteStore
+from pronghorn.runtime.checkpoints.checkpoint import Persistence, open_persistence
+from pronghorn.runtime.checkpoints.sqlite_checkpoint import WorkerSqliteSaver, WorkerSqliteStore
 
 
 class S(TypedDict, total=False):

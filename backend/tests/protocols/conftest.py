@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from pronghorn.auth import api_keys, users
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.wiring.runtime import Runtime
 from support.inproc import InProcessServer
 from support.live import base_config
 

@@ -6,10 +6,10 @@ from typing import Any
 
 from pronghorn.auth.principal import Principal
 from pronghorn.gateway.protocols.mcp_tools import tool_names
-from pronghorn.runtime import agent_output as output
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.agent_calls import Callee, exposed, takes_messages, thread_for
-from pronghorn.runtime.broker import Event
+from pronghorn.runtime.events.broker import Event
+from pronghorn.runtime.services import agent_output as output
+from pronghorn.runtime.services.agent_calls import Callee, exposed, takes_messages, thread_for
 
 
 def _assistant(name: str, aid: str, graph: str = "g") -> dict[str, Any]:

@@ -22,9 +22,9 @@ from sqlalchemy import create_engine, text
 
 from pronghorn.persistence.db import Database, default_sqlite_url
 from pronghorn.persistence.migrate import upgrade
-from pronghorn.runtime.broker import Event
-from pronghorn.runtime.event_store import SqlEventStore
-from pronghorn.runtime.memory_broker import MemoryBroker
+from pronghorn.runtime.events.broker import Event
+from pronghorn.runtime.events.event_store import SqlEventStore
+from pronghorn.runtime.events.memory_broker import MemoryBroker
 from runs.backends import KINDS, database
 from runs.runkit import Frame, parse_frames, read_events
 from support import run_rows

@@ -1,4 +1,4 @@
-"""The run queue contract (runtime/run_queue.py), one suite for both implementations.
+"""The run queue contract (runtime/engine/run_queue.py), one suite for both implementations.
 
 Each queue runs under a real runtime (no HTTP), its engine chosen by the config exactly as
 a server chooses it: `local` on SQLite with the in-process broker (LocalRunQueue), `cluster`
@@ -22,13 +22,13 @@ from pronghorn.auth.principal import LOCAL_PRINCIPAL
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.config.loader import load_config
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.assemble import open_runtime
+from pronghorn.runtime.cluster.run_queue_cluster import ClusterRunQueue
+from pronghorn.runtime.engine.jobs import Job
+from pronghorn.runtime.engine.run_queue_local import LocalRunQueue
+from pronghorn.runtime.engine.run_request import RunCreate
 from pronghorn.runtime.errors import Conflict, NotFound
-from pronghorn.runtime.jobs import Job
-from pronghorn.runtime.run_queue_cluster import ClusterRunQueue
-from pronghorn.runtime.run_queue_local import LocalRunQueue
-from pronghorn.runtime.run_request import RunCreate
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.wiring.assemble import open_runtime
+from pronghorn.runtime.wiring.runtime import Runtime
 from runs.backends import PG_URL, database
 from support.live import base_config
 from support.redis_kit import REDIS_URL, drop_prefix, new_prefix, require_redis

@@ -23,11 +23,11 @@ from sqlalchemy.engine import make_url
 from isolation.appkit import PRINCIPALS, App
 from memory.test_api import running
 from pronghorn.client import Pronghorn
-from pronghorn.runtime import agent_calls, threads
 from pronghorn.runtime.access import Access
+from pronghorn.runtime.engine.run_request import RunCreate
 from pronghorn.runtime.errors import InvalidRun, NotFound
-from pronghorn.runtime.run_request import RunCreate
-from pronghorn.runtime.runs import Message, Resume, Runs, RunStart
+from pronghorn.runtime.services import agent_calls, threads
+from pronghorn.runtime.services.runs import Message, Resume, Runs, RunStart
 
 ALICE = Access(PRINCIPALS["alice"])
 BOB = Access(PRINCIPALS["bob"])

@@ -18,10 +18,10 @@ from pronghorn.config.loader import load_config
 from pronghorn.graphs.requests import GraphRequest
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.assemble import open_runtime
-from pronghorn.runtime.run_request import RunCreate
-from pronghorn.runtime.runtime import Runtime
-from pronghorn.runtime.state import thread_values_and_interrupts
+from pronghorn.runtime.engine.run_request import RunCreate
+from pronghorn.runtime.engine.state import thread_values_and_interrupts
+from pronghorn.runtime.wiring.assemble import open_runtime
+from pronghorn.runtime.wiring.runtime import Runtime
 from support.live import base_config
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from redis.asyncio import Redis
 
 from ops.users_auth import ALICE
-from pronghorn.runtime.replicas import RedisReplicas, ReplicaCard, now_iso
+from pronghorn.runtime.cluster.replicas import RedisReplicas, ReplicaCard, now_iso
 from scaleout.sse_kit import chatty, wait_status
 from support.redis_kit import REDIS_URL
 

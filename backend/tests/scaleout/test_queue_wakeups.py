@@ -1,5 +1,5 @@
-"""When the run queue (PostgreSQL + Redis, runtime/run_queue_cluster.py) claims: a thread's next
-run starts as soon as the previous one ends, not at a replica's next poll; a run whose
+"""When the run queue (PostgreSQL + Redis, runtime/cluster/run_queue_cluster.py) claims: a thread's
+next run starts as soon as the previous one ends, not at a replica's next poll; a run whose
 thread has nothing queued ends without waking anybody (no `work` notice, no claim pass on
 every replica); a queued run still tells the others, naming its sender."""
 

@@ -1,4 +1,4 @@
-"""A state update is cluster-wide (runtime/thread_state.py): while one replica applies an
+"""A state update is cluster-wide (runtime/services/thread_state.py): while one replica applies an
 update to a thread (it holds the thread's turn), another replica refuses a second update
 (409) and queues a run of the thread, which starts once the turn ends, from the updated
 state. The turn is taken here as a replica mid-update would hold it."""

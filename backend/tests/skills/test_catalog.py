@@ -9,7 +9,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from pronghorn.config.schema import AppConfig
-from pronghorn.runtime.skills import SkillCatalog
+from pronghorn.runtime.services.skills import SkillCatalog
 from pronghorn.sandbox.paths import user_folder
 from skills.kit import skill_md, write_skill
 

@@ -12,7 +12,7 @@ import pytest
 from pronghorn.persistence.db import Database, default_sqlite_url
 from pronghorn.persistence.migrate import upgrade
 from pronghorn.persistence.repos.assistants import insert_assistant
-from pronghorn.runtime.agent_directory import AssistantAgentDirectory
+from pronghorn.runtime.services.agent_directory import AssistantAgentDirectory
 
 
 @pytest.fixture

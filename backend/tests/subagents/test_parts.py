@@ -230,7 +230,7 @@ class _Settings:
 async def test_component_puts_the_pool_on_the_runtime_and_resizes_on_reload():
     from types import SimpleNamespace
 
-    from pronghorn.runtime.components import subagents
+    from pronghorn.runtime.wiring.components import subagents
 
     settings = _Settings()
     old = AppConfig(subagents={"max_concurrent": 2})

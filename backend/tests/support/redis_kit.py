@@ -21,8 +21,8 @@ from urllib.parse import urlsplit
 import pytest
 from redis.asyncio import Redis
 
-from pronghorn.runtime.broker import EventBroker, EventStore
-from pronghorn.runtime.redis_broker import RedisBroker, drop_keys
+from pronghorn.runtime.events.broker import EventBroker, EventStore
+from pronghorn.runtime.events.redis_broker import RedisBroker, drop_keys
 
 REDIS_URL = os.environ.get("PRONGHORN_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 _reachable: list[bool] = []

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from pronghorn.runtime.broker import Event
-from pronghorn.runtime.jobs import Job
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.engine.jobs import Job
+from pronghorn.runtime.events.broker import Event
+from pronghorn.runtime.wiring.runtime import Runtime
 
 
 async def until_event(runtime: Runtime, job: Job, wanted: Callable[[Event], bool]) -> Event:

@@ -1,4 +1,4 @@
-"""The EventBroker contract (runtime/broker.py), one suite for every implementation.
+"""The EventBroker contract (runtime/events/broker.py), one suite for every implementation.
 
 Each implementation is a factory in ``FACTORIES``: given the real ``SqlEventStore`` on a
 migrated SQLite database and the cache limits, it yields a started broker and closes it
@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from pronghorn.persistence.db import Database
-from pronghorn.runtime.broker import Event, EventBroker, EventStore
-from pronghorn.runtime.event_store import SqlEventStore
-from pronghorn.runtime.memory_broker import MemoryBroker
+from pronghorn.runtime.events.broker import Event, EventBroker, EventStore
+from pronghorn.runtime.events.event_store import SqlEventStore
+from pronghorn.runtime.events.memory_broker import MemoryBroker
 from support.redis_kit import redis_broker
 from support.run_rows import new_run, sqlite_db
 

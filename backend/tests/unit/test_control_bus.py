@@ -1,4 +1,4 @@
-"""The control bus (runtime/control.py): messages, the in-process bus, and the Redis one
+"""The control bus (runtime/engine/control.py): messages, the in-process bus, and the Redis one
 (a listener per replica id; `send` says whether anybody got it)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import asyncio
 import pytest
 from redis.asyncio import Redis
 
-from pronghorn.runtime.control import ControlMessage, ControlUnavailable, LocalControlBus
-from pronghorn.runtime.redis_control import RedisControlBus
+from pronghorn.runtime.cluster.redis_control import RedisControlBus
+from pronghorn.runtime.engine.control import ControlMessage, ControlUnavailable, LocalControlBus
 from support.redis_kit import REDIS_URL, new_prefix, require_redis
 
 

@@ -19,12 +19,12 @@ from pronghorn.config.holder import ConfigHolder
 from pronghorn.config.loader import load_config
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.assemble import open_runtime
-from pronghorn.runtime.broker import Event
-from pronghorn.runtime.event_store import SqlEventStore
-from pronghorn.runtime.jobs import Job
-from pronghorn.runtime.run_request import RunCreate
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.engine.jobs import Job
+from pronghorn.runtime.engine.run_request import RunCreate
+from pronghorn.runtime.events.broker import Event
+from pronghorn.runtime.events.event_store import SqlEventStore
+from pronghorn.runtime.wiring.assemble import open_runtime
+from pronghorn.runtime.wiring.runtime import Runtime
 from support.live import base_config
 from unit.run_events import is_custom, until_event
 

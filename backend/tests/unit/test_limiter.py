@@ -1,10 +1,10 @@
-"""FairLimiter (runtime/limiter.py): FIFO order, resizing at runtime, cancelled waiters."""
+"""FairLimiter (runtime/engine/limiter.py): FIFO order, resizing at runtime, cancelled waiters."""
 
 from __future__ import annotations
 
 import asyncio
 
-from pronghorn.runtime.limiter import FairLimiter
+from pronghorn.runtime.engine.limiter import FairLimiter
 
 
 async def _queue(limiter: FairLimiter, n: int, order: list[int]) -> list[asyncio.Task[None]]:

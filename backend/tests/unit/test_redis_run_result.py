@@ -1,4 +1,4 @@
-"""A run's result rides on its close marker (runtime/redis_broker.py): a follower in
+"""A run's result rides on its close marker (runtime/events/redis_broker.py): a follower in
 another process learns the end and the output in one Redis read, without asking the
 database; a result too large for that, or none, leaves the follower to the database."""
 
@@ -14,8 +14,8 @@ import pytest
 from redis.asyncio import Redis
 
 from pronghorn.persistence.db import Database
-from pronghorn.runtime.event_store import SqlEventStore
-from pronghorn.runtime.redis_broker import RESULT_MAX_BYTES, RedisBroker, drop_keys
+from pronghorn.runtime.events.event_store import SqlEventStore
+from pronghorn.runtime.events.redis_broker import RESULT_MAX_BYTES, RedisBroker, drop_keys
 from support.redis_kit import REDIS_URL, new_prefix, require_redis
 from support.run_rows import new_run, sqlite_db
 

@@ -17,11 +17,11 @@ from pronghorn.auth.principal import LOCAL_PRINCIPAL
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.config.loader import load_config
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.assemble import open_runtime
+from pronghorn.runtime.engine.run_request import RunCreate
 from pronghorn.runtime.errors import Conflict, NotFound
-from pronghorn.runtime.run_request import RunCreate
-from pronghorn.runtime.runtime import Runtime
-from pronghorn.runtime.thread_state import read_history
+from pronghorn.runtime.services.thread_state import read_history
+from pronghorn.runtime.wiring.assemble import open_runtime
+from pronghorn.runtime.wiring.runtime import Runtime
 from support.live import base_config
 from unit.run_events import is_update, until_event
 

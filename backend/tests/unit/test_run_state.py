@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from pronghorn.runtime.run_state import RunState, cancel_action, run_status
+from pronghorn.runtime.engine.run_state import RunState, cancel_action, run_status
 
 
 def test_the_first_cancel_action_wins_and_a_snapshot_does_not_move() -> None:

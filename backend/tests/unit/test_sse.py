@@ -11,7 +11,7 @@ import pytest
 from langgraph_sdk.sse import BytesLineDecoder, SSEDecoder
 
 from pronghorn.gateway.sse import filter_modes, frame, mode_of, parse_last_event_id, sse_response
-from pronghorn.runtime.broker import Event
+from pronghorn.runtime.events.broker import Event
 
 
 def test_frame_is_event_data_id_with_crlf() -> None:

@@ -11,9 +11,9 @@ import pytest
 from langchain_core.callbacks import BaseCallbackHandler
 
 from pronghorn.config.schema import AppConfig
-from pronghorn.runtime.jobs import Job
-from pronghorn.runtime.run_request import RunCreate
-from pronghorn.runtime.trace_vendors import VendorCallbacks, vendor_metadata
+from pronghorn.runtime.engine.jobs import Job
+from pronghorn.runtime.engine.run_request import RunCreate
+from pronghorn.runtime.observability.trace_vendors import VendorCallbacks, vendor_metadata
 
 LANGFUSE = {"public_key": "pk-1", "secret_key": "sk-1", "host": "http://127.0.0.1:9"}
 

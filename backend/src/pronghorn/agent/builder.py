@@ -238,7 +238,9 @@ class AgentDeps:
     breakers: CircuitBreakers = field(default_factory=CircuitBreakers)
     subagents: SubagentPool | None = None  # the app's sub-agent limit; None: no task tool
     mcp: McpManager | None = None  # the app's MCP servers (None: no MCP tools)
-    governance: GovernancePorts | None = None  # usage ledger + audit (runtime/governance.py)
+    governance: GovernancePorts | None = (
+        None  # usage ledger + audit (runtime/services/governance.py)
+    )
     memory: MemoryService | None = None
 
 

@@ -4,7 +4,7 @@ A tool writes its progress with LangGraph's stream writer, whose reader is the r
 stream. When the run is cancelled that reader is gone first, so an event written while a
 tool unwinds (a sub-agent's ``task_cancelled``) would be dropped. Such an event goes
 through the run's callbacks instead: ``write_direct`` dispatches it as a LangChain custom
-event named ``DIRECT_EVENT``, and the run executor's handler (runtime/direct_events.py)
+event named ``DIRECT_EVENT``, and the run executor's handler (runtime/engine/direct_events.py)
 appends it to the run's event log as a ``custom`` stream event.
 """
 

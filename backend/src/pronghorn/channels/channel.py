@@ -16,7 +16,7 @@ from pronghorn.channels.driver import Asked, RunDriver, Turn
 from pronghorn.channels.errors import PlatformError
 from pronghorn.channels.transport import Transport
 from pronghorn.channels.types import ChannelCounts, Inbound
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.wiring.runtime import Runtime
 
 log = logging.getLogger("pronghorn.channels")
 

@@ -8,7 +8,7 @@ from collections.abc import AsyncGenerator
 
 from pronghorn.channels.manager import ChannelManager
 from pronghorn.config.schema import AppConfig
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.wiring.runtime import Runtime
 
 
 @contextlib.asynccontextmanager

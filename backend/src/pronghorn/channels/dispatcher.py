@@ -28,11 +28,11 @@ from pronghorn.channels.types import ChannelCounts, Inbound, Target
 from pronghorn.memory.records import MemoryScope
 from pronghorn.models.errors import UnknownModelError
 from pronghorn.runtime.access import Access, principal_from_record
-from pronghorn.runtime.channel_state import ChannelState
 from pronghorn.runtime.errors import DomainError
-from pronghorn.runtime.runs import Message, Resume, Runs, RunStart
-from pronghorn.runtime.runtime import Runtime
-from pronghorn.runtime.uploads import Uploads
+from pronghorn.runtime.services.channel_state import ChannelState
+from pronghorn.runtime.services.runs import Message, Resume, Runs, RunStart
+from pronghorn.runtime.services.uploads import Uploads
+from pronghorn.runtime.wiring.runtime import Runtime
 from pronghorn.sandbox.errors import SandboxError
 from pronghorn.sandbox.paths import ThreadPaths
 

@@ -22,9 +22,9 @@ from pronghorn.channels.files import read_artifact
 from pronghorn.channels.render import fit
 from pronghorn.channels.transport import Transport
 from pronghorn.channels.types import ChannelCounts, Inbound, Sent, Target
-from pronghorn.runtime.agent_output import text_of
-from pronghorn.runtime.broker import EventBroker
-from pronghorn.runtime.jobs import Job
+from pronghorn.runtime.engine.jobs import Job
+from pronghorn.runtime.events.broker import EventBroker
+from pronghorn.runtime.services.agent_output import text_of
 from pronghorn.sandbox.errors import SandboxError
 from pronghorn.sandbox.paths import ThreadPaths
 

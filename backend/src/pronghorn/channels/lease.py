@@ -17,8 +17,8 @@ from __future__ import annotations
 import secrets
 from typing import TYPE_CHECKING, Protocol
 
-from pronghorn.runtime.channel_lease import SqlLease
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.cluster.channel_lease import SqlLease
+from pronghorn.runtime.wiring.runtime import Runtime
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -84,7 +84,7 @@ def lease_for(runtime: Runtime) -> Lease:
     holder = secrets.token_hex(16)
     broker = runtime.broker
     if runtime.config.broker.kind == "redis":
-        from pronghorn.runtime.redis_broker import RedisBroker  # redis: only when it is used
+        from pronghorn.runtime.events.redis_broker import RedisBroker  # redis: only when it is used
 
         if isinstance(broker, RedisBroker):
             return RedisLease(broker.client, runtime.config.broker.key_prefix, holder)

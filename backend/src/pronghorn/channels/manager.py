@@ -30,7 +30,7 @@ from pronghorn.config.channels_schema import (
     WeComConfig,
 )
 from pronghorn.config.schema import AppConfig
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.wiring.runtime import Runtime
 
 log = logging.getLogger("pronghorn.channels")
 

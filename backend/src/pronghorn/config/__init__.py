@@ -8,7 +8,6 @@ The typical startup::
     config = holder.current                         # a consistent, immutable snapshot
 """
 
-from pronghorn.config.check import check_config
 from pronghorn.config.errors import ConfigError
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.config.loader import LoadedConfig, load_config, resolve_config_path
@@ -21,7 +20,6 @@ __all__ = [
     "ConfigError",
     "ConfigHolder",
     "LoadedConfig",
-    "check_config",
     "load_config",
     "merge_startup_only",
     "resolve_config_path",

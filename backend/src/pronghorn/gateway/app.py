@@ -35,7 +35,7 @@ from pronghorn.gateway.protocols.mcp_server import McpService, add_mcp_routes
 from pronghorn.gateway.rate_limit import RateLimitMiddleware
 from pronghorn.gateway.routers import register_routers
 from pronghorn.gateway.static import mount_ui
-from pronghorn.runtime.assemble import open_runtime
+from pronghorn.runtime.wiring.assemble import open_runtime
 
 log = logging.getLogger("pronghorn.gateway")
 WATCH_START_S = 10.0  # how long startup waits for the config watcher to start

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 from pronghorn.auth import audit
 from pronghorn.config.restart import changed_paths
 from pronghorn.config.schema import AppConfig
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.wiring.runtime import Runtime
 
 log = logging.getLogger("pronghorn.auth")
 

@@ -15,7 +15,7 @@ from pronghorn.config.errors import ConfigError
 from pronghorn.config.file_edit import Edit, NoConfigFile, apply_edit, read_document
 from pronghorn.gateway.deps import get_principal
 from pronghorn.gateway.errors import ApiError
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.wiring.runtime import Runtime
 
 if TYPE_CHECKING:
     from ruamel.yaml.comments import CommentedMap

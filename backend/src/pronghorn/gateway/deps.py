@@ -9,7 +9,7 @@ from fastapi import Request
 from pronghorn.auth.principal import Principal
 from pronghorn.gateway.errors import ApiError
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.wiring.runtime import Runtime
 
 # An admin sees every user's resources only when asking so (docs/security.md, "Isolation").
 ALL_USERS_HEADER = "x-pronghorn-all-users"

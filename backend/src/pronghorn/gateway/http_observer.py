@@ -18,8 +18,8 @@ from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapProp
 from starlette.routing import BaseRoute, Mount
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from pronghorn.runtime.metrics import Metrics
-from pronghorn.runtime.tracing import Tracing
+from pronghorn.runtime.observability.metrics import Metrics
+from pronghorn.runtime.observability.tracing import Tracing
 
 PROPAGATOR = TraceContextTextMapPropagator()
 

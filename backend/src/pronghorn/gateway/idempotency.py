@@ -5,7 +5,7 @@ same JSON for a create, the original run's stream or output for `/stream` and `/
 never a second run. The key is per user (the principal's identity) and remembered for
 `runs.idempotency_ttl_s`; the same key with another request (method, path, query or body)
 is a 422 naming the key. The record is a row of `idempotency_keys`, so every replica agrees
-(runtime/idempotency_keys.py); a request that fails frees its key again.
+(runtime/services/idempotency_keys.py); a request that fails frees its key again.
 
 A second request that arrives while the first is still creating waits for it (up to
 WAIT_S), then replays it; a record left pending by a process that died is taken over by a
@@ -26,8 +26,8 @@ from fastapi import Request, Response
 
 from pronghorn.gateway.errors import ApiError
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.idempotency_keys import IdempotencyKeys
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.services.idempotency_keys import IdempotencyKeys
+from pronghorn.runtime.wiring.runtime import Runtime
 
 HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"

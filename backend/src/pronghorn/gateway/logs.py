@@ -9,7 +9,7 @@ import time
 
 from opentelemetry import trace
 
-from pronghorn.runtime.log_context import request_id_var, run_id_var
+from pronghorn.runtime.observability.log_context import request_id_var, run_id_var
 
 _STD_ATTRS = set(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "color_message"}
 

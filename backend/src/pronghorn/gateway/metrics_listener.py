@@ -18,8 +18,8 @@ from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from pronghorn.gateway.routers.metrics import token_matches
-from pronghorn.runtime.metrics import CONTENT_TYPE
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.observability.metrics import CONTENT_TYPE
+from pronghorn.runtime.wiring.runtime import Runtime
 
 log = logging.getLogger("pronghorn.metrics")
 

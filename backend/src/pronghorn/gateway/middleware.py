@@ -6,7 +6,7 @@ import uuid
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from pronghorn.runtime.log_context import request_id_var
+from pronghorn.runtime.observability.log_context import request_id_var
 
 
 class RequestIdMiddleware:

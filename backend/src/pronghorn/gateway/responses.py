@@ -6,7 +6,7 @@ from typing import Any
 
 from starlette.responses import Response
 
-from pronghorn.runtime.serialization import dumps
+from pronghorn.runtime.events.serialization import dumps
 
 
 class JSONResponse(Response):

@@ -7,7 +7,7 @@ from datetime import timedelta
 from fastapi import Request, Response
 
 from pronghorn.auth.sessions import COOKIE_NAME, DEFAULT_TTL
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.wiring.runtime import Runtime
 
 
 def _runtime(request: Request) -> Runtime:

@@ -9,9 +9,9 @@ from typing import Any
 
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
-from pronghorn.runtime.broker import Event
+from pronghorn.runtime.engine.request_fields import INT64_MAX
 from pronghorn.runtime.errors import Unavailable
-from pronghorn.runtime.request_fields import INT64_MAX
+from pronghorn.runtime.events.broker import Event
 
 
 def frame(ev: Event) -> bytes:

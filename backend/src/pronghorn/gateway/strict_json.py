@@ -20,7 +20,7 @@ import orjson
 from fastapi import HTTPException, Request, Response
 from fastapi.routing import APIRoute
 
-from pronghorn.runtime.request_fields import INT64_MAX, INT64_MIN
+from pronghorn.runtime.engine.request_fields import INT64_MAX, INT64_MIN
 
 MAX_JSON_DEPTH = 64
 """Deepest nesting of objects/arrays a body may have (the body itself is level 1)."""

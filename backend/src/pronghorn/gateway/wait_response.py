@@ -20,8 +20,8 @@ from collections.abc import Callable
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from pronghorn.runtime.remote_run import RunResult
-from pronghorn.runtime.serialization import dumps
+from pronghorn.runtime.engine.remote_run import RunResult
+from pronghorn.runtime.events.serialization import dumps
 
 
 async def _until_disconnect(receive: Receive) -> None:

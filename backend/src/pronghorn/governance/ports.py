@@ -1,6 +1,6 @@
 """What the governance middlewares need from the app, as a tiny contract.
 
-The runtime implements it on SQL (runtime/governance.py); tests can pass an in-memory one.
+The runtime implements it on SQL (runtime/services/governance.py); tests can pass an in-memory one.
 """
 
 from __future__ import annotations

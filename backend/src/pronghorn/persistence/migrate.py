@@ -20,7 +20,8 @@ MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 # PostgreSQL advisory lock key serialising schema changes: replicas starting together on a
 # fresh database would otherwise create the same tables at once (a unique violation in
 # pg_type). Held by the Alembic upgrade (transaction lock), by the checkpoint and store
-# setup (session lock, runtime/checkpoint.py) and while the system assistants are written
+# setup (session lock, runtime/checkpoints/checkpoint.py) and while the system assistants are
+# written
 # (repos/assistants.py).
 SCHEMA_LOCK_KEY = 0x70726E6D  # "prnm"
 

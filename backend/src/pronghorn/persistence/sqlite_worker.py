@@ -13,7 +13,8 @@ N concurrent writers cost one hop and one commit instead of N.
 The connection is created on the worker thread with ``check_same_thread`` on, so any use
 from another thread (the event loop) fails loudly instead of blocking it. SQLAlchemy drives
 it through a sync engine whose pool hands out this one connection; LangGraph's sync
-``SqliteSaver`` and ``SqliteStore`` use it directly (see ``runtime/sqlite_checkpoint.py``).
+``SqliteSaver`` and ``SqliteStore`` use it directly (see
+``runtime/checkpoints/sqlite_checkpoint.py``).
 """
 
 from __future__ import annotations

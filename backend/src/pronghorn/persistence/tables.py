@@ -80,7 +80,7 @@ threads = Table(
     Column("state_updated_at", Ts, nullable=False),
     Column("owner_id", String(255), nullable=True, index=True),
     # Scale-out: a state update holds the thread until then (database time); runs of the
-    # thread are not claimed meanwhile (runtime/thread_state.py).
+    # thread are not claimed meanwhile (runtime/services/thread_state.py).
     Column("turn_until", Ts, nullable=True),
     # A user's threads newest first, read in index order, and counted by status (0013).
     Index("ix_threads_owner_created", "owner_id", "created_at"),
@@ -109,7 +109,7 @@ runs = Table(
     Column("temporary", Boolean, nullable=False, default=False),
     Column("owner", String(64), nullable=True),  # the process (run manager) running it
     Column("owner_id", String(255), nullable=True, index=True),  # the user it belongs to
-    Column("principal", Json, nullable=True),  # who it executes as (runtime/owners.py)
+    Column("principal", Json, nullable=True),  # who it executes as (runtime/access.py)
     Column("input_tokens", Integer, nullable=False, default=0),
     Column("output_tokens", Integer, nullable=False, default=0),
     Column("total_tokens", Integer, nullable=False, default=0),
@@ -118,7 +118,8 @@ runs = Table(
     Column("updated_at", Ts, nullable=False),
     Column("started_at", Ts, nullable=True),
     Column("ended_at", Ts, nullable=True),
-    # Work distribution (runtime/run_queue_cluster.py): when a pending run may be claimed (its
+    # Work distribution (runtime/cluster/run_queue_cluster.py): when a pending run may be claimed
+    # (its
     # after_seconds), the claim's fencing token (incremented on every claim) and until when
     # the claiming replica's lease holds (renewed by its heartbeat).
     Column("claimable_at", Ts, nullable=True),
@@ -360,7 +361,8 @@ idempotency_keys = Table(
     Column("expires_at", Ts, nullable=False, index=True),
 )
 
-# The files each run created, changed or deleted in its workspace (runtime/workspace_changes.py)
+# The files each run created, changed or deleted in its workspace
+# (runtime/engine/workspace_changes.py)
 workspace_changes = Table(
     "workspace_changes",
     metadata,

@@ -43,12 +43,12 @@ from pronghorn.gateway.models.errors import errors
 from pronghorn.gateway.protocols import a2a_tasks as tasks
 from pronghorn.gateway.protocols.a2a_dialects import METHODS, BadParams, Dialect, StreamEvent
 from pronghorn.gateway.responses import JSONResponse
-from pronghorn.runtime import agent_calls as calls
-from pronghorn.runtime import agent_output as output
 from pronghorn.runtime.access import Access
+from pronghorn.runtime.engine.jobs import Job
 from pronghorn.runtime.errors import DomainError, NotFound, Unavailable
-from pronghorn.runtime.jobs import Job
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.services import agent_calls as calls
+from pronghorn.runtime.services import agent_output as output
+from pronghorn.runtime.wiring.runtime import Runtime
 
 router = APIRouter(prefix="/api/langgraph", tags=["a2a"])
 

@@ -27,9 +27,9 @@ from typing import Any, cast
 import orjson
 from a2a.compat.v0_3 import types as a2a
 
-from pronghorn.runtime import agent_calls as calls
-from pronghorn.runtime import agent_output as output
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.services import agent_calls as calls
+from pronghorn.runtime.services import agent_output as output
+from pronghorn.runtime.wiring.runtime import Runtime
 
 TASK_KEY = "a2a_task_id"
 CANCELED_KEY = "a2a_canceled_tasks"  # thread metadata: input-required tasks cancelled

@@ -41,12 +41,12 @@ from pronghorn.gateway.protocols.mcp_tools import (
     tool_names,
 )
 from pronghorn.gateway.responses import JSONResponse
-from pronghorn.runtime import agent_calls as calls
-from pronghorn.runtime import agent_output as output
 from pronghorn.runtime.access import Access
+from pronghorn.runtime.engine.jobs import Job
 from pronghorn.runtime.errors import DomainError
-from pronghorn.runtime.jobs import Job
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.services import agent_calls as calls
+from pronghorn.runtime.services import agent_output as output
+from pronghorn.runtime.wiring.runtime import Runtime
 
 PATH = "/api/langgraph/mcp"
 

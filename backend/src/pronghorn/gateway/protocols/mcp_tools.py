@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from pronghorn.runtime.agent_calls import Callee
+from pronghorn.runtime.services.agent_calls import Callee
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 

@@ -38,12 +38,12 @@ from pronghorn.gateway.models.openai import (
 )
 from pronghorn.gateway.protocols.openai_errors import OpenAIError, error_body
 from pronghorn.gateway.responses import JSONResponse
-from pronghorn.runtime import agent_calls as calls
-from pronghorn.runtime import agent_output as output
 from pronghorn.runtime.access import Access
+from pronghorn.runtime.engine.jobs import Job
 from pronghorn.runtime.errors import DomainError, NotFound
-from pronghorn.runtime.jobs import Job
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.services import agent_calls as calls
+from pronghorn.runtime.services import agent_output as output
+from pronghorn.runtime.wiring.runtime import Runtime
 
 router = APIRouter(prefix="/v1", tags=["openai"])
 

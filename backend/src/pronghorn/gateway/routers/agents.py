@@ -13,9 +13,9 @@ from pronghorn.gateway.models.agents import Agent, AgentList, AgentNameCheck
 from pronghorn.gateway.models.errors import errors
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
-from pronghorn.runtime import agents as service
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.services import agents as service
+from pronghorn.runtime.wiring.runtime import Runtime
 
 router = APIRouter(prefix="/api/agents", tags=["agents"], route_class=StrictJSONRoute)
 

@@ -28,11 +28,11 @@ from pronghorn.gateway.paging import page_headers
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.graphs.requests import GraphRequest
-from pronghorn.runtime import assistants as service
 from pronghorn.runtime.access import Access, graph_user
-from pronghorn.runtime.graph_access import require_graph
-from pronghorn.runtime.request_fields import INT64_MAX, Offset
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.engine.graph_access import require_graph
+from pronghorn.runtime.engine.request_fields import INT64_MAX, Offset
+from pronghorn.runtime.services import assistants as service
+from pronghorn.runtime.wiring.runtime import Runtime
 
 router = APIRouter(
     prefix="/api/langgraph/assistants", tags=["assistants"], route_class=StrictJSONRoute

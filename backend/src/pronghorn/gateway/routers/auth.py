@@ -20,7 +20,7 @@ from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.routers.auth_deps import current_user, require_local
 from pronghorn.gateway.session_cookie import clear_session_cookie, client_ip, set_session_cookie
 from pronghorn.gateway.strict_json import StrictJSONRoute
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.wiring.runtime import Runtime
 
 router = APIRouter(prefix="/api/auth", tags=["auth"], route_class=StrictJSONRoute)
 

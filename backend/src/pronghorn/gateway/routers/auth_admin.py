@@ -14,8 +14,8 @@ from pronghorn.gateway.models.errors import answers, errors
 from pronghorn.gateway.routers.auth_deps import admin_user
 from pronghorn.gateway.session_cookie import client_ip
 from pronghorn.gateway.strict_json import StrictJSONRoute
-from pronghorn.runtime.runtime import Runtime
-from pronghorn.runtime.user_removal import remove_user
+from pronghorn.runtime.services.user_removal import remove_user
+from pronghorn.runtime.wiring.runtime import Runtime
 
 router = APIRouter(prefix="/api/auth", tags=["auth"], route_class=StrictJSONRoute)
 

@@ -9,7 +9,7 @@ from pronghorn.auth.principal import Principal
 from pronghorn.auth.users import User
 from pronghorn.gateway.deps import get_principal, get_runtime
 from pronghorn.gateway.errors import ApiError
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.wiring.runtime import Runtime
 
 
 def require_local(runtime: Runtime) -> None:

@@ -13,7 +13,7 @@ from pronghorn.gateway.models.errors import answers, errors
 from pronghorn.gateway.routers.auth_deps import current_user
 from pronghorn.gateway.session_cookie import client_ip
 from pronghorn.gateway.strict_json import StrictJSONRoute
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.wiring.runtime import Runtime
 
 router = APIRouter(prefix="/api/auth/keys", tags=["auth"], route_class=StrictJSONRoute)
 

@@ -36,8 +36,8 @@ from pronghorn.gateway.models.channels import (
 )
 from pronghorn.gateway.models.errors import answers, errors
 from pronghorn.runtime.access import Access, principal_record
-from pronghorn.runtime.channel_state import ChannelState
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.services.channel_state import ChannelState
+from pronghorn.runtime.wiring.runtime import Runtime
 
 router = APIRouter(prefix="/api/channels", tags=["channels"])
 

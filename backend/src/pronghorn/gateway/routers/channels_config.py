@@ -25,7 +25,7 @@ from pronghorn.gateway.deps import get_runtime
 from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.models.channels import ChannelsConfigView
 from pronghorn.gateway.models.errors import answers, errors
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.wiring.runtime import Runtime
 
 if TYPE_CHECKING:
     from ruamel.yaml.comments import CommentedMap

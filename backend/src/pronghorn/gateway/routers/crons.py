@@ -15,13 +15,13 @@ from pronghorn.gateway.models.langgraph import Cron, CronSelection
 from pronghorn.gateway.paging import page_headers
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
-from pronghorn.runtime import crons as service
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.request_fields import Offset
-from pronghorn.runtime.run_request import RunCreate
-from pronghorn.runtime.runtime import Runtime
-from pronghorn.runtime.scheduler import validate_schedule
-from pronghorn.runtime.webhook import WebhookRefusedError, check_webhook_url
+from pronghorn.runtime.engine.request_fields import Offset
+from pronghorn.runtime.engine.run_request import RunCreate
+from pronghorn.runtime.engine.webhook import WebhookRefusedError, check_webhook_url
+from pronghorn.runtime.services import crons as service
+from pronghorn.runtime.services.scheduler import validate_schedule
+from pronghorn.runtime.wiring.runtime import Runtime
 
 router = APIRouter(prefix="/api/langgraph", tags=["crons"], route_class=StrictJSONRoute)
 

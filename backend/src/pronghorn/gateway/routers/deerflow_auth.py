@@ -33,7 +33,7 @@ from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.routers.auth import current_password_ok, password_login
 from pronghorn.gateway.routers.auth_deps import current_user
 from pronghorn.gateway.session_cookie import client_ip, is_https
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.wiring.runtime import Runtime
 
 router = APIRouter(prefix="/api/v1/auth", tags=["deerflow"])
 

@@ -29,12 +29,17 @@ from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.routers.files import file_entry, upload_entries
 from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.channel_state import ChannelState
-from pronghorn.runtime.event_store import SqlEventStore
+from pronghorn.runtime.events.event_store import SqlEventStore
 from pronghorn.runtime.owned import load_thread
-from pronghorn.runtime.runtime import Runtime
-from pronghorn.runtime.suggestions import suggest
-from pronghorn.runtime.thread_messages import load_run, page_before, page_window, thread_messages
+from pronghorn.runtime.services.channel_state import ChannelState
+from pronghorn.runtime.services.suggestions import suggest
+from pronghorn.runtime.services.thread_messages import (
+    load_run,
+    page_before,
+    page_window,
+    thread_messages,
+)
+from pronghorn.runtime.wiring.runtime import Runtime
 
 router = APIRouter(tags=["deerflow"], route_class=StrictJSONRoute)
 

@@ -12,9 +12,9 @@ from pronghorn.gateway.models.errors import errors
 from pronghorn.gateway.models.feedback import Feedback, ThreadFeedback
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
-from pronghorn.runtime import feedback
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.services import feedback
+from pronghorn.runtime.wiring.runtime import Runtime
 
 router = APIRouter(
     prefix="/api/threads/{thread_id}", tags=["feedback"], route_class=StrictJSONRoute

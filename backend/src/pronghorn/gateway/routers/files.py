@@ -1,6 +1,6 @@
 """Thread files: uploads (``/api/threads/{id}/uploads``) and artifacts (``/artifacts/...``).
 
-Uploads go through the runtime's `Uploads` service (runtime/uploads.py), the same for the
+Uploads go through the runtime's `Uploads` service (runtime/services/uploads.py), the same for the
 IM channels and the embedded client: parts are streamed into hidden temp files, sizes are
 checked while streaming (per file and per thread total), and a request that breaks a limit
 or names a bad file is answered 413/400 with nothing left behind. Only when every part
@@ -38,8 +38,8 @@ from pronghorn.gateway.models.files import (
 )
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.runtime import Runtime
-from pronghorn.runtime.uploads import Uploads
+from pronghorn.runtime.services.uploads import Uploads
+from pronghorn.runtime.wiring.runtime import Runtime
 from pronghorn.sandbox import safe_open
 from pronghorn.sandbox.convert import Converted
 from pronghorn.sandbox.errors import PathDeniedError, SandboxError

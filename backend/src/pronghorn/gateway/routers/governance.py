@@ -10,7 +10,7 @@ from pronghorn.gateway.models.usage import Budget
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.governance.budget import is_limited, remaining
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.wiring.runtime import Runtime
 
 router = APIRouter(prefix="/api/usage", tags=["usage"])
 

@@ -19,7 +19,7 @@ from pronghorn.config.channels_schema import FeishuConfig
 from pronghorn.gateway.deps import get_access, get_runtime
 from pronghorn.gateway.models.integrations import LarkActionResult, LarkStatus
 from pronghorn.gateway.responses import JSONResponse
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.wiring.runtime import Runtime
 
 router = APIRouter(
     prefix="/api/integrations/lark",

@@ -26,7 +26,7 @@ from pronghorn.gateway.models.mcp import McpConfigView, McpProbe, McpStatus
 from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.mcp.errors import McpConfigError
 from pronghorn.mcp.masking import check_api_stdio, mask_server, unmask_server
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.wiring.runtime import Runtime
 
 if TYPE_CHECKING:
     from ruamel.yaml.comments import CommentedMap

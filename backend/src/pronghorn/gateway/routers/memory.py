@@ -27,7 +27,7 @@ from pronghorn.memory.errors import FactNotFound, InvalidMemory
 from pronghorn.memory.records import Category, MemoryDocument, MemoryScope
 from pronghorn.memory.user_memory import import_form, user_memory
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.wiring.runtime import Runtime
 
 router = APIRouter(prefix="/api/memory", tags=["memory"], route_class=StrictJSONRoute)
 

@@ -13,8 +13,8 @@ from starlette.responses import Response
 from pronghorn.gateway.auth_middleware import credentials_of
 from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.models.errors import errors
-from pronghorn.runtime.metrics import CONTENT_TYPE
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.observability.metrics import CONTENT_TYPE
+from pronghorn.runtime.wiring.runtime import Runtime
 
 router = APIRouter()
 

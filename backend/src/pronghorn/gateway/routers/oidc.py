@@ -27,7 +27,7 @@ from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.models.errors import errors
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.session_cookie import client_ip, is_https, set_session_cookie
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.wiring.runtime import Runtime
 
 log = logging.getLogger("pronghorn.auth.oidc")
 

@@ -21,20 +21,20 @@ from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.sse import filter_modes, parse_last_event_id, sse_response
 from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.gateway.wait_response import RunOutputResponse
-from pronghorn.runtime import run_records
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.broker import BrokerUnavailable
-from pronghorn.runtime.jobs import Job
-from pronghorn.runtime.owned import load_thread
-from pronghorn.runtime.request_fields import INT64_MAX
-from pronghorn.runtime.run_request import (
+from pronghorn.runtime.engine.jobs import Job
+from pronghorn.runtime.engine.request_fields import INT64_MAX
+from pronghorn.runtime.engine.run_request import (
     STREAM_MODES,
     THREAD_STREAM_MODES,
     RunCreate,
     check_stream_modes,
 )
-from pronghorn.runtime.runs import Runs
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.events.broker import BrokerUnavailable
+from pronghorn.runtime.owned import load_thread
+from pronghorn.runtime.services import run_records
+from pronghorn.runtime.services.runs import Runs
+from pronghorn.runtime.wiring.runtime import Runtime
 
 router = APIRouter(prefix="/api/langgraph", tags=["runs"], route_class=StrictJSONRoute)
 

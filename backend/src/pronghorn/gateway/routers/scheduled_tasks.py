@@ -1,5 +1,5 @@
 """`/api/scheduled-tasks`: DeerFlow's scheduled-task screen, served by the caller's crons
-(runtime/scheduled_tasks.py; docs/deerflow.md). Another user's task is not found."""
+(runtime/services/scheduled_tasks.py; docs/deerflow.md). Another user's task is not found."""
 
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ from pronghorn.gateway.models.scheduled_tasks import (
 )
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
-from pronghorn.runtime import scheduled_tasks as tasks
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.services import scheduled_tasks as tasks
+from pronghorn.runtime.wiring.runtime import Runtime
 
 router = APIRouter(prefix="/api", tags=["deerflow"], route_class=StrictJSONRoute)
 

@@ -22,9 +22,9 @@ from pronghorn.gateway.models.skills import (
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.runtime import Runtime
-from pronghorn.runtime.skill_from_thread import install_from_thread
-from pronghorn.runtime.skills import SkillView, skill_body
+from pronghorn.runtime.services.skill_from_thread import install_from_thread
+from pronghorn.runtime.services.skills import SkillView, skill_body
+from pronghorn.runtime.wiring.runtime import Runtime
 
 router = APIRouter(prefix="/api/skills", tags=["skills"], route_class=StrictJSONRoute)
 

@@ -16,11 +16,11 @@ from pronghorn.gateway.models.errors import errors
 from pronghorn.gateway.models.langgraph import Item, ListNamespaceResponse, SearchItemsResponse
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
-from pronghorn.runtime import store_scope as scope
 from pronghorn.runtime.access import Access
+from pronghorn.runtime.engine.request_fields import FilterDict, Offset, TTLMinutes
 from pronghorn.runtime.owned import authorize
-from pronghorn.runtime.request_fields import FilterDict, Offset, TTLMinutes
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.services import store_scope as scope
+from pronghorn.runtime.wiring.runtime import Runtime
 
 router = APIRouter(prefix="/api/langgraph/store", tags=["store"], route_class=StrictJSONRoute)
 

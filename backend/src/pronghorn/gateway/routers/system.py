@@ -13,7 +13,7 @@ from pronghorn.gateway.deps import get_principal, get_runtime
 from pronghorn.gateway.models.errors import answers
 from pronghorn.gateway.models.system import ConfigStatus, Health, Info, Ok, Ready
 from pronghorn.gateway.responses import JSONResponse
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.wiring.runtime import Runtime
 
 router = APIRouter()
 

@@ -10,8 +10,8 @@ from pronghorn.gateway.models.errors import errors
 from pronghorn.gateway.models.langgraph import Thread
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.runtime import Runtime
-from pronghorn.runtime.thread_search import search_threads
+from pronghorn.runtime.services.thread_search import search_threads
+from pronghorn.runtime.wiring.runtime import Runtime
 
 router = APIRouter(prefix="/api/threads", tags=["threads"])
 

@@ -1,5 +1,6 @@
 """The LangGraph Platform threads API (`/threads/...`): CRUD, search, copy, prune, state and
-history. Parsing and mapping only: the work is in runtime/threads.py and thread_state.py."""
+history. Parsing and mapping only: the work is in runtime/services/threads.py and
+thread_state.py."""
 
 from __future__ import annotations
 
@@ -23,17 +24,17 @@ from pronghorn.gateway.models.links import THREAD_LINKS
 from pronghorn.gateway.paging import page_headers
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
-from pronghorn.runtime import state as st
-from pronghorn.runtime import thread_state
-from pronghorn.runtime import threads as service
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.request_fields import (
+from pronghorn.runtime.engine import state as st
+from pronghorn.runtime.engine.request_fields import (
     CheckpointDict,
     FilterDict,
     Offset,
     TTLMinutes,
 )
-from pronghorn.runtime.runtime import Runtime
+from pronghorn.runtime.services import thread_state
+from pronghorn.runtime.services import threads as service
+from pronghorn.runtime.wiring.runtime import Runtime
 
 router = APIRouter(prefix="/api/langgraph/threads", tags=["threads"], route_class=StrictJSONRoute)
 

@@ -7,8 +7,8 @@ from fastapi import APIRouter, Depends
 from pronghorn.gateway.deps import get_runtime
 from pronghorn.gateway.models.skills import ToolCatalog
 from pronghorn.gateway.responses import JSONResponse
-from pronghorn.runtime.runtime import Runtime
-from pronghorn.runtime.tool_catalog import tool_catalog
+from pronghorn.runtime.services.tool_catalog import tool_catalog
+from pronghorn.runtime.wiring.runtime import Runtime
 
 router = APIRouter(prefix="/api/tools", tags=["tools"])
 

@@ -10,8 +10,8 @@ from pronghorn.gateway.models.errors import errors
 from pronghorn.gateway.models.usage import ThreadTokenUsage
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.runtime import Runtime
-from pronghorn.runtime.thread_usage import thread_usage
+from pronghorn.runtime.services.thread_usage import thread_usage
+from pronghorn.runtime.wiring.runtime import Runtime
 
 router = APIRouter(prefix="/api/threads/{thread_id}", tags=["usage"])
 

@@ -1,5 +1,5 @@
 """`GET /api/threads/{id}/runs/{run_id}/workspace-changes`: the files a run created,
-changed or deleted in its thread's workspace and outputs (runtime/workspace_changes.py), in
+changed or deleted in its thread's workspace and outputs (runtime/engine/workspace_changes.py), in
 DeerFlow's shape. Another user's thread or run is not found."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from pronghorn.gateway.models.workspace_changes import WorkspaceChanges
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.runtime import Runtime
-from pronghorn.runtime.thread_messages import load_run
-from pronghorn.runtime.workspace_changes import run_changes
+from pronghorn.runtime.engine.workspace_changes import run_changes
+from pronghorn.runtime.services.thread_messages import load_run
+from pronghorn.runtime.wiring.runtime import Runtime
 
 router = APIRouter(tags=["deerflow"], route_class=StrictJSONRoute)
 

@@ -10,7 +10,7 @@ rest with its fence rows locked `FOR SHARE`, out of reach of
 
 Scale-out, rows are fenced: in the transaction that inserts them the runs' rows are read
 `FOR SHARE` (`lock_fences`) and only rows published under a run's current fence are kept
-(runtime/event_store.py).
+(runtime/events/event_store.py).
 """
 
 from __future__ import annotations

@@ -162,7 +162,7 @@ def accept_run(
 
 
 def _in_turn(thread: Any) -> bool:
-    """Scale-out: a state update holds the thread (runtime/thread_state.py), so a run
+    """Scale-out: a state update holds the thread (runtime/services/thread_state.py), so a run
     accepted now is queued, claimed once the update is done."""
     until = None if thread is None else thread["turn_until"]
     return until is not None and until > now()
@@ -241,7 +241,7 @@ def settle_run(
     fence: tuple[str, int] | None = None,
 ) -> None:
     """Record the run's end and the thread's new state in one transaction (the run's events
-    are already stored: see runtime/event_writer.py). With `fence` (owner, token: a claimed
+    are already stored: see runtime/events/event_writer.py). With `fence` (owner, token: a claimed
     run, scale-out) only while that claim still holds; else `Fenced` rolls it all back."""
     if lock_rows:
         conn.execute(

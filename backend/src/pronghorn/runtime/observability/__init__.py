@@ -1,0 +1,1 @@
+"""Metrics, traces and log context: what the runtime tells operators about itself."""

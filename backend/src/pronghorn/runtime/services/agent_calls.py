@@ -1,0 +1,289 @@
+"""Calling an assistant as an agent: what the protocol adapters (MCP, A2A, OpenAI chat) share.
+
+A *callee* is an assistant the caller may read whose graph takes `messages`, and which the
+protocol's exposure list names. A call is an ordinary run created through the run manager
+for the caller's `Access` — on a thread of its own (created on the fly, so it shows in the
+thread and run APIs and the UI) or on a thread the caller names — so ownership, the
+authorizer, concurrency limits and metrics apply exactly as for `POST …/runs`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+import warnings
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
+
+from pronghorn.auth.authorizer import Action
+from pronghorn.graphs.requests import GraphRequest
+from pronghorn.ids import system_assistant_id
+from pronghorn.persistence.repos import assistants as assistants_repo
+from pronghorn.persistence.repos import run_units
+from pronghorn.persistence.repos import runs as runs_repo
+from pronghorn.persistence.repos import threads as threads_repo
+from pronghorn.persistence.repos.common import new_id
+from pronghorn.runtime.access import Access, graph_user
+from pronghorn.runtime.engine.jobs import Job
+from pronghorn.runtime.errors import NotFound
+from pronghorn.runtime.events.broker import Event
+from pronghorn.runtime.owned import authorize, load_thread, visible
+from pronghorn.runtime.services import assistants as assistants_service
+from pronghorn.runtime.services import threads
+from pronghorn.runtime.services.agent_output import interrupts_of
+from pronghorn.runtime.services.assistants import search_scope
+from pronghorn.runtime.services.runs import Resume, Runs, RunStart
+
+if TYPE_CHECKING:
+    from pronghorn.runtime.wiring.runtime import Runtime
+
+MAX_CALLEES = 500
+FINISHED = frozenset({"success", "error", "timeout", "interrupted"})
+
+
+@dataclass(frozen=True, slots=True)
+class Callee:
+    """An assistant callable as an agent."""
+
+    assistant: dict[str, Any]
+    input_schema: dict[str, Any] | None
+
+    @property
+    def assistant_id(self) -> str:
+        return str(self.assistant["assistant_id"])
+
+    @property
+    def graph_id(self) -> str:
+        return str(self.assistant["graph_id"])
+
+    @property
+    def is_system(self) -> bool:
+        """The graph's own assistant (shared by everyone, named after the graph)."""
+        return self.assistant_id == system_assistant_id(self.graph_id)
+
+    @property
+    def name(self) -> str:
+        return str(self.assistant.get("name") or self.graph_id)
+
+    @property
+    def description(self) -> str:
+        metadata = cast(dict[str, Any], self.assistant.get("metadata") or {})
+        text = metadata.get("description") or self.assistant.get("description")
+        return str(text) if text else f"Ask the {self.name!r} assistant; it answers in text."
+
+
+def exposed(assistant: dict[str, Any], exposure: Sequence[str]) -> bool:
+    """Whether an exposure list (ids, graph ids, names, or '*') names the assistant."""
+    names = {str(assistant["assistant_id"]), str(assistant["graph_id"])}
+    if assistant.get("name"):
+        names.add(str(assistant["name"]))
+    return any(item == "*" or item in names for item in exposure)
+
+
+def takes_messages(schema: dict[str, Any] | None) -> bool:
+    if schema is None:
+        return False
+    props = schema.get("properties")
+    return isinstance(props, dict) and "messages" in props
+
+
+def _schema_of(graph: Any) -> dict[str, Any] | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            found = graph.get_input_jsonschema()
+    except Exception:
+        return None
+    return cast(dict[str, Any], found) if isinstance(found, dict) else None
+
+
+async def input_schema(
+    runtime: Runtime, access: Access, assistant: dict[str, Any]
+) -> dict[str, Any] | None:
+    graph_id = str(assistant["graph_id"])
+    if graph_id not in runtime.graphs:
+        return None
+    config: dict[str, Any] = dict(assistant.get("config") or {})
+    config["configurable"] = {
+        **(config.get("configurable") or {}),
+        "assistant_id": assistant["assistant_id"],
+        "graph_id": graph_id,
+    }
+    request = GraphRequest(
+        access="assistants.read",
+        config=config,  # type: ignore[arg-type]
+        user=graph_user(access.principal),
+    )
+    try:
+        async with runtime.graphs.graph(graph_id, request) as graph:
+            return await asyncio.to_thread(_schema_of, graph)
+    except Exception:  # a factory that fails to build is simply not callable
+        return None
+
+
+async def list_callees(runtime: Runtime, access: Access, exposure: Sequence[str]) -> list[Callee]:
+    """The assistants `access` may read that the exposure list names and whose graph
+    takes messages, oldest first (system assistants lead)."""
+    if not exposure:
+        return []
+    scope = await search_scope(runtime, access, {"limit": MAX_CALLEES, "offset": 0})
+    async with runtime.db.read() as conn:
+        rows, _ = await assistants_repo.search(
+            conn, limit=MAX_CALLEES, sort_by="created_at", sort_order="asc", scope=scope
+        )
+    out: list[Callee] = []
+    schemas: dict[str, dict[str, Any] | None] = {}
+    for row in rows:
+        if not exposed(row, exposure):
+            continue
+        key = f"{row['graph_id']}\0{row['assistant_id'] if row.get('config') else ''}"
+        if key not in schemas:
+            schemas[key] = await input_schema(runtime, access, row)
+        if takes_messages(schemas[key]):
+            out.append(Callee(row, schemas[key]))
+    return out
+
+
+async def find_callee(
+    runtime: Runtime, access: Access, ref: str, exposure: Sequence[str]
+) -> Callee:
+    """The callee an assistant id, graph id or name refers to; `NotFound` otherwise (also
+    for one the caller may not read, that the exposure list leaves out, or that takes no
+    messages)."""
+    missing = NotFound(f"Assistant {ref!r} not found (or not exposed over this protocol)")
+    try:
+        assistant = await assistants_service.get(runtime, access, ref)
+    except NotFound:
+        scope = await search_scope(runtime, access, {"name": ref})
+        async with runtime.db.read() as conn:
+            rows, _ = await assistants_repo.search(
+                conn,
+                name=ref,
+                limit=MAX_CALLEES,
+                sort_by="created_at",
+                sort_order="asc",
+                scope=scope,
+            )
+        named = [r for r in rows if r.get("name") == ref]
+        if not named:
+            raise missing from None
+        assistant = named[0]
+    if not exposed(assistant, exposure):
+        raise missing
+    schema = await input_schema(runtime, access, assistant)
+    if not takes_messages(schema):
+        raise missing
+    return Callee(assistant, schema)
+
+
+def thread_for(access: Access, conversation: str) -> str:
+    """A stable thread id for a client-chosen conversation key, private to the caller."""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"pronghorn:{access.identity}:{conversation}"))
+
+
+async def start_call(
+    runtime: Runtime,
+    access: Access,
+    callee: Callee,
+    *,
+    thread_id: str | None = None,
+    graph_input: Any = None,
+    resume: Any = None,
+    model_name: str | None = None,
+    modes: Sequence[str] = ("values",),
+    metadata: dict[str, Any] | None = None,
+) -> Job:
+    """Start a run of the callee for `access`: on `thread_id` (created if missing, as
+    `threads.ensure` does; another user's is *not found*), or on a new thread of the
+    caller's — through `Runs.start`, as every other way in."""
+    thread = await threads.ensure(runtime, access, thread_id or new_id(), callee.graph_id)
+    options: dict[str, object] = {}
+    if resume is None and graph_input is not None:
+        options["input"] = graph_input
+    run = RunStart(
+        assistant_id=callee.assistant_id,
+        turn=Resume(resume) if resume is not None else None,
+        stream_mode=tuple(modes),
+        config={"configurable": {"model_name": model_name}} if model_name else None,
+        metadata=metadata or {},
+        options=options,
+    )
+    return await Runs(runtime).start(access, thread.thread_id, run)
+
+
+def events(runtime: Runtime, job: Job) -> AsyncIterator[Event]:
+    """Every event of the run from its first, then live ones until it ends."""
+    return runtime.broker.subscribe(job.run_id, 0)
+
+
+async def stored_run(runtime: Runtime, run_id: str) -> dict[str, Any] | None:
+    return await runtime.db.run(lambda conn: run_units.get_run(conn, run_id, None))
+
+
+async def usage_of(runtime: Runtime, job: Job) -> dict[str, int]:
+    """The token usage recorded for a finished run."""
+    run = await stored_run(runtime, job.run_id)
+    usage = cast(dict[str, Any], (run or {}).get("usage") or {})
+    return {k: int(v or 0) for k, v in usage.items()}
+
+
+async def owned_run(
+    runtime: Runtime, access: Access, run_id: str, action: Action = "read"
+) -> dict[str, Any]:
+    """A run whose thread `access` may `action` (its live status overlaid); `NotFound`
+    otherwise (unknown, or another user's)."""
+    filt = await authorize(runtime, access, "threads", action, {"run_id": run_id})
+    found = await runtime.db.run(lambda conn: run_units.get_owned_run(conn, run_id, None))
+    if found is None or not visible(access, found.owner_id, found.thread_metadata, filt):
+        raise NotFound.of("Run", run_id)
+    return runtime.runs.overlay(found.run)
+
+
+async def thread_runs(runtime: Runtime, thread_id: str, limit: int = 100) -> list[dict[str, Any]]:
+    """The thread's runs, newest first (the caller checked it may read the thread)."""
+    async with runtime.db.read() as conn:
+        rows = await runs_repo.list_for_thread(conn, thread_id, limit=limit, offset=0, status=None)
+    return [runtime.runs.overlay(r) for r in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadView:
+    values: dict[str, Any]
+    interrupts: list[Any]  # the values of the interrupts the thread waits on
+    metadata: dict[str, Any]
+
+
+async def thread_view(runtime: Runtime, thread_id: str) -> ThreadView:
+    """The thread's current values, pending interrupts and metadata (the caller checked
+    it may read the thread)."""
+    async with runtime.db.read() as conn:
+        thread = await threads_repo.get(conn, thread_id)
+    values = cast(dict[str, Any], (thread or {}).get("values") or {})
+    by_task = cast(dict[str, list[Any]], (thread or {}).get("interrupts") or {})
+    flat = [i for items in by_task.values() for i in items]
+    metadata = cast(dict[str, Any], (thread or {}).get("metadata") or {})
+    return ThreadView(values, interrupts_of({"__interrupt__": flat}), metadata)
+
+
+async def note_on_thread(
+    runtime: Runtime, access: Access, thread_id: str, key: str, item: str, keep: int = 100
+) -> None:
+    """Add `item` to the list in the thread's metadata `key` (the newest `keep` stay), as a
+    thread update by `access`."""
+    await load_thread(runtime, access, thread_id, "update")
+    async with runtime.db.tx() as conn:
+        thread = await threads_repo.get(conn, thread_id)
+        if thread is None:
+            raise NotFound.of("Thread", thread_id)
+        current = cast(dict[str, Any], thread.get("metadata") or {}).get(key)
+        items = [str(i) for i in cast(list[Any], current)] if isinstance(current, list) else []
+        if item not in items:
+            items = [*items, item][-keep:]
+        await threads_repo.update_thread(conn, thread_id, metadata={key: items})
+
+
+def cancel_soon(runtime: Runtime, job: Job) -> None:
+    """Cancel the call's run from a context that cannot await (a cancelled request)."""
+    if job.status not in FINISHED:
+        runtime.runs.cancel_soon(job.thread_id, job.run_id)

@@ -1,0 +1,152 @@
+"""The IM channels' state as a service: delivery dedupe, connect codes and bindings, and the
+chat → thread map (a chat's thread is created here, with the authorizer's say, in the same
+transaction as the mapping). The dispatcher and the channels router call this; neither
+reaches the repositories.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, cast
+
+from pronghorn.auth.principal import Principal
+from pronghorn.persistence.repos import channels as repo
+from pronghorn.persistence.repos import threads as threads_repo
+from pronghorn.persistence.repos.channels import Binding, ChatThread
+from pronghorn.persistence.repos.common import new_id
+from pronghorn.runtime.access import Access
+from pronghorn.runtime.owned import authorize
+
+if TYPE_CHECKING:
+    from pronghorn.runtime.wiring.runtime import Runtime
+
+__all__ = ["Binding", "ChannelState", "ChatThread", "ChatThreadView"]
+
+
+@dataclass(frozen=True, slots=True)
+class ChatThreadView:
+    """A chat's thread as the dispatcher needs it for the next message: its id and model,
+    whether a run holds it, the interrupts waiting (by task) and the artifacts it has."""
+
+    thread_id: str
+    model_name: str | None
+    busy: bool = False
+    interrupts: Mapping[str, object] = field(default_factory=dict[str, object])
+    artifacts: frozenset[str] = frozenset()
+
+
+def _view(thread_id: str, model: str | None, row: Mapping[str, object]) -> ChatThreadView:
+    values = row.get("values")
+    before = (
+        cast(Mapping[str, object], values).get("artifacts") if isinstance(values, dict) else None
+    )
+    interrupts = row.get("interrupts")
+    return ChatThreadView(
+        thread_id=thread_id,
+        model_name=model,
+        busy=row.get("status") == "busy",
+        interrupts=cast(Mapping[str, object], interrupts) if isinstance(interrupts, dict) else {},
+        artifacts=frozenset(str(a) for a in cast(list[object], before))
+        if isinstance(before, list)
+        else frozenset(),
+    )
+
+
+class ChannelState:
+    """One runtime's channel state (its database and authorizer)."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+
+    # -- dedupe -----------------------------------------------------------------------------
+
+    async def first_delivery(self, channel: str, delivery_id: str, ttl_s: float) -> bool:
+        """Record a delivery; False when it was seen within the TTL (a redelivery)."""
+        return await repo.first_delivery(self.runtime.db, channel, delivery_id, ttl_s)
+
+    # -- connect codes and bindings ---------------------------------------------------------
+
+    async def add_code(
+        self,
+        *,
+        code_hash: str,
+        channel: str,
+        owner_id: str,
+        principal: dict[str, object],
+        ttl_s: float,
+    ) -> datetime:
+        """A one-time code (its hash) for `owner_id` on `channel`; replaces their last one.
+        Returns when it expires."""
+        return await repo.add_code(
+            self.runtime.db,
+            code_hash=code_hash,
+            channel=channel,
+            owner_id=owner_id,
+            principal=dict(principal),
+            ttl_s=ttl_s,
+        )
+
+    async def redeem_code(
+        self, *, code_hash: str, channel: str, external_id: str, external_name: str
+    ) -> Binding | None:
+        """Use a code once: bind the chat account to the code's user (None: no such code)."""
+        return await repo.redeem_code(
+            self.runtime.db,
+            code_hash=code_hash,
+            channel=channel,
+            external_id=external_id,
+            external_name=external_name,
+        )
+
+    async def binding_of(self, channel: str, external_id: str) -> Binding | None:
+        return await repo.binding_of(self.runtime.db, channel, external_id)
+
+    async def bindings(self, owner_id: str | None) -> list[Binding]:
+        """The bindings of `owner_id` (every user's for None)."""
+        return await repo.bindings(self.runtime.db, owner_id)
+
+    async def revoke_binding(self, binding_id: str, owner_id: str | None) -> bool:
+        return await repo.revoke_binding(self.runtime.db, binding_id, owner_id)
+
+    # -- chat -> thread ---------------------------------------------------------------------
+
+    async def chat_thread(self, channel: str, chat_key: str) -> ChatThread | None:
+        return await repo.chat_thread(self.runtime.db, channel, chat_key)
+
+    async def set_chat_model(self, channel: str, chat_key: str, model: str | None) -> bool:
+        """Set the chat's model; False when the chat has no thread yet."""
+        return await repo.set_chat_model(self.runtime.db, channel, chat_key, model)
+
+    async def new_thread(
+        self, channel: str, chat_key: str, principal: Principal, model: str | None
+    ) -> str:
+        """A new thread of `principal` for the chat (the authorizer may stamp its metadata
+        or refuse: `Forbidden`), mapped to the chat in the same transaction."""
+        metadata: dict[str, object] = {"channel": channel, "chat": chat_key}
+        value: dict[str, object] = {"thread_id": None, "metadata": metadata}
+        await authorize(self.runtime, Access(principal), "threads", "create", value)
+        meta = value.get("metadata")
+        stamped = dict(cast(Mapping[str, object], meta)) if isinstance(meta, dict) else metadata
+        thread_id = new_id()
+        async with self.runtime.db.tx() as conn:
+            await threads_repo.insert_thread(
+                conn, thread_id, metadata=stamped, owner_id=principal.identity
+            )
+            await repo.set_chat_thread(
+                conn, channel, chat_key, thread_id, principal.identity, model
+            )
+        return thread_id
+
+    async def thread_for(self, channel: str, chat_key: str, principal: Principal) -> ChatThreadView:
+        """The chat's thread; a new one when it has none, or when it is gone or someone
+        else's (the chat keeps its model)."""
+        current = await self.chat_thread(channel, chat_key)
+        if current is not None and current.owner_id == principal.identity:
+            async with self.runtime.db.read() as conn:
+                row = await threads_repo.get(conn, current.thread_id)
+            if row is not None:
+                return _view(current.thread_id, current.model_name, row)
+        model = current.model_name if current else None
+        return ChatThreadView(await self.new_thread(channel, chat_key, principal, model), model)

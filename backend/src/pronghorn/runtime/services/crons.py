@@ -1,0 +1,238 @@
+"""Crons as a service: scheduled runs owned by the principal that made them.
+
+A cron belongs to its creator, and its runs execute as that creator (the principal is kept
+on the row, so a cron fires as its owner after a restart too). Another user's cron is *not
+found*; search and count return the caller's own (every user's for an admin who asked).
+The gateway parses and validates the request (schedule, payload); this module decides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy.engine import RowMapping
+
+from pronghorn.auth.authorizer import Action
+from pronghorn.persistence.repos import assistants as assistants_repo
+from pronghorn.persistence.repos import crons as repo
+from pronghorn.persistence.repos.common import OwnerScope, new_id
+from pronghorn.runtime.access import Access, principal_record
+from pronghorn.runtime.errors import NotFound
+from pronghorn.runtime.owned import authorize, load_thread, visible
+from pronghorn.runtime.services.scheduler import next_run
+
+if TYPE_CHECKING:
+    from pronghorn.runtime.wiring.runtime import Runtime
+
+
+@dataclass(frozen=True, kw_only=True)
+class CronSpec:
+    """A validated cron: when it fires and the run it makes."""
+
+    assistant_id: str
+    schedule: str
+    timezone: str | None
+    end_time: datetime | None
+    enabled: bool
+    on_run_completed: str | None
+    payload: dict[str, Any]
+    metadata: dict[str, Any]
+
+
+def _first_run(spec: CronSpec) -> datetime | None:
+    first = next_run(spec.schedule, spec.timezone, datetime.now(UTC))
+    if spec.end_time is not None and first >= spec.end_time:
+        return None
+    return first
+
+
+def _value(spec: CronSpec, **extra: object) -> dict[str, object]:
+    return {
+        **extra,
+        "assistant_id": spec.assistant_id,
+        "schedule": spec.schedule,
+        "payload": spec.payload,
+        "metadata": spec.metadata,
+        "enabled": spec.enabled,
+    }
+
+
+def _poke(runtime: Runtime) -> None:
+    if runtime.is_started("scheduler"):
+        runtime.scheduler.poke()
+
+
+async def create(
+    runtime: Runtime, access: Access, spec: CronSpec, thread_id: str | None
+) -> dict[str, Any]:
+    """A new cron of `access`'s principal, on one of its threads or stateless."""
+    value = _value(spec, thread_id=thread_id)
+    await authorize(runtime, access, "crons", "create", value)
+    metadata = value["metadata"] if isinstance(value.get("metadata"), dict) else spec.metadata
+    if thread_id is not None:
+        await load_thread(runtime, access, thread_id, "create_run", {"thread_id": thread_id})
+    first = _first_run(spec)
+    async with runtime.db.tx() as conn:
+        assistant = await assistants_repo.resolve_assistant(
+            conn, spec.assistant_id, owner_scope=access.owner_scope
+        )
+        if assistant is None:
+            raise NotFound.of("Assistant", spec.assistant_id)
+        cron = await repo.insert_cron(
+            conn,
+            cron_id=new_id(),
+            assistant_id=assistant["assistant_id"],
+            thread_id=thread_id,
+            schedule=spec.schedule,
+            timezone=spec.timezone,
+            end_time=spec.end_time,
+            enabled=spec.enabled,
+            on_run_completed=(spec.on_run_completed or "delete") if thread_id is None else None,
+            payload=spec.payload,
+            metadata=metadata,
+            user_id=access.identity,
+            owner_id=access.identity,
+            principal=principal_record(access.principal),
+            next_run_date=first,
+        )
+    _poke(runtime)
+    return cron
+
+
+async def assistant_key(runtime: Runtime, access: Access, assistant_id: str | None) -> str | None:
+    """Search filters accept a graph id too (its system assistant)."""
+    if not assistant_id:
+        return assistant_id
+    async with runtime.db.read() as conn:
+        found = await assistants_repo.resolve_assistant(
+            conn, assistant_id, owner_scope=access.owner_scope
+        )
+    return found["assistant_id"] if found else assistant_id
+
+
+async def search(
+    runtime: Runtime,
+    access: Access,
+    *,
+    assistant_id: str | None,
+    thread_id: str | None,
+    enabled: bool | None,
+    metadata: dict[str, Any] | None,
+    limit: int,
+    offset: int,
+    sort_by: str,
+    sort_order: str,
+) -> tuple[list[dict[str, Any]], int]:
+    key = await assistant_key(runtime, access, assistant_id)
+    value: dict[str, object] = {
+        "assistant_id": key,
+        "thread_id": thread_id,
+        "metadata": metadata,
+        "limit": limit,
+        "offset": offset,
+    }
+    filt = await authorize(runtime, access, "crons", "search", value)
+    async with runtime.db.read() as conn:
+        return await repo.search(
+            conn,
+            assistant_id=key,
+            thread_id=thread_id,
+            enabled=enabled,
+            metadata=metadata,
+            limit=limit,
+            offset=offset,
+            sort_by=sort_by,
+            sort_order=sort_order,
+            scope=OwnerScope(owner_id=access.owner_scope, filter=filt),
+        )
+
+
+async def count(
+    runtime: Runtime,
+    access: Access,
+    *,
+    assistant_id: str | None,
+    thread_id: str | None,
+    metadata: dict[str, Any] | None,
+) -> int:
+    key = await assistant_key(runtime, access, assistant_id)
+    value: dict[str, object] = {"assistant_id": key, "thread_id": thread_id, "metadata": metadata}
+    filt = await authorize(runtime, access, "crons", "search", value)
+    async with runtime.db.read() as conn:
+        return await repo.count(
+            conn,
+            assistant_id=key,
+            thread_id=thread_id,
+            metadata=metadata,
+            scope=OwnerScope(owner_id=access.owner_scope, filter=filt),
+        )
+
+
+async def _load(
+    runtime: Runtime,
+    access: Access,
+    cron_id: str,
+    action: Action,
+    value: dict[str, object] | None = None,
+) -> RowMapping:
+    filt = await authorize(runtime, access, "crons", action, value or {"cron_id": cron_id})
+    async with runtime.db.read() as conn:
+        row = await repo.get_row(conn, cron_id)
+    if row is None or not visible(access, row["owner_id"], row["metadata"], filt):
+        raise NotFound.of("Cron", cron_id)
+    return row
+
+
+async def get_row(
+    runtime: Runtime, access: Access, cron_id: str, action: Action = "read"
+) -> RowMapping:
+    """The cron's row, if `access` may `action` it (else not found)."""
+    return await _load(runtime, access, cron_id, action)
+
+
+async def get(runtime: Runtime, access: Access, cron_id: str) -> dict[str, Any]:
+    return repo.to_api(await _load(runtime, access, cron_id, "read"))
+
+
+async def update(runtime: Runtime, access: Access, cron_id: str, spec: CronSpec) -> dict[str, Any]:
+    """Replace the cron's schedule and payload (the gateway merged the patch into it)."""
+    value = _value(spec, cron_id=cron_id)
+    current = await _load(runtime, access, cron_id, "update", value)
+    metadata = value["metadata"] if isinstance(value.get("metadata"), dict) else spec.metadata
+    nxt = _first_run(spec)
+    async with runtime.db.tx() as conn:
+        assistant_id = current["assistant_id"]
+        if spec.assistant_id != assistant_id:
+            assistant = await assistants_repo.resolve_assistant(
+                conn, spec.assistant_id, owner_scope=access.owner_scope
+            )
+            if assistant is None:
+                raise NotFound.of("Assistant", spec.assistant_id)
+            assistant_id = assistant["assistant_id"]
+        await repo.update_cron(
+            conn,
+            cron_id,
+            assistant_id=assistant_id,
+            schedule=spec.schedule,
+            timezone=spec.timezone,
+            end_time=spec.end_time,
+            enabled=spec.enabled,
+            on_run_completed=spec.on_run_completed if current["thread_id"] is None else None,
+            payload=spec.payload,
+            metadata=metadata,
+            next_run_date=nxt,
+        )
+        cron = await repo.get(conn, cron_id)
+    _poke(runtime)
+    if cron is None:  # deleted meanwhile
+        raise NotFound.of("Cron", cron_id)
+    return cron
+
+
+async def delete(runtime: Runtime, access: Access, cron_id: str) -> None:
+    await _load(runtime, access, cron_id, "delete")
+    async with runtime.db.tx() as conn:
+        if not await repo.delete_cron(conn, cron_id):
+            raise NotFound.of("Cron", cron_id)

@@ -1,0 +1,64 @@
+"""Run feedback as a service: a user's thumbs up or down (with a comment) on a run of a
+thread they may see, one per user and run (the feedback router maps the results)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pronghorn.persistence.repos import feedback as repo
+from pronghorn.runtime.access import Access
+from pronghorn.runtime.errors import NotFound
+from pronghorn.runtime.owned import load_thread
+from pronghorn.runtime.services.thread_messages import load_run
+
+if TYPE_CHECKING:
+    from pronghorn.runtime.wiring.runtime import Runtime
+
+
+async def put(
+    runtime: Runtime,
+    access: Access,
+    thread_id: str,
+    run_id: str,
+    *,
+    rating: int,
+    comment: str | None,
+    message_id: str | None,
+) -> dict[str, Any]:
+    """Set the caller's feedback on the run (replacing an earlier one)."""
+    await load_run(runtime, access, thread_id, run_id)
+    async with runtime.db.tx() as conn:
+        return await repo.upsert(
+            conn,
+            run_id=run_id,
+            thread_id=thread_id,
+            user_id=access.identity,
+            rating=rating,
+            comment=comment,
+            message_id=message_id,
+        )
+
+
+async def get(
+    runtime: Runtime, access: Access, thread_id: str, run_id: str
+) -> dict[str, Any] | None:
+    """The caller's feedback on the run (None when they gave none)."""
+    await load_run(runtime, access, thread_id, run_id)
+    async with runtime.db.read() as conn:
+        return await repo.get(conn, run_id, access.identity)
+
+
+async def remove(runtime: Runtime, access: Access, thread_id: str, run_id: str) -> None:
+    """Remove the caller's feedback on the run; `NotFound` when there is none."""
+    await load_run(runtime, access, thread_id, run_id)
+    async with runtime.db.tx() as conn:
+        removed = await repo.remove(conn, run_id, access.identity)
+    if not removed:
+        raise NotFound(f"No feedback on run {run_id}")
+
+
+async def for_thread(runtime: Runtime, access: Access, thread_id: str) -> list[dict[str, Any]]:
+    """The caller's feedback on every run of the thread."""
+    await load_thread(runtime, access, thread_id)
+    async with runtime.db.read() as conn:
+        return await repo.for_thread(conn, thread_id, access.identity)

@@ -1,0 +1,68 @@
+"""Stored runs as a service: list a thread's runs, get one (with the run manager's live view
+of a run in flight), delete a finished one. Runs are authorized as their thread: another
+user's run is *not found*."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from pronghorn.auth.authorizer import Action
+from pronghorn.persistence.repos import run_units
+from pronghorn.persistence.repos import runs as repo
+from pronghorn.runtime.access import Access
+from pronghorn.runtime.errors import Conflict, NotFound
+from pronghorn.runtime.owned import authorize, load_thread, visible
+
+if TYPE_CHECKING:
+    from pronghorn.runtime.wiring.runtime import Runtime
+
+
+def in_flight(run: Mapping[str, Any]) -> bool:
+    """Whether the run is pending or running (somewhere in the cluster)."""
+    return run["status"] in repo.INFLIGHT
+
+
+async def list_runs(
+    runtime: Runtime,
+    access: Access,
+    thread_id: str,
+    *,
+    limit: int,
+    offset: int,
+    status: str | None,
+) -> list[dict[str, Any]]:
+    """A page of the thread's runs, newest first."""
+    await load_thread(runtime, access, thread_id)
+    async with runtime.db.read() as conn:
+        return await repo.list_for_thread(
+            conn, thread_id, limit=limit, offset=offset, status=status
+        )
+
+
+async def get_run(
+    runtime: Runtime,
+    access: Access,
+    run_id: str,
+    thread_id: str | None,
+    action: Action = "read",
+) -> dict[str, Any]:
+    """The run (of that thread, when given) if `access` may `action` its thread; `NotFound`
+    for an unknown run and for another user's."""
+    filt = await authorize(
+        runtime, access, "threads", action, {"thread_id": thread_id, "run_id": run_id}
+    )
+    # The SDKs GET the run after every stream: one hop, not a multi-hop async session.
+    found = await runtime.db.run(lambda conn: run_units.get_owned_run(conn, run_id, thread_id))
+    if found is None or not visible(access, found.owner_id, found.thread_metadata, filt):
+        raise NotFound.of("Run", run_id)
+    return runtime.runs.overlay(found.run)
+
+
+async def delete_run(runtime: Runtime, access: Access, thread_id: str, run_id: str) -> None:
+    """Delete a finished run; `Conflict` while it is in flight (cancel it first)."""
+    run = await get_run(runtime, access, run_id, thread_id, "delete")
+    if in_flight(run):
+        raise Conflict(f"Run {run_id} is {run['status']}; cancel it before deleting it")
+    async with runtime.db.tx() as conn:
+        await repo.delete_run(conn, run_id)

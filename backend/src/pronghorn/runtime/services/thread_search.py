@@ -1,0 +1,26 @@
+"""Search the caller's threads by title and message text (persistence/repos/thread_search.py)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pronghorn.persistence.repos import thread_search as repo
+from pronghorn.runtime.access import Access
+from pronghorn.runtime.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from pronghorn.runtime.wiring.runtime import Runtime
+
+
+async def search_threads(
+    runtime: Runtime, access: Access, query: str, *, limit: int, offset: int
+) -> list[dict[str, Any]]:
+    """The caller's threads (every user's for an admin asking for all) matching every word
+    of `query`, best first. The index is brought up to date first."""
+    words = repo.words(query)
+    if not words:
+        raise InvalidInput("Search for at least one word (letters or digits).")
+    async with runtime.db.tx() as conn:
+        await repo.refresh(conn, access.owner_scope)
+    async with runtime.db.read() as conn:
+        return await repo.search(conn, words, access.owner_scope, limit, offset)

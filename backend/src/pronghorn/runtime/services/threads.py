@@ -1,0 +1,288 @@
+"""Threads as a service: create, find, change, copy, prune and delete them for a principal
+(the threads router parses requests and maps these results and errors to HTTP).
+
+Another user's thread, and one the authorizer filters out, is *not found*. State and history,
+which need the thread's graph, are in `thread_state`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
+
+from sqlalchemy.exc import IntegrityError
+
+from pronghorn.auth.authorizer import Action
+from pronghorn.persistence.repos import threads as repo
+from pronghorn.persistence.repos.common import OwnerScope, new_id
+from pronghorn.runtime.access import Access
+from pronghorn.runtime.errors import Conflict, NotFound, Unprocessable
+from pronghorn.runtime.owned import authorize, load_thread, visible
+from pronghorn.runtime.services.thread_state import apply_supersteps
+from pronghorn.runtime.services.thread_sweeper import purge_thread
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import RowMapping
+
+    from pronghorn.runtime.wiring.runtime import Runtime
+
+
+UNSET: Any = repo.UNSET
+"""`update(ttl=UNSET)`: leave the TTL as it is."""
+
+
+@dataclass(frozen=True)
+class NewThread:
+    """What `POST /threads` asks for (`ttl` as `{ttl: minutes, strategy}`)."""
+
+    thread_id: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict[str, Any])
+    graph_id: str | None = None
+    if_exists: str = "raise"
+    ttl: dict[str, Any] | None = None
+    supersteps: list[dict[str, Any]] | None = None
+
+
+@dataclass(frozen=True)
+class ThreadQuery:
+    """A thread search (`limit` 0 with `count` only)."""
+
+    metadata: dict[str, Any] | None = None
+    values: dict[str, Any] | None = None
+    status: str | None = None
+    ids: list[str] | None = None
+    limit: int = 10
+    offset: int = 0
+    sort_by: str | None = None
+    sort_order: str | None = None
+
+
+async def load_row(
+    runtime: Runtime,
+    access: Access,
+    thread_id: str,
+    action: Action = "read",
+    value: dict[str, object] | None = None,
+) -> RowMapping:
+    """The thread's row if `access` may `action` it (`NotFound` otherwise)."""
+    return await load_thread(runtime, access, thread_id, action, value)
+
+
+async def get(runtime: Runtime, access: Access, thread_id: str, *, ttl: bool) -> dict[str, Any]:
+    return repo.to_api(await load_row(runtime, access, thread_id), include_ttl=ttl)
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadRecord:
+    """A thread as the non-HTTP ways in see it (the API's Thread JSON is `get`'s)."""
+
+    thread_id: str
+    owner_id: str | None
+    metadata: Mapping[str, object]
+    status: str
+
+    @classmethod
+    def of(cls, row: RowMapping) -> ThreadRecord:
+        metadata = cast(Mapping[str, object] | None, row["metadata"])
+        return cls(
+            thread_id=str(row["thread_id"]),
+            owner_id=cast(str | None, row["owner_id"]),
+            metadata=dict(metadata or {}),
+            status=str(row["status"]),
+        )
+
+
+async def _create_row(
+    runtime: Runtime, access: Access, new: NewThread, *, others_missing: bool = False
+) -> tuple[RowMapping | None, dict[str, Any]]:
+    """The one way a thread is created, whoever asks: authorized as `threads.create` (the
+    authorizer may stamp its metadata, or refuse), owned by `access`'s principal, the
+    graph id in its metadata. `(existing row, None)` when `if_exists="do_nothing"` finds the
+    caller's; another user's existing thread is a `Conflict`, or `NotFound` with
+    `others_missing`. `(None, the new thread's JSON)` otherwise."""
+    thread_id = new.thread_id or new_id()
+    metadata = dict(new.metadata)
+    if new.graph_id:
+        metadata["graph_id"] = new.graph_id
+    value: dict[str, object] = {
+        "thread_id": thread_id,
+        "metadata": metadata,
+        "if_exists": new.if_exists,
+        "ttl": new.ttl,
+    }
+    filt = await authorize(runtime, access, "threads", "create", value)
+    if isinstance(value.get("metadata"), dict):  # the authorizer may stamp metadata
+        metadata = dict(cast(Mapping[str, Any], value["metadata"]))
+    if new.supersteps and str(metadata.get("graph_id") or "") not in runtime.graphs:
+        raise Unprocessable("supersteps need a known graph_id (in the body or metadata)")
+    ttl, expires_at = repo.ttl_fields(new.ttl)
+    for attempt in (1, 2):  # with do_nothing, a concurrent create of the same id may win
+        try:
+            async with runtime.db.tx() as conn:
+                existing = await repo.get_row(conn, thread_id)
+                if existing is not None:
+                    mine = visible(access, existing["owner_id"], existing["metadata"], filt)
+                    if not mine and others_missing:
+                        raise NotFound.of("Thread", thread_id)
+                    if new.if_exists == "do_nothing" and mine:
+                        return existing, repo.to_api(existing)
+                    raise Conflict(f"Thread {thread_id} already exists")
+                created = await repo.insert_thread(
+                    conn,
+                    thread_id,
+                    metadata=metadata,
+                    ttl=ttl,
+                    expires_at=expires_at,
+                    owner_id=access.identity,
+                )
+            return None, created
+        except IntegrityError:
+            if attempt == 2 or new.if_exists != "do_nothing":
+                raise
+    raise AssertionError("unreachable")
+
+
+async def ensure(runtime: Runtime, access: Access, thread_id: str, graph_id: str) -> ThreadRecord:
+    """The caller's thread `thread_id`, created as `POST /threads` with this `graph_id`
+    and `if_exists: do_nothing` would when there is none; `NotFound` when it is another
+    user's (the agent protocols' threads)."""
+    new = NewThread(thread_id=thread_id, graph_id=graph_id, if_exists="do_nothing")
+    existing, created = await _create_row(runtime, access, new, others_missing=True)
+    if existing is not None:
+        return ThreadRecord.of(existing)
+    return ThreadRecord(
+        thread_id=thread_id,
+        owner_id=access.identity,
+        metadata=dict(cast(Mapping[str, object], created["metadata"])),
+        status=str(created["status"]),
+    )
+
+
+async def create(runtime: Runtime, access: Access, new: NewThread) -> dict[str, Any]:
+    """A new thread of `access`'s principal; with `if_exists="do_nothing"` their existing one.
+    Supersteps are applied before it is answered: a bad one leaves no thread behind."""
+    existing, created = await _create_row(runtime, access, new)
+    if existing is not None:
+        return created
+    thread_id = str(created["thread_id"])
+    if not new.supersteps:
+        return created
+    try:
+        await apply_supersteps(runtime, access, thread_id, new.supersteps)
+    except BaseException:
+        await purge_thread(runtime, thread_id)  # no partial thread on a bad superstep
+        raise
+    async with runtime.db.read() as conn:
+        done = await repo.get(conn, thread_id)
+    if done is None:  # deleted meanwhile
+        raise NotFound.of("Thread", thread_id)
+    return done
+
+
+async def _scope(runtime: Runtime, access: Access, value: dict[str, object]) -> OwnerScope:
+    """The caller's own threads (every user's for an admin who asked), within the
+    authorizer's metadata filter."""
+    filt = await authorize(runtime, access, "threads", "search", value)
+    return OwnerScope(owner_id=access.owner_scope, filter=filt)
+
+
+async def search(
+    runtime: Runtime, access: Access, query: ThreadQuery, value: dict[str, object]
+) -> tuple[list[dict[str, Any]], int]:
+    """One page of the caller's threads and how many match (`value`: the request as the
+    authorizer sees it)."""
+    scope = await _scope(runtime, access, value)
+    async with runtime.db.read() as conn:
+        return await repo.search(
+            conn,
+            metadata=query.metadata,
+            values=query.values,
+            status=query.status,
+            ids=query.ids,
+            limit=query.limit,
+            offset=query.offset,
+            sort_by=query.sort_by,
+            sort_order=query.sort_order,
+            scope=scope,
+        )
+
+
+async def count(
+    runtime: Runtime, access: Access, query: ThreadQuery, value: dict[str, object]
+) -> int:
+    scope = await _scope(runtime, access, value)
+    async with runtime.db.read() as conn:
+        return await repo.count(
+            conn, metadata=query.metadata, values=query.values, status=query.status, scope=scope
+        )
+
+
+async def update(
+    runtime: Runtime,
+    access: Access,
+    thread_id: str,
+    *,
+    metadata: dict[str, Any] | None,
+    ttl: dict[str, Any] | None = UNSET,
+) -> dict[str, Any]:
+    """Merge `metadata` into the thread's; set the TTL (None clears it) unless `UNSET`."""
+    value: dict[str, object] = {"thread_id": thread_id, "metadata": dict(metadata or {})}
+    await load_row(runtime, access, thread_id, "update", value)
+    if isinstance(value.get("metadata"), dict):  # the authorizer may change it
+        metadata = dict(cast(Mapping[str, Any], value["metadata"]))
+    async with runtime.db.tx() as conn:
+        updated = await repo.update_thread(conn, thread_id, metadata=metadata, ttl=ttl)
+    if updated is None:
+        raise NotFound.of("Thread", thread_id)
+    return updated
+
+
+async def delete(runtime: Runtime, access: Access, thread_id: str) -> None:
+    row = await load_row(runtime, access, thread_id, "delete")
+    await purge_thread(runtime, row["thread_id"])
+
+
+async def prune(runtime: Runtime, access: Access, thread_ids: list[str], strategy: str) -> int:
+    """Delete the threads (or keep only their latest checkpoint); unknown and other users'
+    threads are skipped alike. How many were pruned. `keep_latest` on a thread whose graph
+    uses a `DeltaChannel` is refused (Unprocessable), the threads before it being pruned."""
+    pruned = 0
+    for thread_id in thread_ids:
+        try:
+            await load_thread(runtime, access, thread_id, "delete")
+        except NotFound:
+            continue
+        if strategy == "keep_latest":
+            try:
+                await runtime.checkpointer.aprune([thread_id], strategy="keep_latest")
+            except NotImplementedError as exc:
+                raise Unprocessable(str(exc)) from exc
+        else:
+            await purge_thread(runtime, thread_id)
+        pruned += 1
+    return pruned
+
+
+async def copy(runtime: Runtime, access: Access, thread_id: str) -> dict[str, Any]:
+    """A new thread of the caller's with the source's metadata and every checkpoint."""
+    row = await load_row(runtime, access, thread_id)
+    new_thread = new_id()
+    # The checkpoints first (one transaction), then the new thread's row: no thread ever
+    # points at a partial copy. A copy whose row could not be written is deleted again.
+    await runtime.checkpointer.acopy_thread(row["thread_id"], new_thread)
+    try:
+        await runtime.db.retry(
+            lambda: runtime.db.run(
+                lambda conn: repo.insert_copy(conn, row, new_thread, access.identity)
+            )
+        )
+    except BaseException:
+        await asyncio.shield(runtime.checkpointer.adelete_thread(new_thread))
+        raise
+    async with runtime.db.read() as conn:
+        copied = await repo.get(conn, new_thread)
+    if copied is None:  # deleted meanwhile
+        raise NotFound.of("Thread", new_thread)
+    return copied

@@ -1,0 +1,28 @@
+"""The MCP servers component: the `McpManager`, discovering in the background, hot-reloaded."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncGenerator
+
+from pronghorn.config.schema import AppConfig
+from pronghorn.mcp.manager import McpManager
+from pronghorn.runtime.wiring.runtime import Runtime
+
+
+@contextlib.asynccontextmanager
+async def mcp_servers(runtime: Runtime) -> AsyncGenerator[None, None]:
+    manager = McpManager(runtime.config.mcp, runtime.data_dir)
+
+    async def _reload(old: AppConfig, new: AppConfig) -> None:
+        if old.mcp != new.mcp:
+            await manager.apply(new.mcp)
+
+    remove = runtime.settings.add_listener(_reload)
+    manager.start()  # returns at once: discovery runs in the background
+    runtime.mcp = manager
+    try:
+        yield
+    finally:
+        remove()
+        await manager.aclose()

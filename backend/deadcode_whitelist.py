@@ -8,7 +8,7 @@ from vulture.whitelist_utils import Whitelist
 _ = Whitelist()
 
 # Overrides that a base class or library calls.
-_.is_authenticated  # langgraph_sdk BaseUser (auth/custom_user.py, runtime/access.py)
+_.is_authenticated  # langgraph_sdk BaseUser (auth/custom/user.py, runtime/access.py)
 _._load_env_vars  # pydantic-settings EnvSettingsSource (config/envsource.py)
 _.preserve_quotes  # ruamel.yaml option (config/file_edit.py)
 _.daemon_threads  # socketserver (gateway/metrics_listener.py)
@@ -67,7 +67,7 @@ _.discord
 _.dingtalk
 _.wecom
 _.next_offset  # gateway/routers/thread_search.py response field
-_.email_verified  # auth/oidc_claims.py
+_.email_verified  # auth/oidc/claims.py
 _.password_changed_at  # persistence/repos/users.py record of a row
 _.last_seen  # runtime/cluster/replicas.py replica card
 _.limits_hit  # sandbox/base.py command result

@@ -15,8 +15,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import Request
 
 from pronghorn.auth.authenticator import AuthError, Credentials
-from pronghorn.auth.custom import custom_auth
-from pronghorn.auth.custom_authenticate import ANONYMOUS, CustomAuthConfigError
+from pronghorn.auth.custom.authenticate import ANONYMOUS, CustomAuthConfigError
+from pronghorn.auth.custom.handlers import custom_auth
 from pronghorn.auth.principal import Principal
 
 

@@ -12,7 +12,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from pronghorn.auth.authenticator import AuthError
 from pronghorn.auth.authorizer import Action, MetadataFilter, Resource
-from pronghorn.auth.custom import custom_auth, uncovered_actions
+from pronghorn.auth.custom.handlers import custom_auth, uncovered_actions
 from pronghorn.auth.principal import Principal
 
 ALICE = Principal(

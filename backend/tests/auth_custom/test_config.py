@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from pronghorn.auth.authenticator import Credentials
-from pronghorn.auth.custom_authenticate import CustomAuthConfigError, CustomAuthenticator
-from pronghorn.auth.custom_authorize import CustomAuthorizer
+from pronghorn.auth.custom.authenticate import CustomAuthConfigError, CustomAuthenticator
+from pronghorn.auth.custom.authorize import CustomAuthorizer
 from pronghorn.config.errors import ConfigError
 from pronghorn.config.loader import load_config
 from pronghorn.runtime.wiring.auth_backends import auth_backends

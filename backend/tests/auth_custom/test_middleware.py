@@ -13,8 +13,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from pronghorn.auth.custom import custom_auth
-from pronghorn.auth.custom_authenticate import CustomAuthenticator
+from pronghorn.auth.custom.authenticate import CustomAuthenticator
+from pronghorn.auth.custom.handlers import custom_auth
 from pronghorn.auth.principal import Principal
 from pronghorn.auth.services import AuthServices
 from pronghorn.config.schema import AuthConfig, ServerConfig

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from fakes.oidc_issuer import FakeOidcIssuer
-from pronghorn.auth.oidc import OidcClient, OidcLogin
+from pronghorn.auth.oidc.client import OidcClient, OidcLogin
 from pronghorn.config.oidc_schema import OidcConfig
 
 REDIRECT = "http://localhost:2026/api/auth/oidc/callback"

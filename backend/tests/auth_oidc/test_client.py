@@ -9,9 +9,9 @@ import httpx
 import pytest
 
 from fakes.oidc_issuer import FakeOidcIssuer, IssuerUser, s256
-from pronghorn.auth.oidc import OidcClient, OidcError
-from pronghorn.auth.oidc_discovery import OidcProvider
-from pronghorn.auth.oidc_login_state import LoginState, LoginStateCodec
+from pronghorn.auth.oidc.client import OidcClient, OidcError
+from pronghorn.auth.oidc.discovery import OidcProvider
+from pronghorn.auth.oidc.login_state import LoginState, LoginStateCodec
 
 from .conftest import REDIRECT, authorize, oidc_config, sign_in
 
@@ -233,7 +233,7 @@ async def test_userinfo_fills_groups_the_id_token_lacks(issuer: FakeOidcIssuer) 
 
 
 def test_authorization_url_keeps_the_endpoints_own_query() -> None:
-    from pronghorn.auth.oidc import with_query
+    from pronghorn.auth.oidc.client import with_query
 
     url = with_query("https://idp.example/auth?tenant=a b", {"state": "x y", "scope": "a b"})
     assert dict(parse_qsl(urlsplit(url).query)) == {"tenant": "a b", "state": "x y", "scope": "a b"}

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from pronghorn.auth.oidc import OidcError
-from pronghorn.auth.oidc_claims import identity_from_claims, suggested_username
+from pronghorn.auth.oidc.claims import identity_from_claims, suggested_username
+from pronghorn.auth.oidc.client import OidcError
 from pronghorn.config.oidc_schema import OidcConfig
 from pronghorn.config.schema import AppConfig
 

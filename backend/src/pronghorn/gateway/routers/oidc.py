@@ -19,8 +19,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from pronghorn.auth import audit, sessions, users
 from pronghorn.auth.errors import AccountError
-from pronghorn.auth.oidc import OidcClient, OidcError, OidcIdentity
-from pronghorn.auth.oidc_login_state import COOKIE_NAME, COOKIE_PATH, LIFETIME_S
+from pronghorn.auth.oidc.client import OidcClient, OidcError, OidcIdentity
+from pronghorn.auth.oidc.login_state import COOKIE_NAME, COOKIE_PATH, LIFETIME_S
 from pronghorn.auth.users import User
 from pronghorn.gateway.deps import get_runtime
 from pronghorn.gateway.errors import ApiError

@@ -11,7 +11,7 @@ from typing import cast
 from pronghorn.auth.authenticator import Authenticator
 from pronghorn.auth.authorizer import AllowAll, Authorizer
 from pronghorn.auth.local import LocalAuthenticator
-from pronghorn.auth.oidc import OidcClient
+from pronghorn.auth.oidc.client import OidcClient
 from pronghorn.auth.services import AuthServices
 from pronghorn.auth.startup import check_mode, prepare_setup
 from pronghorn.config.holder import ConfigHolder

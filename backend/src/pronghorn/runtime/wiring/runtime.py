@@ -15,7 +15,7 @@ from langgraph.store.base import BaseStore
 
 from pronghorn.auth.authenticator import Authenticator
 from pronghorn.auth.authorizer import Authorizer
-from pronghorn.auth.oidc import OidcClient
+from pronghorn.auth.oidc.client import OidcClient
 from pronghorn.auth.services import AuthServices
 from pronghorn.config.schema import AppConfig
 from pronghorn.graphs.registry import GraphRegistry

@@ -7,9 +7,9 @@ from __future__ import annotations
 import hmac
 from collections.abc import Sequence
 
-from pronghorn.auth.oidc_discovery import SUPPORTED_ALGORITHMS, SigningKey
-from pronghorn.auth.oidc_errors import OidcError
-from pronghorn.auth.oidc_json import as_list
+from pronghorn.auth.oidc.discovery import SUPPORTED_ALGORITHMS, SigningKey
+from pronghorn.auth.oidc.errors import OidcError
+from pronghorn.auth.oidc.json_views import as_list
 
 LEEWAY_S = 60
 

@@ -8,8 +8,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from pronghorn.auth.oidc_errors import OidcError
-from pronghorn.auth.oidc_json import strings_in
+from pronghorn.auth.oidc.errors import OidcError
+from pronghorn.auth.oidc.json_views import strings_in
 from pronghorn.auth.principal import Role
 from pronghorn.config.oidc_schema import OidcConfig
 

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from pronghorn.auth.oidc_errors import OidcError
-from pronghorn.auth.oidc_json import as_list, as_object, strings_in
+from pronghorn.auth.oidc.errors import OidcError
+from pronghorn.auth.oidc.json_views import as_list, as_object, strings_in
 from pronghorn.config.oidc_schema import check_endpoint_url
 
 if TYPE_CHECKING:

@@ -25,8 +25,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from pronghorn.auth.authenticator import AuthError
 from pronghorn.auth.authorizer import Action, MetadataFilter, Resource
-from pronghorn.auth.custom_authenticate import http_error
-from pronghorn.auth.custom_user import AuthUser
+from pronghorn.auth.custom.authenticate import http_error
+from pronghorn.auth.custom.user import AuthUser
 from pronghorn.auth.principal import Principal
 
 log = logging.getLogger("pronghorn.auth")

@@ -29,7 +29,7 @@ from starlette.requests import Request
 from starlette.types import Scope
 
 from pronghorn.auth.authenticator import AuthError, Credentials
-from pronghorn.auth.custom_user import CORE_FIELDS
+from pronghorn.auth.custom.user import CORE_FIELDS
 from pronghorn.auth.principal import Principal
 
 log = logging.getLogger("pronghorn.auth")

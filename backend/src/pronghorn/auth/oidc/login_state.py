@@ -15,7 +15,7 @@ import secrets
 import time
 from dataclasses import dataclass
 
-from pronghorn.auth.oidc_errors import OidcError
+from pronghorn.auth.oidc.errors import OidcError
 
 COOKIE_NAME = "pronghorn_oidc_login"
 COOKIE_PATH = "/api/auth/oidc/"

@@ -1,7 +1,7 @@
 """`auth.mode: custom`: run a `langgraph_sdk.Auth` object (named by `auth.custom`, e.g.
 `./auth.py:auth`) unchanged: its `@auth.authenticate` handler authenticates each request
-(custom_authenticate.py) and its `@auth.on` handlers authorize each action
-(custom_authorize.py).
+(custom/authenticate.py) and its `@auth.on` handlers authorize each action
+(custom/authorize.py).
 
 The runtime imports the object (with the loader that imports graphs) and hands it to
 `custom_auth`, which checks it and builds the authenticator and the authorizer.
@@ -14,12 +14,12 @@ from dataclasses import dataclass
 
 from langgraph_sdk import Auth
 
-from pronghorn.auth.custom_authenticate import (
+from pronghorn.auth.custom.authenticate import (
     AuthenticateHandler,
     CustomAuthConfigError,
     CustomAuthenticator,
 )
-from pronghorn.auth.custom_authorize import CustomAuthorizer, OnHandler
+from pronghorn.auth.custom.authorize import CustomAuthorizer, OnHandler
 
 log = logging.getLogger("pronghorn.auth")
 

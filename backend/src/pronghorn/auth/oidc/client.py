@@ -16,12 +16,12 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 import httpx
 
-from pronghorn.auth.oidc_claims import OidcIdentity, identity_from_claims
-from pronghorn.auth.oidc_discovery import OidcProvider, ProviderMetadata
-from pronghorn.auth.oidc_errors import OidcError
-from pronghorn.auth.oidc_json import as_object
-from pronghorn.auth.oidc_login_state import LoginState, LoginStateCodec, pkce_challenge
-from pronghorn.auth.oidc_tokens import Claims, allowed_algorithms, token_header, verify_id_token
+from pronghorn.auth.oidc.claims import OidcIdentity, identity_from_claims
+from pronghorn.auth.oidc.discovery import OidcProvider, ProviderMetadata
+from pronghorn.auth.oidc.errors import OidcError
+from pronghorn.auth.oidc.json_views import as_object
+from pronghorn.auth.oidc.login_state import LoginState, LoginStateCodec, pkce_challenge
+from pronghorn.auth.oidc.tokens import Claims, allowed_algorithms, token_header, verify_id_token
 from pronghorn.config.oidc_schema import OidcConfig
 
 __all__ = ["LoginStart", "OidcClient", "OidcError", "OidcIdentity", "OidcLogin"]

@@ -61,7 +61,7 @@ _.current_focus
 _.recent_months
 _.earlier_context
 _.long_term_background
-_.telegram  # config/channels_schema.py sections
+_.telegram  # config/schema/channels.py sections
 _.slack
 _.discord
 _.dingtalk
@@ -71,7 +71,7 @@ _.email_verified  # auth/oidc/claims.py
 _.password_changed_at  # persistence/repos/users.py record of a row
 _.last_seen  # runtime/cluster/replicas.py replica card
 _.limits_hit  # sandbox/base.py command result
-_.graph_reloader  # runtime/wiring/runtime.py component slot
+_.graph_reloader  # runtime/wiring/app_runtime.py component slot
 
 # Read by the tests: counters, test hooks and helpers.
 _.fetches

@@ -1,5 +1,5 @@
 """The runtime's errors reach clients as JSON with the right status (gateway/errors.py), and
-Runtime components cannot be read before they start."""
+AppRuntime components cannot be read before they start."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pronghorn.gateway.errors import DOMAIN_STATUS, install_error_handlers
 from pronghorn.runtime import errors
 from pronghorn.runtime.engine.message_input import InvalidRunInput
 from pronghorn.runtime.engine.thread_busy import ThreadBusy
-from pronghorn.runtime.wiring.runtime import NotStarted, Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime, NotStarted
 
 CASES = [
     (errors.NotFound.of("Run", "r1"), 404, "Run with ID r1 not found"),
@@ -59,7 +59,7 @@ def test_every_domain_error_kind_has_a_status() -> None:
 
 
 def test_components_cannot_be_read_before_they_start(tmp_path: Path) -> None:
-    runtime = Runtime(
+    runtime = AppRuntime(
         settings=None,  # type: ignore[arg-type]
         data_dir=tmp_path,
         db=None,  # type: ignore[arg-type]
@@ -75,7 +75,7 @@ def test_components_cannot_be_read_before_they_start(tmp_path: Path) -> None:
     sentinel = object()
     runtime.broker = sentinel  # type: ignore[assignment]
     assert runtime.is_started("broker") and runtime.broker is sentinel
-    other = Runtime(
+    other = AppRuntime(
         settings=None,  # type: ignore[arg-type]
         data_dir=tmp_path,
         db=None,  # type: ignore[arg-type]

@@ -82,7 +82,7 @@ def serve(
     if workers > 1 and not reload:
         # The workers share their metrics through files (runtime/observability/metrics.py).
         from pronghorn.runtime.observability.metrics import prepare_multiprocess
-        from pronghorn.runtime.wiring.runtime import resolve_data_dir
+        from pronghorn.runtime.wiring.app_runtime import resolve_data_dir
 
         prepare_multiprocess(resolve_data_dir(cfg, Path.cwd()) / "metrics")
     warning = open_bind_warning(bind, cfg.server.allowed_hosts)
@@ -145,7 +145,7 @@ def migrate(config_file: str | None) -> None:
     """Create or upgrade the database schema."""
     from pronghorn.persistence.migrate import current_revision, upgrade
     from pronghorn.runtime.checkpoints.checkpoint import open_persistence
-    from pronghorn.runtime.wiring.runtime import open_database, resolve_data_dir
+    from pronghorn.runtime.wiring.app_runtime import open_database, resolve_data_dir
 
     cfg = _load(config_file).config
 

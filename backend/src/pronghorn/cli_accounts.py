@@ -16,7 +16,7 @@ from pronghorn.auth import api_keys, audit, setup_token, users
 from pronghorn.auth.errors import AccountError
 from pronghorn.config.errors import ConfigError
 from pronghorn.config.loader import load_config, resolve_config_path
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.persistence.db import Database, default_sqlite_url
 from pronghorn.persistence.migrate import upgrade
 from pronghorn.persistence.repos.users import User

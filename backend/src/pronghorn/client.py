@@ -1,11 +1,11 @@
 """``Pronghorn``: the embedded Python client — the gateway's operations in-process, no HTTP.
 
-    async with Pronghorn.open("config.yaml") as ph:           # builds its own Runtime
+    async with Pronghorn.open("config.yaml") as ph:           # builds its own AppRuntime
         thread = await ph.create_thread()
         async for part in ph.stream(thread["thread_id"], "Hello!"):
             print(part.event, part.data)                        # the SDK's StreamPart
 
-or ``Pronghorn(runtime)`` around a Runtime the caller already runs. It calls the runtime's
+or ``Pronghorn(runtime)`` around an AppRuntime the caller already runs. It calls the runtime's
 services, the same the HTTP routers and the IM channels call (`runtime.threads` for
 threads, `runtime.uploads.Uploads` for files, `runtime.runs.Runs` to start runs), so limits, naming
 and authorization are the same as over HTTP. Run events come from the event broker, exactly
@@ -30,15 +30,15 @@ from langgraph_sdk.schema import StreamPart
 from pronghorn.auth.principal import LOCAL_PRINCIPAL, Principal
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.config.loader import LoadedConfig, config_hash, load_config
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.memory.records import Category, MemoryScope
 from pronghorn.memory.user_memory import fact_view, import_form, user_memory
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.services import threads
 from pronghorn.runtime.services.runs import Message, Runs, RunStart, Strategy
 from pronghorn.runtime.services.uploads import Uploads
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 from pronghorn.runtime.wiring.assemble import open_runtime
-from pronghorn.runtime.wiring.runtime import Runtime
 from pronghorn.sandbox import safe_open
 from pronghorn.sandbox.paths import VIRTUAL_UPLOADS
 
@@ -61,7 +61,7 @@ def _holder(config: AppConfig | str | Path | None) -> ConfigHolder:
 class Pronghorn:
     """Threads, runs (streamed or waited), uploads, artifacts and memory, in-process."""
 
-    def __init__(self, runtime: Runtime, *, principal: Principal = LOCAL_PRINCIPAL) -> None:
+    def __init__(self, runtime: AppRuntime, *, principal: Principal = LOCAL_PRINCIPAL) -> None:
         self.runtime = runtime
         self.principal = principal
         self.access = Access(principal)
@@ -75,7 +75,7 @@ class Pronghorn:
         base_dir: Path | None = None,
         principal: Principal = LOCAL_PRINCIPAL,
     ) -> AsyncIterator[Pronghorn]:
-        """Build a Runtime from a config (an ``AppConfig``, a YAML path, or the defaults),
+        """Build an AppRuntime from a config (an ``AppConfig``, a YAML path, or the defaults),
         run it for the block, then drain and close it (runs, memory updates)."""
         settings = await asyncio.to_thread(_holder, config)
         base = (base_dir or Path.cwd()).resolve()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pronghorn.config.errors import ConfigError
 from pronghorn.config.loader import load_config, resolve_config_path
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.models.factory import ModelFactory
 
 

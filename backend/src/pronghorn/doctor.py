@@ -28,7 +28,7 @@ import httpx
 
 from pronghorn.config.errors import ConfigError
 from pronghorn.config.loader import load_config, resolve_config_path
-from pronghorn.config.schema import AppConfig, ModelConfig
+from pronghorn.config.schema.app import AppConfig, ModelConfig
 from pronghorn.doctor_result import CheckResult
 from pronghorn.gateway.static import find_ui_dir
 from pronghorn.sandbox import LocalSandboxProvider

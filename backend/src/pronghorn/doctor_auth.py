@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from pronghorn.auth.startup import is_loopback, refusal
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.repos import api_keys as key_repo
 from pronghorn.persistence.repos import users as user_repo

@@ -3,7 +3,7 @@ Docker engine answers, the sandbox image is there, the configured limits can be 
 
 from __future__ import annotations
 
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.doctor_result import CheckResult
 from pronghorn.sandbox.container_probe import probe_engine
 

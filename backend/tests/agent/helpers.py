@@ -14,7 +14,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from pronghorn.agent.builder import AgentParts, build_agent
 from pronghorn.agent.options import AgentOptions
-from pronghorn.config.schema import AgentConfig
+from pronghorn.config.schema.app import AgentConfig
 from pronghorn.models import ScriptedChatModel
 
 

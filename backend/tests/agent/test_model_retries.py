@@ -16,7 +16,7 @@ import pytest
 from agent.helpers import make_agent, thread_config, user
 from fakes.anthropic_server import AnthropicReply, FakeAnthropicServer
 from fakes.openai_server import FakeOpenAIServer, RecordedRequest, Reply
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.models import ModelFactory
 from support.inproc import InProcessServer
 from support.live import base_config

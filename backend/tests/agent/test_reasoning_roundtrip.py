@@ -10,7 +10,7 @@ from langchain_core.tools import tool
 
 from agent.helpers import make_agent, thread_config, user
 from fakes.openai_server import FakeOpenAIServer, Reply
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.models import ModelFactory
 
 

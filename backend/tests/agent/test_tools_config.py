@@ -12,8 +12,8 @@ from agent.helpers import scripted, thread_config, user
 from pronghorn.agent.builder import AgentDeps, AgentParts, build_agent, default_tools
 from pronghorn.agent.options import AgentOptions
 from pronghorn.agent.tools.selection import ToolImportError, extra_tools, group_of, load_extra
-from pronghorn.config.extensions_schema import ExtraTool, ToolsConfig
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
+from pronghorn.config.schema.extensions import ExtraTool, ToolsConfig
 from pronghorn.sandbox.local import LocalSandboxProvider
 
 

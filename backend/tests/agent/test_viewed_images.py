@@ -17,7 +17,7 @@ from pronghorn.agent.middlewares.loop_detection import repeats
 from pronghorn.agent.middlewares.viewed_images import image_message, select
 from pronghorn.agent.tools import ToolDeps
 from pronghorn.agent.tools.image import image_tools
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.models import ModelFactory, ScriptedChatModel
 from pronghorn.models.notes import NOTE_KEY
 from pronghorn.sandbox.paths import ThreadPaths

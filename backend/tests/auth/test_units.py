@@ -10,7 +10,7 @@ from pronghorn.auth.proxies import TrustedProxies
 from pronghorn.auth.ratelimit import AuthLimits, FailureLimiter
 from pronghorn.auth.startup import refusal, setup_link
 from pronghorn.auth.tokens import digest, new_api_key
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 
 
 class Clock:

@@ -17,7 +17,7 @@ from pronghorn.auth.custom.authenticate import CustomAuthenticator
 from pronghorn.auth.custom.handlers import custom_auth
 from pronghorn.auth.principal import Principal
 from pronghorn.auth.services import AuthServices
-from pronghorn.config.schema import AuthConfig, ServerConfig
+from pronghorn.config.schema.app import AuthConfig, ServerConfig
 from pronghorn.gateway.auth_middleware import AuthMiddleware
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from fakes.oidc_issuer import FakeOidcIssuer
 from pronghorn.auth.oidc.client import OidcClient, OidcLogin
-from pronghorn.config.oidc_schema import OidcConfig
+from pronghorn.config.schema.oidc import OidcConfig
 
 REDIRECT = "http://localhost:2026/api/auth/oidc/callback"
 

@@ -10,8 +10,8 @@ from pydantic import ValidationError
 
 from pronghorn.auth.oidc.claims import identity_from_claims, suggested_username
 from pronghorn.auth.oidc.client import OidcError
-from pronghorn.config.oidc_schema import OidcConfig
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
+from pronghorn.config.schema.oidc import OidcConfig
 
 BASE = {"issuer": "https://idp.example.com", "client_id": "c", "client_secret": "s"}
 

@@ -29,11 +29,11 @@ from channels.kit import settled_text as final_text
 from fakes.discord_server import APP_ID, BOT_ID, GUILD, TOKEN, FakeDiscord
 from isolation.appkit import KeyAuth
 from pronghorn.auth.authorizer import AllowAll
-from pronghorn.channels.discord import INTERACTION_TTL_S, DiscordTransport
+from pronghorn.channels.discord.channel import INTERACTION_TTL_S, DiscordTransport
 from pronghorn.channels.dispatcher import target_of
 from pronghorn.channels.types import Inbound
-from pronghorn.config.channels_schema import DiscordConfig
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.config.schema.channels import DiscordConfig
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 from support.inproc import InProcessServer
 
 DRIP = "Drip by drip the answer arrives, word after word."
@@ -364,7 +364,7 @@ def test_bound_user_owns_the_thread_and_unbound_gets_the_hint(tmp_path: Path):
     Discord account, and her chat's run and thread are hers, invisible to bob."""
     fake = FakeDiscord().start()
     server = start_server(tmp_path, fake, access="bound")
-    runtime: Runtime = cast(FastAPI, server.app).state.runtime
+    runtime: AppRuntime = cast(FastAPI, server.app).state.runtime
     runtime.authenticator = KeyAuth()
     runtime.authorizer = runtime.runs.authorizer = AllowAll()
     try:

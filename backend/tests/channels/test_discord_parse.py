@@ -5,10 +5,10 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from pronghorn.channels.discord import DiscordTransport, retry_after
+from pronghorn.channels.discord.channel import DiscordTransport, retry_after
 from pronghorn.channels.errors import PlatformError
 from pronghorn.channels.types import InboundFile
-from pronghorn.config.channels_schema import DiscordConfig
+from pronghorn.config.schema.channels import DiscordConfig
 
 BOT = "111"
 

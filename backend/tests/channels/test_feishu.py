@@ -44,14 +44,14 @@ from fakes.feishu_server import (
     mention,
 )
 from pronghorn.channels.errors import PlatformError
-from pronghorn.channels.feishu import FeishuTransport
-from pronghorn.channels.feishu_crypto import decrypt
-from pronghorn.channels.feishu_frame import Frame, FrameError, decode, encode
-from pronghorn.channels.feishu_token import TenantToken
-from pronghorn.channels.feishu_ws import LongConnection
+from pronghorn.channels.feishu.channel import FeishuTransport
+from pronghorn.channels.feishu.crypto import decrypt
+from pronghorn.channels.feishu.frame import Frame, FrameError, decode, encode
+from pronghorn.channels.feishu.token import TenantToken
+from pronghorn.channels.feishu.ws import LongConnection
 from pronghorn.channels.http_api import Backoff
 from pronghorn.channels.types import InboundFile, Target
-from pronghorn.config.channels_schema import FeishuConfig
+from pronghorn.config.schema.channels import FeishuConfig
 from support.inproc import InProcessServer
 
 EVENTS = "/api/channels/feishu/events"

@@ -14,7 +14,7 @@ import yaml
 from channels.kit import OK, OUT, call, gateway, scripted_config
 from fakes.slack_server import BOT_TOKEN, BOT_USER, SIGNING_SECRET, FakeSlack
 from fakes.telegram_server import TOKEN, FakeTelegram
-from pronghorn.channels.slack import sign
+from pronghorn.channels.slack.channel import sign
 from support.inproc import InProcessServer
 
 EVENTS = "/api/channels/slack/events"

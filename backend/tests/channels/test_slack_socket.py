@@ -171,7 +171,7 @@ def test_slack_down_retries_then_connects(tmp_path: Path):
 def test_config_needs_the_token_of_its_mode():
     from pydantic import ValidationError
 
-    from pronghorn.config.channels_schema import SlackConfig
+    from pronghorn.config.schema.channels import SlackConfig
 
     with pytest.raises(ValidationError, match="app_token"):
         SlackConfig.model_validate({"mode": "socket", "bot_token": "xoxb-1"})

@@ -10,7 +10,7 @@ from pronghorn.channels.files import with_real_extension
 from pronghorn.channels.policy import decide
 from pronghorn.channels.render import fit, slack_mrkdwn, split_text, telegram_html
 from pronghorn.channels.types import Inbound
-from pronghorn.config.channels_schema import ChannelAccess
+from pronghorn.config.schema.channels import ChannelAccess
 
 
 def test_telegram_html_escapes_and_converts():

@@ -36,8 +36,8 @@ from fakes.wecom_server import (
     delivery,
     url_check,
 )
-from pronghorn.channels.wecom import split_bytes
-from pronghorn.config.channels_schema import WeComConfig
+from pronghorn.channels.wecom.channel import split_bytes
+from pronghorn.config.schema.channels import WeComConfig
 from support.inproc import InProcessServer
 
 CALLBACK = "/api/channels/wecom/callback"

@@ -13,7 +13,7 @@ import psycopg
 import pytest
 from sqlalchemy import func, text, update
 
-from pronghorn.config.schema import StoreConfig
+from pronghorn.config.schema.app import StoreConfig
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.migrate import upgrade
 from pronghorn.persistence.repos import run_claims, stale_sessions

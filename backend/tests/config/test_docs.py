@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from pronghorn.config import docgen
 from pronghorn.config.loader import load_config
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 
 REPO = Path(__file__).resolve().parents[3]
 DOC = REPO / "docs" / "configuration.md"

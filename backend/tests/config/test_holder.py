@@ -15,7 +15,7 @@ import pytest
 
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.config.loader import load_config
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 
 log = logging.getLogger(__name__)
 BOUND_S = 5.0  # generous: the watcher normally reacts within ~0.1 s

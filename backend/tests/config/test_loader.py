@@ -14,7 +14,7 @@ from pronghorn.config.loader import (
     load_config,
     resolve_config_path,
 )
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.config_check import check_config
 
 

@@ -9,7 +9,7 @@ from pronghorn.config.restart import (
     merge_startup_only,
     restart_required,
 )
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 
 
 def cfg(**data: object) -> AppConfig:

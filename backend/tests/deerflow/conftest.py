@@ -17,7 +17,7 @@ from pronghorn.auth.authorizer import AllowAll
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.config.loader import load_config
 from pronghorn.gateway.app import create_app
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 from support.inproc import Lifespan
 from support.live import base_config
 
@@ -64,7 +64,7 @@ async def make_app(tmp_path: Path) -> AsyncIterator[StartApp]:
         lifespan = Lifespan(app)
         await lifespan.startup()
         stack.push_async_callback(lifespan.shutdown)
-        runtime: Runtime = app.state.runtime
+        runtime: AppRuntime = app.state.runtime
         runtime.authenticator = KeyAuth()
         runtime.authorizer = AllowAll()
         return App(app, runtime, runtime.data_dir)

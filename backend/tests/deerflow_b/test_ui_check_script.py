@@ -17,7 +17,7 @@ from types import ModuleType
 
 import pytest
 
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 
 SCRIPT = Path(__file__).resolve().parents[3] / "scripts" / "deerflow-ui-check"
 CHROMIUM = Path("/usr/bin/chromium")

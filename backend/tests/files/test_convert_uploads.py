@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from files.conftest import new_thread, thread_dir
-from pronghorn.config.schema import UploadConvertConfig
+from pronghorn.config.schema.app import UploadConvertConfig
 from pronghorn.sandbox import bwrap as bw
 from pronghorn.sandbox.convert import DocumentConverter, _bwrap_argv
 from pronghorn.sandbox.uploads import UploadsFolder

@@ -13,7 +13,7 @@ from pronghorn.auth.authorizer import AllowAll
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.config.loader import load_config
 from pronghorn.gateway.app import create_app
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 from support.inproc import Lifespan
 from support.live import base_config
 
@@ -50,7 +50,7 @@ async def two_users(tmp_path: Path) -> AsyncIterator[App]:
     lifespan = Lifespan(app)  # its own task: the MCP endpoint's task group is entered there
     await lifespan.startup()
     try:
-        runtime: Runtime = app.state.runtime
+        runtime: AppRuntime = app.state.runtime
         runtime.authenticator = KeyAuth()
         runtime.authorizer = AllowAll()
         yield App(app, runtime, runtime.data_dir)

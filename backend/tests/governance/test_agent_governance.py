@@ -14,7 +14,7 @@ from langgraph.types import Command
 from agent.helpers import scripted, thread_config, user
 from pronghorn.agent.builder import AgentParts, build_agent
 from pronghorn.agent.options import AgentOptions
-from pronghorn.config.governance_schema import (
+from pronghorn.config.schema.governance import (
     ApprovalsConfig,
     BudgetLimit,
     BudgetsConfig,

@@ -3,7 +3,7 @@
 The app is the one `pronghorn serve` builds (`create_app`, its lifespan run in-process);
 once it has started, the test swaps the runtime's authenticator for `KeyAuth`, which maps
 the API keys `alice`, `bob` and `admin` to principals. That is a test-only move on the
-started Runtime (the authenticator is a plain attribute read per request), not a config
+started AppRuntime (the authenticator is a plain attribute read per request), not a config
 option: nothing in config can reach it.
 """
 
@@ -19,7 +19,7 @@ from langgraph_sdk.client import LangGraphClient
 from pronghorn.auth.authenticator import AuthError, Credentials
 from pronghorn.auth.authorizer import Authorizer
 from pronghorn.auth.principal import Principal
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 BASE = "http://localhost"
 API = f"{BASE}/api/langgraph"
@@ -56,7 +56,7 @@ class KeyAuth:
 @dataclass
 class App:
     app: FastAPI
-    runtime: Runtime
+    runtime: AppRuntime
     data_dir: Path
 
     def http(self, key: str | None, **headers: str) -> httpx.AsyncClient:

@@ -17,7 +17,7 @@ from pronghorn.auth.principal import Principal
 from pronghorn.config.file_marks import HEAD
 from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.routers.mcp import admin
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 from support.inproc import InProcessServer
 
 
@@ -40,7 +40,7 @@ RULES = [
 ]
 
 
-def _runtime(srv: InProcessServer) -> Runtime:
+def _runtime(srv: InProcessServer) -> AppRuntime:
     return srv.app.state.runtime  # type: ignore[attr-defined]
 
 

@@ -14,10 +14,10 @@ import pytest
 from mcp_client.conftest import stdio_server
 from mcp_client.fixture_server import build
 from mcp_client.servers import Served, TokenEndpoint
-from pronghorn.config.mcp_schema import McpConfig, McpOAuthConfig
+from pronghorn.config.schema.mcp import McpConfig, McpOAuthConfig
 from pronghorn.mcp.errors import McpAuthError, McpToolError
-from pronghorn.mcp.manager import McpManager, RunScope
 from pronghorn.mcp.oauth import TokenSource
+from pronghorn.mcp.server_manager import McpManager, RunScope
 from pronghorn.sandbox.paths import ThreadPaths
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from langgraph.store.memory import InMemoryStore
 
-from pronghorn.config.memory_schema import MemoryConfig
+from pronghorn.config.schema.memory import MemoryConfig
 from pronghorn.memory.records import MemoryScope
 from pronghorn.memory.service import MemoryService
 from pronghorn.memory.store import MemoryRepository

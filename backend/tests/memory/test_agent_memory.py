@@ -15,8 +15,8 @@ from memory.kit import ALICE, answer, service
 from pronghorn.agent.builder import AgentParts, build_agent
 from pronghorn.agent.options import AgentOptions
 from pronghorn.agent.tools.memory import memory_tools
-from pronghorn.config.memory_schema import MemoryConfig
-from pronghorn.config.schema import AgentConfig
+from pronghorn.config.schema.app import AgentConfig
+from pronghorn.config.schema.memory import MemoryConfig
 from pronghorn.memory.context import CHARS_PER_TOKEN
 from pronghorn.memory.records import MemoryScope
 from pronghorn.memory.service import MemoryService

@@ -1,5 +1,5 @@
 """The embedded client (`pronghorn.client.Pronghorn`): the same stream parts as the SDK for
-the same run, threads, uploads, artifacts and memory in-process, and its own Runtime."""
+the same run, threads, uploads, artifacts and memory in-process, and its own AppRuntime."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from isolation.appkit import PRINCIPALS
 from memory.test_api import running
 from pronghorn.client import Pronghorn
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.runtime.errors import NotFound
 
 OUT = "/mnt/user-data/outputs"

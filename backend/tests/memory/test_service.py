@@ -10,7 +10,7 @@ from langchain_core.messages import AIMessage
 from langgraph.store.memory import InMemoryStore
 
 from memory.kit import ALICE, Holder, answer, exchange, service, set_script
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.memory.records import Fact, MemoryScope
 from pronghorn.memory.service import MemoryService
 from pronghorn.memory.store import MemoryRepository

@@ -7,7 +7,7 @@ import pytest
 from langchain_core.messages import HumanMessage
 
 from fakes.anthropic_server import AnthropicReply, FakeAnthropicServer
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.models import ModelFactory
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from fakes.openai_server import FakeOpenAIServer, Reply
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.models import ModelFactory
 from support.inproc import InProcessServer
 from support.sse import sse_events

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import httpx
 from fastapi import FastAPI
 
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.gateway.routers.models import router
 from pronghorn.models import ModelFactory
 

@@ -9,7 +9,7 @@ from langchain_core.messages import AIMessageChunk, HumanMessage
 from langchain_core.tools import tool
 
 from fakes.openai_server import FakeOpenAIServer, Reply
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.models import ModelFactory
 
 
@@ -136,7 +136,7 @@ async def test_models_built_from_one_entry_share_one_http_client(fake_openai: Fa
 
 
 def test_the_timeout_is_hashable_and_keeps_connect_and_read_apart():
-    from pronghorn.config.schema import ModelConfig
+    from pronghorn.config.schema.app import ModelConfig
     from pronghorn.models.providers import openai_timeout
 
     cfg = ModelConfig(name="m", provider="openai", timeout_s=5, stream_chunk_timeout_s=30)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from fakes.openai_server import FakeOpenAIServer, Reply
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.models import ModelFactory
 from pronghorn.models.notes import NOTE_KEY
 

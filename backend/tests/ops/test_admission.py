@@ -224,7 +224,7 @@ def test_request_rate_limit_per_user(start_app: Start) -> None:
 def test_bad_caps_are_config_errors(field: str, value: float) -> None:
     from pydantic import ValidationError
 
-    from pronghorn.config.schema import RunsConfig
+    from pronghorn.config.schema.app import RunsConfig
 
     with pytest.raises(ValidationError, match=field):
         RunsConfig.model_validate({field: value})

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import yaml
 
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.runtime.observability.metrics import Metrics
 
 DOCKER = Path(__file__).resolve().parents[3] / "docker"

@@ -176,7 +176,7 @@ def test_trace_ids_in_json_logs() -> None:
 def test_bad_otlp_endpoint_is_a_config_error() -> None:
     from pydantic import ValidationError
 
-    from pronghorn.config.ops_schema import OtlpConfig
+    from pronghorn.config.schema.ops import OtlpConfig
 
     with pytest.raises(ValidationError, match="not an http"):
         OtlpConfig(endpoint="collector:4318")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import make_url
 
-from pronghorn.config.schema import StoreConfig
+from pronghorn.config.schema.app import StoreConfig
 from pronghorn.persistence.db import Database, default_sqlite_url
 from pronghorn.persistence.migrate import upgrade
 from pronghorn.runtime.checkpoints.checkpoint import Persistence, open_persistence

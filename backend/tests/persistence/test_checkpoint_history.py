@@ -20,7 +20,7 @@ from pronghorn.persistence.repos.common import now
 from pronghorn.persistence.tables import threads as threads_table
 from pronghorn.runtime.checkpoints.checkpoint import Persistence
 from pronghorn.runtime.services.thread_sweeper import purge_thread, sweep_once
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 from pronghorn.sandbox.paths import ThreadPaths
 from testgraphs.echo import graph as echo_graph
 
@@ -115,8 +115,8 @@ async def test_keep_latest(db: Database, persistence: Persistence) -> None:
     assert history[0].parent_config is None
 
 
-def _runtime(db: Database, persistence: Persistence, tmp_path: Path) -> Runtime:
-    return Runtime(
+def _runtime(db: Database, persistence: Persistence, tmp_path: Path) -> AppRuntime:
+    return AppRuntime(
         settings=None,  # type: ignore[arg-type]
         data_dir=tmp_path,
         db=db,

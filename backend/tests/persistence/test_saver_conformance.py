@@ -11,7 +11,7 @@ from langgraph.checkpoint.conformance import validate
 from langgraph.checkpoint.conformance.capabilities import Capability
 from langgraph.checkpoint.conformance.initializer import RegisteredCheckpointer
 
-from pronghorn.config.schema import StoreConfig
+from pronghorn.config.schema.app import StoreConfig
 from pronghorn.persistence.db import Database
 from pronghorn.runtime.checkpoints.checkpoint import open_persistence
 

@@ -15,7 +15,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
-from pronghorn.config.schema import StoreConfig
+from pronghorn.config.schema.app import StoreConfig
 from pronghorn.persistence.db import Database, default_sqlite_url
 from pronghorn.persistence.migrate import upgrade
 from pronghorn.runtime.checkpoints.checkpoint import Persistence, open_persistence

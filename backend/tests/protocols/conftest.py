@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from pronghorn.auth import api_keys, users
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 from support.inproc import InProcessServer
 from support.live import base_config
 
@@ -53,7 +53,7 @@ def protocol_config(**overrides: Any) -> dict[str, Any]:
     )
 
 
-def runtime_of(server: InProcessServer) -> Runtime:
+def runtime_of(server: InProcessServer) -> AppRuntime:
     return server.app.state.runtime  # type: ignore[attr-defined]
 
 
@@ -68,7 +68,7 @@ class Authed:
     bob_key: str
 
 
-async def _user_key(runtime: Runtime, username: str) -> str:
+async def _user_key(runtime: AppRuntime, username: str) -> str:
     user = await users.create(runtime.db, username=username, password=None)
     _, secret = await api_keys.create(runtime.db, user.id, name="protocols")
     return secret

@@ -27,8 +27,8 @@ from pronghorn.runtime.engine.jobs import Job
 from pronghorn.runtime.engine.run_queue_local import LocalRunQueue
 from pronghorn.runtime.engine.run_request import RunCreate
 from pronghorn.runtime.errors import Conflict, NotFound
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 from pronghorn.runtime.wiring.assemble import open_runtime
-from pronghorn.runtime.wiring.runtime import Runtime
 from runs.backends import PG_URL, database
 from support.live import base_config
 from support.redis_kit import REDIS_URL, drop_prefix, new_prefix, require_redis
@@ -36,11 +36,11 @@ from unit.run_events import is_update, until_event
 
 ME = Access(LOCAL_PRINCIPAL)
 
-RuntimeFactory = Callable[..., contextlib.AbstractAsyncContextManager[Runtime]]
+RuntimeFactory = Callable[..., contextlib.AbstractAsyncContextManager[AppRuntime]]
 
 
 @contextlib.asynccontextmanager
-async def _open(workdir: Path, cfg: dict[str, Any]) -> AsyncIterator[Runtime]:
+async def _open(workdir: Path, cfg: dict[str, Any]) -> AsyncIterator[AppRuntime]:
     path = workdir / "config.yaml"
     path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
     async with open_runtime(ConfigHolder(load_config(path, {})), base_dir=workdir) as rt:
@@ -48,14 +48,14 @@ async def _open(workdir: Path, cfg: dict[str, Any]) -> AsyncIterator[Runtime]:
 
 
 @contextlib.asynccontextmanager
-async def local_runtime(workdir: Path, runs: dict[str, Any]) -> AsyncIterator[Runtime]:
+async def local_runtime(workdir: Path, runs: dict[str, Any]) -> AsyncIterator[AppRuntime]:
     async with _open(workdir, base_config(runs=runs)) as rt:
         assert isinstance(rt.runs.queue, LocalRunQueue)
         yield rt
 
 
 @contextlib.asynccontextmanager
-async def cluster_runtime(workdir: Path, runs: dict[str, Any]) -> AsyncIterator[Runtime]:
+async def cluster_runtime(workdir: Path, runs: dict[str, Any]) -> AsyncIterator[AppRuntime]:
     if not PG_URL:
         pytest.skip("the cluster queue needs PostgreSQL: set PRONGHORN_TEST_POSTGRES_URL")
     require_redis()
@@ -84,7 +84,7 @@ QUEUES = [
 def open_queue(request: pytest.FixtureRequest, tmp_path: Path) -> RuntimeFactory:
     factory = request.param
 
-    def make(**runs: Any) -> contextlib.AbstractAsyncContextManager[Runtime]:
+    def make(**runs: Any) -> contextlib.AbstractAsyncContextManager[AppRuntime]:
         return factory(tmp_path, runs)
 
     return make
@@ -104,7 +104,7 @@ def request(sleep: float, **body: Any) -> RunCreate:
     )
 
 
-async def started(runtime: Runtime, job: Job) -> None:
+async def started(runtime: AppRuntime, job: Job) -> None:
     """Wait until the run executes (its first step is done)."""
     await until_event(runtime, job, is_update("prepare"))
 

@@ -20,13 +20,13 @@ from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.engine.run_request import RunCreate
 from pronghorn.runtime.engine.state import thread_values_and_interrupts
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 from pronghorn.runtime.wiring.assemble import open_runtime
-from pronghorn.runtime.wiring.runtime import Runtime
 from support.live import base_config
 
 
 @pytest.fixture
-async def runtime(tmp_path: Path) -> AsyncIterator[Runtime]:
+async def runtime(tmp_path: Path) -> AsyncIterator[AppRuntime]:
     config = base_config(graphs={"narrow": "testgraphs.narrow_output:graph"})
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
@@ -37,7 +37,7 @@ async def runtime(tmp_path: Path) -> AsyncIterator[Runtime]:
 class ReadCounter:
     """Counts the checkpointer's latest-checkpoint reads (a spy around the real saver)."""
 
-    def __init__(self, runtime: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(self, runtime: AppRuntime, monkeypatch: pytest.MonkeyPatch) -> None:
         self.count = 0
         saver = runtime.checkpointer
         real = saver.aget_tuple
@@ -49,7 +49,7 @@ class ReadCounter:
         monkeypatch.setattr(saver, "aget_tuple", counted)
 
 
-async def run(runtime: Runtime, tid: str, body: dict[str, Any]) -> dict[str, Any]:
+async def run(runtime: AppRuntime, tid: str, body: dict[str, Any]) -> dict[str, Any]:
     req = RunCreate.model_validate({"if_not_exists": "create", **body})
     job = await runtime.runs.create(tid, req, Access(LOCAL_PRINCIPAL))
     await job.done.wait()
@@ -59,7 +59,7 @@ async def run(runtime: Runtime, tid: str, body: dict[str, Any]) -> dict[str, Any
     return thread
 
 
-async def checkpoint_cache(runtime: Runtime, graph_id: str, tid: str) -> Any:
+async def checkpoint_cache(runtime: AppRuntime, graph_id: str, tid: str) -> Any:
     """What the thread row would cache if read back from the checkpoint."""
     config = {"configurable": {"thread_id": tid, "checkpoint_ns": ""}}
     request = GraphRequest(access="threads.read", config=config)  # type: ignore[arg-type]
@@ -73,7 +73,7 @@ def human(text: str) -> dict[str, Any]:
 
 
 async def test_a_plain_run_caches_the_streamed_state_without_reading_it_back(
-    runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+    runtime: AppRuntime, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     reads = ReadCounter(runtime, monkeypatch)
     tid = str(uuid.uuid4())
@@ -89,7 +89,7 @@ async def test_a_plain_run_caches_the_streamed_state_without_reading_it_back(
 
 
 async def test_interrupts_breakpoints_and_narrow_outputs_read_the_checkpoint(
-    runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+    runtime: AppRuntime, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     reads = ReadCounter(runtime, monkeypatch)
     cases = [

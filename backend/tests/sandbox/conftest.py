@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.sandbox import LocalSandboxProvider, Sandbox
 from pronghorn.sandbox import bwrap as bw
 from pronghorn.sandbox.container import ContainerSandboxProvider

@@ -45,7 +45,7 @@ async def test_host_files_invisible(
     hidden = [
         str(config_file),
         str(REPO),
-        str(REPO / "backend/src/pronghorn/config/schema.py"),
+        str(REPO / "backend/src/pronghorn/config/schema/app.py"),
         str(data_dir),
         str(other.workspace / "bob.txt"),
         str(jailed.thread_paths.root),  # even its own host path: only the virtual one exists

@@ -14,7 +14,7 @@ from pathlib import Path
 import aiodocker
 import pytest
 
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.sandbox import SandboxError
 from pronghorn.sandbox import container_spec as cs
 from pronghorn.sandbox.container import ContainerSandbox, ContainerSandboxProvider

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pronghorn.config.schema import SandboxLimitsConfig
+from pronghorn.config.schema.app import SandboxLimitsConfig
 from pronghorn.sandbox import cgroups, quota
 from pronghorn.sandbox.limits import CgroupEvents, CommandLimits, limit_notes, plan_limits
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.sandbox import LocalSandbox, LocalSandboxProvider
 from pronghorn.sandbox.errors import PathDeniedError, SandboxError
 from pronghorn.sandbox.mounts import ReadOnlyMount

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from fakes.kube_api import FakeKubeApi
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.sandbox.kubernetes.provider import KubernetesSandboxProvider
 
 CLAIM = "pronghorn-data"

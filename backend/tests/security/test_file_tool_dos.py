@@ -32,7 +32,7 @@ import pytest
 from langchain_core.messages import ToolMessage
 
 from pronghorn.agent.tools import ToolDeps, build_tools
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.sandbox import LocalSandboxProvider
 from pronghorn.sandbox import files as sandbox_files
 from security.conftest import assert_responsive

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.sandbox import LocalSandbox, LocalSandboxProvider, cgroups
 from pronghorn.sandbox import bwrap as bw
 from pronghorn.sandbox.errors import SandboxError

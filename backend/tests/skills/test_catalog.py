@@ -8,7 +8,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.runtime.services.skills import SkillCatalog
 from pronghorn.sandbox.paths import user_folder
 from skills.kit import skill_md, write_skill

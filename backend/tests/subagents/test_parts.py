@@ -12,8 +12,8 @@ from pydantic import ValidationError
 
 from pronghorn.agent.options import AgentOptions
 from pronghorn.agent.prompt import build_system_prompt
-from pronghorn.config.schema import AppConfig
-from pronghorn.config.subagents_schema import SubagentsConfig
+from pronghorn.config.schema.app import AppConfig
+from pronghorn.config.schema.subagents import SubagentsConfig
 from pronghorn.subagents.limits import SubagentLimitMiddleware
 from pronghorn.subagents.pool import SubagentPool
 from pronghorn.subagents.specs import CustomAgent, agent_spec, configured_specs, tools_for
@@ -230,7 +230,7 @@ class _Settings:
 async def test_component_puts_the_pool_on_the_runtime_and_resizes_on_reload():
     from types import SimpleNamespace
 
-    from pronghorn.runtime.wiring.components import subagents
+    from pronghorn.runtime.wiring.components.core import subagents
 
     settings = _Settings()
     old = AppConfig(subagents={"max_concurrent": 2})

@@ -16,7 +16,7 @@ from langchain_core.tools import BaseTool
 from langgraph.types import Command
 
 from pronghorn.agent.tools import ToolDeps, build_tools
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.sandbox import LocalSandboxProvider, ThreadPaths
 
 

@@ -8,10 +8,10 @@ from collections.abc import Callable
 
 from pronghorn.runtime.engine.jobs import Job
 from pronghorn.runtime.events.broker import Event
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 
-async def until_event(runtime: Runtime, job: Job, wanted: Callable[[Event], bool]) -> Event:
+async def until_event(runtime: AppRuntime, job: Job, wanted: Callable[[Event], bool]) -> Event:
     """The first event of the run that `wanted` accepts (read from the start of its log)."""
     async for event in runtime.broker.subscribe(job.run_id, after=0):
         if wanted(event):

@@ -23,13 +23,13 @@ from pronghorn.runtime.engine.jobs import Job
 from pronghorn.runtime.engine.run_request import RunCreate
 from pronghorn.runtime.events.broker import Event
 from pronghorn.runtime.events.event_store import SqlEventStore
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 from pronghorn.runtime.wiring.assemble import open_runtime
-from pronghorn.runtime.wiring.runtime import Runtime
 from support.live import base_config
 from unit.run_events import is_custom, until_event
 
 ME = Access(LOCAL_PRINCIPAL)
-Opener = Callable[..., Awaitable[Runtime]]
+Opener = Callable[..., Awaitable[AppRuntime]]
 
 
 @pytest.fixture
@@ -37,7 +37,7 @@ async def open_rt(tmp_path: Path) -> AsyncIterator[Opener]:
     """Factory: a runtime with config overrides (closed after the test)."""
     stack: list[Any] = []
 
-    async def _open(**overrides: Any) -> Runtime:
+    async def _open(**overrides: Any) -> AppRuntime:
         path = tmp_path / f"config{len(stack)}.yaml"
         path.write_text(yaml.safe_dump(base_config(**overrides)), encoding="utf-8")
         cm = open_runtime(ConfigHolder(load_config(path, {})), base_dir=tmp_path)
@@ -50,7 +50,7 @@ async def open_rt(tmp_path: Path) -> AsyncIterator[Opener]:
 
 
 @pytest.fixture
-async def runtime(open_rt: Opener) -> Runtime:
+async def runtime(open_rt: Opener) -> AppRuntime:
     return await open_rt()
 
 
@@ -65,17 +65,17 @@ def request(text: str = "hi", **body: Any) -> RunCreate:
     )
 
 
-async def start(runtime: Runtime, req: RunCreate) -> tuple[str, Job]:
+async def start(runtime: AppRuntime, req: RunCreate) -> tuple[str, Job]:
     tid = str(uuid.uuid4())
     return tid, await runtime.runs.create(tid, req, ME)
 
 
-async def stored_events(runtime: Runtime, run_id: str) -> list[Event]:
+async def stored_events(runtime: AppRuntime, run_id: str) -> list[Event]:
     """What the `run_events` table holds for the run (not the broker's cache)."""
     return await SqlEventStore(runtime.db).read(run_id, 0, 10_000)
 
 
-async def thread_row(runtime: Runtime, tid: str) -> dict[str, Any]:
+async def thread_row(runtime: AppRuntime, tid: str) -> dict[str, Any]:
     async with runtime.db.read() as conn:
         row = await threads_repo.get(conn, tid)
     assert row is not None
@@ -95,7 +95,7 @@ async def test_a_run_over_its_time_limit_ends_in_timeout(open_rt: Opener) -> Non
     assert row["status"] == "error" and row["error"] == job.error
 
 
-async def test_a_cancel_mid_stream_interrupts_and_keeps_the_steps_done(runtime: Runtime) -> None:
+async def test_a_cancel_mid_stream_interrupts_and_keeps_the_steps_done(runtime: AppRuntime) -> None:
     tid, job = await start(
         runtime, request("slow", input={"sleep": 120}, stream_mode=["values", "custom"])
     )
@@ -115,7 +115,7 @@ async def test_a_cancel_mid_stream_interrupts_and_keeps_the_steps_done(runtime: 
 
 
 async def test_a_rollback_mid_stream_deletes_the_run_and_its_checkpoints(
-    runtime: Runtime,
+    runtime: AppRuntime,
 ) -> None:
     tid, first = await start(runtime, request("kept"))
     await first.done.wait()
@@ -136,7 +136,7 @@ async def test_a_rollback_mid_stream_deletes_the_run_and_its_checkpoints(
 
 
 async def test_a_graph_interrupt_succeeds_and_leaves_the_thread_interrupted(
-    runtime: Runtime,
+    runtime: AppRuntime,
 ) -> None:
     tid, job = await start(runtime, request(input={"interrupt": True}))
     await job.done.wait()
@@ -150,7 +150,7 @@ async def test_a_graph_interrupt_succeeds_and_leaves_the_thread_interrupted(
     assert task_id and items[0]["value"]["question"] == "continue?"
 
 
-async def test_a_failure_is_an_error_event_and_an_error_thread(runtime: Runtime) -> None:
+async def test_a_failure_is_an_error_event_and_an_error_thread(runtime: AppRuntime) -> None:
     tid, job = await start(runtime, request(input={"fail": True}))
     await job.done.wait()
     assert job.status == "error"
@@ -167,7 +167,7 @@ async def test_a_failure_is_an_error_event_and_an_error_thread(runtime: Runtime)
 
 
 async def test_settle_stores_every_event_in_order_before_the_final_status(
-    runtime: Runtime,
+    runtime: AppRuntime,
 ) -> None:
     tid, job = await start(
         runtime, request("many", input={"chunks": 40}, stream_mode=["messages", "values"])

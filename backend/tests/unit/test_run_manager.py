@@ -20,8 +20,8 @@ from pronghorn.runtime.access import Access
 from pronghorn.runtime.engine.run_request import RunCreate
 from pronghorn.runtime.errors import Conflict, NotFound
 from pronghorn.runtime.services.thread_state import read_history
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 from pronghorn.runtime.wiring.assemble import open_runtime
-from pronghorn.runtime.wiring.runtime import Runtime
 from support.live import base_config
 from unit.run_events import is_update, until_event
 
@@ -29,14 +29,14 @@ ME = Access(LOCAL_PRINCIPAL)
 
 
 @pytest.fixture
-async def runtime(tmp_path: Path) -> AsyncIterator[Runtime]:
+async def runtime(tmp_path: Path) -> AsyncIterator[AppRuntime]:
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(base_config()), encoding="utf-8")
     async with open_runtime(ConfigHolder(load_config(path, {})), base_dir=tmp_path) as rt:
         yield rt
 
 
-async def last_checkpoint_of(runtime: Runtime, thread_id: str, run_id: str) -> dict[str, Any]:
+async def last_checkpoint_of(runtime: AppRuntime, thread_id: str, run_id: str) -> dict[str, Any]:
     """The newest state of the thread that the run checkpointed."""
     history = await read_history(runtime, ME, thread_id, limit=1000)
     return next(s for s in history if (s["metadata"] or {}).get("run_id") == run_id)
@@ -54,7 +54,7 @@ def request(**body: Any) -> RunCreate:
     )
 
 
-async def test_a_run_ends_in_success_with_its_output_and_leaves_memory(runtime: Runtime) -> None:
+async def test_a_run_ends_in_success_with_its_output_and_leaves_memory(runtime: AppRuntime) -> None:
     tid = str(uuid.uuid4())
     job = await runtime.runs.create(tid, request(text="hello"), ME)
     assert runtime.runs.active(job.run_id) is job
@@ -65,7 +65,7 @@ async def test_a_run_ends_in_success_with_its_output_and_leaves_memory(runtime: 
     assert out["messages"][-1]["content"] == "echo: hello"
 
 
-async def test_a_failing_graph_ends_in_error_with_its_message(runtime: Runtime) -> None:
+async def test_a_failing_graph_ends_in_error_with_its_message(runtime: AppRuntime) -> None:
     tid = str(uuid.uuid4())
     job = await runtime.runs.create(tid, request(input={"fail": True}), ME)
     await job.done.wait()
@@ -75,7 +75,7 @@ async def test_a_failing_graph_ends_in_error_with_its_message(runtime: Runtime) 
 
 
 async def test_enqueue_waits_for_the_run_before_it_and_counts_as_queued(
-    runtime: Runtime,
+    runtime: AppRuntime,
 ) -> None:
     tid = str(uuid.uuid4())
     first = await runtime.runs.create(
@@ -105,7 +105,7 @@ async def test_enqueue_waits_for_the_run_before_it_and_counts_as_queued(
     assert not runtime.runs.ex.jobs.has_queued(tid, second.run_id)
 
 
-async def test_reject_refuses_a_second_run_while_one_is_in_flight(runtime: Runtime) -> None:
+async def test_reject_refuses_a_second_run_while_one_is_in_flight(runtime: AppRuntime) -> None:
     tid = str(uuid.uuid4())
     first = await runtime.runs.create(tid, request(input={"sleep": 60}), ME)
     with pytest.raises(Conflict):
@@ -115,7 +115,7 @@ async def test_reject_refuses_a_second_run_while_one_is_in_flight(runtime: Runti
 
 
 async def test_cancel_is_idempotent_and_refuses_finished_and_unknown_runs(
-    runtime: Runtime,
+    runtime: AppRuntime,
 ) -> None:
     tid = str(uuid.uuid4())
     slow = await runtime.runs.create(tid, request(input={"sleep": 60}), ME)

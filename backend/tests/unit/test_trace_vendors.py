@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
 
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.runtime.engine.jobs import Job
 from pronghorn.runtime.engine.run_request import RunCreate
 from pronghorn.runtime.observability.trace_vendors import VendorCallbacks, vendor_metadata

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from pronghorn.config.schema import WebToolsConfig
+from pronghorn.config.schema.app import WebToolsConfig
 from pronghorn.web import BlockedURLError, FetchError, fetch_url
 from pronghorn.web.fetch import MAX_REDIRECTS
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from pronghorn.config.schema import WebToolsConfig
+from pronghorn.config.schema.app import WebToolsConfig
 from pronghorn.web import FetchError, fetch_url
 
 from .conftest import LocalServer, Request, Writer, respond

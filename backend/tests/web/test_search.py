@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from pronghorn.config.schema import WebToolsConfig
+from pronghorn.config.schema.app import WebToolsConfig
 from pronghorn.web import (
     SearchError,
     SearchResult,

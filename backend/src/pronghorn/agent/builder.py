@@ -49,12 +49,12 @@ from pronghorn.agent.middlewares.tool_timeouts import ToolTimeoutMiddleware
 from pronghorn.agent.options import AgentOptions
 from pronghorn.agent.prompt import build_system_prompt
 from pronghorn.agent.state import ThreadState
-from pronghorn.config.memory_schema import MemoryConfig
-from pronghorn.config.schema import AgentConfig, AppConfig
+from pronghorn.config.schema.app import AgentConfig, AppConfig
+from pronghorn.config.schema.memory import MemoryConfig
 from pronghorn.governance.plan import GovernancePlan
 from pronghorn.governance.ports import GovernancePorts
-from pronghorn.mcp.manager import McpManager
 from pronghorn.mcp.middleware import McpToolsMiddleware
+from pronghorn.mcp.server_manager import McpManager
 from pronghorn.memory.service import MemoryService
 from pronghorn.models.factory import ModelFactory
 from pronghorn.sandbox.base import SandboxProvider

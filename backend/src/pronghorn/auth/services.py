@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from pronghorn.auth.proxies import TrustedProxies
 from pronghorn.auth.ratelimit import AuthLimits, Clock
-from pronghorn.config.schema import AuthConfig, ServerConfig
+from pronghorn.config.schema.app import AuthConfig, ServerConfig
 
 
 @dataclass(frozen=True)

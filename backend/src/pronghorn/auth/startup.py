@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from pronghorn.auth import setup_token, users
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.persistence.db import Database
 
 log = logging.getLogger("pronghorn.auth")

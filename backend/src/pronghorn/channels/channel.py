@@ -16,7 +16,7 @@ from pronghorn.channels.driver import Asked, RunDriver, Turn
 from pronghorn.channels.errors import PlatformError
 from pronghorn.channels.transport import Transport
 from pronghorn.channels.types import ChannelCounts, Inbound
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 log = logging.getLogger("pronghorn.channels")
 
@@ -33,7 +33,7 @@ class ChannelStatus:
 
 
 class Channel:
-    def __init__(self, runtime: Runtime, name: str, transport: Transport) -> None:
+    def __init__(self, runtime: AppRuntime, name: str, transport: Transport) -> None:
         cfg = runtime.config.channels
         self.runtime = runtime
         self.name = name

@@ -1,4 +1,4 @@
-"""The channels component: a `ChannelManager` started after the Runtime's components (it
+"""The channels component: a `ChannelManager` started after the AppRuntime's components (it
 starts runs through `runtime.runs`) and stopped before them; hot-reloaded."""
 
 from __future__ import annotations
@@ -6,13 +6,13 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncGenerator
 
-from pronghorn.channels.manager import ChannelManager
-from pronghorn.config.schema import AppConfig
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.channels.channel_manager import ChannelManager
+from pronghorn.config.schema.app import AppConfig
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 
 @contextlib.asynccontextmanager
-async def channels(runtime: Runtime) -> AsyncGenerator[ChannelManager, None]:
+async def channels(runtime: AppRuntime) -> AsyncGenerator[ChannelManager, None]:
     manager = ChannelManager(runtime)
 
     async def _reload(old: AppConfig, new: AppConfig) -> None:

@@ -32,7 +32,7 @@ from pronghorn.runtime.errors import DomainError
 from pronghorn.runtime.services.channel_state import ChannelState
 from pronghorn.runtime.services.runs import Message, Resume, Runs, RunStart
 from pronghorn.runtime.services.uploads import Uploads
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 from pronghorn.sandbox.errors import SandboxError
 from pronghorn.sandbox.paths import ThreadPaths
 
@@ -56,7 +56,7 @@ class Dispatcher:
     def __init__(
         self,
         *,
-        runtime: Runtime,
+        runtime: AppRuntime,
         name: str,
         transport: Transport,
         counts: ChannelCounts,

@@ -18,7 +18,7 @@ import secrets
 from typing import TYPE_CHECKING, Protocol
 
 from pronghorn.runtime.cluster.channel_lease import SqlLease
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -78,7 +78,7 @@ class RedisLease:
         await self.client.eval(RELEASE, 1, self._key(channel), self.holder)  # type: ignore[misc]
 
 
-def lease_for(runtime: Runtime) -> Lease:
+def lease_for(runtime: AppRuntime) -> Lease:
     """Redis when the broker is Redis, else the database; one random holder token per
     manager (so a restarted process is a new holder)."""
     holder = secrets.token_hex(16)

@@ -7,8 +7,8 @@ from typing import Literal
 
 from pronghorn.auth.principal import LOCAL_PRINCIPAL, Principal
 from pronghorn.channels.types import Inbound
-from pronghorn.config.channels_schema import ChannelAccess
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
+from pronghorn.config.schema.channels import ChannelAccess
 
 Verdict = Literal["ignore", "allow", "refuse", "bind"]
 

@@ -12,7 +12,7 @@ from pronghorn.config.errors import ConfigError
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.config.loader import LoadedConfig, load_config, resolve_config_path
 from pronghorn.config.restart import STARTUP_ONLY, merge_startup_only, restart_required
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 
 __all__ = [
     "STARTUP_ONLY",

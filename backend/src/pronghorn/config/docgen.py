@@ -24,14 +24,14 @@ from pydantic import BaseModel, SecretStr
 from pydantic.fields import FieldInfo
 
 from pronghorn.config.restart import is_startup_only
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 
 BEGIN = "<!-- BEGIN GENERATED FIELD REFERENCE (python -m pronghorn.config.docgen --write) -->"
 END = "<!-- END GENERATED FIELD REFERENCE -->"
 DEFAULT_DOC = Path(__file__).resolve().parents[4] / "docs" / "configuration.md"
 
 # Descriptions for fields and sections whose schema entry has none. Prefer adding a
-# ``description=`` in schema.py; this table only fills the gaps.
+# ``description=`` in schema/app.py; this table only fills the gaps.
 FALLBACK: dict[str, str] = {
     "store": "The LangGraph store (`/store` API and agent memory).",
     "store.ttl": "Time-to-live of store items.",

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from pronghorn.config.errors import ConfigError
 from pronghorn.config.file_marks import mark
 from pronghorn.config.holder import ConfigHolder
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 
 if TYPE_CHECKING:
     from ruamel.yaml import YAML

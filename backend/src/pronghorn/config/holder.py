@@ -26,7 +26,7 @@ from pronghorn.config.loader import (
     resolve_dotenv_path,
 )
 from pronghorn.config.restart import changed_paths, merge_startup_only, restart_required
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 
 logger = logging.getLogger("pronghorn.config")
 

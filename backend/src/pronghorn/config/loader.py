@@ -31,7 +31,7 @@ from pronghorn.config.errors import ConfigError, format_validation_error
 from pronghorn.config.file_marks import check_whole
 from pronghorn.config.graph_specs import missing_auth_file, missing_graph_files
 from pronghorn.config.interpolate import interpolate
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 
 CONFIG_ENV_VAR = "PRONGHORN_CONFIG"
 DEFAULT_CONFIG_NAME = "config.yaml"

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 
 STARTUP_ONLY: tuple[str, ...] = (
     "data_dir",  # database file and thread folders are opened at startup

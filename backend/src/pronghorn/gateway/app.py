@@ -1,4 +1,4 @@
-"""The FastAPI app factory and its lifespan, which builds (and tears down) the Runtime."""
+"""The FastAPI app factory and its lifespan, which builds (and tears down) the AppRuntime."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ WATCH_START_S = 10.0  # how long startup waits for the config watcher to start
 def create_app(
     settings: ConfigHolder, *, base_dir: Path | None = None, tune_gc: bool = False
 ) -> FastAPI:
-    """Build the app for a config holder; the Runtime is created in the lifespan.
+    """Build the app for a config holder; the AppRuntime is created in the lifespan.
     `tune_gc` (the server process's own app): once started, everything alive is moved
     out of the garbage collector's sight (see `gc_tuning.py`)."""
     config = settings.current

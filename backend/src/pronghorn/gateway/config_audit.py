@@ -8,13 +8,13 @@ from collections.abc import Awaitable, Callable
 
 from pronghorn.auth import audit
 from pronghorn.config.restart import changed_paths
-from pronghorn.config.schema import AppConfig
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.config.schema.app import AppConfig
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 log = logging.getLogger("pronghorn.auth")
 
 
-def reload_recorder(runtime: Runtime) -> Callable[[AppConfig, AppConfig], Awaitable[None]]:
+def reload_recorder(runtime: AppRuntime) -> Callable[[AppConfig, AppConfig], Awaitable[None]]:
     async def on_reload(old: AppConfig, new: AppConfig) -> None:
         try:
             await audit.record(

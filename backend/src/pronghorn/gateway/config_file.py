@@ -15,13 +15,13 @@ from pronghorn.config.errors import ConfigError
 from pronghorn.config.file_edit import Edit, NoConfigFile, apply_edit, read_document
 from pronghorn.gateway.deps import get_principal
 from pronghorn.gateway.errors import ApiError
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 if TYPE_CHECKING:
     from ruamel.yaml.comments import CommentedMap
 
 
-def editable_path(runtime: Runtime) -> Path | None:
+def editable_path(runtime: AppRuntime) -> Path | None:
     """The file a settings page edits: the config file, or on a server started without
     one the file its first save creates (``<data_dir>/config.yaml``); None: not editable."""
     return runtime.settings.source_path or runtime.settings.first_run_path
@@ -33,7 +33,7 @@ async def admin(principal: Principal = Depends(get_principal)) -> Principal:
     return principal
 
 
-async def document(runtime: Runtime) -> CommentedMap:
+async def document(runtime: AppRuntime) -> CommentedMap:
     """The config file (empty without one); 409 if it cannot be read."""
     path = runtime.settings.source_path
     if path is None:
@@ -48,7 +48,7 @@ async def document(runtime: Runtime) -> CommentedMap:
         raise ApiError(409, str(exc)) from None
 
 
-async def edit_file(runtime: Runtime, edit: Edit) -> None:
+async def edit_file(runtime: AppRuntime, edit: Edit) -> None:
     """Validate, write atomically and reload; an invalid result is a 400, nothing written."""
     try:
         await apply_edit(runtime.settings, edit)

@@ -1,4 +1,4 @@
-"""FastAPI dependencies: the Runtime, the principal and id validation."""
+"""FastAPI dependencies: the AppRuntime, the principal and id validation."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from fastapi import Request
 from pronghorn.auth.principal import Principal
 from pronghorn.gateway.errors import ApiError
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 # An admin sees every user's resources only when asking so (docs/security.md, "Isolation").
 ALL_USERS_HEADER = "x-pronghorn-all-users"
@@ -17,7 +17,7 @@ ALL_USERS_QUERY = "all_users"
 _TRUE = frozenset({"1", "true", "yes", "on"})
 
 
-async def get_runtime(request: Request) -> Runtime:
+async def get_runtime(request: Request) -> AppRuntime:
     return request.app.state.runtime
 
 

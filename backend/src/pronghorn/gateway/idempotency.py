@@ -27,7 +27,7 @@ from fastapi import Request, Response
 from pronghorn.gateway.errors import ApiError
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.services.idempotency_keys import IdempotencyKeys
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
@@ -91,7 +91,7 @@ async def _fingerprint(request: Request) -> str:
 
 async def idempotent(
     request: Request,
-    runtime: Runtime,
+    runtime: AppRuntime,
     access: Access,
     act: Action,
     replay: Replayer = replay_json,

@@ -19,7 +19,7 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from pronghorn.gateway.routers.metrics import token_matches
 from pronghorn.runtime.observability.metrics import CONTENT_TYPE
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 log = logging.getLogger("pronghorn.metrics")
 
@@ -38,7 +38,7 @@ class _QuietHandler(WSGIRequestHandler):
 WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
 
 
-def metrics_wsgi_app(runtime: Runtime) -> WsgiApp:
+def metrics_wsgi_app(runtime: AppRuntime) -> WsgiApp:
     def app(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         if environ.get("PATH_INFO") not in ("/metrics", "/"):
             start_response("404 Not Found", [("Content-Type", "text/plain")])
@@ -61,7 +61,7 @@ def metrics_wsgi_app(runtime: Runtime) -> WsgiApp:
 
 
 @contextlib.asynccontextmanager
-async def metrics_listener(runtime: Runtime) -> AsyncGenerator[None, None]:
+async def metrics_listener(runtime: AppRuntime) -> AsyncGenerator[None, None]:
     cfg = runtime.config.metrics
     if not cfg.enabled or cfg.port is None:
         yield

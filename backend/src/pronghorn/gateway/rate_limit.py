@@ -4,7 +4,7 @@ Runs after authentication (it keys buckets by the principal), before any route: 
 over the rate gets 429 with `Retry-After` and the request does nothing. Public paths
 (probes, login, static files) are not limited here; failed logins have their own limits
 (auth/ratelimit.py). The rate is read from the live config on each request; the buckets
-are the Runtime's (runtime/wiring/rate_buckets.py: memory, or Redis shared by every replica).
+are the AppRuntime's (runtime/wiring/rate_buckets.py: memory, or Redis shared by every replica).
 """
 
 from __future__ import annotations

@@ -7,10 +7,10 @@ from datetime import timedelta
 from fastapi import Request, Response
 
 from pronghorn.auth.sessions import COOKIE_NAME, DEFAULT_TTL
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 
-def _runtime(request: Request) -> Runtime:
+def _runtime(request: Request) -> AppRuntime:
     return request.app.state.runtime
 
 

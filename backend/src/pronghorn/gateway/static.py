@@ -10,7 +10,7 @@ from starlette.responses import Response
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
 
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 
 API_PREFIXES = ("/api/", "/health", "/ready", "/metrics", "/docs", "/openapi.json")
 

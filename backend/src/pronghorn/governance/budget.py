@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from pronghorn.config.governance_schema import BudgetLimit, BudgetsConfig, ModelPricing
+from pronghorn.config.schema.governance import BudgetLimit, BudgetsConfig, ModelPricing
 from pronghorn.governance.ports import Spend, SpendWindows
 
 REASON = "budget_exceeded"

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 from urllib.parse import urlsplit
 
-from pronghorn.config.governance_schema import GuardrailRulesConfig, GuardrailsConfig
+from pronghorn.config.schema.governance import GuardrailRulesConfig, GuardrailsConfig
 
 PATH_ARGS = ("path", "file_path", "pattern", "directory")
 SHELL_TOOLS = frozenset({"bash"})

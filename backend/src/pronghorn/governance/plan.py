@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from pronghorn.config.governance_schema import (
+from pronghorn.config.schema.app import AppConfig
+from pronghorn.config.schema.governance import (
     ApprovalsConfig,
     BudgetsConfig,
     GuardrailsConfig,
     ModelPricing,
 )
-from pronghorn.config.schema import AppConfig
 from pronghorn.governance.guardrails import build_guardrails
 from pronghorn.governance.ports import GovernancePorts
 

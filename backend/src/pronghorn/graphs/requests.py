@@ -17,7 +17,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph_sdk.auth.types import BaseUser
 from langgraph_sdk.runtime import AccessContext
 
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 
 __all__ = ["AccessContext", "GraphRequest"]
 

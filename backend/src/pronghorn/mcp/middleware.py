@@ -21,7 +21,7 @@ from langchain_core.tools import BaseTool
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command
 
-from pronghorn.mcp.manager import McpManager
+from pronghorn.mcp.server_manager import McpManager
 from pronghorn.mcp.tool_search import TOOL_SEARCH, make_tool_search, merge_promoted
 
 

@@ -16,7 +16,7 @@ from typing import cast
 
 import httpx
 
-from pronghorn.config.mcp_schema import McpOAuthConfig
+from pronghorn.config.schema.mcp import McpOAuthConfig
 from pronghorn.mcp.errors import McpAuthError
 
 DEFAULT_EXPIRY_S = 3600.0

@@ -32,7 +32,7 @@ from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from pronghorn.config.mcp_schema import McpServerConfig
+from pronghorn.config.schema.mcp import McpServerConfig
 from pronghorn.mcp.errors import McpUnavailable
 from pronghorn.mcp.oauth import BearerAuth, TokenSource
 

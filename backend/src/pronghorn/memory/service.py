@@ -1,4 +1,4 @@
-"""`MemoryService`: the app's memory component (one per Runtime, started in the lifespan).
+"""`MemoryService`: the app's memory component (one per AppRuntime, started in the lifespan).
 
 It owns the update queue: after a run, the conversation's new user and final assistant
 messages are queued (``enqueue``: synchronous, never raises, never blocks a run). Entries
@@ -26,7 +26,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 from langgraph.constants import TAG_NOSTREAM
 
-from pronghorn.config.memory_schema import MemoryConfig
+from pronghorn.config.schema.memory import MemoryConfig
 from pronghorn.memory import edits
 from pronghorn.memory.context import memory_context, search
 from pronghorn.memory.errors import InvalidMemory

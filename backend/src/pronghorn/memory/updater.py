@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, cast
 
-from pronghorn.config.memory_schema import MemoryConfig
+from pronghorn.config.schema.memory import MemoryConfig
 from pronghorn.memory.edits import normalized
 from pronghorn.memory.records import (
     CATEGORIES,

@@ -13,7 +13,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from pronghorn.config.schema import AppConfig, ModelConfig
+from pronghorn.config.schema.app import AppConfig, ModelConfig
 from pronghorn.models.demo import DEMO_DISPLAY_NAME, DEMO_MODEL_NAME, make_demo_model
 from pronghorn.models.errors import UnknownModelError, UnsupportedProviderError
 from pronghorn.models.providers import (

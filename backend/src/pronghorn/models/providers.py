@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 from langchain_core.language_models import BaseChatModel
 
-from pronghorn.config.schema import ModelConfig
+from pronghorn.config.schema.app import ModelConfig
 from pronghorn.models.errors import MissingAPIKeyError, UnsupportedProviderError
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import aiodocker
 
-from pronghorn.config.schema import AppConfig, SandboxConfig
+from pronghorn.config.schema.app import AppConfig, SandboxConfig
 from pronghorn.sandbox import container_spec as cs
 from pronghorn.sandbox import hostuid, quota
 from pronghorn.sandbox.base import CommandResult, Sandbox, command_timeout

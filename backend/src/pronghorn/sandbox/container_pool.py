@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import aiodocker
 from aiodocker.containers import DockerContainer
 
-from pronghorn.config.schema import SandboxConfig
+from pronghorn.config.schema.app import SandboxConfig
 from pronghorn.sandbox import container_spec as cs
 from pronghorn.sandbox.errors import SandboxError
 

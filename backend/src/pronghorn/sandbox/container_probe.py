@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import aiodocker
 
-from pronghorn.config.schema import SandboxConfig
+from pronghorn.config.schema.app import SandboxConfig
 
 # The engine's /info flag that says a limit can be enforced, per configured limit.
 _LIMIT_FLAGS = {

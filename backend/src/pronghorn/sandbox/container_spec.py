@@ -17,7 +17,7 @@ from pathlib import Path
 
 from aiodocker.types import JSONValue
 
-from pronghorn.config.schema import SandboxConfig
+from pronghorn.config.schema.app import SandboxConfig
 from pronghorn.sandbox.errors import SandboxError
 from pronghorn.sandbox.mounts import ReadOnlyMount
 from pronghorn.sandbox.paths import FOLDERS, VIRTUAL_ROOT, VIRTUAL_WORKSPACE

@@ -24,7 +24,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from pronghorn.config.schema import UploadConvertConfig
+from pronghorn.config.schema.app import UploadConvertConfig
 from pronghorn.sandbox import bwrap as bw
 from pronghorn.sandbox.errors import SandboxError
 from pronghorn.sandbox.limits import human_bytes

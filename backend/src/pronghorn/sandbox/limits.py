@@ -15,7 +15,7 @@ from __future__ import annotations
 import signal
 from dataclasses import dataclass
 
-from pronghorn.config.schema import SandboxLimitsConfig
+from pronghorn.config.schema.app import SandboxLimitsConfig
 
 CPU_GRACE_S = 5
 

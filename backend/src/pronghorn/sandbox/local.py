@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pronghorn.config.schema import AppConfig, SandboxConfig
+from pronghorn.config.schema.app import AppConfig, SandboxConfig
 from pronghorn.sandbox import bwrap as bw
 from pronghorn.sandbox import cgroups, files, hostuid, quota, seccomp
 from pronghorn.sandbox import mounts as mnt

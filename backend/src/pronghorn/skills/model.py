@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 
 SkillCategory = Literal["public", "custom"]
 

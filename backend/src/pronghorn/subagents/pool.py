@@ -1,6 +1,6 @@
 """``SubagentPool``: the process-wide limit on running sub-agents (an app-level component).
 
-It hangs off the Runtime (built in the lifespan, resized on config reload) and is passed to
+It hangs off the AppRuntime (built in the lifespan, resized on config reload) and is passed to
 every lead agent the factory builds; a sub-agent waits here, first come first served, when
 ``subagents.max_concurrent`` are already running. It also carries the directory that finds
 a user's custom agents.

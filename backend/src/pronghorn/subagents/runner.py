@@ -37,7 +37,7 @@ from pronghorn.agent.middlewares import (
 from pronghorn.agent.prompt_extensions import skills_section
 from pronghorn.agent.state import ThreadState
 from pronghorn.agent.stream_events import write_direct
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.models.factory import ModelFactory
 from pronghorn.skills.model import RunSkill
 from pronghorn.subagents.events import FINAL_EVENT, Status, clip, message_text, step_of

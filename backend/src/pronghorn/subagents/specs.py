@@ -15,7 +15,7 @@ from typing import Literal, Protocol
 
 from langchain_core.tools import BaseTool
 
-from pronghorn.config.subagents_schema import SubagentsConfig, SubagentTypeConfig
+from pronghorn.config.schema.subagents import SubagentsConfig, SubagentTypeConfig
 
 # Never offered to a sub-agent: no nesting, nobody to ask, the lead agent presents files.
 EXCLUDED_TOOLS = frozenset({"task", "ask_clarification", "present_files"})

@@ -10,7 +10,7 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.tools import BaseTool
 
 from pronghorn.agent.middlewares import CircuitBreakers
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.models.factory import ModelFactory
 from pronghorn.subagents.limits import SubagentLimitMiddleware
 from pronghorn.subagents.pool import SubagentPool

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from pronghorn.config.schema import WebToolsConfig
+from pronghorn.config.schema.app import WebToolsConfig
 from pronghorn.web.html_text import html_to_text
 from pronghorn.web.ssrf import (
     BlockedURLError,

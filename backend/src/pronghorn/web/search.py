@@ -13,7 +13,7 @@ from typing import Any, Protocol, cast, runtime_checkable
 
 import httpx
 
-from pronghorn.config.schema import WebToolsConfig
+from pronghorn.config.schema.app import WebToolsConfig
 
 TAVILY_DEFAULT_URL = "https://api.tavily.com"
 MAX_RESULTS = 20

@@ -26,7 +26,7 @@ from langgraph.runtime import Runtime
 
 from pronghorn.agent.middlewares._util import run_ids, text_of, with_system_note
 from pronghorn.agent.state import ThreadState
-from pronghorn.config.memory_schema import MemoryConfig
+from pronghorn.config.schema.memory import MemoryConfig
 from pronghorn.memory.service import MemoryService
 from pronghorn.memory.turns import as_turns, last_exchange, scope_of
 

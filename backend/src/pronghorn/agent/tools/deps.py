@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.sandbox.base import SandboxProvider
 from pronghorn.web.search import SearchProvider
 

@@ -16,7 +16,7 @@ from typing import Any, cast
 
 from langchain_core.tools import BaseTool
 
-from pronghorn.config.extensions_schema import ExtraTool, ToolsConfig
+from pronghorn.config.schema.extensions import ExtraTool, ToolsConfig
 
 log = logging.getLogger("pronghorn.agent.tools")
 

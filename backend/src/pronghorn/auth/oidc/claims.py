@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pronghorn.auth.oidc.errors import OidcError
 from pronghorn.auth.oidc.json_views import strings_in
 from pronghorn.auth.principal import Role
-from pronghorn.config.oidc_schema import OidcConfig
+from pronghorn.config.schema.oidc import OidcConfig
 
 _USERNAME_JUNK = re.compile(r"[^a-z0-9._-]+")
 USERNAME_MAX = 64

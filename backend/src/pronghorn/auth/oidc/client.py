@@ -22,7 +22,7 @@ from pronghorn.auth.oidc.errors import OidcError
 from pronghorn.auth.oidc.json_views import as_object
 from pronghorn.auth.oidc.login_state import LoginState, LoginStateCodec, pkce_challenge
 from pronghorn.auth.oidc.tokens import Claims, allowed_algorithms, token_header, verify_id_token
-from pronghorn.config.oidc_schema import OidcConfig
+from pronghorn.config.schema.oidc import OidcConfig
 
 __all__ = ["LoginStart", "OidcClient", "OidcError", "OidcIdentity", "OidcLogin"]
 

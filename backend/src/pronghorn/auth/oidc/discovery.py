@@ -15,7 +15,7 @@ import httpx
 
 from pronghorn.auth.oidc.errors import OidcError
 from pronghorn.auth.oidc.json_views import as_list, as_object, strings_in
-from pronghorn.config.oidc_schema import check_endpoint_url
+from pronghorn.config.schema.oidc import check_endpoint_url
 
 if TYPE_CHECKING:
     import jwt

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from pronghorn.mcp.manager import Status
+from pronghorn.mcp.server_manager import Status
 
 
 class McpConfigView(BaseModel):

@@ -48,7 +48,7 @@ from pronghorn.runtime.engine.jobs import Job
 from pronghorn.runtime.errors import DomainError, NotFound, Unavailable
 from pronghorn.runtime.services import agent_calls as calls
 from pronghorn.runtime.services import agent_output as output
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 router = APIRouter(prefix="/api/langgraph", tags=["a2a"])
 
@@ -82,7 +82,7 @@ def _base_url(request: Request) -> str:
     return str(request.base_url).rstrip("/")
 
 
-async def _callee(runtime: Runtime, access: Access, assistant_id: str) -> calls.Callee:
+async def _callee(runtime: AppRuntime, access: Access, assistant_id: str) -> calls.Callee:
     if not runtime.config.protocols.a2a.enabled:
         raise RpcError(METHOD_NOT_FOUND, "A2A is disabled (protocols.a2a.enabled)", 404)
     try:
@@ -94,7 +94,7 @@ async def _callee(runtime: Runtime, access: Access, assistant_id: str) -> calls.
 
 
 # -- the agent card ---------------------------------------------------------------------
-def agent_card(runtime: Runtime, callee: calls.Callee, base_url: str) -> dict[str, Any]:
+def agent_card(runtime: AppRuntime, callee: calls.Callee, base_url: str) -> dict[str, Any]:
     url = f"{base_url}/api/langgraph/a2a/{callee.assistant_id}"
     schemes: dict[str, a2a.SecurityScheme] | None = None
     security: list[dict[str, list[str]]] | None = None
@@ -140,7 +140,7 @@ def agent_card(runtime: Runtime, callee: calls.Callee, base_url: str) -> dict[st
 
 
 async def _card_response(
-    request: Request, runtime: Runtime, access: Access, assistant_id: str
+    request: Request, runtime: AppRuntime, access: Access, assistant_id: str
 ) -> Response:
     try:
         callee = await _callee(runtime, access, assistant_id)
@@ -157,7 +157,7 @@ async def _card_response(
 async def get_agent_card(
     assistant_id: str,
     request: Request,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     return await _card_response(request, runtime, access, assistant_id)
@@ -171,7 +171,7 @@ async def get_agent_card(
 async def get_agent_card_by_query(
     request: Request,
     assistant_id: str = Query(...),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     return await _card_response(request, runtime, access, assistant_id)
@@ -187,7 +187,7 @@ async def get_agent_card_by_query(
 async def post_a2a(
     assistant_id: str,
     request: Request,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     rpc_id: RpcId = None
@@ -276,7 +276,7 @@ class _Call:
     """One JSON-RPC call on one assistant, for one caller."""
 
     def __init__(
-        self, runtime: Runtime, access: Access, callee: calls.Callee, base_url: str
+        self, runtime: AppRuntime, access: Access, callee: calls.Callee, base_url: str
     ) -> None:
         self.runtime = runtime
         self.access = access

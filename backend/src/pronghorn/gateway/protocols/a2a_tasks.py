@@ -29,7 +29,7 @@ from a2a.compat.v0_3 import types as a2a
 
 from pronghorn.runtime.services import agent_calls as calls
 from pronghorn.runtime.services import agent_output as output
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 TASK_KEY = "a2a_task_id"
 CANCELED_KEY = "a2a_canceled_tasks"  # thread metadata: input-required tasks cancelled
@@ -144,7 +144,7 @@ def state_of(run: dict[str, Any], waiting: bool) -> a2a.TaskState:
 
 
 async def build_task(
-    runtime: Runtime,
+    runtime: AppRuntime,
     task_id: str,
     run: dict[str, Any],
     *,

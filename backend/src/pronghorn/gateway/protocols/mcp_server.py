@@ -46,7 +46,7 @@ from pronghorn.runtime.engine.jobs import Job
 from pronghorn.runtime.errors import DomainError
 from pronghorn.runtime.services import agent_calls as calls
 from pronghorn.runtime.services import agent_output as output
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 PATH = "/api/langgraph/mcp"
 
@@ -66,9 +66,9 @@ def _error(text: str) -> types.CallToolResult:
 
 
 class McpService:
-    """The MCP server of one app (built in its lifespan, with the Runtime)."""
+    """The MCP server of one app (built in its lifespan, with the AppRuntime)."""
 
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, runtime: AppRuntime) -> None:
         self.runtime = runtime
         self.server: Server[Any, Any] = Server(
             "pronghorn",
@@ -200,7 +200,7 @@ class McpEndpoint:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         app = scope["app"]
         service: McpService | None = getattr(app.state, "mcp", None)
-        runtime: Runtime = app.state.runtime
+        runtime: AppRuntime = app.state.runtime
         if service is None or not runtime.config.protocols.mcp.enabled:
             await JSONResponse(
                 {"detail": "The MCP endpoint is disabled (protocols.mcp.enabled)"},

@@ -43,7 +43,7 @@ from pronghorn.runtime.engine.jobs import Job
 from pronghorn.runtime.errors import DomainError, NotFound
 from pronghorn.runtime.services import agent_calls as calls
 from pronghorn.runtime.services import agent_output as output
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 router = APIRouter(prefix="/v1", tags=["openai"])
 
@@ -78,7 +78,7 @@ class ChatRequest(BaseModel):
     n: int = Field(default=1, ge=1, le=1)
 
 
-def _enabled(runtime: Runtime) -> None:
+def _enabled(runtime: AppRuntime) -> None:
     if not runtime.config.protocols.openai.enabled:
         raise OpenAIError(404, "The OpenAI-compatible API is disabled (protocols.openai)")
 
@@ -99,7 +99,7 @@ async def _parse(request: Request) -> ChatRequest:
 
 
 async def _resolve_model(
-    runtime: Runtime, access: Access, model: str
+    runtime: AppRuntime, access: Access, model: str
 ) -> tuple[calls.Callee, str | None]:
     """The assistant `model` names, and the lead agent's model after a colon, if any (an
     assistant whose own name has a colon wins)."""
@@ -179,7 +179,7 @@ def _answer(job: Job) -> str:
     return text
 
 
-async def _start(request: Request, runtime: Runtime, access: Access) -> tuple[ChatRequest, Job]:
+async def _start(request: Request, runtime: AppRuntime, access: Access) -> tuple[ChatRequest, Job]:
     _enabled(runtime)
     body = await _parse(request)
     modes = ("messages-tuple",) if body.stream else ("values",)
@@ -216,7 +216,7 @@ def _headers(job: Job) -> dict[str, str]:
 )
 async def chat_completions(
     request: Request,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     try:
@@ -284,7 +284,7 @@ def _sse(obj: dict[str, Any]) -> bytes:
 
 
 async def _stream(
-    runtime: Runtime,
+    runtime: AppRuntime,
     job: Job,
     model: str,
     completion_id: str,
@@ -347,7 +347,7 @@ def _model_entry(model_id: str, created: int) -> dict[str, Any]:
     return {"id": model_id, "object": "model", "created": created, "owned_by": "pronghorn"}
 
 
-async def _models(runtime: Runtime, access: Access) -> list[dict[str, Any]]:
+async def _models(runtime: AppRuntime, access: Access) -> list[dict[str, Any]]:
     callees = await calls.list_callees(runtime, access, runtime.config.protocols.openai.assistants)
     out: list[dict[str, Any]] = []
     names = [m.name for m in runtime.config.models]
@@ -369,7 +369,7 @@ def _epoch(value: Any) -> int:
 
 @router.get("/models", response_model=ModelObjectList, responses=openai_errors(401, 404, 429))
 async def list_models(
-    runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+    runtime: AppRuntime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> Response:
     try:
         _enabled(runtime)
@@ -382,7 +382,7 @@ async def list_models(
     "/models/{model_id:path}", response_model=ModelObject, responses=openai_errors(401, 404, 429)
 )
 async def get_model(
-    model_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+    model_id: str, runtime: AppRuntime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> Response:
     try:
         _enabled(runtime)

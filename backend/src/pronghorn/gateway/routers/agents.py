@@ -15,7 +15,7 @@ from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.services import agents as service
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 router = APIRouter(prefix="/api/agents", tags=["agents"], route_class=StrictJSONRoute)
 
@@ -62,7 +62,7 @@ class AgentUpdate(AgentFields):
 
 @router.get("", response_model=AgentList)
 async def list_agents(
-    runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+    runtime: AppRuntime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> JSONResponse:
     return JSONResponse({"agents": await service.list_agents(runtime, access)})
 
@@ -70,7 +70,7 @@ async def list_agents(
 @router.get("/check", response_model=AgentNameCheck, responses=errors(422))
 async def check_name(
     name: str = Query(),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     """Whether ``name`` is a valid agent name the caller has not used yet."""
@@ -80,7 +80,7 @@ async def check_name(
 
 @router.get("/{name}", response_model=Agent, responses=errors(404, 422))
 async def get_agent(
-    name: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+    name: str, runtime: AppRuntime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> JSONResponse:
     return JSONResponse(await service.get_agent(runtime, access, name))
 
@@ -88,7 +88,7 @@ async def get_agent(
 @router.post("", status_code=201, response_model=Agent, responses=errors(400, 404, 409, 422))
 async def create_agent(
     body: AgentCreate,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     created: dict[str, Any] = await service.create_agent(runtime, access, body.name, body.spec())
@@ -99,7 +99,7 @@ async def create_agent(
 async def update_agent(
     name: str,
     body: AgentUpdate,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     """A new version of the agent: given fields replace, omitted ones are kept, null resets.
@@ -111,7 +111,7 @@ async def update_agent(
 
 @router.delete("/{name}", status_code=204, responses=errors(404, 422))
 async def delete_agent(
-    name: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+    name: str, runtime: AppRuntime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> Response:
     await service.delete_agent(runtime, access, name)
     return Response(status_code=204)

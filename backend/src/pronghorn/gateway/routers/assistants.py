@@ -32,7 +32,7 @@ from pronghorn.runtime.access import Access, graph_user
 from pronghorn.runtime.engine.graph_access import require_graph
 from pronghorn.runtime.engine.request_fields import INT64_MAX, Offset
 from pronghorn.runtime.services import assistants as service
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 router = APIRouter(
     prefix="/api/langgraph/assistants", tags=["assistants"], route_class=StrictJSONRoute
@@ -99,7 +99,7 @@ def _select(items: list[dict[str, Any]], select: list[str] | None) -> list[dict[
 async def create_assistant(
     request: Request,
     body: AssistantCreate,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     assistant_id = check_uuid(body.assistant_id, "assistant") if body.assistant_id else None
@@ -126,7 +126,7 @@ async def create_assistant(
 @router.post("/search", response_model=list[AssistantSelection], responses=errors(422))
 async def search_assistants(
     body: AssistantSearch = Body(default_factory=AssistantSearch),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     # Unknown graph_id: an empty list (the reference answers 404 here, see docs/api.md).
@@ -150,7 +150,7 @@ async def search_assistants(
 @router.post("/count", response_model=int, responses=errors(422))
 async def count_assistants(
     body: AssistantCount = Body(default_factory=AssistantCount),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     total = await service.count(
@@ -162,7 +162,7 @@ async def count_assistants(
 @router.get("/{assistant_id}", response_model=Assistant, responses=errors(404, 422))
 async def get_assistant(
     assistant_id: str,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     return JSONResponse(await service.get(runtime, access, assistant_id))
@@ -172,7 +172,7 @@ async def get_assistant(
 async def patch_assistant(
     assistant_id: str,
     body: AssistantPatch = Body(default_factory=AssistantPatch),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     updated = await service.update(
@@ -193,7 +193,7 @@ async def patch_assistant(
 async def delete_assistant(
     assistant_id: str,
     delete_threads: bool = False,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     await service.delete(runtime, access, assistant_id, delete_threads=delete_threads)
@@ -206,7 +206,7 @@ async def delete_assistant(
 async def list_versions(
     assistant_id: str,
     body: VersionsSearch = Body(default_factory=VersionsSearch),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     found = await service.versions(
@@ -220,7 +220,7 @@ async def set_latest(
     assistant_id: str,
     version: int | None = Query(None, ge=1, le=INT64_MAX),
     body: SetLatest | None = Body(None),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     wanted = body.version if body is not None and body.version is not None else version
@@ -233,7 +233,7 @@ async def set_latest(
 
 
 @contextlib.asynccontextmanager
-async def _graph_for(runtime: Runtime, access: Access, assistant_id: str):  # type: ignore[no-untyped-def]
+async def _graph_for(runtime: AppRuntime, access: Access, assistant_id: str):  # type: ignore[no-untyped-def]
     assistant = await service.get(runtime, access, assistant_id)
     graph_id = assistant["graph_id"]
     require_graph(runtime.graphs, graph_id)
@@ -268,7 +268,7 @@ def _parse_xray(xray: str) -> bool | int:
 async def get_graph(
     assistant_id: str,
     xray: str = "false",
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     depth = _parse_xray(xray)
@@ -311,7 +311,7 @@ def graph_schemas(graph: Any) -> dict[str, Any]:
 @router.get("/{assistant_id}/schemas", response_model=GraphSchema, responses=errors(404, 422))
 async def get_schemas(
     assistant_id: str,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     async with _graph_for(runtime, access, assistant_id) as (assistant, graph):
@@ -320,7 +320,7 @@ async def get_schemas(
 
 
 async def _subgraphs(
-    runtime: Runtime, access: Access, assistant_id: str, namespace: str | None, recurse: bool
+    runtime: AppRuntime, access: Access, assistant_id: str, namespace: str | None, recurse: bool
 ) -> JSONResponse:
     async with _graph_for(runtime, access, assistant_id) as (_, graph):
         out: dict[str, Any] = {}
@@ -338,7 +338,7 @@ async def _subgraphs(
 async def get_subgraphs(
     assistant_id: str,
     recurse: bool = False,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     return await _subgraphs(runtime, access, assistant_id, None, recurse)
@@ -351,7 +351,7 @@ async def get_subgraphs_ns(
     assistant_id: str,
     namespace: str,
     recurse: bool = False,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     return await _subgraphs(runtime, access, assistant_id, namespace, recurse)

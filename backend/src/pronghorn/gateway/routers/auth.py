@@ -20,7 +20,7 @@ from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.routers.auth_deps import current_user, require_local
 from pronghorn.gateway.session_cookie import clear_session_cookie, client_ip, set_session_cookie
 from pronghorn.gateway.strict_json import StrictJSONRoute
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 router = APIRouter(prefix="/api/auth", tags=["auth"], route_class=StrictJSONRoute)
 
@@ -60,7 +60,9 @@ def local_user_json(principal: Principal) -> dict[str, object]:
     }
 
 
-async def _logged_in(request: Request, runtime: Runtime, user: User, status: int) -> JSONResponse:
+async def _logged_in(
+    request: Request, runtime: AppRuntime, user: User, status: int
+) -> JSONResponse:
     cookie, csrf = await sessions.start(runtime.db, user.id, ttl=runtime.auth.session_ttl)
     response = JSONResponse({"user": user.to_api(), "csrf_token": csrf}, status_code=status)
     set_session_cookie(response, cookie, request)
@@ -72,7 +74,7 @@ async def _logged_in(request: Request, runtime: Runtime, user: User, status: int
     response_model=None,
     responses={**answers(AuthConfig)},
 )
-async def auth_config(runtime: Runtime = Depends(get_runtime)) -> dict[str, object]:
+async def auth_config(runtime: AppRuntime = Depends(get_runtime)) -> dict[str, object]:
     mode = runtime.auth.mode
     setup_required = mode == "local" and await users.count(runtime.db) == 0
     oidc = runtime.config.auth.oidc
@@ -87,7 +89,7 @@ async def auth_config(runtime: Runtime = Depends(get_runtime)) -> dict[str, obje
     responses={**answers(Session, 201), **errors(403, 409, 422)},
 )
 async def setup(
-    body: SetupBody, request: Request, runtime: Runtime = Depends(get_runtime)
+    body: SetupBody, request: Request, runtime: AppRuntime = Depends(get_runtime)
 ) -> Response:
     """Create the first admin with the one-time setup token, and log them in."""
     if runtime.auth.mode != "local":
@@ -113,7 +115,7 @@ async def setup(
     return await _logged_in(request, runtime, user, 201)
 
 
-async def password_login(request: Request, runtime: Runtime, name: str, password: str) -> User:
+async def password_login(request: Request, runtime: AppRuntime, name: str, password: str) -> User:
     """Check a login name (username or email) and password under the failure limits (per
     client IP and per account, whichever name the account was given by), with audit."""
     require_local(runtime)
@@ -138,7 +140,7 @@ async def password_login(request: Request, runtime: Runtime, name: str, password
     responses={**answers(Session), **errors(400, 401, 422, 429)},
 )
 async def login(
-    body: LoginBody, request: Request, runtime: Runtime = Depends(get_runtime)
+    body: LoginBody, request: Request, runtime: AppRuntime = Depends(get_runtime)
 ) -> Response:
     user = await password_login(request, runtime, body.username, body.password)
     return await _logged_in(request, runtime, user, 200)
@@ -147,7 +149,7 @@ async def login(
 @router.post("/logout", status_code=204, responses=errors(401))
 async def logout(
     request: Request,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     principal: Principal = Depends(get_principal),
 ) -> Response:
     cookie = request.cookies.get(sessions.COOKIE_NAME)
@@ -171,7 +173,7 @@ async def logout(
 )
 async def me(
     request: Request,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     principal: Principal = Depends(get_principal),
 ) -> dict[str, object]:
     if runtime.auth.mode != "local":
@@ -189,7 +191,7 @@ async def me(
 async def change_password(
     body: PasswordBody,
     request: Request,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     user: User = Depends(current_user),
 ) -> Response:
     """Change your password; every session of yours ends (log in again)."""
@@ -205,7 +207,9 @@ async def change_password(
     return response
 
 
-async def current_password_ok(runtime: Runtime, ip: str | None, user: User, password: str) -> bool:
+async def current_password_ok(
+    runtime: AppRuntime, ip: str | None, user: User, password: str
+) -> bool:
     """Whether `password` is the user's, under the same failure limits as a login (a wrong
     one counts against the address and the account)."""
     limits = runtime.auth.limits

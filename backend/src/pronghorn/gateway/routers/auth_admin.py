@@ -15,7 +15,7 @@ from pronghorn.gateway.routers.auth_deps import admin_user
 from pronghorn.gateway.session_cookie import client_ip
 from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.runtime.services.user_removal import remove_user
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 router = APIRouter(prefix="/api/auth", tags=["auth"], route_class=StrictJSONRoute)
 
@@ -46,7 +46,7 @@ class UserPatch(BaseModel):
     responses={**answers(list[AuthUser]), **errors(400, 401, 403)},
 )
 async def list_users(
-    runtime: Runtime = Depends(get_runtime), _admin: User = Depends(admin_user)
+    runtime: AppRuntime = Depends(get_runtime), _admin: User = Depends(admin_user)
 ) -> list[dict[str, object]]:
     return [user.to_api() for user in await users.list_users(runtime.db)]
 
@@ -60,7 +60,7 @@ async def list_users(
 async def create_user(
     body: UserCreate,
     request: Request,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     admin: User = Depends(admin_user),
 ) -> dict[str, object]:
     user = await users.create(
@@ -91,7 +91,7 @@ async def update_user(
     user_id: str,
     body: UserPatch,
     request: Request,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     admin: User = Depends(admin_user),
 ) -> dict[str, object]:
     before, after = await users.update(
@@ -136,7 +136,7 @@ class UserRemoved(BaseModel):
 async def delete_user(
     user_id: str,
     request: Request,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     admin: User = Depends(admin_user),
 ) -> dict[str, object]:
     """Delete the user and everything of theirs: sessions, API keys, threads (runs,
@@ -162,7 +162,7 @@ async def delete_user(
     responses={**answers(list[AuditEntry]), **errors(400, 401, 403, 422)},
 )
 async def audit_log(
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     _admin: User = Depends(admin_user),
     limit: int = Query(50, ge=1, le=500),
     before: int | None = Query(None, ge=1, description="Entries with a smaller id (paging)."),

@@ -9,17 +9,17 @@ from pronghorn.auth.principal import Principal
 from pronghorn.auth.users import User
 from pronghorn.gateway.deps import get_principal, get_runtime
 from pronghorn.gateway.errors import ApiError
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 
-def require_local(runtime: Runtime) -> None:
+def require_local(runtime: AppRuntime) -> None:
     if runtime.auth.mode != "local":
         raise ApiError(400, f"Not available with auth.mode: {runtime.auth.mode} (needs local)")
 
 
 async def current_user(
     request: Request,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     principal: Principal = Depends(get_principal),
 ) -> User:
     """The database user the request authenticated as (mode local only)."""

@@ -13,7 +13,7 @@ from pronghorn.gateway.models.errors import answers, errors
 from pronghorn.gateway.routers.auth_deps import current_user
 from pronghorn.gateway.session_cookie import client_ip
 from pronghorn.gateway.strict_json import StrictJSONRoute
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 router = APIRouter(prefix="/api/auth/keys", tags=["auth"], route_class=StrictJSONRoute)
 
@@ -31,7 +31,7 @@ class KeyCreate(BaseModel):
     responses={**answers(list[ApiKeyRecord]), **errors(400, 401)},
 )
 async def list_keys(
-    runtime: Runtime = Depends(get_runtime), user: User = Depends(current_user)
+    runtime: AppRuntime = Depends(get_runtime), user: User = Depends(current_user)
 ) -> list[dict[str, object]]:
     return [key.to_api() for key in await api_keys.list_keys(runtime.db, user.id)]
 
@@ -45,7 +45,7 @@ async def list_keys(
 async def create_key(
     body: KeyCreate,
     request: Request,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     user: User = Depends(current_user),
 ) -> dict[str, object]:
     record, secret = await api_keys.create(
@@ -66,7 +66,7 @@ async def create_key(
 async def revoke_key(
     key_id: str,
     request: Request,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     user: User = Depends(current_user),
 ) -> Response:
     record = await api_keys.revoke(runtime.db, key_id, user_id=user.id)

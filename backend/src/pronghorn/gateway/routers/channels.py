@@ -18,13 +18,13 @@ from fastapi.responses import JSONResponse
 
 from pronghorn.auth.principal import Principal
 from pronghorn.channels.channel import Channel
+from pronghorn.channels.channel_manager import PLATFORMS, ChannelManager
 from pronghorn.channels.dispatcher import code_hash
 from pronghorn.channels.errors import BadSignature, PlatformError, UnknownChannel
-from pronghorn.channels.feishu import BadEvent, FeishuTransport
-from pronghorn.channels.manager import PLATFORMS, ChannelManager
-from pronghorn.channels.slack import SlackTransport
-from pronghorn.channels.telegram import TelegramTransport
-from pronghorn.config.channels_schema import TelegramConfig
+from pronghorn.channels.feishu.channel import BadEvent, FeishuTransport
+from pronghorn.channels.slack.channel import SlackTransport
+from pronghorn.channels.telegram.channel import TelegramTransport
+from pronghorn.config.schema.channels import TelegramConfig
 from pronghorn.gateway.deps import get_access, get_principal, get_runtime
 from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.models.channels import (
@@ -37,7 +37,7 @@ from pronghorn.gateway.models.channels import (
 from pronghorn.gateway.models.errors import answers, errors
 from pronghorn.runtime.access import Access, principal_record
 from pronghorn.runtime.services.channel_state import ChannelState
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 router = APIRouter(prefix="/api/channels", tags=["channels"])
 
@@ -113,7 +113,7 @@ async def restart_channel(
 async def connect_code(
     name: str,
     principal: Principal = Depends(get_principal),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     manager: ChannelManager = Depends(get_channels),
 ) -> dict[str, Any]:
     """A one-time code for the caller; sending `/connect CODE` to the bot binds that chat
@@ -174,7 +174,7 @@ async def _telegram_username(manager: ChannelManager, name: str) -> str:
     responses={**answers(ChannelConnections)},
 )
 async def connections(
-    access: Access = Depends(get_access), runtime: Runtime = Depends(get_runtime)
+    access: Access = Depends(get_access), runtime: AppRuntime = Depends(get_runtime)
 ) -> dict[str, list[dict[str, Any]]]:
     """`{connections: [...]}`: the caller's connected chat accounts (an admin with
     all-users: everyone's), each in our field names and DeerFlow's."""
@@ -206,7 +206,7 @@ async def connections(
 async def revoke(
     connection_id: str,
     access: Access = Depends(get_access),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
 ) -> Response:
     if not await ChannelState(runtime).revoke_binding(connection_id, access.owner_scope):
         raise ApiError(404, f"Connection {connection_id} not found")

@@ -1,7 +1,7 @@
 """`/api/channels/config`: each chat platform's `channels.<name>` section as written in
 config.yaml, and `PUT /api/channels/{name}/config` to replace one. Admins only.
 
-Shown, every secret field of the section (a `SecretStr` in config/channels_schema.py) is
+Shown, every secret field of the section (a `SecretStr` in config/schema/channels.py) is
 `***`, or its `${VAR}` reference as written; each platform comes with its JSON schema so the
 UI can draw a form for platforms it has never heard of. Taken, a `***` keeps the stored
 secret; the file is validated as a reload would read it (invalid: 400 naming the field,
@@ -17,15 +17,15 @@ from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from pronghorn.auth.principal import Principal
-from pronghorn.channels.manager import PLATFORMS
-from pronghorn.config.channels_schema import ChannelsConfig
+from pronghorn.channels.channel_manager import PLATFORMS
+from pronghorn.config.schema.channels import ChannelsConfig
 from pronghorn.config.secret_view import MASK, plain, shown
 from pronghorn.gateway.config_file import admin, document, edit_file, editable_path
 from pronghorn.gateway.deps import get_runtime
 from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.models.channels import ChannelsConfigView
 from pronghorn.gateway.models.errors import answers, errors
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 if TYPE_CHECKING:
     from ruamel.yaml.comments import CommentedMap
@@ -89,7 +89,7 @@ def _masked(section: dict[str, Any], secrets: list[str]) -> dict[str, Any]:
     return out
 
 
-def _view(runtime: Runtime, doc: CommentedMap) -> dict[str, Any]:
+def _view(runtime: AppRuntime, doc: CommentedMap) -> dict[str, Any]:
     editable = editable_path(runtime)
     writable = editable is not None
     stored = _channels(doc)
@@ -127,7 +127,7 @@ def _view(runtime: Runtime, doc: CommentedMap) -> dict[str, Any]:
     responses={**answers(ChannelsConfigView), **errors(401, 403)},
 )
 async def get_channels_config(
-    runtime: Runtime = Depends(get_runtime), _admin: Principal = Depends(admin)
+    runtime: AppRuntime = Depends(get_runtime), _admin: Principal = Depends(admin)
 ) -> dict[str, Any]:
     """Every platform's section as configured (secrets masked), with its JSON schema."""
     return _view(runtime, await document(runtime))
@@ -141,7 +141,7 @@ async def get_channels_config(
 async def put_channel_config(
     name: str,
     body: ChannelConfigBody,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     _admin: Principal = Depends(admin),
 ) -> dict[str, Any]:
     """Replace `channels.<name>` (validated; written to config.yaml; that channel restarts)."""

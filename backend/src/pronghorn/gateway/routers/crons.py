@@ -21,7 +21,7 @@ from pronghorn.runtime.engine.run_request import RunCreate
 from pronghorn.runtime.engine.webhook import WebhookRefusedError, check_webhook_url
 from pronghorn.runtime.services import crons as service
 from pronghorn.runtime.services.scheduler import validate_schedule
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 router = APIRouter(prefix="/api/langgraph", tags=["crons"], route_class=StrictJSONRoute)
 
@@ -80,7 +80,7 @@ class CronSearch(BaseModel):
     select: list[str] | None = None
 
 
-def _check_payload(runtime: Runtime, payload: dict[str, Any], assistant_id: str) -> None:
+def _check_payload(runtime: AppRuntime, payload: dict[str, Any], assistant_id: str) -> None:
     """The payload must make a valid run (stream_mode, webhook, …), on create and update."""
     try:
         RunCreate.model_validate({**payload, "assistant_id": assistant_id})
@@ -101,7 +101,7 @@ def _utc(value: datetime | None) -> datetime | None:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
-def _spec(runtime: Runtime, body: CronCreate) -> service.CronSpec:
+def _spec(runtime: AppRuntime, body: CronCreate) -> service.CronSpec:
     """The validated cron of a create body (or of a cron merged with a patch)."""
     try:
         validate_schedule(body.schedule, body.timezone)
@@ -124,7 +124,7 @@ def _spec(runtime: Runtime, body: CronCreate) -> service.CronSpec:
 @router.post("/runs/crons", response_model=Cron, responses=errors(400, 404, 422))
 async def create_cron(
     body: CronCreate,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     return JSONResponse(await service.create(runtime, access, _spec(runtime, body), None))
@@ -136,7 +136,7 @@ async def create_cron(
 async def create_thread_cron(
     thread_id: str,
     body: CronCreate,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     tid = check_uuid(thread_id, "thread")
@@ -146,7 +146,7 @@ async def create_thread_cron(
 @router.post("/runs/crons/search", response_model=list[CronSelection], responses=errors(422))
 async def search_crons(
     body: CronSearch,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     items, total = await service.search(
@@ -169,7 +169,7 @@ async def search_crons(
 @router.post("/runs/crons/count", response_model=int, responses=errors(422))
 async def count_crons(
     body: CronSearch | None = None,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     body = body or CronSearch()
@@ -185,7 +185,7 @@ async def count_crons(
 
 @router.get("/runs/crons/{cron_id}", response_model=Cron, responses=errors(404, 422))
 async def get_cron(
-    cron_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+    cron_id: str, runtime: AppRuntime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> Response:
     return JSONResponse(await service.get(runtime, access, check_uuid(cron_id, "cron")))
 
@@ -194,7 +194,7 @@ async def get_cron(
 async def update_cron(
     cron_id: str,
     body: dict[str, Any],
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     cid = check_uuid(cron_id, "cron")
@@ -219,7 +219,7 @@ async def update_cron(
 
 @router.delete("/runs/crons/{cron_id}", status_code=204, responses=errors(404, 422))
 async def delete_cron(
-    cron_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+    cron_id: str, runtime: AppRuntime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> Response:
     await service.delete(runtime, access, check_uuid(cron_id, "cron"))
     return Response(status_code=204)

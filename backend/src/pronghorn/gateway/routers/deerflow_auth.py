@@ -33,7 +33,7 @@ from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.routers.auth import current_password_ok, password_login
 from pronghorn.gateway.routers.auth_deps import current_user
 from pronghorn.gateway.session_cookie import client_ip, is_https
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 router = APIRouter(prefix="/api/v1/auth", tags=["deerflow"])
 
@@ -81,7 +81,7 @@ def user_json(principal: Principal, user: User | None) -> dict[str, object]:
     }
 
 
-def _check_origin(request: Request, runtime: Runtime) -> None:
+def _check_origin(request: Request, runtime: AppRuntime) -> None:
     """Public writes (login, logout) refuse a page of another origin (login CSRF)."""
     origin = request.headers.get("origin")
     if origin is not None and not same_origin(
@@ -91,7 +91,7 @@ def _check_origin(request: Request, runtime: Runtime) -> None:
 
 
 def _set_cookies(
-    response: Response, request: Request, runtime: Runtime, token: str, csrf: str, remember: bool
+    response: Response, request: Request, runtime: AppRuntime, token: str, csrf: str, remember: bool
 ) -> None:
     """The session (HttpOnly) and its CSRF token (read by DeerFlow's scripts); persistent
     for the session's lifetime when `remember`, else until the browser closes."""
@@ -120,7 +120,7 @@ def _clear_cookies(response: Response, request: Request) -> None:
 
 
 @router.get("/setup-status", response_model=DeerFlowSetupStatus)
-async def setup_status(runtime: Runtime = Depends(get_runtime)) -> dict[str, object]:
+async def setup_status(runtime: AppRuntime = Depends(get_runtime)) -> dict[str, object]:
     """`needs_setup` while a local-accounts server has no user yet; never self-registration."""
     needs = runtime.auth.mode == "local" and await users.count(runtime.db) == 0
     return {"needs_setup": needs, "registration_enabled": False}
@@ -142,7 +142,7 @@ async def login_local(
     username: str = Form(max_length=255, description="A username or an email."),
     password: str = Form(max_length=4096),
     remember_me: bool = Form(True),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
 ) -> Response:
     _check_origin(request, runtime)
     user = await password_login(request, runtime, username, password)
@@ -164,7 +164,7 @@ async def register() -> Response:
 
 
 @router.post("/initialize", include_in_schema=False)
-async def initialize(runtime: Runtime = Depends(get_runtime)) -> Response:
+async def initialize(runtime: AppRuntime = Depends(get_runtime)) -> Response:
     """Never creates anyone (403, or 409 once an admin exists, with the `code` DeerFlow's
     setup page reads): the first admin is made with Pronghorn's one-time setup link."""
     if runtime.auth.mode != "local" or await users.count(runtime.db) > 0:
@@ -184,7 +184,7 @@ async def initialize(runtime: Runtime = Depends(get_runtime)) -> Response:
     responses={**answers(DeerFlowUser), **errors(401)},
 )
 async def me(
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     principal: Principal = Depends(get_principal),
 ) -> dict[str, object]:
     user = await users.get(runtime.db, principal.identity) if runtime.auth.mode == "local" else None
@@ -194,7 +194,7 @@ async def me(
 
 
 @router.post("/logout", response_model=DeerFlowMessage, responses=errors(403))
-async def logout(request: Request, runtime: Runtime = Depends(get_runtime)) -> Response:
+async def logout(request: Request, runtime: AppRuntime = Depends(get_runtime)) -> Response:
     """End the session behind the `access_token` cookie (if any) and clear the cookies."""
     _check_origin(request, runtime)
     token = request.cookies.get(sessions.DEERFLOW_COOKIE_NAME)
@@ -221,7 +221,7 @@ async def logout(request: Request, runtime: Runtime = Depends(get_runtime)) -> R
 async def change_password(
     body: PasswordChange,
     request: Request,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     user: User = Depends(current_user),
 ) -> Response:
     """Every session of the user ends (as with `/api/auth/password`); this browser gets a

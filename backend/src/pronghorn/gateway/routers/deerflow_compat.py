@@ -39,7 +39,7 @@ from pronghorn.runtime.services.thread_messages import (
     page_window,
     thread_messages,
 )
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 router = APIRouter(tags=["deerflow"], route_class=StrictJSONRoute)
 
@@ -64,7 +64,7 @@ async def messages_page(
     limit: int = Query(default=50, ge=1, le=200),
     before_seq: int | None = Query(default=None, ge=1),
     after_seq: int | None = Query(default=None),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     """A backward page of the thread's messages: the last `limit` before `before_seq`,
@@ -89,7 +89,7 @@ async def run_messages(
     limit: int = Query(default=50, ge=1, le=200),
     before_seq: int | None = Query(default=None, ge=1),
     after_seq: int | None = Query(default=None, ge=0),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     """The messages the run added to its thread, paged by thread-wide `seq`."""
@@ -104,7 +104,7 @@ async def run_messages_by_id(
     limit: int = Query(default=50, ge=1, le=200),
     before_seq: int | None = Query(default=None, ge=1),
     after_seq: int | None = Query(default=None, ge=0),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     """The same page, for a run named by its id alone (404 unless its thread is the
@@ -116,7 +116,7 @@ async def run_messages_by_id(
 
 
 async def _run_message_page(
-    runtime: Runtime,
+    runtime: AppRuntime,
     access: Access,
     tid: str,
     rid: str,
@@ -141,7 +141,7 @@ async def run_event_list(
     event_types: str | None = Query(default=None, description="Comma-separated event names."),
     limit: int = Query(default=500, ge=1, le=2000),
     after_seq: int = Query(default=0, ge=0),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     """The run's stored stream events (what SSE sent), after `after_seq`, optionally only
@@ -182,7 +182,7 @@ async def run_event_list(
     responses=errors(404, 409, 422),
 )
 async def uploads_list(
-    thread_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+    thread_id: str, runtime: AppRuntime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> JSONResponse:
     """The thread's uploads as DeerFlow lists them: ``{files, count}``."""
     tid, entries = await upload_entries(runtime, access, thread_id)
@@ -196,7 +196,7 @@ async def uploads_list(
     responses=errors(404, 422),
 )
 async def uploads_limits(
-    thread_id: str, runtime: Runtime = Depends(get_runtime), _: Access = Depends(get_access)
+    thread_id: str, runtime: AppRuntime = Depends(get_runtime), _: Access = Depends(get_access)
 ) -> JSONResponse:
     """``{max_files, max_file_size, max_total_size}`` in bytes (uploads.*). The limits are
     the server's, not the thread's: any signed-in caller gets them for any thread id, one
@@ -214,7 +214,7 @@ async def uploads_limits(
 
 
 @router.get("/api/features", response_model=Features)
-async def features(runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
+async def features(runtime: AppRuntime = Depends(get_runtime)) -> JSONResponse:
     """Feature flags of DeerFlow's UI, each what this server does: ``agents_api``
     (``/api/agents``) is on while the ``lead_agent`` graph serves; ``suggestions`` follows
     ``suggestions.enabled``; tool approvals and run feedback are always available;
@@ -233,7 +233,7 @@ async def features(runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
 
 
 @router.get("/api/suggestions/config", response_model=SuggestionsConfig)
-async def suggestions_config(runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
+async def suggestions_config(runtime: AppRuntime = Depends(get_runtime)) -> JSONResponse:
     cfg = runtime.config.suggestions
     return JSONResponse({"enabled": cfg.enabled, "max_suggestions": cfg.max_suggestions})
 
@@ -261,7 +261,7 @@ class SuggestionsRequest(BaseModel):
 async def thread_suggestions(
     thread_id: str,
     body: SuggestionsRequest,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     """Follow-up questions from the model for the given conversation (``{suggestions}``;
@@ -273,7 +273,7 @@ async def thread_suggestions(
 
 @router.get("/api/channels/providers", response_model=ChannelProviders)
 async def channel_providers(
-    runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+    runtime: AppRuntime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> JSONResponse:
     """The IM platforms, whether each is configured and enabled here, whether a user can
     connect to it from the browser (a one-time code: POST /api/channels/{name}/connect)

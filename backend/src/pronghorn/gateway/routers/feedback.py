@@ -14,7 +14,7 @@ from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.services import feedback
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 router = APIRouter(
     prefix="/api/threads/{thread_id}", tags=["feedback"], route_class=StrictJSONRoute
@@ -46,7 +46,7 @@ async def put_feedback(
     thread_id: str,
     run_id: str,
     body: FeedbackBody,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     """Set the caller's feedback on the run (replacing an earlier one)."""
@@ -62,7 +62,7 @@ async def put_feedback(
 async def get_feedback(
     thread_id: str,
     run_id: str,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     """The caller's feedback on the run, as a list (empty or one)."""
@@ -74,7 +74,7 @@ async def get_feedback(
 async def delete_feedback(
     thread_id: str,
     run_id: str,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     """Remove the caller's feedback on the run; 404 when there is none."""
@@ -84,7 +84,7 @@ async def delete_feedback(
 
 @router.get("/feedback", response_model=ThreadFeedback, responses=errors(404, 422))
 async def thread_feedback(
-    thread_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+    thread_id: str, runtime: AppRuntime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> JSONResponse:
     """The caller's feedback on every run of the thread (the UI shows it under answers)."""
     items = await feedback.for_thread(runtime, access, check_uuid(thread_id, "thread"))

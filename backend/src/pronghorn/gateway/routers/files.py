@@ -39,7 +39,7 @@ from pronghorn.gateway.models.files import (
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.services.uploads import Uploads
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 from pronghorn.sandbox import safe_open
 from pronghorn.sandbox.convert import Converted
 from pronghorn.sandbox.errors import PathDeniedError, SandboxError
@@ -126,13 +126,13 @@ def _boundary(request: Request) -> bytes:
 
 
 async def _thread_paths(
-    runtime: Runtime, access: Access, thread_id: str, action: Action = "read"
+    runtime: AppRuntime, access: Access, thread_id: str, action: Action = "read"
 ) -> ThreadPaths:
     """The folders of a thread `access` may `action` (404 for another user's)."""
     return await Uploads(runtime).folders(access, check_uuid(thread_id, "thread"), action)
 
 
-def _limits(runtime: Runtime) -> dict[str, int]:
+def _limits(runtime: AppRuntime) -> dict[str, int]:
     limits = Uploads(runtime).limits()
     return {"max_file_bytes": limits.max_file_bytes, "max_total_bytes": limits.max_total_bytes}
 
@@ -146,7 +146,7 @@ def _limits(runtime: Runtime) -> dict[str, int]:
 async def upload(
     thread_id: str,
     request: Request,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     """Upload one or more files (multipart field ``files``) into the thread's uploads."""
@@ -173,7 +173,7 @@ async def upload(
 
 @router.get("/uploads", response_model=UploadList, responses=errors(404, 409, 422))
 async def list_uploads(
-    thread_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+    thread_id: str, runtime: AppRuntime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> JSONResponse:
     """The thread's uploaded files and the upload limits."""
     paths = await _thread_paths(runtime, access, thread_id)
@@ -192,7 +192,7 @@ async def list_uploads(
 async def delete_upload(
     thread_id: str,
     name: str,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     """Delete one uploaded file and its Markdown copy: ``{success: true, message}`` (404
@@ -246,7 +246,7 @@ async def artifact(
     path: str,
     request: Request,
     download: bool = False,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     """A file of the thread (``outputs/x.md``, ``uploads/y.png``...). Range requests work."""
@@ -270,7 +270,7 @@ async def artifact(
 
 
 async def upload_entries(
-    runtime: Runtime, access: Access, thread_id: str
+    runtime: AppRuntime, access: Access, thread_id: str
 ) -> tuple[str, list[tuple[str, int]]]:
     """(thread id, [(name, size)]) of the thread's uploads, for other routers' listings
     (the DeerFlow-shaped one)."""

@@ -10,14 +10,14 @@ from pronghorn.gateway.models.usage import Budget
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.governance.budget import is_limited, remaining
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 router = APIRouter(prefix="/api/usage", tags=["usage"])
 
 
 @router.get("/budget", response_model=Budget)
 async def my_budget(
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     """Limits, usage and what is left, per window (``daily``, ``monthly``; ``per_run`` has

@@ -15,11 +15,11 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 
-from pronghorn.config.channels_schema import FeishuConfig
+from pronghorn.config.schema.channels import FeishuConfig
 from pronghorn.gateway.deps import get_access, get_runtime
 from pronghorn.gateway.models.integrations import LarkActionResult, LarkStatus
 from pronghorn.gateway.responses import JSONResponse
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 router = APIRouter(
     prefix="/api/integrations/lark",
@@ -33,14 +33,14 @@ HOW_TO = (
 )
 
 
-def _channel_state(request: Request, runtime: Runtime) -> tuple[FeishuConfig | None, Any]:
+def _channel_state(request: Request, runtime: AppRuntime) -> tuple[FeishuConfig | None, Any]:
     section = runtime.config.channels.feishu
     manager = getattr(request.app.state, "channels", None)
     channel = manager.channels.get("feishu") if manager is not None else None
     return section, channel
 
 
-def lark_status(request: Request, runtime: Runtime) -> dict[str, Any]:
+def lark_status(request: Request, runtime: AppRuntime) -> dict[str, Any]:
     """DeerFlow's `LarkIntegrationStatus`, filled from `channels.feishu`."""
     section, channel = _channel_state(request, runtime)
     running = bool(channel is not None and channel.running)
@@ -86,13 +86,13 @@ def lark_status(request: Request, runtime: Runtime) -> dict[str, Any]:
 
 
 @router.get("/status", response_model=LarkStatus)
-async def status(request: Request, runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
+async def status(request: Request, runtime: AppRuntime = Depends(get_runtime)) -> JSONResponse:
     """The Feishu/Lark channel's state from config (`app_configured`, `app_id`,
     `app_brand`; `auth.status` authenticated while the channel runs)."""
     return JSONResponse(lark_status(request, runtime))
 
 
-def _not_here(request: Request, runtime: Runtime, with_skills: bool) -> JSONResponse:
+def _not_here(request: Request, runtime: AppRuntime, with_skills: bool) -> JSONResponse:
     body: dict[str, Any] = {
         "success": False,
         "message": HOW_TO,
@@ -105,26 +105,28 @@ def _not_here(request: Request, runtime: Runtime, with_skills: bool) -> JSONResp
 
 
 @router.post("/install", response_model=LarkActionResult)
-async def install(request: Request, runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
+async def install(request: Request, runtime: AppRuntime = Depends(get_runtime)) -> JSONResponse:
     """`success: false`: nothing to install; the message says how to set the channel up."""
     return _not_here(request, runtime, with_skills=True)
 
 
 @router.post("/config/complete", response_model=LarkActionResult)
 async def config_complete(
-    request: Request, runtime: Runtime = Depends(get_runtime)
+    request: Request, runtime: AppRuntime = Depends(get_runtime)
 ) -> JSONResponse:
     return _not_here(request, runtime, with_skills=False)
 
 
 @router.post("/config/credentials", response_model=LarkActionResult)
 async def config_credentials(
-    request: Request, runtime: Runtime = Depends(get_runtime)
+    request: Request, runtime: AppRuntime = Depends(get_runtime)
 ) -> JSONResponse:
     """`success: false`: credentials live in config.yaml (`channels.feishu`), not here."""
     return _not_here(request, runtime, with_skills=False)
 
 
 @router.post("/auth/complete", response_model=LarkActionResult)
-async def auth_complete(request: Request, runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
+async def auth_complete(
+    request: Request, runtime: AppRuntime = Depends(get_runtime)
+) -> JSONResponse:
     return _not_here(request, runtime, with_skills=False)

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pronghorn.auth.principal import Principal
 from pronghorn.config.errors import ConfigError
 from pronghorn.config.file_edit import NoConfigFile, validate_edit
-from pronghorn.config.mcp_schema import McpServerConfig
+from pronghorn.config.schema.mcp import McpServerConfig
 from pronghorn.gateway.config_file import admin, document, edit_file, editable_path
 from pronghorn.gateway.deps import get_runtime
 from pronghorn.gateway.errors import ApiError
@@ -26,7 +26,7 @@ from pronghorn.gateway.models.mcp import McpConfigView, McpProbe, McpStatus
 from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.mcp.errors import McpConfigError
 from pronghorn.mcp.masking import check_api_stdio, mask_server, unmask_server
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 if TYPE_CHECKING:
     from ruamel.yaml.comments import CommentedMap
@@ -75,7 +75,7 @@ def _stored_servers(doc: CommentedMap) -> dict[str, Any]:
     return cast("dict[str, Any]", servers) if isinstance(servers, dict) else {}
 
 
-def _view(runtime: Runtime, doc: CommentedMap) -> dict[str, Any]:
+def _view(runtime: AppRuntime, doc: CommentedMap) -> dict[str, Any]:
     live = runtime.config.mcp
     editable = editable_path(runtime)
     if editable is not None:
@@ -109,7 +109,7 @@ def _set_mcp(doc: CommentedMap, servers: dict[str, Any], options: dict[str, Any]
         mcp[key] = value
 
 
-async def _edit(runtime: Runtime, servers: dict[str, Any], options: dict[str, Any]) -> None:
+async def _edit(runtime: AppRuntime, servers: dict[str, Any], options: dict[str, Any]) -> None:
     await edit_file(runtime, lambda doc: _set_mcp(doc, servers, options))
 
 
@@ -119,7 +119,7 @@ async def _edit(runtime: Runtime, servers: dict[str, Any], options: dict[str, An
     responses={**answers(McpConfigView), **errors(403)},
 )
 async def get_mcp_config(
-    runtime: Runtime = Depends(get_runtime), _admin: Principal = Depends(admin)
+    runtime: AppRuntime = Depends(get_runtime), _admin: Principal = Depends(admin)
 ) -> dict[str, Any]:
     """The MCP servers as configured (secrets masked)."""
     return _view(runtime, await document(runtime))
@@ -132,7 +132,7 @@ async def get_mcp_config(
 )
 async def put_mcp_config(
     body: McpConfigBody,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     _admin: Principal = Depends(admin),
 ) -> dict[str, Any]:
     """Replace the MCP servers (validated; written to config.yaml; applied at once)."""
@@ -159,7 +159,7 @@ async def put_mcp_config(
 )
 async def patch_mcp_config(
     body: McpEnabledBody,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     _admin: Principal = Depends(admin),
 ) -> dict[str, Any]:
     """Enable or disable one server."""
@@ -178,7 +178,7 @@ async def patch_mcp_config(
     responses={**answers(McpStatus), **errors(403)},
 )
 async def get_mcp_status(
-    runtime: Runtime = Depends(get_runtime), _admin: Principal = Depends(admin)
+    runtime: AppRuntime = Depends(get_runtime), _admin: Principal = Depends(admin)
 ) -> dict[str, Any]:
     """Per server: status (connected, connecting, error, disabled), tools, last error."""
     return runtime.mcp.status()
@@ -191,7 +191,7 @@ async def get_mcp_status(
 )
 async def test_mcp_server(
     body: McpTestBody,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     _admin: Principal = Depends(admin),
 ) -> dict[str, Any]:
     """Connect to a server (stored, or as given) and list its tools; nothing is saved."""

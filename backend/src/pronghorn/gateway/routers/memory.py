@@ -27,7 +27,7 @@ from pronghorn.memory.errors import FactNotFound, InvalidMemory
 from pronghorn.memory.records import Category, MemoryDocument, MemoryScope
 from pronghorn.memory.user_memory import import_form, user_memory
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 router = APIRouter(prefix="/api/memory", tags=["memory"], route_class=StrictJSONRoute)
 
@@ -60,7 +60,7 @@ def scope_for(
 
 
 Scope = Annotated[MemoryScope, Depends(scope_for)]
-RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
+RuntimeDep = Annotated[AppRuntime, Depends(get_runtime)]
 
 
 @contextlib.contextmanager

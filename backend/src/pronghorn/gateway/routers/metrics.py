@@ -14,7 +14,7 @@ from pronghorn.gateway.auth_middleware import credentials_of
 from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.models.errors import errors
 from pronghorn.runtime.observability.metrics import CONTENT_TYPE
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 router = APIRouter()
 
@@ -29,7 +29,7 @@ def token_matches(given: str | None, expected: str) -> bool:
     return given is not None and hmac.compare_digest(given.encode(), expected.encode())
 
 
-async def authorize_scrape(request: Request, runtime: Runtime) -> None:
+async def authorize_scrape(request: Request, runtime: AppRuntime) -> None:
     """The metrics token, when configured, is the only credential; otherwise an admin's."""
     token = runtime.config.metrics.token
     if token is not None:
@@ -56,7 +56,7 @@ async def authorize_scrape(request: Request, runtime: Runtime) -> None:
     },
 )
 async def metrics(request: Request) -> Response:
-    runtime: Runtime = request.app.state.runtime
+    runtime: AppRuntime = request.app.state.runtime
     cfg = runtime.config.metrics
     if not cfg.enabled or cfg.port is not None:
         raise ApiError(404, "Not Found")

@@ -27,7 +27,7 @@ from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.models.errors import errors
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.session_cookie import client_ip, is_https, set_session_cookie
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 log = logging.getLogger("pronghorn.auth.oidc")
 
@@ -38,7 +38,7 @@ NEXT_MAX = 2048
 SINGLE_PARAMS = ("state", "code", "error")
 
 
-def _client(runtime: Runtime) -> OidcClient:
+def _client(runtime: AppRuntime) -> OidcClient:
     if runtime.oidc is None:
         raise ApiError(404, "Single sign-on is not configured (auth.oidc)")
     return runtime.oidc
@@ -63,7 +63,7 @@ def safe_next(value: str | None) -> str:
     return value
 
 
-def callback_url(request: Request, runtime: Runtime) -> str:
+def callback_url(request: Request, runtime: AppRuntime) -> str:
     """`auth.oidc.redirect_url`, else this server's own callback as the client reached it
     (https when a trusted proxy says so)."""
     oidc = runtime.config.auth.oidc
@@ -107,7 +107,7 @@ def _clear_login_cookie(response: Response, request: Request) -> None:
     responses={302: {"description": "To the issuer's sign-in page"}, **errors(400, 403, 404, 502)},
 )
 async def oidc_login(
-    request: Request, next: str | None = None, runtime: Runtime = Depends(get_runtime)
+    request: Request, next: str | None = None, runtime: AppRuntime = Depends(get_runtime)
 ) -> Response:
     """Redirect to the issuer's authorization endpoint to sign in."""
     client = _client(runtime)
@@ -131,7 +131,7 @@ async def oidc_login(
     return response
 
 
-async def _account(runtime: Runtime, identity: OidcIdentity) -> User:
+async def _account(runtime: AppRuntime, identity: OidcIdentity) -> User:
     """The user for the identity, created on first sign-in; the mapped role is applied
     on every sign-in when auth.oidc maps roles (admin_groups / admin_emails)."""
     user = await users.find_or_create_external(
@@ -160,7 +160,7 @@ async def _account(runtime: Runtime, identity: OidcIdentity) -> User:
     response_class=RedirectResponse,
     responses={302: {"description": "Signed in: to `next`"}, **errors(400, 403, 404, 502)},
 )
-async def oidc_callback(request: Request, runtime: Runtime = Depends(get_runtime)) -> Response:
+async def oidc_callback(request: Request, runtime: AppRuntime = Depends(get_runtime)) -> Response:
     """Where the issuer sends the browser back: sign in, then redirect to `next`."""
     client = _client(runtime)
     ip = client_ip(request)

@@ -34,7 +34,7 @@ from pronghorn.runtime.events.broker import BrokerUnavailable
 from pronghorn.runtime.owned import load_thread
 from pronghorn.runtime.services import run_records
 from pronghorn.runtime.services.runs import Runs
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 router = APIRouter(prefix="/api/langgraph", tags=["runs"], route_class=StrictJSONRoute)
 
@@ -96,7 +96,7 @@ def _modes_param(values: list[str] | None, allowed: set[str] = STREAM_MODES) -> 
         raise ApiError(422, str(exc)) from None
 
 
-def _stream_job(runtime: Runtime, job: Job, *, stateless: bool) -> Response:
+def _stream_job(runtime: AppRuntime, job: Job, *, stateless: bool) -> Response:
     base, content = _run_paths(job, stateless)
     heartbeat = runtime.config.streaming.heartbeat_s
     cancel = job.request.on_disconnect == "cancel"
@@ -114,7 +114,7 @@ def _stream_job(runtime: Runtime, job: Job, *, stateless: bool) -> Response:
 
 
 def _wait_response(
-    runtime: Runtime, job: Job, *, stateless: bool, cancel_on_disconnect: bool
+    runtime: AppRuntime, job: Job, *, stateless: bool, cancel_on_disconnect: bool
 ) -> Response:
     base, content = _run_paths(job, stateless)
 
@@ -143,7 +143,7 @@ def _run_record(job: Job, kind: str, stateless: bool) -> dict[str, Any]:
     return {"kind": kind, "run_id": job.run_id, "thread_id": job.thread_id, "stateless": stateless}
 
 
-def _replayer(runtime: Runtime, access: Access) -> Replayer:
+def _replayer(runtime: AppRuntime, access: Access) -> Replayer:
     async def replay(record: dict[str, Any]) -> Response:
         if record.get("kind") == "json":
             return await replay_json(record)
@@ -184,7 +184,7 @@ async def create_run(
     thread_id: str,
     request: Request,
     body: Any = Body(...),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     tid = check_uuid(thread_id, "thread")
@@ -207,7 +207,7 @@ async def stream_run(
     thread_id: str,
     request: Request,
     body: Any = Body(...),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     tid = check_uuid(thread_id, "thread")
@@ -230,7 +230,7 @@ async def wait_run(
     thread_id: str,
     request: Request,
     body: Any = Body(...),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     tid = check_uuid(thread_id, "thread")
@@ -255,7 +255,7 @@ async def wait_run(
 async def create_stateless(
     request: Request,
     body: Any = Body(...),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     req, tid = _stateless(_parse(body))
@@ -276,7 +276,7 @@ async def create_stateless(
 async def stream_stateless(
     request: Request,
     body: Any = Body(...),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     req, tid = _stateless(_parse(body))
@@ -298,7 +298,7 @@ async def stream_stateless(
 async def wait_stateless(
     request: Request,
     body: Any = Body(...),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     req, tid = _stateless(_parse(body))
@@ -323,7 +323,7 @@ async def wait_stateless(
 async def create_batch(
     request: Request,
     body: Any = Body(...),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     if not isinstance(body, list):
@@ -351,7 +351,7 @@ async def create_batch(
 async def cancel_many(
     body: Any = Body(default=None),
     action: str = Query("interrupt", pattern="^(interrupt|rollback)$"),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     body = body or {}
@@ -394,7 +394,7 @@ async def list_runs(
     offset: int = Query(0, ge=0, le=INT64_MAX),
     status: str | None = Query(None),
     select: list[str] | None = Query(None),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     tid = check_uuid(thread_id, "thread")
@@ -407,7 +407,7 @@ async def list_runs(
 
 
 async def _get_run(
-    runtime: Runtime,
+    runtime: AppRuntime,
     access: Access,
     run_id: str,
     thread_id: str | None,
@@ -422,7 +422,7 @@ async def _get_run(
 async def get_run(
     thread_id: str,
     run_id: str,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     run = await _get_run(
@@ -433,7 +433,7 @@ async def get_run(
 
 @router.get("/runs/{run_id}", response_model=Run, responses=errors(404, 422))
 async def get_stateless_run(
-    run_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+    run_id: str, runtime: AppRuntime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> Response:
     return JSONResponse(await _get_run(runtime, access, check_uuid(run_id, "run"), None))
 
@@ -444,7 +444,7 @@ async def get_stateless_run(
 async def delete_run(
     thread_id: str,
     run_id: str,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     tid, rid = check_uuid(thread_id, "thread"), check_uuid(run_id, "run")
@@ -452,7 +452,7 @@ async def delete_run(
     return Response(status_code=204)
 
 
-async def _join(runtime: Runtime, access: Access, thread_id: str, run_id: str) -> Response:
+async def _join(runtime: AppRuntime, access: Access, thread_id: str, run_id: str) -> Response:
     run = await _get_run(runtime, access, run_id, thread_id)  # 404 unless it is theirs
     job = runtime.runs.active(run_id)
     if job is not None and job.thread_id == thread_id:
@@ -470,7 +470,7 @@ async def _join(runtime: Runtime, access: Access, thread_id: str, run_id: str) -
     return JSONResponse(await runtime.runs.output(thread_id, run_id))
 
 
-async def _broker_ready(runtime: Runtime) -> None:
+async def _broker_ready(runtime: AppRuntime) -> None:
     """503 before a stream starts when the broker cannot be reached (Redis away)."""
     if not await runtime.broker.ping():
         raise BrokerUnavailable("The event broker is unreachable; retry shortly")
@@ -482,7 +482,7 @@ async def _broker_ready(runtime: Runtime) -> None:
 async def join_run(
     thread_id: str,
     run_id: str,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     tid, rid = check_uuid(thread_id, "thread"), check_uuid(run_id, "run")
@@ -490,7 +490,7 @@ async def join_run(
 
 
 async def _join_stream(
-    runtime: Runtime,
+    runtime: AppRuntime,
     request: Request,
     run: dict[str, Any],
     stream_mode: list[str] | None,
@@ -536,7 +536,7 @@ async def join_stream(
     request: Request,
     stream_mode: list[str] | None = Query(None),
     cancel_on_disconnect: bool = Query(False),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     tid, rid = check_uuid(thread_id, "thread"), check_uuid(run_id, "run")
@@ -554,7 +554,7 @@ async def join_stateless_stream(
     request: Request,
     stream_mode: list[str] | None = Query(None),
     cancel_on_disconnect: bool = Query(False),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     run = await _get_run(runtime, access, check_uuid(run_id, "run"), None)
@@ -574,7 +574,7 @@ async def cancel_run(
     run_id: str,
     wait: bool = Query(False),
     action: str = Query("interrupt", pattern="^(interrupt|rollback)$"),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     tid, rid = check_uuid(thread_id, "thread"), check_uuid(run_id, "run")
@@ -597,7 +597,7 @@ async def thread_stream(
     request: Request,
     stream_mode: list[str] | None = Query(None),
     stream_modes: str | None = Query(None),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     tid = check_uuid(thread_id, "thread")

@@ -22,7 +22,7 @@ from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.services import scheduled_tasks as tasks
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 router = APIRouter(prefix="/api", tags=["deerflow"], route_class=StrictJSONRoute)
 
@@ -62,7 +62,7 @@ def _task_id(task_id: str) -> str:
 
 @router.get("/scheduled-tasks", response_model=list[ScheduledTask], responses=errors(401))
 async def list_tasks(
-    runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+    runtime: AppRuntime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> JSONResponse:
     return JSONResponse(await tasks.list_tasks(runtime, access))
 
@@ -70,7 +70,7 @@ async def list_tasks(
 @router.post("/scheduled-tasks", response_model=ScheduledTask, responses=errors(404, 422))
 async def create_task(
     body: TaskCreate,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     thread_id = None
@@ -92,7 +92,7 @@ async def create_task(
 
 @router.get("/scheduled-tasks/{task_id}", response_model=ScheduledTask, responses=errors(404))
 async def get_task(
-    task_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+    task_id: str, runtime: AppRuntime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> JSONResponse:
     return JSONResponse(await tasks.get_task(runtime, access, _task_id(task_id)))
 
@@ -103,7 +103,7 @@ async def get_task(
 async def update_task(
     task_id: str,
     body: TaskPatch,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     changes = body.model_dump(exclude_none=True)
@@ -116,7 +116,7 @@ async def update_task(
     "/scheduled-tasks/{task_id}/pause", response_model=ScheduledTask, responses=errors(404)
 )
 async def pause_task(
-    task_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+    task_id: str, runtime: AppRuntime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> JSONResponse:
     return JSONResponse(await tasks.set_enabled(runtime, access, _task_id(task_id), False))
 
@@ -125,7 +125,7 @@ async def pause_task(
     "/scheduled-tasks/{task_id}/resume", response_model=ScheduledTask, responses=errors(404)
 )
 async def resume_task(
-    task_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+    task_id: str, runtime: AppRuntime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> JSONResponse:
     return JSONResponse(await tasks.set_enabled(runtime, access, _task_id(task_id), True))
 
@@ -136,7 +136,7 @@ async def resume_task(
     responses=errors(404, 409),
 )
 async def trigger_task(
-    task_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+    task_id: str, runtime: AppRuntime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> JSONResponse:
     """Run the task now (its run history shows it as `manual`)."""
     return JSONResponse(await tasks.trigger(runtime, access, _task_id(task_id)))
@@ -144,7 +144,7 @@ async def trigger_task(
 
 @router.delete("/scheduled-tasks/{task_id}", response_model=TaskDeleted, responses=errors(404))
 async def delete_task(
-    task_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+    task_id: str, runtime: AppRuntime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> JSONResponse:
     return JSONResponse(await tasks.delete_task(runtime, access, _task_id(task_id)))
 
@@ -158,7 +158,7 @@ async def task_runs(
     task_id: str,
     limit: int = Query(default=50, ge=1, le=200),
     offset: int = Query(default=0, ge=0),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     """The runs the task's cron made, newest first."""
@@ -172,7 +172,7 @@ async def task_runs(
     responses=errors(404, 422),
 )
 async def thread_tasks(
-    thread_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+    thread_id: str, runtime: AppRuntime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> JSONResponse:
     tid = check_uuid(thread_id, "thread")
     return JSONResponse(await tasks.list_tasks(runtime, access, thread_id=tid))

@@ -24,7 +24,7 @@ from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.services.skill_from_thread import install_from_thread
 from pronghorn.runtime.services.skills import SkillView, skill_body
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 router = APIRouter(prefix="/api/skills", tags=["skills"], route_class=StrictJSONRoute)
 
@@ -58,7 +58,7 @@ def to_api(view: SkillView) -> dict[str, Any]:
 
 @router.get("", response_model=SkillList)
 async def list_skills(
-    runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+    runtime: AppRuntime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> JSONResponse:
     """Every skill the caller can see, and the folders skipped as invalid (``problems``)."""
     views = await runtime.skills.views(access)
@@ -81,7 +81,7 @@ async def list_skills(
 async def install_skill(
     request: Request,
     file: UploadFile | None = File(default=None),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     """Install a ``.skill`` zip as one of the caller's custom skills: multipart (field
@@ -121,7 +121,7 @@ async def install_skill(
 
 @router.get("/custom", response_model=CustomSkillList)
 async def list_custom_skills(
-    runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+    runtime: AppRuntime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> JSONResponse:
     """The caller's own custom skills."""
     views = await runtime.skills.views(access)
@@ -129,7 +129,7 @@ async def list_custom_skills(
 
 
 @router.post("/reload", response_model=SkillsReloaded)
-async def reload_skills(runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
+async def reload_skills(runtime: AppRuntime = Depends(get_runtime)) -> JSONResponse:
     """DeerFlow's cache reset. Folders are rescanned whenever a SKILL.md changes anyway;
     this forgets every cached scan of this process."""
     runtime.skills.forget_scans()
@@ -140,7 +140,7 @@ async def reload_skills(runtime: Runtime = Depends(get_runtime)) -> JSONResponse
 
 @router.get("/{name}", response_model=SkillDetail, responses=errors(404, 422))
 async def get_skill(
-    name: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+    name: str, runtime: AppRuntime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> JSONResponse:
     """One skill, with its SKILL.md (``content``) and body (``body``)."""
     view = await runtime.skills.get(access, name)
@@ -152,7 +152,7 @@ async def get_skill(
 async def put_skill(
     name: str,
     body: SkillToggle,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     """Enable or disable a skill (public skills: admins only; custom: their owner)."""
@@ -162,7 +162,7 @@ async def put_skill(
 
 @router.delete("/custom/{name}", status_code=204, responses=errors(403, 404, 422))
 async def delete_custom_skill(
-    name: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+    name: str, runtime: AppRuntime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> Response:
     await runtime.skills.delete_custom(access, name)
     return Response(status_code=204)

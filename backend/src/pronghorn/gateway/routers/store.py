@@ -20,7 +20,7 @@ from pronghorn.runtime.access import Access
 from pronghorn.runtime.engine.request_fields import FilterDict, Offset, TTLMinutes
 from pronghorn.runtime.owned import authorize
 from pronghorn.runtime.services import store_scope as scope
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 router = APIRouter(prefix="/api/langgraph/store", tags=["store"], route_class=StrictJSONRoute)
 
@@ -126,7 +126,7 @@ def item_json(item: Any, namespace: tuple[str, ...] | None = None) -> dict[str, 
 
 
 async def _authorized(
-    runtime: Runtime,
+    runtime: AppRuntime,
     access: Access,
     action: Action,
     namespace: tuple[str, ...],
@@ -146,7 +146,7 @@ async def _authorized(
 
 @router.put("/items", status_code=204, responses=errors(403, 422))
 async def put_item(
-    body: StorePut, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+    body: StorePut, runtime: AppRuntime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> Response:
     namespace = check_namespace(body.namespace, writing=True)
     namespace = await _authorized(runtime, access, "put", namespace, key=body.key, value=body.value)
@@ -162,7 +162,7 @@ async def get_item(
     key: str,
     namespace: str = "",
     refresh_ttl: bool | None = None,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     """The item, or `null` for a missing key: the spec documents 200/400/422 only (no 404),
@@ -180,7 +180,9 @@ async def get_item(
 
 @router.delete("/items", status_code=204, responses=errors(403, 422))
 async def delete_item(
-    body: StoreDelete, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+    body: StoreDelete,
+    runtime: AppRuntime = Depends(get_runtime),
+    access: Access = Depends(get_access),
 ) -> Response:
     namespace = check_namespace(body.namespace)
     stored = await _authorized(runtime, access, "delete", namespace, key=body.key)
@@ -191,7 +193,7 @@ async def delete_item(
 @router.post("/items/search", response_model=SearchItemsResponse, responses=errors(403, 422))
 async def search_items(
     body: StoreSearch,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     prefix = check_namespace(body.namespace_prefix or [], allow_empty=True)
@@ -214,7 +216,7 @@ async def search_items(
 @router.post("/namespaces", response_model=ListNamespaceResponse, responses=errors(403, 422))
 async def list_namespaces(
     body: StoreNamespaces,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     prefix = check_namespace(body.prefix, allow_empty=True) if body.prefix else ()

@@ -13,7 +13,7 @@ from pronghorn.gateway.deps import get_principal, get_runtime
 from pronghorn.gateway.models.errors import answers
 from pronghorn.gateway.models.system import ConfigStatus, Health, Info, Ok, Ready
 from pronghorn.gateway.responses import JSONResponse
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 router = APIRouter()
 
@@ -32,7 +32,7 @@ async def health() -> dict[str, Any]:
     response_model=None,
     responses={**answers(Ready), 503: {"model": Ready, "description": "Not ready"}},
 )
-async def ready(runtime: Runtime = Depends(get_runtime)) -> JSONResponse:
+async def ready(runtime: AppRuntime = Depends(get_runtime)) -> JSONResponse:
     checks = {"database": await runtime.db.ping()}
     checks["broker"] = await runtime.broker.ping()
     ok = all(checks.values())
@@ -60,7 +60,7 @@ async def ok() -> dict[str, Any]:
     response_model=None,
     responses={**answers(Info)},
 )
-async def info(runtime: Runtime = Depends(get_runtime)) -> dict[str, Any]:
+async def info(runtime: AppRuntime = Depends(get_runtime)) -> dict[str, Any]:
     return {
         "version": __version__,
         "server": "pronghorn",
@@ -76,7 +76,7 @@ async def info(runtime: Runtime = Depends(get_runtime)) -> dict[str, Any]:
     responses={**answers(ConfigStatus)},
 )
 async def config_status(
-    runtime: Runtime = Depends(get_runtime), principal: Principal = Depends(get_principal)
+    runtime: AppRuntime = Depends(get_runtime), principal: Principal = Depends(get_principal)
 ) -> dict[str, Any]:
     """This replica's config status (`source_path` only for admins); for admins also
     `replica_id` (this one) and `replicas`

@@ -11,7 +11,7 @@ from pronghorn.gateway.models.langgraph import Thread
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.services.thread_search import search_threads
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 router = APIRouter(prefix="/api/threads", tags=["threads"])
 
@@ -26,7 +26,7 @@ async def search(
     q: str = Query(min_length=1, max_length=500, description="Words to find (all of them)."),
     limit: int = Query(default=20, ge=1, le=100),
     offset: int = Query(default=0, ge=0, le=100_000),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     """Threads of the caller whose title or message text holds every word of ``q`` (each

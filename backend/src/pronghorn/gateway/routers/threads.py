@@ -34,7 +34,7 @@ from pronghorn.runtime.engine.request_fields import (
 )
 from pronghorn.runtime.services import thread_state
 from pronghorn.runtime.services import threads as service
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 router = APIRouter(prefix="/api/langgraph/threads", tags=["threads"], route_class=StrictJSONRoute)
 
@@ -148,7 +148,7 @@ class HistorySearch(BaseModel):
 async def create_thread(
     request: Request,
     body: ThreadCreate = Body(default_factory=ThreadCreate),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     new = service.NewThread(
@@ -195,7 +195,7 @@ def _query(body: ThreadCount, **page: Any) -> service.ThreadQuery:
 @router.post("/search", response_model=list[ThreadSelection], responses=errors(422))
 async def search_threads(
     body: ThreadSearch = Body(default_factory=ThreadSearch),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     query = _query(
@@ -219,7 +219,7 @@ async def search_threads(
 @router.post("/count", response_model=int, responses=errors(422))
 async def count_threads(
     body: ThreadCount = Body(default_factory=ThreadCount),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     value = body.model_dump(exclude_none=True)
@@ -229,7 +229,7 @@ async def count_threads(
 @router.post("/prune", response_model=ThreadPruneResponse, responses=errors(422))
 async def prune_threads(
     body: ThreadPrune,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     ids = [check_uuid(i, "thread") for i in body.thread_ids]
@@ -241,7 +241,7 @@ async def prune_threads(
 async def get_thread(
     thread_id: str,
     include: str | None = None,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     fields = {f.strip() for f in (include or "").split(",") if f.strip()}
@@ -258,7 +258,7 @@ async def patch_thread(
     thread_id: str,
     body: ThreadPatch = Body(default_factory=ThreadPatch),
     prefer: str | None = Header(None),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     tid = check_uuid(thread_id, "thread")
@@ -271,7 +271,7 @@ async def patch_thread(
 
 @router.delete("/{thread_id}", status_code=204, responses=errors(404, 409, 422))
 async def delete_thread(
-    thread_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+    thread_id: str, runtime: AppRuntime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> Response:
     await service.delete(runtime, access, check_uuid(thread_id, "thread"))
     return Response(status_code=204)
@@ -283,7 +283,7 @@ async def delete_thread(
     responses={200: {"links": THREAD_LINKS}, **errors(404, 409, 422)},
 )
 async def copy(
-    thread_id: str, runtime: Runtime = Depends(get_runtime), access: Access = Depends(get_access)
+    thread_id: str, runtime: AppRuntime = Depends(get_runtime), access: Access = Depends(get_access)
 ) -> JSONResponse:
     return JSONResponse(await service.copy(runtime, access, check_uuid(thread_id, "thread")))
 
@@ -292,7 +292,7 @@ async def copy(
 
 
 async def _state(
-    runtime: Runtime,
+    runtime: AppRuntime,
     access: Access,
     thread_id: str,
     checkpoint: dict[str, Any] | str | None,
@@ -309,7 +309,7 @@ async def get_state(
     thread_id: str,
     subgraphs: bool = False,
     select: list[str] | None = Query(None),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     return await _state(runtime, access, thread_id, None, subgraphs, select)
@@ -323,7 +323,7 @@ async def get_state_at(
     checkpoint_id: str,
     subgraphs: bool = False,
     select: list[str] | None = Query(None),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     return await _state(runtime, access, thread_id, checkpoint_id, subgraphs, select)
@@ -335,7 +335,7 @@ async def get_state_at(
 async def post_state_at(
     thread_id: str,
     body: StateAtCheckpoint,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     return await _state(runtime, access, thread_id, body.checkpoint, body.subgraphs, body.select)
@@ -349,7 +349,7 @@ async def post_state_at(
 async def post_state(
     thread_id: str,
     body: StateUpdate = Body(default_factory=StateUpdate),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     result = await thread_state.update_state(
@@ -364,7 +364,7 @@ async def post_state(
 
 
 async def _history(
-    runtime: Runtime, access: Access, thread_id: str, body: HistorySearch
+    runtime: AppRuntime, access: Access, thread_id: str, body: HistorySearch
 ) -> JSONResponse:
     states = await thread_state.read_history(
         runtime,
@@ -382,7 +382,7 @@ async def _history(
 async def post_history(
     thread_id: str,
     body: HistorySearch = Body(default_factory=HistorySearch),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     return await _history(runtime, access, thread_id, body)
@@ -393,7 +393,7 @@ async def get_history(
     thread_id: str,
     limit: int = Query(10, ge=1, le=1000),
     before: str | None = None,
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     return await _history(runtime, access, thread_id, HistorySearch(limit=limit, before=before))

@@ -11,7 +11,7 @@ from pronghorn.gateway.models.usage import ThreadTokenUsage
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.services.thread_usage import thread_usage
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 router = APIRouter(prefix="/api/threads/{thread_id}", tags=["usage"])
 
@@ -22,7 +22,7 @@ async def token_usage(
     include_active: bool = Query(
         default=False, description="Also count the model calls of runs still in flight."
     ),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     """Sums over the thread's runs (input, output, total tokens, LLM calls), each run, and

@@ -12,9 +12,9 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse
 
+from pronghorn.channels.channel_manager import ChannelManager
 from pronghorn.channels.errors import BadSignature
-from pronghorn.channels.manager import ChannelManager
-from pronghorn.channels.wecom import BadEvent, WeComTransport
+from pronghorn.channels.wecom.channel import BadEvent, WeComTransport
 from pronghorn.gateway.errors import ApiError
 
 router = APIRouter(prefix="/api/channels", tags=["channels"])

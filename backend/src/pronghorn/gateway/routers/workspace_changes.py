@@ -14,7 +14,7 @@ from pronghorn.gateway.strict_json import StrictJSONRoute
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.engine.workspace_changes import run_changes
 from pronghorn.runtime.services.thread_messages import load_run
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 router = APIRouter(tags=["deerflow"], route_class=StrictJSONRoute)
 
@@ -29,7 +29,7 @@ async def workspace_changes(
     run_id: str,
     include_files: bool = Query(default=True),
     include_diff: bool = Query(default=True),
-    runtime: Runtime = Depends(get_runtime),
+    runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     """`available: false` when the run recorded no change. Diffs are unified diffs of text

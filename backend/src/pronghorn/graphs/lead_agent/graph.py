@@ -24,7 +24,7 @@ from pronghorn.agent.options import AgentOptions
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.governance.ports import GovernancePorts
 from pronghorn.graphs.requests import GraphRequest
-from pronghorn.mcp.manager import McpManager
+from pronghorn.mcp.server_manager import McpManager
 from pronghorn.memory.service import MemoryService
 from pronghorn.models.factory import ModelFactory
 from pronghorn.sandbox.base import SandboxProvider
@@ -66,7 +66,7 @@ class GraphCache:
 
 
 class LeadAgentHost(Protocol):
-    """What the factory reads from the app (the Runtime is one), when it first builds."""
+    """What the factory reads from the app (the AppRuntime is one), when it first builds."""
 
     @property
     def settings(self) -> ConfigHolder: ...

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import BaseStore
 
-from pronghorn.config.schema import StoreConfig
+from pronghorn.config.schema.app import StoreConfig
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.migrate import SCHEMA_LOCK_KEY
 from pronghorn.persistence.pool_checks import IdleConnectionCheck

@@ -28,7 +28,7 @@ from pronghorn.config.loader import public_config_hash
 if TYPE_CHECKING:
     from redis.asyncio import Redis
 
-    from pronghorn.runtime.wiring.runtime import Runtime
+    from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 log = logging.getLogger("pronghorn.replicas")
 
@@ -254,7 +254,7 @@ async def presence_for(
 
 
 @contextlib.asynccontextmanager
-async def replicas(runtime: Runtime) -> AsyncGenerator[None, None]:
+async def replicas(runtime: AppRuntime) -> AsyncGenerator[None, None]:
     """The component: after `runs` (the card shows its owner id and how many runs it has)."""
     cfg = runtime.config.broker
     settings = runtime.settings

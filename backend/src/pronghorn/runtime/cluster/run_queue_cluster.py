@@ -47,7 +47,7 @@ from pronghorn.runtime.events.broker import BrokerUnavailable, EventBroker
 from pronghorn.runtime.events.serialization import dumps
 
 if TYPE_CHECKING:
-    from pronghorn.config.schema import RunsConfig
+    from pronghorn.config.schema.app import RunsConfig
 
 log = logging.getLogger("pronghorn.runs")
 

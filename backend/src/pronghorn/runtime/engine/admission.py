@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncGenerator
 
-from pronghorn.config.schema import RunsConfig
+from pronghorn.config.schema.app import RunsConfig
 from pronghorn.runtime.engine.limiter import FairLimiter
 from pronghorn.runtime.errors import Overloaded
 from pronghorn.runtime.observability.metrics import Metrics

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pronghorn.auth.principal import LOCAL_PRINCIPAL, Principal
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.graphs.registry import GraphEntry
 from pronghorn.runtime.engine.run_request import RunCreate
 from pronghorn.runtime.engine.run_state import CancelAction, RunPhase, RunState, RunStatus

@@ -1,5 +1,5 @@
 """The run queue contract: what orders, limits, claims and follows runs, so that the run
-manager (manager.py) is one engine for one process and for a cluster of replicas.
+manager (run_manager.py) is one engine for one process and for a cluster of replicas.
 
 - `LocalRunQueue` (run_queue_local.py): one process, every run of a thread is its own; a
   thread's runs wait for each other in memory, the process's slots cap them.

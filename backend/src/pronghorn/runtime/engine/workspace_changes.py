@@ -24,7 +24,7 @@ from pronghorn.sandbox.paths import ThreadPaths, user_folder
 
 if TYPE_CHECKING:
     from pronghorn.runtime.engine.jobs import Job
-    from pronghorn.runtime.wiring.runtime import Runtime
+    from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 log = logging.getLogger("pronghorn.workspace_changes")
 
@@ -42,9 +42,9 @@ EMPTY_SUMMARY = {
 class WorkspaceRecorder:
     """The executor watcher: `watch(job)` wraps the run's graph."""
 
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, runtime: AppRuntime) -> None:
         self.runtime = runtime
-        # The data dir made absolute once (Runtime resolved it already: no file access)
+        # The data dir made absolute once (AppRuntime resolved it already: no file access)
         self._base = runtime.data_dir.expanduser().absolute()
 
     @contextlib.asynccontextmanager
@@ -100,7 +100,7 @@ def _without_diffs(files: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 async def run_changes(
-    runtime: Runtime, thread_id: str, run_id: str, *, include_files: bool, include_diff: bool
+    runtime: AppRuntime, thread_id: str, run_id: str, *, include_files: bool, include_diff: bool
 ) -> dict[str, Any]:
     """DeerFlow's `WorkspaceChangesResponse` of a run (the caller checked it may see it):
     `available: false` when nothing was recorded (no change, or a run before recording)."""

@@ -1,6 +1,6 @@
-"""The Prometheus series Pronghorn exports, in a registry owned by the Runtime.
+"""The Prometheus series Pronghorn exports, in a registry owned by the AppRuntime.
 
-Each Runtime has its own `CollectorRegistry` (never prometheus_client's global one), so two
+Each AppRuntime has its own `CollectorRegistry` (never prometheus_client's global one), so two
 apps in one process (tests) count apart. With `server.workers > 1` the CLI sets
 `PROMETHEUS_MULTIPROC_DIR`: prometheus_client then writes every value to per-process files
 and `render` aggregates them across workers (process metrics are per process and not

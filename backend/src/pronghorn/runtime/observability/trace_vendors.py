@@ -17,7 +17,7 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.tracers.langchain import LangChainTracer
 from langsmith import Client
 
-from pronghorn.config.ops_schema import LangfuseConfig, LangSmithConfig, TracingConfig
+from pronghorn.config.schema.ops import LangfuseConfig, LangSmithConfig, TracingConfig
 
 if TYPE_CHECKING:
     from pronghorn.runtime.engine.jobs import Job

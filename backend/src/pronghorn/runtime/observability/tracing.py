@@ -1,6 +1,6 @@
 """OpenTelemetry traces, off unless `tracing.otlp.endpoint` is set.
 
-The Runtime owns its own `TracerProvider` (never OpenTelemetry's global one), exporting by
+The AppRuntime owns its own `TracerProvider` (never OpenTelemetry's global one), exporting by
 OTLP/HTTP in batches from the SDK's worker thread; without an endpoint every tracer is a
 no-op and nothing is recorded. Spans: one per HTTP request (gateway/http_observer.py), one
 per run (here, around its execution), and one per graph node, model call and tool call
@@ -18,7 +18,7 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode, Tracer
 
 from pronghorn import __version__
-from pronghorn.config.ops_schema import TracingConfig
+from pronghorn.config.schema.ops import TracingConfig
 from pronghorn.runtime.observability.trace_callback import TraceCallback
 
 if TYPE_CHECKING:

@@ -36,7 +36,7 @@ from pronghorn.runtime.services.assistants import search_scope
 from pronghorn.runtime.services.runs import Resume, Runs, RunStart
 
 if TYPE_CHECKING:
-    from pronghorn.runtime.wiring.runtime import Runtime
+    from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 MAX_CALLEES = 500
 FINISHED = frozenset({"success", "error", "timeout", "interrupted"})
@@ -99,7 +99,7 @@ def _schema_of(graph: Any) -> dict[str, Any] | None:
 
 
 async def input_schema(
-    runtime: Runtime, access: Access, assistant: dict[str, Any]
+    runtime: AppRuntime, access: Access, assistant: dict[str, Any]
 ) -> dict[str, Any] | None:
     graph_id = str(assistant["graph_id"])
     if graph_id not in runtime.graphs:
@@ -122,7 +122,9 @@ async def input_schema(
         return None
 
 
-async def list_callees(runtime: Runtime, access: Access, exposure: Sequence[str]) -> list[Callee]:
+async def list_callees(
+    runtime: AppRuntime, access: Access, exposure: Sequence[str]
+) -> list[Callee]:
     """The assistants `access` may read that the exposure list names and whose graph
     takes messages, oldest first (system assistants lead)."""
     if not exposure:
@@ -146,7 +148,7 @@ async def list_callees(runtime: Runtime, access: Access, exposure: Sequence[str]
 
 
 async def find_callee(
-    runtime: Runtime, access: Access, ref: str, exposure: Sequence[str]
+    runtime: AppRuntime, access: Access, ref: str, exposure: Sequence[str]
 ) -> Callee:
     """The callee an assistant id, graph id or name refers to; `NotFound` otherwise (also
     for one the caller may not read, that the exposure list leaves out, or that takes no
@@ -183,7 +185,7 @@ def thread_for(access: Access, conversation: str) -> str:
 
 
 async def start_call(
-    runtime: Runtime,
+    runtime: AppRuntime,
     access: Access,
     callee: Callee,
     *,
@@ -212,16 +214,16 @@ async def start_call(
     return await Runs(runtime).start(access, thread.thread_id, run)
 
 
-def events(runtime: Runtime, job: Job) -> AsyncIterator[Event]:
+def events(runtime: AppRuntime, job: Job) -> AsyncIterator[Event]:
     """Every event of the run from its first, then live ones until it ends."""
     return runtime.broker.subscribe(job.run_id, 0)
 
 
-async def stored_run(runtime: Runtime, run_id: str) -> dict[str, Any] | None:
+async def stored_run(runtime: AppRuntime, run_id: str) -> dict[str, Any] | None:
     return await runtime.db.run(lambda conn: run_units.get_run(conn, run_id, None))
 
 
-async def usage_of(runtime: Runtime, job: Job) -> dict[str, int]:
+async def usage_of(runtime: AppRuntime, job: Job) -> dict[str, int]:
     """The token usage recorded for a finished run."""
     run = await stored_run(runtime, job.run_id)
     usage = cast(dict[str, Any], (run or {}).get("usage") or {})
@@ -229,7 +231,7 @@ async def usage_of(runtime: Runtime, job: Job) -> dict[str, int]:
 
 
 async def owned_run(
-    runtime: Runtime, access: Access, run_id: str, action: Action = "read"
+    runtime: AppRuntime, access: Access, run_id: str, action: Action = "read"
 ) -> dict[str, Any]:
     """A run whose thread `access` may `action` (its live status overlaid); `NotFound`
     otherwise (unknown, or another user's)."""
@@ -240,7 +242,9 @@ async def owned_run(
     return runtime.runs.overlay(found.run)
 
 
-async def thread_runs(runtime: Runtime, thread_id: str, limit: int = 100) -> list[dict[str, Any]]:
+async def thread_runs(
+    runtime: AppRuntime, thread_id: str, limit: int = 100
+) -> list[dict[str, Any]]:
     """The thread's runs, newest first (the caller checked it may read the thread)."""
     async with runtime.db.read() as conn:
         rows = await runs_repo.list_for_thread(conn, thread_id, limit=limit, offset=0, status=None)
@@ -254,7 +258,7 @@ class ThreadView:
     metadata: dict[str, Any]
 
 
-async def thread_view(runtime: Runtime, thread_id: str) -> ThreadView:
+async def thread_view(runtime: AppRuntime, thread_id: str) -> ThreadView:
     """The thread's current values, pending interrupts and metadata (the caller checked
     it may read the thread)."""
     async with runtime.db.read() as conn:
@@ -267,7 +271,7 @@ async def thread_view(runtime: Runtime, thread_id: str) -> ThreadView:
 
 
 async def note_on_thread(
-    runtime: Runtime, access: Access, thread_id: str, key: str, item: str, keep: int = 100
+    runtime: AppRuntime, access: Access, thread_id: str, key: str, item: str, keep: int = 100
 ) -> None:
     """Add `item` to the list in the thread's metadata `key` (the newest `keep` stay), as a
     thread update by `access`."""
@@ -283,7 +287,7 @@ async def note_on_thread(
         await threads_repo.update_thread(conn, thread_id, metadata={key: items})
 
 
-def cancel_soon(runtime: Runtime, job: Job) -> None:
+def cancel_soon(runtime: AppRuntime, job: Job) -> None:
     """Cancel the call's run from a context that cannot await (a cancelled request)."""
     if job.status not in FINISHED:
         runtime.runs.cancel_soon(job.thread_id, job.run_id)

@@ -18,7 +18,7 @@ from pronghorn.skills.frontmatter import check_name
 from pronghorn.skills.model import SkillInvalid
 
 if TYPE_CHECKING:
-    from pronghorn.runtime.wiring.runtime import Runtime
+    from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 GRAPH_ID = "lead_agent"
 KNOWN_GROUPS = ("file", "shell", "web", "interaction", "custom", "mcp")
@@ -58,7 +58,7 @@ def check_agent_name(name: str) -> str:
         raise InvalidInput(f"Invalid agent name: {exc}") from None
 
 
-def _check(runtime: Runtime, spec: AgentSpec) -> None:
+def _check(runtime: AppRuntime, spec: AgentSpec) -> None:
     if spec.model is not None:
         try:
             runtime.models.resolve(spec.model)
@@ -111,7 +111,7 @@ def to_agent(assistant: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-async def _assistants(runtime: Runtime, access: Access) -> list[dict[str, Any]]:
+async def _assistants(runtime: AppRuntime, access: Access) -> list[dict[str, Any]]:
     items, _ = await service.search(
         runtime,
         access,
@@ -131,11 +131,11 @@ def _context_of(assistant: dict[str, Any]) -> dict[str, Any]:
     return ctx
 
 
-async def list_agents(runtime: Runtime, access: Access) -> list[dict[str, Any]]:
+async def list_agents(runtime: AppRuntime, access: Access) -> list[dict[str, Any]]:
     return [to_agent(a) for a in await _assistants(runtime, access)]
 
 
-async def _find(runtime: Runtime, access: Access, name: str) -> dict[str, Any] | None:
+async def _find(runtime: AppRuntime, access: Access, name: str) -> dict[str, Any] | None:
     for assistant in await _assistants(runtime, access):
         ctx: dict[str, Any] = assistant.get("context") or {}
         if ctx.get("agent_name") == name:
@@ -143,20 +143,20 @@ async def _find(runtime: Runtime, access: Access, name: str) -> dict[str, Any] |
     return None
 
 
-async def get_agent(runtime: Runtime, access: Access, name: str) -> dict[str, Any]:
+async def get_agent(runtime: AppRuntime, access: Access, name: str) -> dict[str, Any]:
     found = await _find(runtime, access, name)
     if found is None:
         raise NotFound(f"Agent {name!r} not found")
     return to_agent(found)
 
 
-async def name_available(runtime: Runtime, access: Access, name: str) -> bool:
+async def name_available(runtime: AppRuntime, access: Access, name: str) -> bool:
     check_agent_name(name)
     return await _find(runtime, access, name) is None
 
 
 async def create_agent(
-    runtime: Runtime, access: Access, name: str, spec: AgentSpec
+    runtime: AppRuntime, access: Access, name: str, spec: AgentSpec
 ) -> dict[str, Any]:
     check_agent_name(name)
     _check(runtime, spec)
@@ -179,7 +179,9 @@ def agent_assistant_id(owner: str, name: str) -> str:
     return str(uuid.uuid5(_AGENT_IDS, f"{owner}\x00{name}"))
 
 
-async def _create(runtime: Runtime, access: Access, name: str, spec: AgentSpec) -> dict[str, Any]:
+async def _create(
+    runtime: AppRuntime, access: Access, name: str, spec: AgentSpec
+) -> dict[str, Any]:
     return await service.create(
         runtime,
         access,
@@ -195,7 +197,7 @@ async def _create(runtime: Runtime, access: Access, name: str, spec: AgentSpec) 
 
 
 async def update_agent(
-    runtime: Runtime, access: Access, name: str, spec: AgentSpec
+    runtime: AppRuntime, access: Access, name: str, spec: AgentSpec
 ) -> dict[str, Any]:
     """A new version: given fields replace the stored ones, omitted ones are kept."""
     _check(runtime, spec)
@@ -216,7 +218,7 @@ async def update_agent(
     return to_agent(updated)
 
 
-async def delete_agent(runtime: Runtime, access: Access, name: str) -> None:
+async def delete_agent(runtime: AppRuntime, access: Access, name: str) -> None:
     found = await _find(runtime, access, name)
     if found is None:
         raise NotFound(f"Agent {name!r} not found")

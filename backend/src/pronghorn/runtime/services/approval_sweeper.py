@@ -26,7 +26,7 @@ from pronghorn.runtime.errors import DomainError
 from pronghorn.runtime.services.runs import Runs
 
 if TYPE_CHECKING:
-    from pronghorn.runtime.wiring.runtime import Runtime
+    from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 log = logging.getLogger("pronghorn.approvals")
 
@@ -39,7 +39,7 @@ def denial(pending: list[tuple[str, str]]) -> dict[str, Any]:
     }
 
 
-async def sweep_once(runtime: Runtime) -> int:
+async def sweep_once(runtime: AppRuntime) -> int:
     """Resume every overdue approval with a denial; returns how many runs were created."""
     timeout = runtime.config.approvals.timeout_s
     async with runtime.db.read() as conn:
@@ -76,7 +76,7 @@ async def sweep_once(runtime: Runtime) -> int:
 
 
 @contextlib.asynccontextmanager
-async def approval_sweeper(runtime: Runtime) -> AsyncGenerator[None, None]:
+async def approval_sweeper(runtime: AppRuntime) -> AsyncGenerator[None, None]:
     async def loop() -> None:
         report = OutageLog(log, "approval timeout sweep")
         while True:

@@ -26,10 +26,10 @@ from pronghorn.runtime.owned import authorize
 from pronghorn.runtime.services.thread_sweeper import purge_thread
 
 if TYPE_CHECKING:
-    from pronghorn.runtime.wiring.runtime import Runtime
+    from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 
-def check_graph(runtime: Runtime, graph_id: str) -> None:
+def check_graph(runtime: AppRuntime, graph_id: str) -> None:
     require_graph(runtime.graphs, graph_id)
 
 
@@ -38,7 +38,7 @@ def _shown(access: Access, row: RowMapping) -> bool:
 
 
 async def load_row(
-    runtime: Runtime,
+    runtime: AppRuntime,
     access: Access,
     id_or_graph_id: str,
     action: Action = "read",
@@ -59,12 +59,12 @@ async def load_row(
     return row
 
 
-async def get(runtime: Runtime, access: Access, id_or_graph_id: str) -> dict[str, Any]:
+async def get(runtime: AppRuntime, access: Access, id_or_graph_id: str) -> dict[str, Any]:
     return repo.to_api(await load_row(runtime, access, id_or_graph_id))
 
 
 async def create(
-    runtime: Runtime,
+    runtime: AppRuntime,
     access: Access,
     *,
     graph_id: str,
@@ -119,7 +119,7 @@ async def create(
             raise Conflict(f"Assistant {aid} already exists") from None
 
 
-async def search_scope(runtime: Runtime, access: Access, value: dict[str, object]) -> OwnerScope:
+async def search_scope(runtime: AppRuntime, access: Access, value: dict[str, object]) -> OwnerScope:
     """Search and count see the principal's own and the system assistants (everyone's for
     an admin who asked), within the authorizer's metadata filter."""
     filt = await authorize(runtime, access, "assistants", "search", value)
@@ -127,7 +127,7 @@ async def search_scope(runtime: Runtime, access: Access, value: dict[str, object
 
 
 async def search(
-    runtime: Runtime,
+    runtime: AppRuntime,
     access: Access,
     *,
     metadata: dict[str, Any] | None,
@@ -161,7 +161,7 @@ async def search(
 
 
 async def count(
-    runtime: Runtime,
+    runtime: AppRuntime,
     access: Access,
     *,
     metadata: dict[str, Any] | None,
@@ -175,7 +175,7 @@ async def count(
 
 
 async def update(
-    runtime: Runtime,
+    runtime: AppRuntime,
     access: Access,
     id_or_graph_id: str,
     *,
@@ -218,7 +218,7 @@ async def update(
 
 
 async def delete(
-    runtime: Runtime, access: Access, id_or_graph_id: str, *, delete_threads: bool
+    runtime: AppRuntime, access: Access, id_or_graph_id: str, *, delete_threads: bool
 ) -> None:
     """Delete the assistant, stop its runs in flight and (if asked) delete its threads:
     the caller's own threads (everyone's for an admin who asked)."""
@@ -242,7 +242,7 @@ async def delete(
 
 
 async def versions(
-    runtime: Runtime,
+    runtime: AppRuntime,
     access: Access,
     id_or_graph_id: str,
     *,
@@ -258,7 +258,7 @@ async def versions(
 
 
 async def set_latest(
-    runtime: Runtime, access: Access, id_or_graph_id: str, version: int
+    runtime: AppRuntime, access: Access, id_or_graph_id: str, version: int
 ) -> dict[str, Any]:
     row = await load_row(runtime, access, id_or_graph_id, "update")
     async with runtime.db.tx() as conn:

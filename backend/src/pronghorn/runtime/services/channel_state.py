@@ -20,7 +20,7 @@ from pronghorn.runtime.access import Access
 from pronghorn.runtime.owned import authorize
 
 if TYPE_CHECKING:
-    from pronghorn.runtime.wiring.runtime import Runtime
+    from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 __all__ = ["Binding", "ChannelState", "ChatThread", "ChatThreadView"]
 
@@ -57,7 +57,7 @@ def _view(thread_id: str, model: str | None, row: Mapping[str, object]) -> ChatT
 class ChannelState:
     """One runtime's channel state (its database and authorizer)."""
 
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, runtime: AppRuntime) -> None:
         self.runtime = runtime
 
     # -- dedupe -----------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from pronghorn.runtime.owned import authorize, load_thread, visible
 from pronghorn.runtime.services.scheduler import next_run
 
 if TYPE_CHECKING:
-    from pronghorn.runtime.wiring.runtime import Runtime
+    from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -59,13 +59,13 @@ def _value(spec: CronSpec, **extra: object) -> dict[str, object]:
     }
 
 
-def _poke(runtime: Runtime) -> None:
+def _poke(runtime: AppRuntime) -> None:
     if runtime.is_started("scheduler"):
         runtime.scheduler.poke()
 
 
 async def create(
-    runtime: Runtime, access: Access, spec: CronSpec, thread_id: str | None
+    runtime: AppRuntime, access: Access, spec: CronSpec, thread_id: str | None
 ) -> dict[str, Any]:
     """A new cron of `access`'s principal, on one of its threads or stateless."""
     value = _value(spec, thread_id=thread_id)
@@ -101,7 +101,9 @@ async def create(
     return cron
 
 
-async def assistant_key(runtime: Runtime, access: Access, assistant_id: str | None) -> str | None:
+async def assistant_key(
+    runtime: AppRuntime, access: Access, assistant_id: str | None
+) -> str | None:
     """Search filters accept a graph id too (its system assistant)."""
     if not assistant_id:
         return assistant_id
@@ -113,7 +115,7 @@ async def assistant_key(runtime: Runtime, access: Access, assistant_id: str | No
 
 
 async def search(
-    runtime: Runtime,
+    runtime: AppRuntime,
     access: Access,
     *,
     assistant_id: str | None,
@@ -150,7 +152,7 @@ async def search(
 
 
 async def count(
-    runtime: Runtime,
+    runtime: AppRuntime,
     access: Access,
     *,
     assistant_id: str | None,
@@ -171,7 +173,7 @@ async def count(
 
 
 async def _load(
-    runtime: Runtime,
+    runtime: AppRuntime,
     access: Access,
     cron_id: str,
     action: Action,
@@ -186,17 +188,19 @@ async def _load(
 
 
 async def get_row(
-    runtime: Runtime, access: Access, cron_id: str, action: Action = "read"
+    runtime: AppRuntime, access: Access, cron_id: str, action: Action = "read"
 ) -> RowMapping:
     """The cron's row, if `access` may `action` it (else not found)."""
     return await _load(runtime, access, cron_id, action)
 
 
-async def get(runtime: Runtime, access: Access, cron_id: str) -> dict[str, Any]:
+async def get(runtime: AppRuntime, access: Access, cron_id: str) -> dict[str, Any]:
     return repo.to_api(await _load(runtime, access, cron_id, "read"))
 
 
-async def update(runtime: Runtime, access: Access, cron_id: str, spec: CronSpec) -> dict[str, Any]:
+async def update(
+    runtime: AppRuntime, access: Access, cron_id: str, spec: CronSpec
+) -> dict[str, Any]:
     """Replace the cron's schedule and payload (the gateway merged the patch into it)."""
     value = _value(spec, cron_id=cron_id)
     current = await _load(runtime, access, cron_id, "update", value)
@@ -231,7 +235,7 @@ async def update(runtime: Runtime, access: Access, cron_id: str, spec: CronSpec)
     return cron
 
 
-async def delete(runtime: Runtime, access: Access, cron_id: str) -> None:
+async def delete(runtime: AppRuntime, access: Access, cron_id: str) -> None:
     await _load(runtime, access, cron_id, "delete")
     async with runtime.db.tx() as conn:
         if not await repo.delete_cron(conn, cron_id):

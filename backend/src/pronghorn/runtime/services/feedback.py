@@ -12,11 +12,11 @@ from pronghorn.runtime.owned import load_thread
 from pronghorn.runtime.services.thread_messages import load_run
 
 if TYPE_CHECKING:
-    from pronghorn.runtime.wiring.runtime import Runtime
+    from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 
 async def put(
-    runtime: Runtime,
+    runtime: AppRuntime,
     access: Access,
     thread_id: str,
     run_id: str,
@@ -40,7 +40,7 @@ async def put(
 
 
 async def get(
-    runtime: Runtime, access: Access, thread_id: str, run_id: str
+    runtime: AppRuntime, access: Access, thread_id: str, run_id: str
 ) -> dict[str, Any] | None:
     """The caller's feedback on the run (None when they gave none)."""
     await load_run(runtime, access, thread_id, run_id)
@@ -48,7 +48,7 @@ async def get(
         return await repo.get(conn, run_id, access.identity)
 
 
-async def remove(runtime: Runtime, access: Access, thread_id: str, run_id: str) -> None:
+async def remove(runtime: AppRuntime, access: Access, thread_id: str, run_id: str) -> None:
     """Remove the caller's feedback on the run; `NotFound` when there is none."""
     await load_run(runtime, access, thread_id, run_id)
     async with runtime.db.tx() as conn:
@@ -57,7 +57,7 @@ async def remove(runtime: Runtime, access: Access, thread_id: str, run_id: str) 
         raise NotFound(f"No feedback on run {run_id}")
 
 
-async def for_thread(runtime: Runtime, access: Access, thread_id: str) -> list[dict[str, Any]]:
+async def for_thread(runtime: AppRuntime, access: Access, thread_id: str) -> list[dict[str, Any]]:
     """The caller's feedback on every run of the thread."""
     await load_thread(runtime, access, thread_id)
     async with runtime.db.read() as conn:

@@ -11,13 +11,13 @@ from pronghorn.persistence.repos.common import now
 from pronghorn.persistence.repos.idempotency import KeyRecord
 
 if TYPE_CHECKING:
-    from pronghorn.runtime.wiring.runtime import Runtime
+    from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 __all__ = ["IdempotencyKeys", "KeyRecord"]
 
 
 class IdempotencyKeys:
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, runtime: AppRuntime) -> None:
         self.db = runtime.db
 
     async def claim(

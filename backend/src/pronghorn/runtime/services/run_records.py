@@ -15,7 +15,7 @@ from pronghorn.runtime.errors import Conflict, NotFound
 from pronghorn.runtime.owned import authorize, load_thread, visible
 
 if TYPE_CHECKING:
-    from pronghorn.runtime.wiring.runtime import Runtime
+    from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 
 def in_flight(run: Mapping[str, Any]) -> bool:
@@ -24,7 +24,7 @@ def in_flight(run: Mapping[str, Any]) -> bool:
 
 
 async def list_runs(
-    runtime: Runtime,
+    runtime: AppRuntime,
     access: Access,
     thread_id: str,
     *,
@@ -41,7 +41,7 @@ async def list_runs(
 
 
 async def get_run(
-    runtime: Runtime,
+    runtime: AppRuntime,
     access: Access,
     run_id: str,
     thread_id: str | None,
@@ -59,7 +59,7 @@ async def get_run(
     return runtime.runs.overlay(found.run)
 
 
-async def delete_run(runtime: Runtime, access: Access, thread_id: str, run_id: str) -> None:
+async def delete_run(runtime: AppRuntime, access: Access, thread_id: str, run_id: str) -> None:
     """Delete a finished run; `Conflict` while it is in flight (cancel it first)."""
     run = await get_run(runtime, access, run_id, thread_id, "delete")
     if in_flight(run):

@@ -23,7 +23,7 @@ from pronghorn.runtime.errors import InvalidRun
 
 if TYPE_CHECKING:
     from pronghorn.runtime.engine.jobs import Job
-    from pronghorn.runtime.wiring.runtime import Runtime
+    from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 Strategy = Literal["reject", "interrupt", "rollback", "enqueue"]
 
@@ -105,7 +105,7 @@ class Runs:
     """Starting runs for a principal (cancel, join and the stored runs: the run manager
     and `run_records`)."""
 
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, runtime: AppRuntime) -> None:
         self.runtime = runtime
 
     async def start(self, access: Access, thread_id: str | None, run: RunStart | RunCreate) -> Job:

@@ -24,7 +24,7 @@ from pronghorn.runtime.services import crons
 from pronghorn.runtime.services.scheduler import fire_cron, validate_schedule
 
 if TYPE_CHECKING:
-    from pronghorn.runtime.wiring.runtime import Runtime
+    from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 META_KEY = "scheduled_task"
 DEFAULT_ASSISTANT = "lead_agent"
@@ -183,7 +183,7 @@ def _task(cron: dict[str, Any], runs: list[dict[str, Any]], run_count: int) -> d
     }
 
 
-async def _view(runtime: Runtime, cron: dict[str, Any]) -> dict[str, Any]:
+async def _view(runtime: AppRuntime, cron: dict[str, Any]) -> dict[str, Any]:
     async with runtime.db.read() as conn:
         runs, total = await runs_repo.list_for_cron(
             conn, cron["cron_id"], owner_id=cron["user_id"], limit=1
@@ -192,7 +192,7 @@ async def _view(runtime: Runtime, cron: dict[str, Any]) -> dict[str, Any]:
 
 
 async def list_tasks(
-    runtime: Runtime, access: Access, thread_id: str | None = None
+    runtime: AppRuntime, access: Access, thread_id: str | None = None
 ) -> list[dict[str, Any]]:
     """The caller's crons as tasks, newest first (those on `thread_id` only, if given)."""
     if thread_id is not None:
@@ -212,11 +212,11 @@ async def list_tasks(
     return [await _view(runtime, cron) for cron in found]
 
 
-async def get_task(runtime: Runtime, access: Access, task_id: str) -> dict[str, Any]:
+async def get_task(runtime: AppRuntime, access: Access, task_id: str) -> dict[str, Any]:
     return await _view(runtime, await crons.get(runtime, access, task_id))
 
 
-async def create_task(runtime: Runtime, access: Access, fields: TaskFields) -> dict[str, Any]:
+async def create_task(runtime: AppRuntime, access: Access, fields: TaskFields) -> dict[str, Any]:
     cron = await crons.create(runtime, access, _spec(fields), fields.thread_id)
     return await get_task(runtime, access, cron["cron_id"])
 
@@ -235,7 +235,7 @@ def _fields_of(cron: dict[str, Any]) -> TaskFields:
 
 
 async def update_task(
-    runtime: Runtime, access: Access, task_id: str, changes: dict[str, Any]
+    runtime: AppRuntime, access: Access, task_id: str, changes: dict[str, Any]
 ) -> dict[str, Any]:
     """Apply DeerFlow's patch (title, prompt, schedule_spec, timezone). A task's thread is
     the cron's and cannot move: a different one is 422 (delete and re-create)."""
@@ -269,7 +269,7 @@ async def update_task(
 
 
 async def set_enabled(
-    runtime: Runtime, access: Access, task_id: str, enabled: bool
+    runtime: AppRuntime, access: Access, task_id: str, enabled: bool
 ) -> dict[str, Any]:
     """Pause (the cron is disabled) or resume (enabled; its next time is computed anew)."""
     cron = await crons.get(runtime, access, task_id)
@@ -287,7 +287,7 @@ async def set_enabled(
     return await get_task(runtime, access, task_id)
 
 
-async def trigger(runtime: Runtime, access: Access, task_id: str) -> dict[str, Any]:
+async def trigger(runtime: AppRuntime, access: Access, task_id: str) -> dict[str, Any]:
     """Run the task now, as its owner (409 while a run of it is still going)."""
     row = await crons.get_row(runtime, access, task_id, "update")
     async with runtime.db.read() as conn:
@@ -298,7 +298,7 @@ async def trigger(runtime: Runtime, access: Access, task_id: str) -> dict[str, A
     return {"id": task_id, "triggered": True}
 
 
-async def delete_task(runtime: Runtime, access: Access, task_id: str) -> dict[str, Any]:
+async def delete_task(runtime: AppRuntime, access: Access, task_id: str) -> dict[str, Any]:
     await crons.delete(runtime, access, task_id)
     return {"id": task_id, "deleted": True}
 
@@ -323,7 +323,7 @@ def _run_entry(task_id: str, run: dict[str, Any]) -> dict[str, Any]:
 
 
 async def task_runs(
-    runtime: Runtime, access: Access, task_id: str, *, limit: int, offset: int
+    runtime: AppRuntime, access: Access, task_id: str, *, limit: int, offset: int
 ) -> list[dict[str, Any]]:
     cron = await crons.get(runtime, access, task_id)  # the caller's, or not found
     async with runtime.db.read() as conn:

@@ -22,7 +22,7 @@ from pronghorn.runtime.services.runs import Runs
 
 if TYPE_CHECKING:
     from pronghorn.runtime.engine.jobs import Job
-    from pronghorn.runtime.wiring.runtime import Runtime
+    from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 log = logging.getLogger("pronghorn.crons")
 
@@ -79,7 +79,7 @@ def cron_run_request(row: Mapping[str, Any], trigger: str = "scheduled") -> RunC
     return req
 
 
-async def fire_cron(runtime: Runtime, row: Mapping[str, Any], trigger: str = "scheduled") -> Job:
+async def fire_cron(runtime: AppRuntime, row: Mapping[str, Any], trigger: str = "scheduled") -> Job:
     """Create the cron's run now. A cron's runs belong to, and execute as, its owner."""
     req = cron_run_request(row, trigger)
     owner = principal_from_record(row.get("principal"), row.get("owner_id"))
@@ -87,7 +87,7 @@ async def fire_cron(runtime: Runtime, row: Mapping[str, Any], trigger: str = "sc
 
 
 class Scheduler:
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, runtime: AppRuntime) -> None:
         self.runtime = runtime
         self._wake = asyncio.Event()
         self.fired = 0
@@ -146,7 +146,7 @@ class Scheduler:
 
 
 @contextlib.asynccontextmanager
-async def scheduler(runtime: Runtime) -> AsyncGenerator[None, None]:
+async def scheduler(runtime: AppRuntime) -> AsyncGenerator[None, None]:
     sched = Scheduler(runtime)
     runtime.scheduler = sched
     task = asyncio.create_task(sched.run_forever(), name="cron-scheduler")

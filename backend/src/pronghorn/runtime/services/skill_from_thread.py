@@ -17,7 +17,7 @@ from pronghorn.sandbox.errors import SandboxError
 from pronghorn.sandbox.paths import ThreadPaths, user_folder, validate_thread_id
 
 if TYPE_CHECKING:
-    from pronghorn.runtime.wiring.runtime import Runtime
+    from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 
 def _read(paths: ThreadPaths, virtual: str, limit: int) -> bytes:
@@ -28,7 +28,7 @@ def _read(paths: ThreadPaths, virtual: str, limit: int) -> bytes:
 
 
 async def install_from_thread(
-    runtime: Runtime, access: Access, thread_id: str, path: str
+    runtime: AppRuntime, access: Access, thread_id: str, path: str
 ) -> SkillView:
     try:
         tid = validate_thread_id(thread_id)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pronghorn.config.holder import ConfigHolder
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.repos import skills as repo
 from pronghorn.runtime.access import Access

@@ -13,7 +13,7 @@ from pronghorn.models.errors import UnknownModelError
 from pronghorn.runtime.errors import InvalidRun
 
 if TYPE_CHECKING:
-    from pronghorn.runtime.wiring.runtime import Runtime
+    from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 log = logging.getLogger("pronghorn.suggestions")
 
@@ -42,7 +42,7 @@ def transcript(messages: Sequence[tuple[str, str]]) -> str:
 
 
 async def suggest(
-    runtime: Runtime, messages: Sequence[tuple[str, str]], n: int, model_name: str | None
+    runtime: AppRuntime, messages: Sequence[tuple[str, str]], n: int, model_name: str | None
 ) -> list[str]:
     """Up to `n` suggestions (empty when disabled, with nothing to go on, or when the model
     fails: suggestions are a nicety, never an error)."""

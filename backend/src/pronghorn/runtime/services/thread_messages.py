@@ -21,7 +21,7 @@ from pronghorn.runtime.events.serialization import to_jsonable
 from pronghorn.runtime.owned import authorize, visible
 
 if TYPE_CHECKING:
-    from pronghorn.runtime.wiring.runtime import Runtime
+    from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 CATEGORY = "message"
 EVENT_TYPES = {"human": "llm.human.input", "ai": "llm.ai.response", "tool": "llm.tool.result"}
@@ -41,7 +41,7 @@ def _message_id(message: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-async def _runs_of_messages(runtime: Runtime, thread_id: str) -> dict[str, str]:
+async def _runs_of_messages(runtime: AppRuntime, thread_id: str) -> dict[str, str]:
     config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
     items = [t async for t in runtime.checkpointer.alist(config)]
     found: dict[str, str] = {}
@@ -59,7 +59,7 @@ async def _runs_of_messages(runtime: Runtime, thread_id: str) -> dict[str, str]:
     return found
 
 
-async def thread_messages(runtime: Runtime, row: RowMapping) -> list[dict[str, Any]]:
+async def thread_messages(runtime: AppRuntime, row: RowMapping) -> list[dict[str, Any]]:
     """Every message of the thread as a DeerFlow message event, oldest first."""
     thread_id = str(row["thread_id"])
     values: object = row["values"] or {}
@@ -110,7 +110,7 @@ def page_window(
 
 
 async def load_run(
-    runtime: Runtime, access: Access, thread_id: str | None, run_id: str
+    runtime: AppRuntime, access: Access, thread_id: str | None, run_id: str
 ) -> dict[str, Any]:
     """The run (of that thread, when given) if `access` may read its thread; NotFound
     otherwise."""

@@ -9,11 +9,11 @@ from pronghorn.runtime.access import Access
 from pronghorn.runtime.errors import InvalidInput
 
 if TYPE_CHECKING:
-    from pronghorn.runtime.wiring.runtime import Runtime
+    from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 
 async def search_threads(
-    runtime: Runtime, access: Access, query: str, *, limit: int, offset: int
+    runtime: AppRuntime, access: Access, query: str, *, limit: int, offset: int
 ) -> list[dict[str, Any]]:
     """The caller's threads (every user's for an admin asking for all) matching every word
     of `query`, best first. The index is brought up to date first."""

@@ -39,7 +39,7 @@ log = logging.getLogger("pronghorn.threads")
 if TYPE_CHECKING:
     from sqlalchemy.engine import RowMapping
 
-    from pronghorn.runtime.wiring.runtime import Runtime
+    from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 CachedState = tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]
 SaveCache = Callable[[CachedState], Awaitable[None]]
@@ -47,7 +47,7 @@ SaveCache = Callable[[CachedState], Awaitable[None]]
 
 @contextlib.asynccontextmanager
 async def thread_graph(
-    runtime: Runtime, row: RowMapping, access: Access, context: AccessContext = "threads.read"
+    runtime: AppRuntime, row: RowMapping, access: Access, context: AccessContext = "threads.read"
 ) -> AsyncGenerator[Any, None]:
     """The thread's graph (metadata.graph_id), or None for a thread that never ran."""
     metadata: dict[str, Any] = row["metadata"] or {}
@@ -84,7 +84,7 @@ def _check_idle(thread_id: str, status: str | None) -> None:
 
 
 @contextlib.asynccontextmanager
-async def idle_turn(runtime: Runtime, thread_id: str) -> AsyncGenerator[SaveCache, None]:
+async def idle_turn(runtime: AppRuntime, thread_id: str) -> AsyncGenerator[SaveCache, None]:
     """Hold an idle thread for the block (see the module doc); `ThreadBusy` if a run is in
     flight or another state update holds it. Yields how to store the thread row's cached
     state (on PostgreSQL that also ends the turn)."""
@@ -106,7 +106,7 @@ async def idle_turn(runtime: Runtime, thread_id: str) -> AsyncGenerator[SaveCach
 
 
 @contextlib.asynccontextmanager
-async def _database_turn(runtime: Runtime, thread_id: str) -> AsyncGenerator[SaveCache, None]:
+async def _database_turn(runtime: AppRuntime, thread_id: str) -> AsyncGenerator[SaveCache, None]:
     """PostgreSQL: the thread's turn in the database, for every replica (`take_turn`): two
     short transactions around the update, none held open while the checkpointer writes on
     its own connection. A replica that dies within its turn loses it after runs.lease_s."""
@@ -136,14 +136,14 @@ async def _database_turn(runtime: Runtime, thread_id: str) -> AsyncGenerator[Sav
                 log.warning("a thread's turn was not ended; it lapses", exc_info=True)
 
 
-async def refresh_cache(runtime: Runtime, thread_id: str, graph: Any) -> None:
+async def refresh_cache(runtime: AppRuntime, thread_id: str, graph: Any) -> None:
     cache = await st.current_cache(graph, thread_id)
     async with runtime.db.tx() as conn:
         await repo.set_fields(conn, thread_id, values=cache[0], interrupts=cache[1])
 
 
 async def apply_supersteps(
-    runtime: Runtime, access: Access, thread_id: str, supersteps: list[dict[str, Any]]
+    runtime: AppRuntime, access: Access, thread_id: str, supersteps: list[dict[str, Any]]
 ) -> None:
     """Apply `supersteps` to a new thread (one no run can know yet) and cache its state."""
     row = await load_thread(runtime, access, thread_id)
@@ -154,7 +154,7 @@ async def apply_supersteps(
 
 
 async def read_state(
-    runtime: Runtime,
+    runtime: AppRuntime,
     access: Access,
     thread_id: str,
     checkpoint: dict[str, Any] | str | None,
@@ -175,7 +175,7 @@ async def read_state(
 
 
 async def read_history(
-    runtime: Runtime,
+    runtime: AppRuntime,
     access: Access,
     thread_id: str,
     *,
@@ -200,7 +200,7 @@ async def read_history(
 
 
 async def update_state(
-    runtime: Runtime,
+    runtime: AppRuntime,
     access: Access,
     thread_id: str,
     values: Any,

@@ -12,14 +12,14 @@ from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.sandbox.paths import delete_thread_dirs, user_folder
 
 if TYPE_CHECKING:
-    from pronghorn.runtime.wiring.runtime import Runtime
+    from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 log = logging.getLogger("pronghorn.threads")
 
 SWEEP_INTERVAL_S = 60.0
 
 
-async def purge_thread(runtime: Runtime, thread_id: str) -> bool:
+async def purge_thread(runtime: AppRuntime, thread_id: str) -> bool:
     """Delete everything of a thread: in-flight runs are cancelled first, then the row (runs,
     events and crons follow by foreign key), its checkpoints and its files (in its owner's
     folder). False if unknown."""
@@ -38,7 +38,7 @@ async def purge_thread(runtime: Runtime, thread_id: str) -> bool:
     return existed
 
 
-async def sweep_once(runtime: Runtime) -> int:
+async def sweep_once(runtime: AppRuntime) -> int:
     """Apply the TTL strategy to every expired thread; returns how many were handled."""
     async with runtime.db.read() as conn:
         due = await threads_repo.expired(conn)
@@ -57,7 +57,7 @@ async def sweep_once(runtime: Runtime) -> int:
 
 @contextlib.asynccontextmanager
 async def thread_sweeper(
-    runtime: Runtime, *, interval: float = SWEEP_INTERVAL_S
+    runtime: AppRuntime, *, interval: float = SWEEP_INTERVAL_S
 ) -> AsyncGenerator[None, None]:
     """Background task deleting (or pruning) threads whose TTL has passed, every ``interval``."""
 

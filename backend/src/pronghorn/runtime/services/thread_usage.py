@@ -13,7 +13,7 @@ from pronghorn.runtime.access import Access
 from pronghorn.runtime.owned import load_thread
 
 if TYPE_CHECKING:
-    from pronghorn.runtime.wiring.runtime import Runtime
+    from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 ACTIVE = ("pending", "running")
 
@@ -34,7 +34,7 @@ class ThreadUsage:
 
 
 async def thread_usage(
-    runtime: Runtime, access: Access, thread_id: str, *, include_active: bool
+    runtime: AppRuntime, access: Access, thread_id: str, *, include_active: bool
 ) -> ThreadUsage:
     """The usage of a thread `access` may read (`NotFound` otherwise)."""
     await load_thread(runtime, access, thread_id)

@@ -26,7 +26,7 @@ from pronghorn.runtime.services.thread_sweeper import purge_thread
 if TYPE_CHECKING:
     from sqlalchemy.engine import RowMapping
 
-    from pronghorn.runtime.wiring.runtime import Runtime
+    from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 
 UNSET: Any = repo.UNSET
@@ -60,7 +60,7 @@ class ThreadQuery:
 
 
 async def load_row(
-    runtime: Runtime,
+    runtime: AppRuntime,
     access: Access,
     thread_id: str,
     action: Action = "read",
@@ -70,7 +70,7 @@ async def load_row(
     return await load_thread(runtime, access, thread_id, action, value)
 
 
-async def get(runtime: Runtime, access: Access, thread_id: str, *, ttl: bool) -> dict[str, Any]:
+async def get(runtime: AppRuntime, access: Access, thread_id: str, *, ttl: bool) -> dict[str, Any]:
     return repo.to_api(await load_row(runtime, access, thread_id), include_ttl=ttl)
 
 
@@ -95,7 +95,7 @@ class ThreadRecord:
 
 
 async def _create_row(
-    runtime: Runtime, access: Access, new: NewThread, *, others_missing: bool = False
+    runtime: AppRuntime, access: Access, new: NewThread, *, others_missing: bool = False
 ) -> tuple[RowMapping | None, dict[str, Any]]:
     """The one way a thread is created, whoever asks: authorized as `threads.create` (the
     authorizer may stamp its metadata, or refuse), owned by `access`'s principal, the
@@ -144,7 +144,9 @@ async def _create_row(
     raise AssertionError("unreachable")
 
 
-async def ensure(runtime: Runtime, access: Access, thread_id: str, graph_id: str) -> ThreadRecord:
+async def ensure(
+    runtime: AppRuntime, access: Access, thread_id: str, graph_id: str
+) -> ThreadRecord:
     """The caller's thread `thread_id`, created as `POST /threads` with this `graph_id`
     and `if_exists: do_nothing` would when there is none; `NotFound` when it is another
     user's (the agent protocols' threads)."""
@@ -160,7 +162,7 @@ async def ensure(runtime: Runtime, access: Access, thread_id: str, graph_id: str
     )
 
 
-async def create(runtime: Runtime, access: Access, new: NewThread) -> dict[str, Any]:
+async def create(runtime: AppRuntime, access: Access, new: NewThread) -> dict[str, Any]:
     """A new thread of `access`'s principal; with `if_exists="do_nothing"` their existing one.
     Supersteps are applied before it is answered: a bad one leaves no thread behind."""
     existing, created = await _create_row(runtime, access, new)
@@ -181,7 +183,7 @@ async def create(runtime: Runtime, access: Access, new: NewThread) -> dict[str, 
     return done
 
 
-async def _scope(runtime: Runtime, access: Access, value: dict[str, object]) -> OwnerScope:
+async def _scope(runtime: AppRuntime, access: Access, value: dict[str, object]) -> OwnerScope:
     """The caller's own threads (every user's for an admin who asked), within the
     authorizer's metadata filter."""
     filt = await authorize(runtime, access, "threads", "search", value)
@@ -189,7 +191,7 @@ async def _scope(runtime: Runtime, access: Access, value: dict[str, object]) -> 
 
 
 async def search(
-    runtime: Runtime, access: Access, query: ThreadQuery, value: dict[str, object]
+    runtime: AppRuntime, access: Access, query: ThreadQuery, value: dict[str, object]
 ) -> tuple[list[dict[str, Any]], int]:
     """One page of the caller's threads and how many match (`value`: the request as the
     authorizer sees it)."""
@@ -210,7 +212,7 @@ async def search(
 
 
 async def count(
-    runtime: Runtime, access: Access, query: ThreadQuery, value: dict[str, object]
+    runtime: AppRuntime, access: Access, query: ThreadQuery, value: dict[str, object]
 ) -> int:
     scope = await _scope(runtime, access, value)
     async with runtime.db.read() as conn:
@@ -220,7 +222,7 @@ async def count(
 
 
 async def update(
-    runtime: Runtime,
+    runtime: AppRuntime,
     access: Access,
     thread_id: str,
     *,
@@ -239,12 +241,12 @@ async def update(
     return updated
 
 
-async def delete(runtime: Runtime, access: Access, thread_id: str) -> None:
+async def delete(runtime: AppRuntime, access: Access, thread_id: str) -> None:
     row = await load_row(runtime, access, thread_id, "delete")
     await purge_thread(runtime, row["thread_id"])
 
 
-async def prune(runtime: Runtime, access: Access, thread_ids: list[str], strategy: str) -> int:
+async def prune(runtime: AppRuntime, access: Access, thread_ids: list[str], strategy: str) -> int:
     """Delete the threads (or keep only their latest checkpoint); unknown and other users'
     threads are skipped alike. How many were pruned. `keep_latest` on a thread whose graph
     uses a `DeltaChannel` is refused (Unprocessable), the threads before it being pruned."""
@@ -265,7 +267,7 @@ async def prune(runtime: Runtime, access: Access, thread_ids: list[str], strateg
     return pruned
 
 
-async def copy(runtime: Runtime, access: Access, thread_id: str) -> dict[str, Any]:
+async def copy(runtime: AppRuntime, access: Access, thread_id: str) -> dict[str, Any]:
     """A new thread of the caller's with the source's metadata and every checkpoint."""
     row = await load_row(runtime, access, thread_id)
     new_thread = new_id()

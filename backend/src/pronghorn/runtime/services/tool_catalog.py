@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING, Any
 
 from pronghorn.agent.tools import ToolDeps, build_tools
 from pronghorn.agent.tools.selection import extra_tools, group_of, select_tools
-from pronghorn.config.extensions_schema import TOOL_GROUPS
+from pronghorn.config.schema.extensions import TOOL_GROUPS
 from pronghorn.web.search import search_provider_from_config
 
 if TYPE_CHECKING:
-    from pronghorn.runtime.wiring.runtime import Runtime
+    from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 
-async def tool_catalog(runtime: Runtime) -> dict[str, Any]:
+async def tool_catalog(runtime: AppRuntime) -> dict[str, Any]:
     config = runtime.config
     deps = ToolDeps(
         sandboxes=runtime.sandbox,

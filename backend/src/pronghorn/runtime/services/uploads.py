@@ -32,7 +32,7 @@ from pronghorn.sandbox.paths import VIRTUAL_UPLOADS, ThreadPaths, user_folder
 from pronghorn.sandbox.uploads import UploadsFolder, UploadsFolderError
 
 if TYPE_CHECKING:
-    from pronghorn.runtime.wiring.runtime import Runtime
+    from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 
 class NoFreeName(Conflict):
@@ -69,7 +69,7 @@ class ListedFile:
 class Uploads:
     """The thread uploads of one runtime (its data dir, limits and document converter)."""
 
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, runtime: AppRuntime) -> None:
         self.runtime = runtime
 
     def limits(self) -> UploadLimits:

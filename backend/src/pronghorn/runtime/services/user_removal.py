@@ -28,7 +28,7 @@ from pronghorn.sandbox.paths import user_folder
 
 if TYPE_CHECKING:
     from pronghorn.persistence.repos.users import User
-    from pronghorn.runtime.wiring.runtime import Runtime
+    from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +51,7 @@ class Removed:
         }
 
 
-async def remove_user(runtime: Runtime, user_id: str) -> tuple[User, Removed]:
+async def remove_user(runtime: AppRuntime, user_id: str) -> tuple[User, Removed]:
     """Delete the user and everything of theirs; 404 if unknown, 409 for the last enabled
     admin."""
     async with runtime.db.tx() as conn:
@@ -82,7 +82,7 @@ async def remove_user(runtime: Runtime, user_id: str) -> tuple[User, Removed]:
     return user, Removed(len(thread_ids), len(cron_ids), len(assistant_ids), documents, items)
 
 
-async def _delete_store_items(runtime: Runtime, prefix: tuple[str, ...]) -> int:
+async def _delete_store_items(runtime: AppRuntime, prefix: tuple[str, ...]) -> int:
     """Delete every store item under the prefix, page by page."""
     deleted = 0
     while True:

@@ -1,4 +1,4 @@
-"""Build the Runtime in dependency order and tear it down in reverse."""
+"""Build the AppRuntime in dependency order and tear it down in reverse."""
 
 from __future__ import annotations
 
@@ -25,15 +25,17 @@ from pronghorn.persistence.repos.assistants import (
     prune_system_assistants,
 )
 from pronghorn.runtime.checkpoints.checkpoint import open_persistence
+from pronghorn.runtime.wiring.app_runtime import AppRuntime, open_database, resolve_data_dir
 from pronghorn.runtime.wiring.auth_backends import auth_backends
-from pronghorn.runtime.wiring.components import COMPONENTS
-from pronghorn.runtime.wiring.runtime import Runtime, open_database, resolve_data_dir
+from pronghorn.runtime.wiring.components.core import COMPONENTS
 
 log = logging.getLogger("pronghorn.runtime")
 
 
 @contextlib.asynccontextmanager
-async def open_runtime(settings: ConfigHolder, *, base_dir: Path) -> AsyncGenerator[Runtime, None]:
+async def open_runtime(
+    settings: ConfigHolder, *, base_dir: Path
+) -> AsyncGenerator[AppRuntime, None]:
     config = settings.current
     check_mode(config)
     data_dir = resolve_data_dir(config, base_dir)
@@ -59,7 +61,7 @@ async def open_runtime(settings: ConfigHolder, *, base_dir: Path) -> AsyncGenera
         oidc = OidcClient(config.auth.oidc) if config.auth.oidc is not None else None
         if oidc is not None:
             stack.push_async_callback(oidc.aclose)
-        runtime = Runtime(
+        runtime = AppRuntime(
             settings=settings,
             data_dir=data_dir,
             db=db,
@@ -72,7 +74,7 @@ async def open_runtime(settings: ConfigHolder, *, base_dir: Path) -> AsyncGenera
             oidc=oidc,
             config_dir=config_dir,
         )
-        # The Runtime is a LeadAgentHost; pyright does not apply `Started.__get__` when it
+        # The AppRuntime is a LeadAgentHost; pyright does not apply `Started.__get__` when it
         # matches a descriptor against a protocol's property, hence the cast.
         graphs.add_builtin("lead_agent", LeadAgentFactory(cast("LeadAgentHost", runtime)))
         await ensure_system_assistants(db, graphs.known_ids())

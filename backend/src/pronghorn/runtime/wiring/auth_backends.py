@@ -8,7 +8,7 @@ from pathlib import Path
 from pronghorn.auth.authenticator import Authenticator, NoAuth
 from pronghorn.auth.authorizer import AllowAll, Authorizer
 from pronghorn.auth.custom.handlers import CustomAuthConfigError, custom_auth
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.graphs.loading import load_object
 
 

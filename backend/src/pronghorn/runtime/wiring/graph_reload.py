@@ -21,7 +21,7 @@ from pronghorn.persistence.repos.assistants import (
     ensure_system_assistants,
     remove_system_assistants,
 )
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 log = logging.getLogger("pronghorn.graphs")
 
@@ -33,7 +33,7 @@ _RETRY_S = 1.0
 class GraphReloader:
     """Applies graph specs and source edits to the runtime's registry, one at a time."""
 
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, runtime: AppRuntime) -> None:
         self.runtime = runtime
         self._lock = asyncio.Lock()
         self.rewatch = asyncio.Event()  # the set of watched files changed
@@ -111,7 +111,7 @@ async def _first(*events: asyncio.Event) -> None:
 
 
 @contextlib.asynccontextmanager
-async def graph_reload(runtime: Runtime) -> AsyncGenerator[None, None]:
+async def graph_reload(runtime: AppRuntime) -> AsyncGenerator[None, None]:
     reloader = GraphReloader(runtime)
     runtime.graph_reloader = reloader
     remove = runtime.settings.add_listener(reloader.on_config)

@@ -12,11 +12,11 @@ import contextlib
 from collections.abc import AsyncGenerator
 
 from pronghorn.auth.request_rate import MemoryRateBuckets
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 
 @contextlib.asynccontextmanager
-async def rate_buckets(runtime: Runtime) -> AsyncGenerator[None, None]:
+async def rate_buckets(runtime: AppRuntime) -> AsyncGenerator[None, None]:
     config = runtime.config
     broker = config.broker
     backend = config.rate_limits.backend

@@ -9,17 +9,17 @@ from collections.abc import AsyncGenerator
 
 from langchain_core.callbacks import BaseCallbackHandler
 
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.runtime.engine.jobs import Job
 from pronghorn.runtime.engine.run_hooks import RunHooks
 from pronghorn.runtime.observability.metrics_callback import MetricsCallback
 from pronghorn.runtime.observability.trace_vendors import VendorCallbacks, check_vendors
 from pronghorn.runtime.observability.tracing import Tracing
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 
 @contextlib.asynccontextmanager
-async def telemetry(runtime: Runtime) -> AsyncGenerator[None, None]:
+async def telemetry(runtime: AppRuntime) -> AsyncGenerator[None, None]:
     """Count config reloads, start the tracer provider (a no-op without an endpoint) and
     check the tracing vendors; at shutdown export the spans still buffered."""
     config = runtime.config
@@ -47,7 +47,7 @@ async def telemetry(runtime: Runtime) -> AsyncGenerator[None, None]:
         await asyncio.to_thread(runtime.vendor_callbacks.close)
 
 
-def telemetry_hooks(runtime: Runtime) -> RunHooks:
+def telemetry_hooks(runtime: AppRuntime) -> RunHooks:
     """The metrics and tracing callbacks and the run span of every run; counts the settles
     waiting for the database."""
     metrics = runtime.metrics

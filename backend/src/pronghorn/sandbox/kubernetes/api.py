@@ -10,7 +10,7 @@ import httpx2
 from lightkube import ApiError, AsyncClient, KubeConfig
 from lightkube.config.models import Cluster, User
 
-from pronghorn.config.kubernetes_schema import SandboxKubernetesConfig
+from pronghorn.config.schema.kubernetes import SandboxKubernetesConfig
 from pronghorn.sandbox.errors import SandboxError
 
 

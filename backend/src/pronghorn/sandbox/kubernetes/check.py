@@ -11,7 +11,7 @@ from lightkube import ApiError, AsyncClient, ConfigError
 from lightkube.models.authorization_v1 import ResourceAttributes, SelfSubjectAccessReviewSpec
 from lightkube.resources.authorization_v1 import SelfSubjectAccessReview
 
-from pronghorn.config.schema import SandboxConfig
+from pronghorn.config.schema.app import SandboxConfig
 from pronghorn.sandbox.kubernetes import spec
 from pronghorn.sandbox.kubernetes.api import TransportError, describe, make_client
 

@@ -20,7 +20,7 @@ from lightkube import ApiError, AsyncClient
 from lightkube.core.client import LabelValue
 from lightkube.resources.core_v1 import Pod
 
-from pronghorn.config.schema import SandboxConfig
+from pronghorn.config.schema.app import SandboxConfig
 from pronghorn.sandbox.errors import SandboxError
 from pronghorn.sandbox.kubernetes import spec
 from pronghorn.sandbox.kubernetes.api import TransportError, describe, reachable

@@ -13,8 +13,8 @@ import httpx
 from lightkube import AsyncClient
 from pydantic import BaseModel, ValidationError
 
-from pronghorn.config.kubernetes_schema import SandboxKubernetesConfig
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
+from pronghorn.config.schema.kubernetes import SandboxKubernetesConfig
 from pronghorn.sandbox.agent import protocol as p
 from pronghorn.sandbox.base import Sandbox
 from pronghorn.sandbox.errors import PathDeniedError, SandboxError

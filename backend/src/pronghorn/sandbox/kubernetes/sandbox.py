@@ -6,7 +6,7 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
-from pronghorn.config.schema import SandboxConfig
+from pronghorn.config.schema.app import SandboxConfig
 from pronghorn.sandbox.agent import protocol as p
 from pronghorn.sandbox.base import CommandResult, command_timeout
 from pronghorn.sandbox.errors import SandboxError

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from lightkube.resources.core_v1 import Pod
 from lightkube.resources.networking_v1 import NetworkPolicy
 
-from pronghorn.config.kubernetes_schema import SandboxKubernetesConfig
-from pronghorn.config.schema import SandboxConfig
+from pronghorn.config.schema.app import SandboxConfig
+from pronghorn.config.schema.kubernetes import SandboxKubernetesConfig
 from pronghorn.sandbox.agent import protocol as p
 from pronghorn.sandbox.paths import VIRTUAL_ROOT
 

@@ -30,7 +30,7 @@ from langchain_mcp_adapters.tools import convert_mcp_tool_to_langchain_tool
 from langgraph.config import get_config
 from mcp.shared.exceptions import McpError as ProtocolError
 
-from pronghorn.config.mcp_schema import McpConfig, McpServerConfig
+from pronghorn.config.schema.mcp import McpConfig, McpServerConfig
 from pronghorn.mcp.errors import McpToolError, McpUnavailable
 from pronghorn.mcp.oauth import TokenSource
 from pronghorn.mcp.sessions import (

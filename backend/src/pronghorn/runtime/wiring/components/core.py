@@ -1,6 +1,6 @@
-"""The components the Runtime starts after its core, in order (stopped in reverse).
+"""The components the AppRuntime starts after its core, in order (stopped in reverse).
 
-Each is an async context manager factory taking the Runtime; it sets its attribute on it.
+Each is an async context manager factory taking the AppRuntime; it sets its attribute on it.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import contextlib
 from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING, Any
 
-from pronghorn.config.schema import RunsConfig
+from pronghorn.config.schema.app import RunsConfig
 from pronghorn.models.errors import UnknownModelError
 from pronghorn.models.factory import ModelFactory
 from pronghorn.runtime.cluster.leases import Leases
@@ -20,9 +20,9 @@ from pronghorn.runtime.engine.admission import Admission
 from pronghorn.runtime.engine.control import LocalControlBus
 from pronghorn.runtime.engine.executor import Executor
 from pronghorn.runtime.engine.job_table import JobTable
-from pronghorn.runtime.engine.manager import RunManager
 from pronghorn.runtime.engine.message_input import message_input_validator
 from pronghorn.runtime.engine.run_hooks import RunHooks
+from pronghorn.runtime.engine.run_manager import RunManager
 from pronghorn.runtime.engine.run_queue import RunQueue
 from pronghorn.runtime.engine.run_queue_local import LocalRunQueue
 from pronghorn.runtime.engine.run_request import RunCreate
@@ -36,11 +36,11 @@ from pronghorn.runtime.services.agent_directory import AssistantAgentDirectory
 from pronghorn.runtime.services.approval_sweeper import approval_sweeper
 from pronghorn.runtime.services.scheduler import scheduler
 from pronghorn.runtime.services.thread_sweeper import purge_thread, thread_sweeper
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
+from pronghorn.runtime.wiring.components.mcp_servers import mcp_servers
+from pronghorn.runtime.wiring.components.memory_service import memory
 from pronghorn.runtime.wiring.graph_reload import graph_reload
-from pronghorn.runtime.wiring.mcp_component import mcp_servers
-from pronghorn.runtime.wiring.memory_component import memory
 from pronghorn.runtime.wiring.rate_buckets import rate_buckets
-from pronghorn.runtime.wiring.runtime import Runtime
 from pronghorn.runtime.wiring.telemetry import telemetry, telemetry_hooks
 from pronghorn.sandbox.container import ContainerSandboxProvider
 from pronghorn.sandbox.local import LocalSandboxProvider
@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 
 
 @contextlib.asynccontextmanager
-async def models(runtime: Runtime) -> AsyncGenerator[None, None]:
+async def models(runtime: AppRuntime) -> AsyncGenerator[None, None]:
     runtime.models = ModelFactory(runtime.config)
 
     def _refresh(old: Any, new: Any) -> None:
@@ -71,7 +71,7 @@ def model_name_of(req: RunCreate) -> str | None:
     return name
 
 
-def check_model(runtime: Runtime) -> Callable[[RunCreate, dict[str, Any]], None]:
+def check_model(runtime: AppRuntime) -> Callable[[RunCreate, dict[str, Any]], None]:
     def validate(req: RunCreate, assistant: dict[str, Any]) -> None:
         name = model_name_of(req)
         if name is None:
@@ -84,7 +84,7 @@ def check_model(runtime: Runtime) -> Callable[[RunCreate, dict[str, Any]], None]
     return validate
 
 
-def check_webhook(runtime: Runtime) -> Callable[[RunCreate, dict[str, Any]], None]:
+def check_webhook(runtime: AppRuntime) -> Callable[[RunCreate, dict[str, Any]], None]:
     def validate(req: RunCreate, assistant: dict[str, Any]) -> None:
         if req.webhook is None:
             return
@@ -98,7 +98,7 @@ def check_webhook(runtime: Runtime) -> Callable[[RunCreate, dict[str, Any]], Non
 
 
 @contextlib.asynccontextmanager
-async def sandbox(runtime: Runtime) -> AsyncGenerator[None, None]:
+async def sandbox(runtime: AppRuntime) -> AsyncGenerator[None, None]:
     # The data dir as the runtime resolved it (relative to the base dir), so the sandbox and
     # the files API always agree on where a thread's folders are.
     # Thread folders from before owners (users/default) belong to the "local" user now.
@@ -128,10 +128,10 @@ async def sandbox(runtime: Runtime) -> AsyncGenerator[None, None]:
 
 
 @contextlib.asynccontextmanager
-async def broker(runtime: Runtime) -> AsyncGenerator[None, None]:
+async def broker(runtime: AppRuntime) -> AsyncGenerator[None, None]:
     cfg = runtime.config
     if cfg.broker.kind == "redis":
-        from pronghorn.runtime.wiring.redis_components import redis_broker  # redis: only then
+        from pronghorn.runtime.wiring.components.redis_bus import redis_broker  # redis: only then
 
         async with redis_broker(runtime):
             yield
@@ -157,7 +157,7 @@ async def broker(runtime: Runtime) -> AsyncGenerator[None, None]:
 
 
 def run_queue(
-    runtime: Runtime, admission: Admission, jobs: JobTable, turns: ThreadTurns
+    runtime: AppRuntime, admission: Admission, jobs: JobTable, turns: ThreadTurns
 ) -> tuple[RunQueue, Leases | None]:
     """The run queue: the database queue and its leases when replicas share PostgreSQL and
     Redis (cluster/run_queue_cluster.py), else this process's (engine/run_queue_local.py)."""
@@ -190,7 +190,7 @@ def run_queue(
 
 
 @contextlib.asynccontextmanager
-async def runs(runtime: Runtime) -> AsyncGenerator[None, None]:
+async def runs(runtime: AppRuntime) -> AsyncGenerator[None, None]:
     cfg = runtime.config
     webhooks = WebhookSender(timeout_s=cfg.runs.webhook_timeout_s, retries=cfg.runs.webhook_retries)
 
@@ -241,7 +241,7 @@ async def runs(runtime: Runtime) -> AsyncGenerator[None, None]:
 
 
 @contextlib.asynccontextmanager
-async def subagents(runtime: Runtime) -> AsyncGenerator[None, None]:
+async def subagents(runtime: AppRuntime) -> AsyncGenerator[None, None]:
     pool = SubagentPool(
         runtime.config.subagents.max_concurrent,
         directory=AssistantAgentDirectory(runtime.db),
@@ -256,7 +256,7 @@ async def subagents(runtime: Runtime) -> AsyncGenerator[None, None]:
     yield
 
 
-COMPONENTS: list[Callable[[Runtime], contextlib.AbstractAsyncContextManager[None]]] = [
+COMPONENTS: list[Callable[[AppRuntime], contextlib.AbstractAsyncContextManager[None]]] = [
     models,
     telemetry,
     rate_buckets,

@@ -3,7 +3,7 @@ on it, so no public callback URL is needed.
 
 `POST {api_base_url}/callback/ws/endpoint` with the app's credentials gives the socket URL
 (its query names `service_id`) and the client settings (`PingInterval`…). Frames are
-protobuf (feishu_frame.py): control frames carry `ping` / `pong` (a pong may bring new
+protobuf (feishu/frame.py): control frames carry `ping` / `pong` (a pong may bring new
 settings), data frames carry an event's JSON, possibly in `sum` parts numbered by `seq`
 under one `message_id`; each event is acknowledged by sending its frame back with the
 payload `{"code": 200}`. A dropped connection is reopened with backoff.
@@ -25,7 +25,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import InvalidStatus, WebSocketException
 
 from pronghorn.channels.errors import PlatformError
-from pronghorn.channels.feishu_frame import CONTROL, DATA, Frame, FrameError, decode, encode
+from pronghorn.channels.feishu.frame import CONTROL, DATA, Frame, FrameError, decode, encode
 from pronghorn.channels.http_api import Backoff, as_json, call
 from pronghorn.channels.transport import ErrorReport
 

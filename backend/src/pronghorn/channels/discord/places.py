@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, cast
 
 from pronghorn.channels.errors import PlatformError
-from pronghorn.config.channels_schema import DiscordConfig
+from pronghorn.config.schema.channels import DiscordConfig
 
 log = logging.getLogger("pronghorn.channels")
 

@@ -21,7 +21,7 @@ from pronghorn.channels.http_api import Backoff, as_json, call, download_capped
 from pronghorn.channels.render import telegram_html
 from pronghorn.channels.transport import ErrorReport, Sink
 from pronghorn.channels.types import Inbound, InboundFile, Sent, Target
-from pronghorn.config.channels_schema import TelegramConfig
+from pronghorn.config.schema.channels import TelegramConfig
 
 log = logging.getLogger("pronghorn.channels")
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncGenerator
 
-from pronghorn.config.schema import AppConfig
-from pronghorn.mcp.manager import McpManager
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.config.schema.app import AppConfig
+from pronghorn.mcp.server_manager import McpManager
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 
 @contextlib.asynccontextmanager
-async def mcp_servers(runtime: Runtime) -> AsyncGenerator[None, None]:
+async def mcp_servers(runtime: AppRuntime) -> AsyncGenerator[None, None]:
     manager = McpManager(runtime.config.mcp, runtime.data_dir)
 
     async def _reload(old: AppConfig, new: AppConfig) -> None:

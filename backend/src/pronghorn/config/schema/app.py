@@ -11,23 +11,23 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
-from pronghorn.config.channels_schema import ChannelsConfig
-from pronghorn.config.extensions_schema import SkillsConfig, ToolsConfig
-from pronghorn.config.governance_schema import (
+from pronghorn.config.hosts import check_host_pattern
+from pronghorn.config.schema.channels import ChannelsConfig
+from pronghorn.config.schema.extensions import SkillsConfig, ToolsConfig
+from pronghorn.config.schema.governance import (
     ApprovalsConfig,
     BudgetsConfig,
     GuardrailsConfig,
     ModelPricing,
     SuggestionsConfig,
 )
-from pronghorn.config.hosts import check_host_pattern
-from pronghorn.config.kubernetes_schema import SandboxKubernetesConfig
-from pronghorn.config.mcp_schema import McpConfig
-from pronghorn.config.memory_schema import MemoryConfig
-from pronghorn.config.oidc_schema import OidcConfig
-from pronghorn.config.ops_schema import MetricsConfig, RateLimitsConfig, TracingConfig
-from pronghorn.config.protocols_schema import ProtocolsConfig
-from pronghorn.config.subagents_schema import SubagentsConfig
+from pronghorn.config.schema.kubernetes import SandboxKubernetesConfig
+from pronghorn.config.schema.mcp import McpConfig
+from pronghorn.config.schema.memory import MemoryConfig
+from pronghorn.config.schema.oidc import OidcConfig
+from pronghorn.config.schema.ops import MetricsConfig, RateLimitsConfig, TracingConfig
+from pronghorn.config.schema.protocols import ProtocolsConfig
+from pronghorn.config.schema.subagents import SubagentsConfig
 
 
 class Section(BaseModel):

@@ -1,7 +1,7 @@
 """Feishu / Lark over the event subscription (HTTP callbacks) and the Open API.
 
 Events arrive at `POST /api/channels/feishu/events`. An `{"encrypt": …}` body is decrypted
-with the Encrypt Key (feishu_crypto.py); the Verification Token must match; the
+with the Encrypt Key (feishu/crypto.py); the Verification Token must match; the
 `url_verification` handshake is answered with its challenge; every other event must carry a
 valid `X-Lark-Signature` when an Encrypt Key is set. Schema 2.0 `im.message.receive_v1`
 events (text, post, file and image messages) are handed to the channel at once (Feishu wants
@@ -14,8 +14,8 @@ at it: the bot replies to the root (`/messages/{root}/reply`), so the Feishu thr
 one of its own). Files go up through `/open-apis/im/v1/files` (images through
 `/open-apis/im/v1/images`) and are sent as `file` (`image`) messages; files users send
 are fetched from `/messages/{id}/resources/{key}`. Calls carry the app's
-tenant_access_token (feishu_token.py). With `receive: long_connection` the same
-events arrive over a WebSocket the gateway opens instead (feishu_ws.py).
+tenant_access_token (feishu/token.py). With `receive: long_connection` the same
+events arrive over a WebSocket the gateway opens instead (feishu/ws.py).
 """
 
 from __future__ import annotations
@@ -32,14 +32,14 @@ from typing import Any, cast
 import httpx
 
 from pronghorn.channels.errors import BadSignature, ChannelError, PlatformError
-from pronghorn.channels.feishu_card import card, card_markdown, mention_text, post_text
-from pronghorn.channels.feishu_crypto import decrypt, verify_signature
-from pronghorn.channels.feishu_token import TOKEN_INVALID_CODES, TenantToken
-from pronghorn.channels.feishu_ws import LongConnection
+from pronghorn.channels.feishu.card import card, card_markdown, mention_text, post_text
+from pronghorn.channels.feishu.crypto import decrypt, verify_signature
+from pronghorn.channels.feishu.token import TOKEN_INVALID_CODES, TenantToken
+from pronghorn.channels.feishu.ws import LongConnection
 from pronghorn.channels.http_api import Backoff, as_json, call, read_capped
 from pronghorn.channels.transport import ErrorReport, Sink
 from pronghorn.channels.types import Inbound, InboundFile, Sent, Target
-from pronghorn.config.channels_schema import FeishuConfig
+from pronghorn.config.schema.channels import FeishuConfig
 
 log = logging.getLogger("pronghorn.channels")
 

@@ -8,14 +8,14 @@ from collections.abc import AsyncGenerator
 
 from langchain_core.language_models import BaseChatModel
 
-from pronghorn.config.memory_schema import MemoryConfig
+from pronghorn.config.schema.memory import MemoryConfig
 from pronghorn.memory.service import MemoryService
 from pronghorn.memory.store import MemoryRepository
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 
 @contextlib.asynccontextmanager
-async def memory(runtime: Runtime) -> AsyncGenerator[None, None]:
+async def memory(runtime: AppRuntime) -> AsyncGenerator[None, None]:
     def settings() -> MemoryConfig:
         return runtime.config.memory
 

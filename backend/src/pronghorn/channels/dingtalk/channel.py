@@ -1,4 +1,4 @@
-"""DingTalk through an internal app's robot: Stream mode in (dingtalk_stream.py), the
+"""DingTalk through an internal app's robot: Stream mode in (dingtalk/stream.py), the
 OpenAPI out.
 
 Messages arrive on the robot topic: private chats (`conversationType` "1") and group
@@ -26,12 +26,12 @@ from typing import Any, cast
 import httpx
 
 from pronghorn.channels.access_token import AccessToken
-from pronghorn.channels.dingtalk_stream import StreamConnection
+from pronghorn.channels.dingtalk.stream import StreamConnection
 from pronghorn.channels.errors import PlatformError
 from pronghorn.channels.http_api import Backoff, as_json, call, download_capped
 from pronghorn.channels.transport import ErrorReport, Sink
 from pronghorn.channels.types import Inbound, InboundFile, Sent, Target
-from pronghorn.config.channels_schema import DingTalkConfig
+from pronghorn.config.schema.channels import DingTalkConfig
 
 log = logging.getLogger("pronghorn.channels")
 

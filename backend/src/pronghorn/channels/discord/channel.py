@@ -11,7 +11,7 @@ session can be resumed or a new IDENTIFY is needed. Close codes 4004 and 4010-40
 the bot is misconfigured (bad token, intents): the gateway is not retried.
 
 Messages (MESSAGE_CREATE): DMs always; in guild channels per `mention_only` (a mention
-of the bot, or a reply to it) and the allow-lists (discord_places.py). Every channel and DM
+of the bot, or a reply to it) and the allow-lists (discord/places.py). Every channel and DM
 is a conversation of its own; a Discord thread is one too, keyed by its parent channel and
 its own id (the parent is looked up once and cached). Slash commands (INTERACTION_CREATE) are
 acknowledged at once with a deferred response; the first reply then edits that original
@@ -39,13 +39,13 @@ import httpx
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
-from pronghorn.channels.discord_commands import EPHEMERAL, NOT_HERE, SLASH_COMMANDS, deferred
-from pronghorn.channels.discord_places import Places
+from pronghorn.channels.discord.commands import EPHEMERAL, NOT_HERE, SLASH_COMMANDS, deferred
+from pronghorn.channels.discord.places import Places
 from pronghorn.channels.errors import ChannelError, PlatformError
 from pronghorn.channels.http_api import Backoff, as_json, call, download_capped
 from pronghorn.channels.transport import ErrorReport, Sink
 from pronghorn.channels.types import Inbound, InboundFile, Sent, Target
-from pronghorn.config.channels_schema import DiscordConfig
+from pronghorn.config.schema.channels import DiscordConfig
 
 log = logging.getLogger("pronghorn.channels")
 

@@ -11,13 +11,13 @@ from pronghorn.persistence.repos import runs as runs_repo
 from pronghorn.runtime.cluster.redis_control import RedisControlBus
 from pronghorn.runtime.events.event_store import SqlEventStore
 from pronghorn.runtime.events.redis_broker import RedisBroker, redis_client
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 BLOCK_S = 5.0  # how long a stream read waits in Redis before it checks the run's status
 
 
 @contextlib.asynccontextmanager
-async def redis_broker(runtime: Runtime) -> AsyncGenerator[None, None]:
+async def redis_broker(runtime: AppRuntime) -> AsyncGenerator[None, None]:
     cfg = runtime.config.broker
     db = runtime.db
 

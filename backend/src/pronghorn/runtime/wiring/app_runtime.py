@@ -1,4 +1,4 @@
-"""The app-level Runtime: every long-lived component, built once in the lifespan and passed
+"""The app-level AppRuntime: every long-lived component, built once in the lifespan and passed
 explicitly to whoever needs it. Nothing here is a module-level singleton."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pronghorn.auth.authenticator import Authenticator
 from pronghorn.auth.authorizer import Authorizer
 from pronghorn.auth.oidc.client import OidcClient
 from pronghorn.auth.services import AuthServices
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.graphs.registry import GraphRegistry
 from pronghorn.persistence.db import Database, default_sqlite_url
 from pronghorn.runtime.observability.metrics import Metrics
@@ -28,12 +28,12 @@ from pronghorn.sandbox.convert import DocumentConverter
 if TYPE_CHECKING:
     from pronghorn.auth.request_rate import RateBuckets
     from pronghorn.config.holder import ConfigHolder
-    from pronghorn.mcp.manager import McpManager
+    from pronghorn.mcp.server_manager import McpManager
     from pronghorn.memory.service import MemoryService
     from pronghorn.models.factory import ModelFactory
     from pronghorn.runtime.cluster.replicas import ReplicaPresence
     from pronghorn.runtime.engine.control import ControlBus
-    from pronghorn.runtime.engine.manager import RunManager
+    from pronghorn.runtime.engine.run_manager import RunManager
     from pronghorn.runtime.events.broker import EventBroker
     from pronghorn.runtime.observability.trace_vendors import VendorCallbacks
     from pronghorn.runtime.observability.tracing import Tracing
@@ -67,8 +67,8 @@ class NotStarted(RuntimeError):
 
 
 class Started(Generic[T]):
-    """A Runtime field set when its component starts (runtime/wiring/components.py; the model
-    factory is replaced on each config change).
+    """An AppRuntime field set when its component starts (runtime/wiring/components/core.py; the
+    model factory is replaced on each config change).
 
     Reading it earlier raises `NotStarted` instead of handing out `None`, so every reader
     sees the exact type (`runtime.runs` is a `RunManager`, never optional)."""
@@ -112,7 +112,7 @@ class StoreSweeper:
         await sweep()
 
 
-class Runtime:
+class AppRuntime:
     """The core (config, data dir, database, checkpointer, store, graphs) is given at
     construction; the components are set once each as the lifespan starts them, in order:
     models, sandbox, mcp, broker, memory, runs, scheduler."""
@@ -156,7 +156,7 @@ class Runtime:
         self.authenticator = authenticator
         self.authorizer = authorizer
         # Limits, trusted proxies and session lifetime (built from the config when not given)
-        if auth is None:  # e.g. a Runtime built by a test: the config's (or default) settings
+        if auth is None:  # e.g. an AppRuntime built by a test: the config's (or default) settings
             try:
                 current = settings.current
             except AttributeError:

@@ -10,18 +10,19 @@ from collections.abc import Callable
 from pydantic import BaseModel
 
 from pronghorn.channels.channel import Channel, ChannelStatus
-from pronghorn.channels.dingtalk import DingTalkTransport
-from pronghorn.channels.discord import DiscordTransport
+from pronghorn.channels.dingtalk.channel import DingTalkTransport
+from pronghorn.channels.discord.channel import DiscordTransport
 from pronghorn.channels.errors import UnknownChannel
-from pronghorn.channels.feishu import FeishuTransport
-from pronghorn.channels.holder import LeaseHolder
+from pronghorn.channels.feishu.channel import FeishuTransport
 from pronghorn.channels.lease import Lease, lease_for
-from pronghorn.channels.slack import SlackTransport
-from pronghorn.channels.slack_socket import SlackSocketTransport
-from pronghorn.channels.telegram import TelegramTransport
+from pronghorn.channels.lease_holder import LeaseHolder
+from pronghorn.channels.slack.channel import SlackTransport
+from pronghorn.channels.slack.socket_mode import SlackSocketTransport
+from pronghorn.channels.telegram.channel import TelegramTransport
 from pronghorn.channels.transport import Transport, exclusive
-from pronghorn.channels.wecom import WeComTransport
-from pronghorn.config.channels_schema import (
+from pronghorn.channels.wecom.channel import WeComTransport
+from pronghorn.config.schema.app import AppConfig
+from pronghorn.config.schema.channels import (
     DingTalkConfig,
     DiscordConfig,
     FeishuConfig,
@@ -29,8 +30,7 @@ from pronghorn.config.channels_schema import (
     TelegramConfig,
     WeComConfig,
 )
-from pronghorn.config.schema import AppConfig
-from pronghorn.runtime.wiring.runtime import Runtime
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 log = logging.getLogger("pronghorn.channels")
 
@@ -58,7 +58,7 @@ def build_transport(name: str, section: BaseModel) -> Transport:
 class ChannelManager:
     def __init__(
         self,
-        runtime: Runtime,
+        runtime: AppRuntime,
         build: Callable[[str, BaseModel], Transport] = build_transport,
     ) -> None:
         self.runtime = runtime

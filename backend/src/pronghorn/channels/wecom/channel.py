@@ -2,7 +2,7 @@
 
 WeCom calls `/api/channels/wecom/callback`: a GET to verify the URL (its `echostr`,
 decrypted, is the answer) and a POST per message, an XML envelope whose `Encrypt` holds the
-message (wecom_crypto.py). Both are signed (`msg_signature`); a POST must also be recent.
+message (wecom/crypto.py). Both are signed (`msg_signature`); a POST must also be recent.
 WeCom wants the answer within 5 seconds and retries otherwise, so a message is taken (handed
 to the channel in a task of its own) and answered at once with an empty body; the reply goes
 out later through `/cgi-bin/message/send`. `MsgId` dedupes the retries.
@@ -31,8 +31,8 @@ from pronghorn.channels.errors import BadSignature, ChannelError, PlatformError
 from pronghorn.channels.http_api import Backoff, as_json, call, read_capped
 from pronghorn.channels.transport import ErrorReport, Sink
 from pronghorn.channels.types import Inbound, InboundFile, Sent, Target
-from pronghorn.channels.wecom_crypto import decrypt, verify
-from pronghorn.config.channels_schema import WeComConfig
+from pronghorn.channels.wecom.crypto import decrypt, verify
+from pronghorn.config.schema.channels import WeComConfig
 
 log = logging.getLogger("pronghorn.channels")
 

@@ -27,7 +27,7 @@ from pronghorn.channels.http_api import Backoff, as_json, call, download_capped
 from pronghorn.channels.render import slack_mrkdwn
 from pronghorn.channels.transport import ErrorReport, Sink
 from pronghorn.channels.types import Inbound, InboundFile, Sent, Target
-from pronghorn.config.channels_schema import SlackConfig
+from pronghorn.config.schema.channels import SlackConfig
 
 log = logging.getLogger("pronghorn.channels")
 

@@ -30,10 +30,10 @@ from websockets.exceptions import WebSocketException
 
 from pronghorn.channels.errors import BadSignature, PlatformError
 from pronghorn.channels.http_api import Backoff, as_json, call
-from pronghorn.channels.slack import SlackTransport
+from pronghorn.channels.slack.channel import SlackTransport
 from pronghorn.channels.transport import ErrorReport, Sink
 from pronghorn.channels.types import Inbound
-from pronghorn.config.channels_schema import SlackConfig
+from pronghorn.config.schema.channels import SlackConfig
 
 log = logging.getLogger("pronghorn.channels")
 

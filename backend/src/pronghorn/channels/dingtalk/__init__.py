@@ -1,0 +1,1 @@
+"""DingTalk: the channel and its Stream mode connection."""

@@ -1,0 +1,1 @@
+"""Slack: the channel and its Socket Mode connection."""

@@ -1,0 +1,1 @@
+"""Telegram: the channel (Bot API long polling)."""

@@ -1,0 +1,1 @@
+"""WeCom (WeChat Work): the channel and its message encryption."""

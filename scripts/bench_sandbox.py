@@ -24,7 +24,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.sandbox import LocalSandboxProvider, bwrap
 from pronghorn.sandbox.container import ContainerSandboxProvider
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "backend" / "tests"))
 from fakes.kube_api import FakeKubeApi
-from pronghorn.config.schema import AppConfig
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.sandbox.kubernetes.provider import KubernetesSandboxProvider
 from pronghorn.sandbox.local import LocalSandboxProvider
 

@@ -62,7 +62,7 @@ NEW_SESSION_CLOSE = {4007, 4009}  # invalid seq, session timed out: identify aga
 USER_MESSAGE_TYPES = {0, 19}  # DEFAULT, REPLY
 CDN_HOSTS = ("cdn.discordapp.com", "media.discordapp.net")
 INTERACTION_TTL_S = 14 * 60.0  # an interaction token lives 15 minutes
-NO_PINGS = {"parse": []}
+NO_PINGS: dict[str, list[str]] = {"parse": []}  # allowed_mentions that ping nobody
 
 
 class GatewayRefused(ChannelError):

@@ -106,7 +106,7 @@ def clarification(output: Mapping[str, Any]) -> str | None:
     if not isinstance(interrupts, list):
         return None
     for item in cast(list[object], interrupts):
-        value: object = item.get("value") if isinstance(item, Mapping) else None
+        value = cast(Mapping[str, object], item).get("value") if isinstance(item, Mapping) else None
         if not isinstance(value, Mapping):
             continue
         v = cast(Mapping[str, object], value)
@@ -134,7 +134,7 @@ def approval_question(output: Mapping[str, Any]) -> str | None:
 def options_of(interrupts: Sequence[object]) -> list[str]:
     """The options of a pending clarification (a reply "2" picks the second)."""
     for item in interrupts:
-        value: object = item.get("value") if isinstance(item, Mapping) else None
+        value = cast(Mapping[str, object], item).get("value") if isinstance(item, Mapping) else None
         if isinstance(value, Mapping):
             opts = cast(Mapping[str, object], value).get("options")
             if isinstance(opts, list):

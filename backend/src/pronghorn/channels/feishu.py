@@ -282,6 +282,7 @@ class FeishuTransport:
             is_bot = self.bot_open_id is None or who == self.bot_open_id
             mentioned = mentioned or is_bot
             mentions[key] = "" if is_bot else f"@{m.get('name') or who}"
+        content: Mapping[str, Any]
         try:
             content = _map(json.loads(str(message.get("content") or "{}")))
         except ValueError:

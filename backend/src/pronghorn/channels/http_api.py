@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 import httpx
@@ -48,7 +48,7 @@ async def call(
     *,
     attempts: int,
     backoff: Backoff,
-    retry_after: Any = None,
+    retry_after: Callable[[httpx.Response], float | None] | None = None,
     method: str = "POST",
     raise_on_limit: bool = False,
     **kwargs: Any,

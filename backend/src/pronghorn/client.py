@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
@@ -74,7 +74,7 @@ class Pronghorn:
         *,
         base_dir: Path | None = None,
         principal: Principal = LOCAL_PRINCIPAL,
-    ) -> AsyncIterator[Pronghorn]:
+    ) -> AsyncGenerator[Pronghorn, None]:
         """Build a Runtime from a config (an ``AppConfig``, a YAML path, or the defaults),
         run it for the block, then drain and close it (runs, memory updates)."""
         settings = await asyncio.to_thread(_holder, config)
@@ -146,10 +146,12 @@ class Pronghorn:
         """Run to the end and return the final state values (an ``error`` part raises)."""
         values: dict[str, Any] = {}
         async for part in self.stream(thread_id, message, stream_mode="values", **run):
-            if part.event == "values" and isinstance(part.data, dict):
-                values = part.data
+            # the SDK types `data` as a bare dict; here it is whatever JSON the event held
+            data = cast(object, part.data)
+            if part.event == "values" and isinstance(data, dict):
+                values = cast(dict[str, Any], data)  # a values event: the state, JSON-shaped
             elif part.event == "error":
-                raise RuntimeError(f"run failed: {part.data}")
+                raise RuntimeError(f"run failed: {data}")
         return values
 
     # -- files -------------------------------------------------------------------------

@@ -83,7 +83,7 @@ def format_validation_error(
     ``env_origin`` maps a dotted path set by an environment override to the variable name,
     so a bad override says which variable to fix.
     """
-    lines = []
+    lines: list[str] = []
     for err in exc.errors(include_url=False, include_input=False):
         loc = tuple(err["loc"])
         path = format_loc(loc)

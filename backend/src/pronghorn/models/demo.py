@@ -179,7 +179,7 @@ def _delegate(text: str) -> dict[str, Any]:
 
 
 def _delegated(calls: list[tuple[dict[str, Any], str | None]]) -> dict[str, Any]:
-    lines = []
+    lines: list[str] = []
     for tc, result in calls:
         answer = (result or "").split("Result:\n", 1)[-1].strip().splitlines()
         lines.append(

@@ -28,7 +28,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -86,9 +86,9 @@ class ScriptedRequest:
         return message_text(self.messages[i]) if i >= 0 else ""
 
 
-def _thread_id(run_manager: Any) -> Any:
+def _thread_id(run_manager: object) -> object:
     """The conversation's thread id: run metadata, else the current runnable config."""
-    metadata = getattr(run_manager, "metadata", None) or {}
+    metadata: Mapping[str, object] = getattr(run_manager, "metadata", None) or {}
     if metadata.get("thread_id") is not None:
         return metadata["thread_id"]
     config = ensure_config()
@@ -174,7 +174,7 @@ class ScriptedChatModel(BaseChatModel):
         """How many times this exact input (same thread) was seen before."""
         parts = [request.thread_id or ""]
         for m in request.messages:
-            calls = [tc.get("name") for tc in getattr(m, "tool_calls", None) or []]
+            calls = [tc.get("name") for tc in m.tool_calls] if isinstance(m, AIMessage) else []
             parts.append(json.dumps([m.type, message_text(m), calls], default=str))
         key = hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
         with self._lock:

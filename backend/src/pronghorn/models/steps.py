@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.messages import AIMessage, BaseMessage
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -91,12 +91,16 @@ class Rule(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _inline_step(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "steps" not in data:
-            data = dict(data)
-            step = {k: data.pop(k) for k in list(data) if k not in _RULE_KEYS}
-            data["steps"] = [step]
-        return data
+    def _inline_step(cls, data: object) -> object:  # the raw input, before validation
+        if not isinstance(data, dict):
+            return data
+        rule = cast(dict[str, object], data)
+        if "steps" in rule:
+            return rule
+        inline = dict(rule)
+        step = {k: inline.pop(k) for k in list(inline) if k not in _RULE_KEYS}
+        inline["steps"] = [step]
+        return inline
 
     @field_validator("regex")
     @classmethod
@@ -132,7 +136,7 @@ def message_text(message: BaseMessage) -> str:
     for block in content:
         if isinstance(block, str):
             parts.append(block)
-        elif isinstance(block, dict) and isinstance(block.get("text"), str):
+        elif isinstance(block.get("text"), str):
             parts.append(block["text"])
     return "".join(parts)
 

@@ -36,7 +36,7 @@ from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackMana
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.messages.ai import UsageMetadata
-from langchain_core.messages.tool import ToolCallChunk
+from langchain_core.messages.tool import ToolCall, ToolCallChunk
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.runnables.config import ensure_config
@@ -47,6 +47,7 @@ from pronghorn.models.errors import ScriptExhaustedError, build_error
 from pronghorn.models.steps import (
     Rule,
     Step,
+    StepSpec,
     as_step,
     count_ai,
     estimate_input_tokens,
@@ -68,13 +69,13 @@ class ScriptedRequest:
     """One call the model received."""
 
     messages: list[BaseMessage]
-    tools: list[dict[str, Any]]
-    kwargs: dict[str, Any]
+    tools: list[dict[str, Any]]  # the bound tools' specs, OpenAI-format JSON
+    kwargs: dict[str, Any]  # the other keyword arguments of the call, as LangChain passed them
     thread_id: str | None
     step: Step | None = None
     streamed: bool = False
     index: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)  # free-form notes for a responder
 
     @property
     def tool_names(self) -> list[str]:
@@ -96,7 +97,7 @@ def _thread_id(run_manager: object) -> object:
     return found if found is not None else (config.get("configurable") or {}).get("thread_id")
 
 
-Responder = Callable[[ScriptedRequest], "Step | dict[str, Any] | None"]
+Responder = Callable[[ScriptedRequest], "Step | StepSpec | None"]
 
 
 class ScriptedChatModel(BaseChatModel):
@@ -138,6 +139,7 @@ class ScriptedChatModel(BaseChatModel):
     def _identifying_params(self) -> dict[str, Any]:
         return {"model_name": self.model_name}
 
+    # BaseChatModel's signatures (the tool specs and **kwargs are LangChain's own Any)
     def bind_tools(
         self,
         tools: Sequence[dict[str, Any] | type | Callable[..., Any] | Any],
@@ -153,7 +155,11 @@ class ScriptedChatModel(BaseChatModel):
 
     # -- choosing a step -----------------------------------------------------------------
     def _record(
-        self, messages: list[BaseMessage], run_manager: Any, kwargs: dict[str, Any], streamed: bool
+        self,
+        messages: list[BaseMessage],
+        run_manager: CallbackManagerForLLMRun | AsyncCallbackManagerForLLMRun | None,
+        kwargs: dict[str, Any],
+        streamed: bool,
     ) -> ScriptedRequest:
         thread_id = _thread_id(run_manager)
         rest = {k: v for k, v in kwargs.items() if k != "tools"}
@@ -230,7 +236,7 @@ class ScriptedChatModel(BaseChatModel):
         return None
 
     # -- rendering -----------------------------------------------------------------------
-    def _usage(self, step: Step, request: ScriptedRequest, calls: list[dict[str, Any]]):
+    def _usage(self, step: Step, request: ScriptedRequest, calls: list[ToolCall]) -> UsageMetadata:
         given = step.usage
         out = estimate_tokens(step.text) + estimate_tokens(step.reasoning or "")
         if calls:
@@ -244,14 +250,14 @@ class ScriptedChatModel(BaseChatModel):
             usage["output_token_details"] = {"reasoning": estimate_tokens(step.reasoning)}
         return usage
 
-    def _tool_calls(self, step: Step) -> list[dict[str, Any]]:
+    def _tool_calls(self, step: Step) -> list[ToolCall]:
         return [
-            {
-                "name": tc.name,
-                "args": dict(tc.args),
-                "id": tc.id or f"call_{uuid.uuid4().hex[:24]}",
-                "type": "tool_call",
-            }
+            ToolCall(
+                name=tc.name,
+                args=dict(tc.args),
+                id=tc.id or f"call_{uuid.uuid4().hex[:24]}",
+                type="tool_call",
+            )
             for tc in step.tool_calls
         ]
 

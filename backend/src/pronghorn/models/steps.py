@@ -19,6 +19,10 @@ from pronghorn.models.notes import is_user_turn
 
 _RULE_KEYS = ("match", "regex")
 
+# A step as written by hand (a config's `script`, a responder's answer): plain data of any
+# field types, which `as_step` validates into a Step.
+StepSpec = dict[str, Any]
+
 
 class ToolCallSpec(BaseModel):
     """One tool call a step makes. Without ``id`` a fresh unique id is generated per call."""
@@ -26,7 +30,7 @@ class ToolCallSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
-    args: dict[str, Any] = Field(default_factory=dict)
+    args: dict[str, Any] = Field(default_factory=dict)  # the tool's JSON arguments
     id: str | None = None
 
 
@@ -123,7 +127,7 @@ class Rule(BaseModel):
         return True
 
 
-def as_step(value: Step | dict[str, Any]) -> Step:
+def as_step(value: Step | StepSpec) -> Step:
     return value if isinstance(value, Step) else Step.model_validate(value)
 
 

@@ -104,6 +104,8 @@ class Section:
     rows: list[Row]
 
 
+# Field annotations are runtime typing objects (classes, unions, generic aliases, Literal):
+# no static type describes them all, so they are `Any` in these helpers.
 def _strip_none(annotation: Any) -> tuple[Any, bool]:
     if typing.get_origin(annotation) in (typing.Union, types.UnionType):
         args = [a for a in typing.get_args(annotation) if a is not type(None)]

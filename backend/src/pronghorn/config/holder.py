@@ -91,7 +91,7 @@ class ConfigHolder:
         including a rotated key. Internal: `status()` shows a hash with secrets masked."""
         return self._version_hash
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> dict[str, Any]:  # JSON for GET /api/config/status
         return {
             "version_hash": public_config_hash(self._current),
             "loaded_at": self._loaded_at.isoformat(),

@@ -34,14 +34,14 @@ STARTUP_ONLY: tuple[str, ...] = (
 )
 
 
-def get_path(config: BaseModel, path: str) -> Any:
+def get_path(config: BaseModel, path: str) -> Any:  # whatever field `path` names
     value: Any = config
     for part in path.split("."):
         value = getattr(value, part)
     return value
 
 
-def set_path(config: BaseModel, path: str, value: Any) -> Any:
+def set_path(config: BaseModel, path: str, value: Any) -> Any:  # a copy of `config`
     """A copy of ``config`` with the field at ``path`` replaced (no re-validation: the value
     comes from another valid config of the same schema)."""
     head, _, rest = path.partition(".")

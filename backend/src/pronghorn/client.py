@@ -43,6 +43,8 @@ from pronghorn.sandbox import safe_open
 from pronghorn.sandbox.paths import VIRTUAL_UPLOADS
 
 DEFAULT_MODES = ("values", "messages-tuple")
+# Messages, inputs, threads and run results are the API's JSON here, as the HTTP API and the
+# SDK carry them: hence `Any` values in the mappings this client takes and returns.
 MessageLike = str | Mapping[str, Any] | Sequence[Mapping[str, Any]]
 
 

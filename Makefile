@@ -129,7 +129,7 @@ lint: install-backend ## Lint Python and TypeScript
 	@$(MAKE) --no-print-directory deadcode
 
 # basedpyright (pyright's checker; its node comes from a wheel, so nothing is downloaded):
-# strict on runtime/, persistence/, gateway/ and auth/, basic on the rest of src/. `-p` pins
+# strict on the packages listed in backend/pyproject.toml, basic on the rest of src/. `-p` pins
 # the config to ours (pyright would prefer a stray pyrightconfig.json in a parent folder).
 typecheck: install-backend ## Type check the backend
 	cd $(BACKEND) && $(UV) run basedpyright -p pyproject.toml

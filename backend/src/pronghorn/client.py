@@ -5,7 +5,7 @@
         async for part in ph.stream(thread["thread_id"], "Hello!"):
             print(part.event, part.data)                        # the SDK's StreamPart
 
-or ``Pronghorn(runtime)`` around an AppRuntime the caller already runs. It calls the runtime's
+or ``Pronghorn(runtime)`` around a AppRuntime the caller already runs. It calls the runtime's
 services, the same the HTTP routers and the IM channels call (`runtime.threads` for
 threads, `runtime.uploads.Uploads` for files, `runtime.runs.Runs` to start runs), so limits, naming
 and authorization are the same as over HTTP. Run events come from the event broker, exactly
@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
@@ -43,6 +43,8 @@ from pronghorn.sandbox import safe_open
 from pronghorn.sandbox.paths import VIRTUAL_UPLOADS
 
 DEFAULT_MODES = ("values", "messages-tuple")
+# Messages, inputs, threads and run results are the API's JSON here, as the HTTP API and the
+# SDK carry them: hence `Any` values in the mappings this client takes and returns.
 MessageLike = str | Mapping[str, Any] | Sequence[Mapping[str, Any]]
 
 
@@ -74,8 +76,8 @@ class Pronghorn:
         *,
         base_dir: Path | None = None,
         principal: Principal = LOCAL_PRINCIPAL,
-    ) -> AsyncIterator[Pronghorn]:
-        """Build an AppRuntime from a config (an ``AppConfig``, a YAML path, or the defaults),
+    ) -> AsyncGenerator[Pronghorn, None]:
+        """Build a AppRuntime from a config (an ``AppConfig``, a YAML path, or the defaults),
         run it for the block, then drain and close it (runs, memory updates)."""
         settings = await asyncio.to_thread(_holder, config)
         base = (base_dir or Path.cwd()).resolve()
@@ -146,10 +148,12 @@ class Pronghorn:
         """Run to the end and return the final state values (an ``error`` part raises)."""
         values: dict[str, Any] = {}
         async for part in self.stream(thread_id, message, stream_mode="values", **run):
-            if part.event == "values" and isinstance(part.data, dict):
-                values = part.data
+            # the SDK types `data` as a bare dict; here it is whatever JSON the event held
+            data = cast(object, part.data)
+            if part.event == "values" and isinstance(data, dict):
+                values = cast(dict[str, Any], data)  # a values event: the state, JSON-shaped
             elif part.event == "error":
-                raise RuntimeError(f"run failed: {part.data}")
+                raise RuntimeError(f"run failed: {data}")
         return values
 
     # -- files -------------------------------------------------------------------------

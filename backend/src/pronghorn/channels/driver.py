@@ -13,7 +13,7 @@ import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from typing import Literal, cast
 
 from pronghorn.channels import approvals
 from pronghorn.channels.edits import EditPump, final_edit
@@ -87,7 +87,7 @@ class StreamText:
         return self.by_id.get(self.current or "", "")
 
 
-def final_answer(output: Mapping[str, Any]) -> str:
+def final_answer(output: Mapping[str, object]) -> str:
     messages = output.get("messages")
     if isinstance(messages, list):
         for msg in reversed(cast(list[object], messages)):
@@ -100,13 +100,13 @@ def final_answer(output: Mapping[str, Any]) -> str:
     return ""
 
 
-def clarification(output: Mapping[str, Any]) -> str | None:
+def clarification(output: Mapping[str, object]) -> str | None:
     """The question of a pending `ask_clarification` interrupt, with numbered options."""
     interrupts = output.get("__interrupt__")
     if not isinstance(interrupts, list):
         return None
     for item in cast(list[object], interrupts):
-        value: object = item.get("value") if isinstance(item, Mapping) else None
+        value = cast(Mapping[str, object], item).get("value") if isinstance(item, Mapping) else None
         if not isinstance(value, Mapping):
             continue
         v = cast(Mapping[str, object], value)
@@ -122,7 +122,7 @@ def clarification(output: Mapping[str, Any]) -> str | None:
     return "The agent is waiting for your input. Reply to continue."
 
 
-def approval_question(output: Mapping[str, Any]) -> str | None:
+def approval_question(output: Mapping[str, object]) -> str | None:
     """The question of pending tool approvals (channels/approvals.py), if any."""
     interrupts = output.get("__interrupt__")
     if not isinstance(interrupts, list):
@@ -134,7 +134,7 @@ def approval_question(output: Mapping[str, Any]) -> str | None:
 def options_of(interrupts: Sequence[object]) -> list[str]:
     """The options of a pending clarification (a reply "2" picks the second)."""
     for item in interrupts:
-        value: object = item.get("value") if isinstance(item, Mapping) else None
+        value = cast(Mapping[str, object], item).get("value") if isinstance(item, Mapping) else None
         if isinstance(value, Mapping):
             opts = cast(Mapping[str, object], value).get("options")
             if isinstance(opts, list):
@@ -214,7 +214,7 @@ class RunDriver:
         finally:
             if pump is not None:
                 await pump.close()
-        output = cast(Mapping[str, Any], job.output if isinstance(job.output, Mapping) else {})
+        output = cast(Mapping[str, object], job.output if isinstance(job.output, Mapping) else {})
         if job.error is not None or job.status in ("error", "timeout"):
             answer, asked = FAILED, None
         elif job.status == "interrupted" and "__interrupt__" not in output:
@@ -240,7 +240,7 @@ class RunDriver:
         await self._send_artifacts(turn, output)
         return asked
 
-    async def _send_artifacts(self, turn: Turn, output: Mapping[str, Any]) -> None:
+    async def _send_artifacts(self, turn: Turn, output: Mapping[str, object]) -> None:
         artifacts = output.get("artifacts")
         if not isinstance(artifacts, list):
             return

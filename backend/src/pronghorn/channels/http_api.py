@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 import httpx
 
 from pronghorn.channels.errors import PlatformError
+from pronghorn.channels.wire import WireDict, WireMap
 
 log = logging.getLogger("pronghorn.channels")
 
@@ -31,14 +32,14 @@ class Backoff:
         await asyncio.sleep(min(delay, self.max_s))
 
 
-def as_json(response: httpx.Response, what: str) -> dict[str, Any]:
+def as_json(response: httpx.Response, what: str) -> WireDict:
     try:
         body: object = response.json()
     except ValueError:
         raise PlatformError(f"{what}: HTTP {response.status_code}, not JSON") from None
     if not isinstance(body, Mapping):
         raise PlatformError(f"{what}: HTTP {response.status_code}, unexpected body")
-    return dict(cast(Mapping[str, Any], body))
+    return dict(cast(WireMap, body))
 
 
 async def call(
@@ -48,10 +49,10 @@ async def call(
     *,
     attempts: int,
     backoff: Backoff,
-    retry_after: Any = None,
+    retry_after: Callable[[httpx.Response], float | None] | None = None,
     method: str = "POST",
     raise_on_limit: bool = False,
-    **kwargs: Any,
+    **kwargs: Any,  # httpx request options (json=, data=, files=, params=…), passed through
 ) -> httpx.Response:
     """POST (or `method`) with retries on transport errors, 429 and 5xx; the last failure
     raises. `raise_on_limit`: a 429 that says how long to wait raises at once, for a caller
@@ -77,7 +78,11 @@ async def call(
 
 
 async def download_capped(
-    client: httpx.AsyncClient, url: str, name: str, max_bytes: int, **kwargs: Any
+    client: httpx.AsyncClient,
+    url: str,
+    name: str,
+    max_bytes: int,
+    **kwargs: Any,  # httpx request options, passed through
 ) -> bytes:
     """GET a platform file, streamed and refused once it passes `max_bytes` (never held
     whole first); errors name the file, never the URL."""

@@ -17,7 +17,7 @@ import types
 import typing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from annotated_types import Ge, Gt, Le, Lt
 from pydantic import BaseModel, SecretStr
@@ -28,6 +28,7 @@ from pronghorn.config.schema.app import AppConfig
 
 BEGIN = "<!-- BEGIN GENERATED FIELD REFERENCE (python -m pronghorn.config.docgen --write) -->"
 END = "<!-- END GENERATED FIELD REFERENCE -->"
+_PLAIN_NAMES: dict[object, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
 DEFAULT_DOC = Path(__file__).resolve().parents[4] / "docs" / "configuration.md"
 
 # Descriptions for fields and sections whose schema entry has none. Prefer adding a
@@ -103,6 +104,8 @@ class Section:
     rows: list[Row]
 
 
+# Field annotations are runtime typing objects (classes, unions, generic aliases, Literal):
+# no static type describes them all, so they are `Any` in these helpers.
 def _strip_none(annotation: Any) -> tuple[Any, bool]:
     if typing.get_origin(annotation) in (typing.Union, types.UnionType):
         args = [a for a in typing.get_args(annotation) if a is not type(None)]
@@ -149,14 +152,13 @@ def type_name(annotation: Any) -> str:
     elif isinstance(inner, type) and issubclass(inner, BaseModel):
         name = "section"
     else:
-        name = {str: "string", int: "integer", float: "number", bool: "boolean"}.get(
-            inner, getattr(inner, "__name__", str(inner))
-        )
+        plain = cast(object, inner)  # a class, or a typing form without an origin
+        name = _PLAIN_NAMES.get(plain, getattr(plain, "__name__", str(plain)))
     return f"{name} or null" if nullable else name
 
 
 def _bounds(field: FieldInfo) -> str:
-    parts = []
+    parts: list[str] = []
     for item in field.metadata:
         for cls, sign, attr in (
             (Ge, ">=", "ge"),

@@ -9,7 +9,7 @@ process environment.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel
 from pydantic_settings import EnvSettingsSource
@@ -41,28 +41,32 @@ class MappingEnvSource(EnvSettingsSource):
 
 
 def env_overrides(model: type[BaseModel], environ: Mapping[str, str]) -> dict[str, Any]:
-    """The nested override dict for ``model`` found in ``environ`` (may raise SettingsError)."""
+    """The nested override dict for ``model`` found in ``environ`` (may raise SettingsError).
+    Its values are whatever pydantic-settings decoded (strings, JSON), hence ``Any``."""
     return MappingEnvSource(model, environ)()
 
 
-def override_paths(overrides: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
+def override_paths(overrides: Mapping[str, object], prefix: str = "") -> dict[str, str]:
     """Dotted path -> the variable that set it, e.g. ``server.port -> PRONGHORN_SERVER__PORT``."""
     out: dict[str, str] = {}
     for key, value in overrides.items():
         path = f"{prefix}.{key}" if prefix else str(key)
         if isinstance(value, dict) and value:
-            out.update(override_paths(value, path))
+            out.update(override_paths(cast(dict[str, object], value), path))
         else:
             out[path] = ENV_PREFIX + path.replace(".", ENV_NESTED_DELIMITER).upper()
     return out
 
 
-def deep_merge(base: Mapping[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
+def deep_merge(base: Mapping[str, object], top: Mapping[str, object]) -> dict[str, object]:
     """``top`` wins; nested mappings merge key by key; anything else is replaced."""
     merged = dict(base)
     for key, value in top.items():
-        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
-            merged[key] = deep_merge(merged[key], value)
+        below = merged.get(key)
+        if isinstance(value, Mapping) and isinstance(below, Mapping):
+            merged[key] = deep_merge(
+                cast(Mapping[str, object], below), cast(Mapping[str, object], value)
+            )
         else:
             merged[key] = value
     return merged

@@ -29,7 +29,7 @@ def format_loc(loc: Iterable[str | int]) -> str:
     return out or "<root>"
 
 
-def _unwrap(annotation: Any) -> Any:
+def _unwrap(annotation: Any) -> Any:  # a runtime typing object (a class, a union...)
     """Strip ``X | None`` so we can look at X."""
     if typing.get_origin(annotation) in (typing.Union, types.UnionType):
         args = [a for a in typing.get_args(annotation) if a is not type(None)]
@@ -39,7 +39,7 @@ def _unwrap(annotation: Any) -> Any:
 
 def _model_at(root: type[BaseModel], loc: Sequence[str | int]) -> type[BaseModel] | None:
     """The model class that owns the last key of ``loc`` (for "did you mean" hints)."""
-    current: Any = root
+    current: Any = root  # a model class, then the annotations of its fields
     for part in loc:
         current = _unwrap(current)
         origin = typing.get_origin(current)
@@ -83,7 +83,7 @@ def format_validation_error(
     ``env_origin`` maps a dotted path set by an environment override to the variable name,
     so a bad override says which variable to fix.
     """
-    lines = []
+    lines: list[str] = []
     for err in exc.errors(include_url=False, include_input=False):
         loc = tuple(err["loc"])
         path = format_loc(loc)

@@ -19,7 +19,7 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 from pronghorn.config.errors import ConfigError
 from pronghorn.config.file_marks import mark
@@ -27,7 +27,6 @@ from pronghorn.config.holder import ConfigHolder
 from pronghorn.config.schema.app import AppConfig
 
 if TYPE_CHECKING:
-    from ruamel.yaml import YAML
     from ruamel.yaml.comments import CommentedMap
 
 Edit = Callable[["CommentedMap"], None]
@@ -37,7 +36,15 @@ class NoConfigFile(ConfigError):
     """The server runs without a config file: there is nothing to edit."""
 
 
-def _yaml() -> YAML:
+class _RoundTrip(Protocol):
+    """What is used here of ruamel's ``YAML`` (whose own methods leave parameters unannotated)."""
+
+    def load(self, stream: str) -> object: ...
+
+    def dump(self, data: CommentedMap, stream: io.StringIO) -> object: ...
+
+
+def _yaml() -> _RoundTrip:
     from ruamel.yaml import YAML  # ruamel: loaded by the first config edit, not at every start
 
     yaml = YAML(typ="rt")
@@ -60,7 +67,7 @@ def read_document(path: Path) -> CommentedMap:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read config file {path}: {exc}") from None
     try:
-        doc: Any = _yaml().load(text) if text.strip() else None
+        doc = _yaml().load(text) if text.strip() else None
     except YAMLError as exc:
         raise ConfigError(f"{path} is not valid YAML: {exc}") from None
     if doc is None:

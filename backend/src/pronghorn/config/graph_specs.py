@@ -22,7 +22,7 @@ def graph_file(spec: str, base_dir: Path) -> Path | None:
 
 def missing_graph_files(graphs: Mapping[str, str], base_dir: Path) -> list[str]:
     """One message per file-based graph spec whose file does not exist (blocking I/O)."""
-    problems = []
+    problems: list[str] = []
     for graph_id, spec in graphs.items():
         file = graph_file(spec, base_dir) if ":" in spec else None
         if file is not None and not file.is_file():

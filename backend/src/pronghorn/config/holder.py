@@ -14,7 +14,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from watchfiles import Change, awatch
+# awatch's stop_event names trio.Event, and trio is not installed (nor used): that one
+# member of its union is unknown to the checker
+from watchfiles import Change, awatch  # pyright: ignore[reportUnknownVariableType]
 
 from pronghorn.config.errors import ConfigError
 from pronghorn.config.loader import (
@@ -57,7 +59,7 @@ class ConfigHolder:
         self._environ = environ
         self._dotenv = dotenv
         self._version_hash = loaded.version_hash  # of the live (merged) config
-        self._file_hash = loaded.version_hash  # of the last valid config read from disk
+        self._file_hash: str = loaded.version_hash  # of the last valid config read from disk
         # An empty file is refused on reload unless the running config came from one.
         self._ran_blank = loaded.blank
         self._loaded_at = loaded.loaded_at
@@ -89,7 +91,7 @@ class ConfigHolder:
         including a rotated key. Internal: `status()` shows a hash with secrets masked."""
         return self._version_hash
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> dict[str, Any]:  # JSON for GET /api/config/status
         return {
             "version_hash": public_config_hash(self._current),
             "loaded_at": self._loaded_at.isoformat(),

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import cast
 
 from pronghorn.config.errors import ConfigError, format_loc
 
@@ -47,12 +47,18 @@ def interpolate_string(value: str, lookup: Mapping[str, str], where: str) -> str
     return _TOKEN.sub(replace, value)
 
 
-def interpolate(data: Any, lookup: Mapping[str, str], loc: tuple[str | int, ...] = ()) -> Any:
-    """A copy of ``data`` with every string value interpolated."""
+def interpolate(data: Mapping[str, object], lookup: Mapping[str, str]) -> dict[str, object]:
+    """A copy of the config document ``data`` with every string value interpolated."""
+    return {key: _interpolate(value, lookup, (str(key),)) for key, value in data.items()}
+
+
+def _interpolate(data: object, lookup: Mapping[str, str], loc: tuple[str | int, ...]) -> object:
     if isinstance(data, str):
         return interpolate_string(data, lookup, format_loc(loc))
     if isinstance(data, dict):
-        return {key: interpolate(value, lookup, (*loc, str(key))) for key, value in data.items()}
+        items = cast(dict[object, object], data)  # parsed YAML
+        return {key: _interpolate(value, lookup, (*loc, str(key))) for key, value in items.items()}
     if isinstance(data, list):
-        return [interpolate(value, lookup, (*loc, index)) for index, value in enumerate(data)]
+        values = cast(list[object], data)
+        return [_interpolate(value, lookup, (*loc, index)) for index, value in enumerate(values)]
     return data

@@ -10,11 +10,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 import yaml
 from dotenv import dotenv_values
@@ -96,11 +96,12 @@ class _StrictLoader(yaml.SafeLoader):
     """SafeLoader that rejects duplicate keys instead of silently keeping the last one."""
 
 
-def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[object, object]:
     loader.flatten_mapping(node)
-    seen: dict[Any, Any] = {}
+    seen: dict[object, object] = {}
     for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
+        # the PyYAML stubs leave construct_object's `node` parameter and result unannotated
+        key = cast(object, loader.construct_object(key_node, deep=True))  # pyright: ignore[reportUnknownMemberType]
         if key in seen:
             raise yaml.constructor.ConstructorError(
                 "while constructing a mapping",
@@ -108,7 +109,7 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[An
                 f"found duplicate key {key!r}",
                 key_node.start_mark,
             )
-        seen[key] = loader.construct_object(value_node, deep=True)
+        seen[key] = loader.construct_object(value_node, deep=True)  # pyright: ignore[reportUnknownMemberType]
     return seen
 
 
@@ -118,10 +119,10 @@ _StrictLoader.add_constructor(
 )
 
 
-def parse_yaml(text: str, source: str) -> dict[str, Any]:
+def parse_yaml(text: str, source: str) -> dict[str, object]:
     """Parse the file's text; empty means ``{}``; errors say the line (never its content)."""
     try:
-        data = yaml.load(text, Loader=_StrictLoader)  # a SafeLoader subclass
+        data: object = yaml.load(text, Loader=_StrictLoader)  # a SafeLoader subclass
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -139,7 +140,8 @@ def parse_yaml(text: str, source: str) -> dict[str, Any]:
         raise ConfigError(
             f"{source}: the top level must be a mapping of keys, not {type(data).__name__}"
         )
-    return data
+    # keys are strings in any valid config; validation names any other
+    return cast(dict[str, object], data)
 
 
 def read_dotenv(path: Path | None) -> dict[str, str]:
@@ -153,14 +155,14 @@ def read_dotenv(path: Path | None) -> dict[str, str]:
     return {k: v for k, v in values.items() if v is not None}
 
 
-def _reveal(value: Any) -> Any:
+def _reveal(value: object) -> object:
     if isinstance(value, SecretStr | SecretBytes):
         secret = value.get_secret_value()
         return secret.decode("utf-8", "replace") if isinstance(secret, bytes) else secret
     if isinstance(value, dict):
-        return {str(k): _reveal(v) for k, v in value.items()}
+        return {str(k): _reveal(v) for k, v in cast(dict[object, object], value).items()}
     if isinstance(value, list | tuple):
-        return [_reveal(v) for v in value]
+        return [_reveal(v) for v in cast(Sequence[object], value)]
     return value
 
 
@@ -174,13 +176,13 @@ def config_hash(config: BaseModel) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def _mask(value: Any) -> Any:
+def _mask(value: object) -> object:
     if isinstance(value, SecretStr | SecretBytes):
         return "**secret**"
     if isinstance(value, dict):
-        return {str(k): _mask(v) for k, v in value.items()}
+        return {str(k): _mask(v) for k, v in cast(dict[object, object], value).items()}
     if isinstance(value, list | tuple):
-        return [_mask(v) for v in value]
+        return [_mask(v) for v in cast(Sequence[object], value)]
     if isinstance(value, str) and "://" in value and "@" in value:
         # a URL with credentials (database.url, broker.redis_url): drop the password
         scheme, _, rest = value.partition("://")
@@ -215,7 +217,7 @@ def load_config(
     real_env: Mapping[str, str] = os.environ if environ is None else environ
     source = str(path) if path is not None else "built-in defaults"
 
-    data: dict[str, Any] = {}
+    data: dict[str, object] = {}
     blank = False
     if path is not None:
         try:

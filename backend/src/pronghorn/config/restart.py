@@ -8,7 +8,7 @@ the running value again or the process restarts.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel
 
@@ -34,14 +34,14 @@ STARTUP_ONLY: tuple[str, ...] = (
 )
 
 
-def get_path(config: BaseModel, path: str) -> Any:
+def get_path(config: BaseModel, path: str) -> Any:  # whatever field `path` names
     value: Any = config
     for part in path.split("."):
         value = getattr(value, part)
     return value
 
 
-def set_path(config: BaseModel, path: str, value: Any) -> Any:
+def set_path(config: BaseModel, path: str, value: Any) -> Any:  # a copy of `config`
     """A copy of ``config`` with the field at ``path`` replaced (no re-validation: the value
     comes from another valid config of the same schema)."""
     head, _, rest = path.partition(".")
@@ -50,7 +50,7 @@ def set_path(config: BaseModel, path: str, value: Any) -> Any:
     return config.model_copy(update={head: value})
 
 
-def changed_paths(old: Any, new: Any, path: str = "") -> list[str]:
+def changed_paths(old: object, new: object, path: str = "") -> list[str]:
     """The most specific dotted paths whose values differ: sections are walked, and so
     are lists of sections of equal length (``models[0].api_key``); other lists, dicts and
     scalars compare whole."""
@@ -60,17 +60,14 @@ def changed_paths(old: Any, new: Any, path: str = "") -> list[str]:
             sub = f"{path}.{name}" if path else name
             out.extend(changed_paths(getattr(old, name), getattr(new, name), sub))
         return out
-    if (
-        isinstance(old, list)
-        and isinstance(new, list)
-        and len(old) == len(new)
-        and all(isinstance(item, BaseModel) for item in old)
-    ):
-        return [
-            p
-            for i, (a, b) in enumerate(zip(old, new, strict=True))
-            for p in changed_paths(a, b, f"{path}[{i}]")
-        ]
+    if isinstance(old, list) and isinstance(new, list):
+        olds, news = cast(list[object], old), cast(list[object], new)
+        if len(olds) == len(news) and all(isinstance(item, BaseModel) for item in olds):
+            return [
+                p
+                for i, (a, b) in enumerate(zip(olds, news, strict=True))
+                for p in changed_paths(a, b, f"{path}[{i}]")
+            ]
     return [] if old == new else [path]
 
 

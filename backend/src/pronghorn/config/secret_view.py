@@ -9,6 +9,8 @@ from typing import Any
 
 MASK = "***"
 
+# The values here are read from a YAML document or a request body: any JSON value.
+
 
 def shown(value: Any) -> Any:
     """A secret as an API shows it."""

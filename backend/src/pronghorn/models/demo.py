@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import Any, cast
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages.tool import ToolCall
 
 from pronghorn.models.scripted import ScriptedChatModel, ScriptedRequest
-from pronghorn.models.steps import last_human_index, message_text
+from pronghorn.models.steps import StepSpec, last_human_index, message_text
 
 DEMO_MODEL_NAME = "demo"
 DEMO_DISPLAY_NAME = "Offline demo model"
@@ -63,11 +63,11 @@ _TRY = (
 )
 
 
-def _say(text: str, **extra: Any) -> dict[str, Any]:
+def _say(text: str, **extra: object) -> StepSpec:
     return {"text": text, **extra}
 
 
-def _call(name: str, **args: Any) -> dict[str, Any]:
+def _call(name: str, **args: object) -> StepSpec:
     return {"tool_calls": [{"name": name, "args": args}]}
 
 
@@ -97,15 +97,13 @@ def _report(text: str) -> str:
     )
 
 
-def _calls_after(messages: list[BaseMessage]) -> list[tuple[dict[str, Any], str | None]]:
+def _calls_after(messages: list[BaseMessage]) -> list[tuple[ToolCall, str | None]]:
     """Tool calls in ``messages`` with their results (None while not answered)."""
     results = {m.tool_call_id: message_text(m) for m in messages if isinstance(m, ToolMessage)}
-    out: list[tuple[dict[str, Any], str | None]] = []
+    out: list[tuple[ToolCall, str | None]] = []
     for m in messages:
         if isinstance(m, AIMessage):
-            out += [
-                (cast("dict[str, Any]", tc), results.get(tc.get("id") or "")) for tc in m.tool_calls
-            ]
+            out += [(tc, results.get(tc.get("id") or "")) for tc in m.tool_calls]
     return out
 
 
@@ -124,7 +122,7 @@ def _pending_clarification(messages: list[BaseMessage], h: int) -> bool:
     return False
 
 
-def _answered(answer: str) -> dict[str, Any]:
+def _answered(answer: str) -> StepSpec:
     return _say(
         f"Thanks — you chose: {answer.strip()}.\n\n"
         "A real model would now tailor its work to that choice. "
@@ -132,7 +130,7 @@ def _answered(answer: str) -> dict[str, Any]:
     )
 
 
-def _write_flow(req: ScriptedRequest, calls: list[tuple[dict[str, Any], str | None]]):
+def _write_flow(req: ScriptedRequest, calls: list[tuple[ToolCall, str | None]]) -> StepSpec:
     tools = set(req.tool_names)
     done = {tc["name"]: (tc, res) for tc, res in calls}
     write, _ = done["write_file"]
@@ -159,7 +157,7 @@ def _is_subagent(req: ScriptedRequest) -> bool:
     return isinstance(first, SystemMessage) and bool(_SUBAGENT.search(message_text(first)))
 
 
-def _delegate(text: str) -> dict[str, Any]:
+def _delegate(text: str) -> StepSpec:
     topic = " ".join(_topic(_DELEGATE.sub("", text.lower()))) or "the topic"
     calls = [
         {
@@ -178,8 +176,8 @@ def _delegate(text: str) -> dict[str, Any]:
     }
 
 
-def _delegated(calls: list[tuple[dict[str, Any], str | None]]) -> dict[str, Any]:
-    lines = []
+def _delegated(calls: list[tuple[ToolCall, str | None]]) -> StepSpec:
+    lines: list[str] = []
     for tc, result in calls:
         answer = (result or "").split("Result:\n", 1)[-1].strip().splitlines()
         lines.append(
@@ -188,7 +186,9 @@ def _delegated(calls: list[tuple[dict[str, Any], str | None]]) -> dict[str, Any]
     return _say("Here is what the sub-agents found:\n\n" + "\n".join(lines))
 
 
-def _subagent_step(req: ScriptedRequest, text: str, calls: list[Any]) -> dict[str, Any]:
+def _subagent_step(
+    req: ScriptedRequest, text: str, calls: list[tuple[ToolCall, str | None]]
+) -> StepSpec:
     if not calls and "ls" in req.tool_names:
         return _call(
             "ls", description="Look at the shared workspace", path="/mnt/user-data/workspace"
@@ -201,7 +201,7 @@ def _subagent_step(req: ScriptedRequest, text: str, calls: list[Any]) -> dict[st
     )
 
 
-def _first_step(req: ScriptedRequest, text: str) -> dict[str, Any]:
+def _first_step(req: ScriptedRequest, text: str) -> StepSpec:
     low = text.lower()
     tools = set(req.tool_names)
     if "task" in tools and _DELEGATE.search(low):
@@ -249,7 +249,7 @@ def _first_step(req: ScriptedRequest, text: str) -> dict[str, Any]:
     )
 
 
-def demo_responder(req: ScriptedRequest) -> dict[str, Any]:
+def demo_responder(req: ScriptedRequest) -> StepSpec:
     """Pick the demo model's next step from the conversation so far."""
     messages = req.messages
     h = last_human_index(messages)

@@ -61,7 +61,7 @@ class ModelFactory:
                 return entry.name
         return DEMO_MODEL_NAME
 
-    def list_models(self) -> list[dict[str, Any]]:
+    def list_models(self) -> list[dict[str, Any]]:  # JSON: the API's ModelInfo shape
         """Public descriptions for ``GET /api/models`` (never keys or URLs)."""
         default = self.default_model_name()
         entries = list(self._by_name.values())

@@ -14,7 +14,7 @@ the official fields and drops it. This subclass:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import openai
 from langchain_core.language_models import LanguageModelInput
@@ -27,8 +27,8 @@ from pronghorn.models.notes import is_user_turn
 REASONING_KEY = "reasoning_content"
 
 
-def _reasoning(part: Any) -> str | None:
-    value = part.get(REASONING_KEY) if isinstance(part, dict) else None
+def _reasoning(part: object) -> str | None:
+    value = cast(dict[str, object], part).get(REASONING_KEY) if isinstance(part, dict) else None
     return value if isinstance(value, str) and value else None
 
 
@@ -42,20 +42,25 @@ def current_turn_start(messages: list[BaseMessage]) -> int:
 
 
 class ReasoningChatOpenAI(ChatOpenAI):
-    """``ChatOpenAI`` plus the ``reasoning_content`` field of OpenAI-compatible APIs."""
+    """``ChatOpenAI`` plus the ``reasoning_content`` field of OpenAI-compatible APIs.
+
+    The hooks overridden here take and return the API's JSON (``Any`` values); their
+    ``langchain_openai`` originals annotate it as a bare ``dict``, so calling them through
+    ``super()`` needs a per-line ignore of the unknown type arguments."""
 
     def _convert_chunk_to_generation_chunk(
         self,
-        chunk: dict,
+        chunk: dict[str, Any],
         default_chunk_class: type,
-        base_generation_info: dict | None,
+        base_generation_info: dict[str, Any] | None,
     ) -> ChatGenerationChunk | None:
-        generation = super()._convert_chunk_to_generation_chunk(
+        generation = super()._convert_chunk_to_generation_chunk(  # pyright: ignore[reportUnknownMemberType]
             chunk, default_chunk_class, base_generation_info
         )
         if generation is None or not isinstance(generation.message, AIMessageChunk):
             return generation
-        choices = chunk.get("choices") or (chunk.get("chunk") or {}).get("choices") or []
+        nested: dict[str, Any] = chunk.get("chunk") or {}
+        choices: list[Any] = chunk.get("choices") or nested.get("choices") or []
         text = _reasoning(choices[0].get("delta")) if choices else None
         if text is not None:
             generation.message.additional_kwargs[REASONING_KEY] = text
@@ -63,12 +68,13 @@ class ReasoningChatOpenAI(ChatOpenAI):
 
     def _create_chat_result(
         self,
-        response: dict | openai.BaseModel,
-        generation_info: dict | None = None,
+        response: dict[str, Any] | openai.BaseModel,
+        generation_info: dict[str, Any] | None = None,
     ) -> ChatResult:
-        result = super()._create_chat_result(response, generation_info)
+        result = super()._create_chat_result(response, generation_info)  # pyright: ignore[reportUnknownMemberType]
         body = response if isinstance(response, dict) else response.model_dump()
-        for generation, choice in zip(result.generations, body.get("choices") or [], strict=False):
+        choices: list[Any] = body.get("choices") or []
+        for generation, choice in zip(result.generations, choices, strict=False):
             text = _reasoning(choice.get("message"))
             if text is not None and isinstance(generation.message, AIMessage):
                 generation.message.additional_kwargs[REASONING_KEY] = text
@@ -80,11 +86,15 @@ class ReasoningChatOpenAI(ChatOpenAI):
         *,
         stop: list[str] | None = None,
         **kwargs: Any,
-    ) -> dict:
-        payload = super()._get_request_payload(input_, stop=stop, **kwargs)
-        sent = payload.get("messages")
-        if not isinstance(sent, list):  # the Responses API has no such field
+    ) -> dict[str, Any]:
+        payload = cast(
+            dict[str, Any],
+            super()._get_request_payload(input_, stop=stop, **kwargs),  # pyright: ignore[reportUnknownMemberType]
+        )
+        messages_field: object = payload.get("messages")
+        if not isinstance(messages_field, list):  # the Responses API has no such field
             return payload
+        sent = cast(list[dict[str, Any]], messages_field)  # the request's messages, as JSON
         messages = self._convert_input(input_).to_messages()
         if len(messages) != len(sent):
             return payload

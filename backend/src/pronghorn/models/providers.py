@@ -102,7 +102,7 @@ def build_openai(
 ) -> BaseChatModel:
     from pronghorn.models.openai_reasoning import ReasoningChatOpenAI
 
-    kwargs: dict[str, Any] = {
+    kwargs: dict[str, Any] = {  # the model class's constructor arguments, of many types
         "model": cfg.model or cfg.name,
         "api_key": _key_or_raise(cfg, env),
         "timeout": openai_timeout(cfg),
@@ -135,7 +135,7 @@ def build_anthropic(
 ) -> BaseChatModel:
     from langchain_anthropic import ChatAnthropic
 
-    kwargs: dict[str, Any] = {
+    kwargs: dict[str, Any] = {  # the model class's constructor arguments, of many types
         "model": cfg.model or cfg.name,
         "api_key": _key_or_raise(cfg, env),
         "timeout": cfg.timeout_s,

@@ -28,7 +28,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -36,7 +36,7 @@ from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackMana
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.messages.ai import UsageMetadata
-from langchain_core.messages.tool import ToolCallChunk
+from langchain_core.messages.tool import ToolCall, ToolCallChunk
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.runnables.config import ensure_config
@@ -47,6 +47,7 @@ from pronghorn.models.errors import ScriptExhaustedError, build_error
 from pronghorn.models.steps import (
     Rule,
     Step,
+    StepSpec,
     as_step,
     count_ai,
     estimate_input_tokens,
@@ -68,13 +69,13 @@ class ScriptedRequest:
     """One call the model received."""
 
     messages: list[BaseMessage]
-    tools: list[dict[str, Any]]
-    kwargs: dict[str, Any]
+    tools: list[dict[str, Any]]  # the bound tools' specs, OpenAI-format JSON
+    kwargs: dict[str, Any]  # the other keyword arguments of the call, as LangChain passed them
     thread_id: str | None
     step: Step | None = None
     streamed: bool = False
     index: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)  # free-form notes for a responder
 
     @property
     def tool_names(self) -> list[str]:
@@ -86,9 +87,9 @@ class ScriptedRequest:
         return message_text(self.messages[i]) if i >= 0 else ""
 
 
-def _thread_id(run_manager: Any) -> Any:
+def _thread_id(run_manager: object) -> object:
     """The conversation's thread id: run metadata, else the current runnable config."""
-    metadata = getattr(run_manager, "metadata", None) or {}
+    metadata: Mapping[str, object] = getattr(run_manager, "metadata", None) or {}
     if metadata.get("thread_id") is not None:
         return metadata["thread_id"]
     config = ensure_config()
@@ -96,7 +97,7 @@ def _thread_id(run_manager: Any) -> Any:
     return found if found is not None else (config.get("configurable") or {}).get("thread_id")
 
 
-Responder = Callable[[ScriptedRequest], "Step | dict[str, Any] | None"]
+Responder = Callable[[ScriptedRequest], "Step | StepSpec | None"]
 
 
 class ScriptedChatModel(BaseChatModel):
@@ -138,6 +139,7 @@ class ScriptedChatModel(BaseChatModel):
     def _identifying_params(self) -> dict[str, Any]:
         return {"model_name": self.model_name}
 
+    # BaseChatModel's signatures (the tool specs and **kwargs are LangChain's own Any)
     def bind_tools(
         self,
         tools: Sequence[dict[str, Any] | type | Callable[..., Any] | Any],
@@ -153,7 +155,11 @@ class ScriptedChatModel(BaseChatModel):
 
     # -- choosing a step -----------------------------------------------------------------
     def _record(
-        self, messages: list[BaseMessage], run_manager: Any, kwargs: dict[str, Any], streamed: bool
+        self,
+        messages: list[BaseMessage],
+        run_manager: CallbackManagerForLLMRun | AsyncCallbackManagerForLLMRun | None,
+        kwargs: dict[str, Any],
+        streamed: bool,
     ) -> ScriptedRequest:
         thread_id = _thread_id(run_manager)
         rest = {k: v for k, v in kwargs.items() if k != "tools"}
@@ -174,7 +180,7 @@ class ScriptedChatModel(BaseChatModel):
         """How many times this exact input (same thread) was seen before."""
         parts = [request.thread_id or ""]
         for m in request.messages:
-            calls = [tc.get("name") for tc in getattr(m, "tool_calls", None) or []]
+            calls = [tc.get("name") for tc in m.tool_calls] if isinstance(m, AIMessage) else []
             parts.append(json.dumps([m.type, message_text(m), calls], default=str))
         key = hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
         with self._lock:
@@ -230,7 +236,7 @@ class ScriptedChatModel(BaseChatModel):
         return None
 
     # -- rendering -----------------------------------------------------------------------
-    def _usage(self, step: Step, request: ScriptedRequest, calls: list[dict[str, Any]]):
+    def _usage(self, step: Step, request: ScriptedRequest, calls: list[ToolCall]) -> UsageMetadata:
         given = step.usage
         out = estimate_tokens(step.text) + estimate_tokens(step.reasoning or "")
         if calls:
@@ -244,14 +250,14 @@ class ScriptedChatModel(BaseChatModel):
             usage["output_token_details"] = {"reasoning": estimate_tokens(step.reasoning)}
         return usage
 
-    def _tool_calls(self, step: Step) -> list[dict[str, Any]]:
+    def _tool_calls(self, step: Step) -> list[ToolCall]:
         return [
-            {
-                "name": tc.name,
-                "args": dict(tc.args),
-                "id": tc.id or f"call_{uuid.uuid4().hex[:24]}",
-                "type": "tool_call",
-            }
+            ToolCall(
+                name=tc.name,
+                args=dict(tc.args),
+                id=tc.id or f"call_{uuid.uuid4().hex[:24]}",
+                type="tool_call",
+            )
             for tc in step.tool_calls
         ]
 

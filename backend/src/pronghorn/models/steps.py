@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.messages import AIMessage, BaseMessage
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -19,6 +19,10 @@ from pronghorn.models.notes import is_user_turn
 
 _RULE_KEYS = ("match", "regex")
 
+# A step as written by hand (a config's `script`, a responder's answer): plain data of any
+# field types, which `as_step` validates into a Step.
+StepSpec = dict[str, Any]
+
 
 class ToolCallSpec(BaseModel):
     """One tool call a step makes. Without ``id`` a fresh unique id is generated per call."""
@@ -26,7 +30,7 @@ class ToolCallSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
-    args: dict[str, Any] = Field(default_factory=dict)
+    args: dict[str, Any] = Field(default_factory=dict)  # the tool's JSON arguments
     id: str | None = None
 
 
@@ -91,12 +95,16 @@ class Rule(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _inline_step(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "steps" not in data:
-            data = dict(data)
-            step = {k: data.pop(k) for k in list(data) if k not in _RULE_KEYS}
-            data["steps"] = [step]
-        return data
+    def _inline_step(cls, data: object) -> object:  # the raw input, before validation
+        if not isinstance(data, dict):
+            return data
+        rule = cast(dict[str, object], data)
+        if "steps" in rule:
+            return rule
+        inline = dict(rule)
+        step = {k: inline.pop(k) for k in list(inline) if k not in _RULE_KEYS}
+        inline["steps"] = [step]
+        return inline
 
     @field_validator("regex")
     @classmethod
@@ -119,7 +127,7 @@ class Rule(BaseModel):
         return True
 
 
-def as_step(value: Step | dict[str, Any]) -> Step:
+def as_step(value: Step | StepSpec) -> Step:
     return value if isinstance(value, Step) else Step.model_validate(value)
 
 
@@ -132,7 +140,7 @@ def message_text(message: BaseMessage) -> str:
     for block in content:
         if isinstance(block, str):
             parts.append(block)
-        elif isinstance(block, dict) and isinstance(block.get("text"), str):
+        elif isinstance(block.get("text"), str):
             parts.append(block["text"])
     return "".join(parts)
 

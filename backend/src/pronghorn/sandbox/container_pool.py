@@ -17,8 +17,9 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass, field
+from typing import cast
 
 import aiodocker
 from aiodocker.containers import DockerContainer
@@ -53,6 +54,14 @@ def engine_error(exc: BaseException) -> SandboxError:
     return SandboxError(f"The sandbox's Docker engine is unreachable: {exc}")
 
 
+def _labels(container: DockerContainer) -> Mapping[str, object]:
+    """The labels in the engine listing's summary of ``container`` (its JSON)."""
+    if "Labels" not in container:
+        return {}
+    labels: object = container["Labels"]
+    return cast(Mapping[str, object], labels) if isinstance(labels, Mapping) else {}
+
+
 class ContainerPool:
     def __init__(self, docker: aiodocker.Docker, config: SandboxConfig) -> None:
         self._docker = docker
@@ -75,14 +84,14 @@ class ContainerPool:
     async def start(self) -> None:
         """Adopt or remove what this instance left behind, then start reaping idle ones."""
         try:
-            found = await self._docker.containers.list(all=True, filters=self._filters())
+            # aiodocker leaves the **kwargs of list() (the engine's query) unannotated
+            found = await self._docker.containers.list(all=True, filters=self._filters())  # pyright: ignore[reportUnknownMemberType]
         except (aiodocker.DockerError, OSError) as exc:
             raise engine_error(exc) from None
         for container in found:
-            info = container._container  # the listing's summary of it
-            labels = info.get("Labels") or {}
+            labels = _labels(container)
             key = str(labels.get(cs.LABEL_KEY, ""))
-            running = info.get("State") == "running"
+            running = "State" in container and container["State"] == "running"
             adopt = (
                 self._cfg.orphans == "adopt"
                 and running
@@ -115,7 +124,7 @@ class ContainerPool:
     # -- leases -----------------------------------------------------------------------------
 
     @contextlib.asynccontextmanager
-    async def lease(self, spec: cs.ContainerSpec) -> AsyncIterator[DockerContainer]:
+    async def lease(self, spec: cs.ContainerSpec) -> AsyncGenerator[DockerContainer, None]:
         """A running container of ``spec`` for one command (made, or reused warm). When the
         engine says the container is gone or stopped (killed, removed from outside), it is
         forgotten, so the next lease makes a new one."""
@@ -233,7 +242,7 @@ class ContainerPool:
         try:
             async with asyncio.timeout(self._cfg.start_timeout_s):
                 container = await self._docker.containers.create(body)
-                await container.start()
+                await container.start()  # pyright: ignore[reportUnknownMemberType]  # aiodocker: unannotated **kwargs
         except TimeoutError:
             if container is not None:
                 await self._delete(container)

@@ -4,7 +4,9 @@ created)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import cast
 
 import aiodocker
 
@@ -35,7 +37,8 @@ async def probe_engine(config: SandboxConfig) -> EngineReport:
     try:
         try:
             version = await docker.version()
-            info = await docker.system.info()
+            # aiodocker types the engine's JSON answer as a bare Mapping
+            info = cast(Mapping[str, object], await docker.system.info())  # pyright: ignore[reportUnknownMemberType]
         except (aiodocker.DockerError, OSError) as exc:
             return EngineReport(False, str(getattr(exc, "message", exc)))
         detail = f"Docker {version.get('Version', '?')} (API {version.get('ApiVersion', '?')})"
@@ -51,7 +54,8 @@ async def probe_engine(config: SandboxConfig) -> EngineReport:
             name for name, flag in _LIMIT_FLAGS.items() if limits[name] and not info.get(flag)
         )
         notes: list[str] = []
-        security = " ".join(str(s) for s in info.get("SecurityOptions") or [])
+        options = cast(list[object], info.get("SecurityOptions") or [])
+        security = " ".join(str(s) for s in options)
         if "seccomp" not in security:
             notes.append("the engine applies no seccomp profile")
         if "rootless" in security:

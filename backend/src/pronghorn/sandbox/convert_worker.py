@@ -15,7 +15,6 @@ from __future__ import annotations
 import io
 import resource
 import sys
-from typing import Any
 
 # extension -> name of the markitdown converter class for it
 CONVERTERS = {
@@ -39,9 +38,9 @@ def limit(memory_bytes: int, cpu_seconds: int) -> None:
 
 
 def convert(data: bytes, ext: str) -> str:
-    from markitdown import StreamInfo, converters
+    from markitdown import DocumentConverter, StreamInfo, converters
 
-    converter: Any = getattr(converters, CONVERTERS[ext])()
+    converter: DocumentConverter = getattr(converters, CONVERTERS[ext])()
     info = StreamInfo(extension=f".{ext}")
     result = converter.convert(io.BytesIO(data), info)
     return str(result.markdown or "")

@@ -142,7 +142,7 @@ def glob(mount: ReadOnlyMount, rest: str, shown: str, pattern: str) -> list[str]
             "glob patterns are relative to the search folder and may not contain '..'"
         )
     base = shown.rstrip("/") + "/"
-    hits = []
+    hits: list[str] = []
     for virtual, is_dir in _walk(mount, rest, shown, 32):
         rel = virtual[len(base) :]
         if not is_dir and (

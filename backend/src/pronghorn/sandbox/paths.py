@@ -34,8 +34,9 @@ _THREAD_ID = re.compile(
 )
 
 
-def validate_user_id(user_id: str) -> str:
-    """Return ``user_id`` if it is a safe folder name, else raise ``ValueError``."""
+def validate_user_id(user_id: object) -> str:
+    """Return ``user_id`` if it is a safe folder name, else raise ``ValueError`` (anything
+    may come in: the id may come from a token's claims or a request)."""
     if not isinstance(user_id, str) or not _USER_ID.fullmatch(user_id) or user_id in (".", ".."):
         raise ValueError(f"invalid user id {user_id!r}: expected [A-Za-z0-9_.-]{{1,64}}")
     return user_id
@@ -68,8 +69,9 @@ def adopt_legacy_folder(data_dir: str | Path, owner_id: str = "local") -> bool:
     return True
 
 
-def validate_thread_id(thread_id: str) -> str:
-    """Return the canonical (lower-case) UUID string, else raise ``ValueError``."""
+def validate_thread_id(thread_id: object) -> str:
+    """Return the canonical (lower-case) UUID string, else raise ``ValueError`` (anything
+    may come in: the id may come from a URL or a request body)."""
     if not isinstance(thread_id, str) or not _THREAD_ID.fullmatch(thread_id):
         raise ValueError(f"invalid thread id {thread_id!r}: expected a UUID string")
     return thread_id.lower()
@@ -149,10 +151,11 @@ def _is_within(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
-def normalize_virtual(virtual_path: str) -> str:
+def normalize_virtual(virtual_path: object) -> str:
     """Absolute, normalised virtual path for ``virtual_path`` (relative → under workspace).
 
     Raises :class:`PathDeniedError` when the result is not under ``/mnt/user-data``.
+    Anything may come in: a path is often a model's tool argument, untyped JSON.
     """
     if not isinstance(virtual_path, str) or not virtual_path.strip():
         raise PathDeniedError("Empty path: give a path such as /mnt/user-data/workspace/file.txt.")

@@ -161,7 +161,7 @@ def walk(
     when not given). Missing folders are created when ``create_dirs`` is set.
     """
     shown = normalize_virtual(virtual)
-    todo = _parts(shown)
+    todo: list[str] = _parts(shown)
     fds = [open_root(paths)]
     names: list[str] = []
     hops = 0

@@ -204,6 +204,8 @@ class _Budget:
     left: int = MAX_TOTAL_DIFF_BYTES
 
 
+# The payload built below is JSON stored in a column and served as DeerFlow's
+# workspace-changes answer (mixed value types): `dict[str, Any]`, as its readers take it.
 def _entry(
     key: str,
     status: str,

@@ -31,6 +31,7 @@ from pronghorn.channels.errors import PlatformError
 from pronghorn.channels.http_api import Backoff, as_json, call, download_capped
 from pronghorn.channels.transport import ErrorReport, Sink
 from pronghorn.channels.types import Inbound, InboundFile, Sent, Target
+from pronghorn.channels.wire import WireDict, WireMap, as_map
 from pronghorn.config.schema.channels import DingTalkConfig
 
 log = logging.getLogger("pronghorn.channels")
@@ -38,10 +39,6 @@ log = logging.getLogger("pronghorn.channels")
 _IMAGE_TYPES = frozenset({"png", "jpg", "jpeg", "gif", "bmp"})
 _IMAGE_MAX_BYTES = 10 * 1024 * 1024
 _INVALID_TOKEN_ERRCODES = frozenset({40014, 42001})  # the legacy API's answer
-
-
-def _map(value: object) -> Mapping[str, Any]:
-    return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
 
 
 def _retry_after(response: httpx.Response) -> float | None:
@@ -131,7 +128,7 @@ class DingTalkTransport:
 
     async def _api(
         self, verb: str, path: str, what: str, *, raise_on_limit: bool = False, **kwargs: Any
-    ) -> Mapping[str, Any]:
+    ) -> WireMap:
         """Call the OpenAPI with the token (renewed once when refused); its JSON answer."""
         for attempt in (1, 2):
             token = await self.tokens.get()
@@ -159,7 +156,7 @@ class DingTalkTransport:
             return body
         raise AssertionError("unreachable")
 
-    def _receiver(self, target: Target) -> dict[str, Any]:
+    def _receiver(self, target: Target) -> WireDict:
         if target.is_group:
             return {"openConversationId": target.chat_id}
         return {"singleChatReceiver": json.dumps({"userId": target.reply_ref or ""})}
@@ -184,7 +181,7 @@ class DingTalkTransport:
         )
 
     async def _robot_message(self, target: Target, key: str, param: Mapping[str, str]) -> None:
-        body: dict[str, Any] = {
+        body: WireDict = {
             "robotCode": self.config.client_id,
             "msgKey": key,
             "msgParam": json.dumps(param, ensure_ascii=False),
@@ -249,22 +246,22 @@ class DingTalkTransport:
 
     # -- inbound ----------------------------------------------------------------------------
 
-    async def _take(self, data: Mapping[str, Any]) -> None:
+    async def _take(self, data: WireMap) -> None:
         msg = self.parse(data)
         if msg is not None and self._sink is not None:
             await self._sink(msg)
 
-    def parse(self, data: Mapping[str, Any]) -> Inbound | None:
+    def parse(self, data: WireMap) -> Inbound | None:
         msg_id = str(data.get("msgId") or "")
         conversation = str(data.get("conversationId") or "")
         sender = str(data.get("senderStaffId") or data.get("senderId") or "")
         if not msg_id or not conversation or not sender:
             return None
         kind = data.get("msgtype")
-        content = _map(data.get("content"))
+        content = as_map(data.get("content"))
         text, files = "", list[InboundFile]()
         if kind == "text":
-            text = str(_map(data.get("text")).get("content") or "").strip()
+            text = str(as_map(data.get("text")).get("content") or "").strip()
         elif kind == "picture" and content.get("downloadCode"):
             files = [InboundFile("image.png", str(content["downloadCode"]))]
         elif kind == "file" and content.get("downloadCode"):
@@ -273,7 +270,7 @@ class DingTalkTransport:
         elif kind == "richText":
             parts: list[str] = []
             for raw in cast(list[object], content.get("richText") or []):
-                item = _map(raw)
+                item = as_map(raw)
                 if item.get("text"):
                     parts.append(str(item["text"]))
                 elif item.get("downloadCode"):

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, cast
+from collections.abc import Awaitable, Callable
 from urllib.parse import quote_plus
 
 import httpx
@@ -26,17 +25,14 @@ from websockets.exceptions import InvalidStatus, WebSocketException
 from pronghorn.channels.errors import PlatformError
 from pronghorn.channels.http_api import Backoff, as_json, call
 from pronghorn.channels.transport import ErrorReport
+from pronghorn.channels.wire import WireMap, as_map
 
 log = logging.getLogger("pronghorn.channels")
 
 OPEN_PATH = "/v1.0/gateway/connections/open"
 BOT_TOPIC = "/v1.0/im/bot/messages/get"
 
-CallbackHandler = Callable[[Mapping[str, Any]], Awaitable[None]]
-
-
-def _map(value: object) -> Mapping[str, Any]:
-    return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
+CallbackHandler = Callable[[WireMap], Awaitable[None]]
 
 
 class StreamConnection:
@@ -107,7 +103,7 @@ class StreamConnection:
             log.info("dingtalk stream open", extra={"channel": "dingtalk"})
             async for raw in ws:
                 try:
-                    frame = _map(json.loads(raw))
+                    frame = as_map(json.loads(raw))
                 except ValueError:
                     log.warning("dingtalk frame is not JSON", extra={"channel": "dingtalk"})
                     continue
@@ -116,9 +112,9 @@ class StreamConnection:
                     return True
         return False
 
-    async def _frame(self, ws: ClientConnection, frame: Mapping[str, Any]) -> bool:
+    async def _frame(self, ws: ClientConnection, frame: WireMap) -> bool:
         """Answer one frame; True for a `disconnect`."""
-        headers = _map(frame.get("headers"))
+        headers = as_map(frame.get("headers"))
         kind, topic = frame.get("type"), headers.get("topic")
         data = frame.get("data") if isinstance(frame.get("data"), str) else "{}"
         if kind == "SYSTEM":
@@ -133,7 +129,7 @@ class StreamConnection:
         code, message = 200, "OK"
         try:
             payload: object = json.loads(str(data))
-            await self._on_message(_map(payload))
+            await self._on_message(as_map(payload))
         except ValueError:
             code, message = 400, "data is not JSON"
         except Exception:  # one bad message never ends the connection
@@ -143,9 +139,7 @@ class StreamConnection:
         return False
 
 
-async def _ack(
-    ws: ClientConnection, headers: Mapping[str, Any], code: int, message: str, data: str
-) -> None:
+async def _ack(ws: ClientConnection, headers: WireMap, code: int, message: str, data: str) -> None:
     answer = {
         "code": code,
         "headers": {

@@ -30,7 +30,7 @@ import random
 import re
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any, cast
 from urllib.parse import urlsplit
@@ -45,6 +45,7 @@ from pronghorn.channels.errors import ChannelError, PlatformError
 from pronghorn.channels.http_api import Backoff, as_json, call, download_capped
 from pronghorn.channels.transport import ErrorReport, Sink
 from pronghorn.channels.types import Inbound, InboundFile, Sent, Target
+from pronghorn.channels.wire import WireDict, WireMap, as_map
 from pronghorn.config.schema.channels import DiscordConfig
 
 log = logging.getLogger("pronghorn.channels")
@@ -62,15 +63,11 @@ NEW_SESSION_CLOSE = {4007, 4009}  # invalid seq, session timed out: identify aga
 USER_MESSAGE_TYPES = {0, 19}  # DEFAULT, REPLY
 CDN_HOSTS = ("cdn.discordapp.com", "media.discordapp.net")
 INTERACTION_TTL_S = 14 * 60.0  # an interaction token lives 15 minutes
-NO_PINGS = {"parse": []}
+NO_PINGS: dict[str, list[str]] = {"parse": []}  # allowed_mentions that ping nobody
 
 
 class GatewayRefused(ChannelError):
     """The gateway closed with a code that retrying cannot fix."""
-
-
-def _map(value: object) -> Mapping[str, Any]:
-    return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
 
 
 def _list(value: object) -> list[object]:
@@ -138,7 +135,7 @@ class DiscordTransport:
         answer: bool = True,
         raise_on_limit: bool = False,
         **kwargs: Any,
-    ) -> dict[str, Any]:
+    ) -> WireDict:
         """One REST call; its JSON object (`answer=False`: the body is not read)."""
         response = await call(
             self._client,
@@ -161,10 +158,10 @@ class DiscordTransport:
             return {}
         return as_json(response, what)
 
-    async def _bot_api(self, method: str, path: str, what: str, **kwargs: Any) -> dict[str, Any]:
+    async def _bot_api(self, method: str, path: str, what: str, **kwargs: Any) -> WireDict:
         return await self._api(method, path, what, headers=self._auth, **kwargs)
 
-    async def _get_channel(self, channel_id: str) -> Mapping[str, Any]:
+    async def _get_channel(self, channel_id: str) -> WireMap:
         """`GET /channels/{id}` (one try, bounded: it runs inside the gateway's read loop)."""
         try:
             async with asyncio.timeout(10):
@@ -232,7 +229,7 @@ class DiscordTransport:
             hello = await self._receive(ws, 30)
             if hello.get("op") != 10:
                 raise PlatformError("gateway: no HELLO")
-            interval = float(_map(hello.get("d")).get("heartbeat_interval") or 41250) / 1000
+            interval = float(as_map(hello.get("d")).get("heartbeat_interval") or 41250) / 1000
             self._acked = True
             beat = asyncio.create_task(self._heartbeat(ws, interval), name="discord-heartbeat")
             try:
@@ -247,7 +244,7 @@ class DiscordTransport:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await beat
 
-    def _identify(self) -> dict[str, Any]:
+    def _identify(self) -> WireDict:
         return {
             "token": self._token,
             "intents": self.config.intents,
@@ -255,10 +252,10 @@ class DiscordTransport:
         }
 
     @staticmethod
-    async def _receive(ws: ClientConnection, wait_s: float) -> Mapping[str, Any]:
+    async def _receive(ws: ClientConnection, wait_s: float) -> WireMap:
         async with asyncio.timeout(wait_s):
             raw = await ws.recv()
-        return _map(json.loads(raw))
+        return as_map(json.loads(raw))
 
     @staticmethod
     async def _send(ws: ClientConnection, op: int, d: object) -> None:
@@ -300,7 +297,7 @@ class DiscordTransport:
             if isinstance(seq, int):
                 self.seq = seq
             if op == 0:
-                await self._dispatch(str(payload.get("t") or ""), _map(d), sink)
+                await self._dispatch(str(payload.get("t") or ""), as_map(d), sink)
             elif op == 1:  # the gateway asks for a heartbeat now
                 await self._send(ws, 1, self.seq)
             elif op == 11:
@@ -321,12 +318,12 @@ class DiscordTransport:
                 await ws.close(4000, "invalid session")
                 return True
 
-    async def _dispatch(self, kind: str, d: Mapping[str, Any], sink: Sink) -> None:
+    async def _dispatch(self, kind: str, d: WireMap, sink: Sink) -> None:
         if kind == "READY":
             self.session_id = str(d.get("session_id") or "") or None
             self.resume_url = str(d.get("resume_gateway_url") or "") or None
-            self.bot_id = str(_map(d.get("user")).get("id") or "") or None
-            self.application_id = str(_map(d.get("application")).get("id") or "") or None
+            self.bot_id = str(as_map(d.get("user")).get("id") or "") or None
+            self.application_id = str(as_map(d.get("application")).get("id") or "") or None
             self._backoff.reset()
             self._failures = 0
             log.info("discord gateway ready", extra={"channel": "discord"})
@@ -352,7 +349,7 @@ class DiscordTransport:
         else:
             self.places.on_event(kind, d)
 
-    def _in_background(self, work: Any) -> None:
+    def _in_background(self, work: Coroutine[object, object, None]) -> None:
         task: asyncio.Task[None] = asyncio.create_task(work)
         self._side.add(task)
         task.add_done_callback(self._side.discard)
@@ -381,32 +378,32 @@ class DiscordTransport:
             content = re.sub(rf"<@!?{re.escape(self.bot_id)}>", " ", content)
         return re.sub(r"[ \t]{2,}", " ", content).strip()
 
-    def parse_message(self, d: Mapping[str, Any], *, parent: str | None = None) -> Inbound | None:
+    def parse_message(self, d: WireMap, *, parent: str | None = None) -> Inbound | None:
         """A user's message as an Inbound; in a Discord thread (`parent`: its parent
         channel) the chat is the parent channel and the topic the thread."""
         if d.get("type", 0) not in USER_MESSAGE_TYPES:
             return None
-        author = _map(d.get("author"))
+        author = as_map(d.get("author"))
         channel, mid = str(d.get("channel_id") or ""), str(d.get("id") or "")
         if not channel or not mid:
             return None
         content = str(d.get("content") or "")
         bot = self.bot_id
-        replied_to = _map(_map(d.get("referenced_message")).get("author")).get("id")
+        replied_to = as_map(as_map(d.get("referenced_message")).get("author")).get("id")
         mentioned = bot is not None and (
-            any(_map(u).get("id") == bot for u in _list(d.get("mentions")))
+            any(as_map(u).get("id") == bot for u in _list(d.get("mentions")))
             or f"<@{bot}>" in content
             or f"<@!{bot}>" in content
             or replied_to == bot
         )
         files = tuple(
             InboundFile(
-                str(_map(a).get("filename") or "file"),
-                str(_map(a).get("url")),
-                _map(a).get("size"),
+                str(as_map(a).get("filename") or "file"),
+                str(as_map(a).get("url")),
+                as_map(a).get("size"),
             )
             for a in _list(d.get("attachments"))
-            if _map(a).get("url")
+            if as_map(a).get("url")
         )
         return Inbound(
             delivery_id=f"message:{mid}",
@@ -423,27 +420,27 @@ class DiscordTransport:
             files=files,
         )
 
-    async def _interaction(self, d: Mapping[str, Any]) -> Inbound | None:
+    async def _interaction(self, d: WireMap) -> Inbound | None:
         """A slash command: acknowledged (deferred) at once, then a message like any other
         whose replies go through the interaction."""
         if d.get("type") != 2:  # APPLICATION_COMMAND; components and autocomplete: none here
             return None
         iid, token = str(d.get("id") or ""), str(d.get("token") or "")
-        channel = str(d.get("channel_id") or _map(d.get("channel")).get("id") or "")
+        channel = str(d.get("channel_id") or as_map(d.get("channel")).get("id") or "")
         if not iid or not token or not channel:
             return None
         parent: str | None = None
         if d.get("guild_id") is not None:
-            partial = _map(d.get("channel"))
+            partial = as_map(d.get("channel"))
             if partial.get("id") == channel and not self.places.known(channel):
                 self.places.learn(partial)
             parent = await self.places.parent_of(channel)
         if not self.places.allowed(_guild(d), channel, parent):
             await self._refuse_here(iid, token)
             return None
-        data = _map(d.get("data"))
+        data = as_map(d.get("data"))
         options = {
-            str(_map(o).get("name")): str(_map(o).get("value") or "")
+            str(as_map(o).get("name")): str(as_map(o).get("value") or "")
             for o in _list(data.get("options"))
         }
         name = str(data.get("name") or "")
@@ -451,7 +448,7 @@ class DiscordTransport:
             text = options.get("message", "")
         else:
             text = f"/{name} {' '.join(options.values())}".strip()
-        user = _map(_map(d.get("member")).get("user")) or _map(d.get("user"))
+        user = as_map(as_map(d.get("member")).get("user")) or as_map(d.get("user"))
         self._forget_old_interactions()
         reply_ref: str | None = None
         try:
@@ -587,7 +584,7 @@ def retry_after(response: httpx.Response) -> float | None:
         return None
 
 
-def _guild(d: Mapping[str, Any]) -> str | None:
+def _guild(d: WireMap) -> str | None:
     guild = d.get("guild_id")
     return str(guild) if guild is not None else None
 

@@ -3,7 +3,7 @@ acknowledged."""
 
 from __future__ import annotations
 
-from typing import Any
+from pronghorn.channels.wire import WireDict
 
 EPHEMERAL = 1 << 6  # message flag: only the interaction's user sees it
 PRIVATE_COMMANDS = {"connect"}
@@ -12,11 +12,11 @@ NOT_HERE = "I do not answer in this channel."
 _TEXT = 3  # application command option type STRING
 
 
-def _option(name: str, description: str) -> dict[str, Any]:
+def _option(name: str, description: str) -> WireDict:
     return {"type": _TEXT, "name": name, "description": description, "required": True}
 
 
-SLASH_COMMANDS: list[dict[str, Any]] = [
+SLASH_COMMANDS: list[WireDict] = [
     {
         "name": "ask",
         "description": "Ask the agent",
@@ -39,7 +39,7 @@ SLASH_COMMANDS: list[dict[str, Any]] = [
 ]
 
 
-def deferred(command: str) -> dict[str, Any]:
+def deferred(command: str) -> WireDict:
     """The interaction callback: DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE; the answers to
     private commands (`/connect`) are ephemeral (only the user sees them)."""
     if command in PRIVATE_COMMANDS:

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, cast
+from collections.abc import Awaitable, Callable
+from typing import cast
 
 from pronghorn.channels.errors import PlatformError
+from pronghorn.channels.wire import WireMap, as_map
 from pronghorn.config.schema.channels import DiscordConfig
 
 log = logging.getLogger("pronghorn.channels")
@@ -24,11 +25,7 @@ log = logging.getLogger("pronghorn.channels")
 THREAD_TYPES = {10, 11, 12}  # ANNOUNCEMENT_THREAD, PUBLIC_THREAD, PRIVATE_THREAD
 CACHE_SIZE = 10_000
 
-ChannelLookup = Callable[[str], Awaitable[Mapping[str, Any]]]
-
-
-def _map(value: object) -> Mapping[str, Any]:
-    return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
+ChannelLookup = Callable[[str], Awaitable[WireMap]]
 
 
 def _list(value: object) -> list[object]:
@@ -50,7 +47,7 @@ class Places:
         while len(self._parents) > CACHE_SIZE:
             self._parents.popitem(last=False)
 
-    def learn(self, channel: Mapping[str, Any]) -> None:
+    def learn(self, channel: WireMap) -> None:
         """A channel object (full or partial) seen on the gateway."""
         cid = str(channel.get("id") or "")
         if not cid or "type" not in channel:
@@ -59,13 +56,13 @@ class Places:
         is_thread = channel.get("type") in THREAD_TYPES and bool(parent)
         self._remember(cid, parent if is_thread else None)
 
-    def on_event(self, kind: str, d: Mapping[str, Any]) -> None:
+    def on_event(self, kind: str, d: WireMap) -> None:
         """Learn thread parents from the gateway events that carry channels."""
         if kind in ("THREAD_CREATE", "THREAD_UPDATE", "CHANNEL_CREATE", "CHANNEL_UPDATE"):
             self.learn(d)
         elif kind in ("GUILD_CREATE", "THREAD_LIST_SYNC"):
             for item in (*_list(d.get("channels")), *_list(d.get("threads"))):
-                self.learn(_map(item))
+                self.learn(as_map(item))
         elif kind in ("THREAD_DELETE", "CHANNEL_DELETE"):
             self._parents.pop(str(d.get("id") or ""), None)
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import cast
+
+from pronghorn.channels.wire import WireMap, as_map
 
 _CODE = re.compile(r"(```[^\n`]*\n.*?(?:```|\Z)|`[^`\n]+`)", re.S)
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*$", re.M)
@@ -39,11 +41,7 @@ def card(content: str) -> str:
     return json.dumps(body, ensure_ascii=False)
 
 
-def _map(value: object) -> Mapping[str, Any]:
-    return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
-
-
-def post_text(content: Mapping[str, Any], mentions: Mapping[str, str]) -> tuple[str, list[str]]:
+def post_text(content: WireMap, mentions: Mapping[str, str]) -> tuple[str, list[str]]:
     """A `post` (rich text) message as plain text, and the image keys it holds.
 
     The content is `{"title", "content": [[element…]…]}`, sometimes wrapped in a language
@@ -53,7 +51,7 @@ def post_text(content: Mapping[str, Any], mentions: Mapping[str, str]) -> tuple[
     if "content" not in body:
         for value in body.values():
             if isinstance(value, Mapping) and "content" in value:
-                body = cast(Mapping[str, Any], value)
+                body = cast(WireMap, value)
                 break
     lines: list[str] = []
     title = str(body.get("title") or "").strip()
@@ -64,7 +62,7 @@ def post_text(content: Mapping[str, Any], mentions: Mapping[str, str]) -> tuple[
     for paragraph in cast(list[object], paragraphs if isinstance(paragraphs, list) else []):
         line: list[str] = []
         for raw in cast(list[object], paragraph if isinstance(paragraph, list) else []):
-            el = _map(raw)
+            el = as_map(raw)
             tag = el.get("tag")
             if tag in ("text", "md"):
                 line.append(str(el.get("text") or ""))

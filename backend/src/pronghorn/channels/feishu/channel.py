@@ -39,6 +39,7 @@ from pronghorn.channels.feishu.ws import LongConnection
 from pronghorn.channels.http_api import Backoff, as_json, call, read_capped
 from pronghorn.channels.transport import ErrorReport, Sink
 from pronghorn.channels.types import Inbound, InboundFile, Sent, Target
+from pronghorn.channels.wire import WireDict, WireMap, as_map
 from pronghorn.config.schema.channels import FeishuConfig
 
 log = logging.getLogger("pronghorn.channels")
@@ -66,18 +67,14 @@ class BadEvent(ChannelError):
     """A callback body that is not a Feishu event (not JSON, wrong shape)."""
 
 
-def _map(value: object) -> Mapping[str, Any]:
-    return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
-
-
-def _json_map(raw: str | bytes, what: str) -> Mapping[str, Any]:
+def _json_map(raw: str | bytes, what: str) -> WireMap:
     try:
         value: object = json.loads(raw)
     except ValueError:
         raise BadEvent(f"{what} is not JSON") from None
     if not isinstance(value, Mapping):
         raise BadEvent(f"{what} is not a JSON object")
-    return cast(Mapping[str, Any], value)
+    return cast(WireMap, value)
 
 
 def _retry_after(response: httpx.Response) -> float | None:
@@ -136,7 +133,7 @@ class FeishuTransport:
         raw: bool = False,
         raise_on_limit: bool = False,
         **kwargs: Any,
-    ) -> Mapping[str, Any]:
+    ) -> WireMap:
         """Call `path` with the tenant token (renewed once when refused); its `data`."""
         for attempt in (1, 2):
             token = await self.tokens.get()
@@ -160,7 +157,7 @@ class FeishuTransport:
                 continue
             if code != 0:
                 raise PlatformError(f"{what}: code {code} {body.get('msg') or ''}".strip())
-            return body if raw else _map(body.get("data"))
+            return body if raw else as_map(body.get("data"))
         raise AssertionError("unreachable")
 
     async def _watch_bot(self, report: ErrorReport) -> None:
@@ -175,7 +172,7 @@ class FeishuTransport:
                 report(str(exc))
                 await backoff.wait()
                 continue
-            self.bot_open_id = str(_map(body.get("bot")).get("open_id") or "") or None
+            self.bot_open_id = str(as_map(body.get("bot")).get("open_id") or "") or None
             if self.bot_open_id is None:
                 report("bot info: no open_id")
                 await backoff.wait()
@@ -207,7 +204,7 @@ class FeishuTransport:
 
     # -- callbacks --------------------------------------------------------------------------
 
-    def _open(self, body: bytes) -> Mapping[str, Any]:
+    def _open(self, body: bytes) -> WireMap:
         outer = _json_map(body, "body")
         encrypted = outer.get("encrypt")
         if encrypted is None:
@@ -219,8 +216,8 @@ class FeishuTransport:
             raise BadEvent("encrypt is not a string")
         return _json_map(decrypt(key.get_secret_value(), encrypted), "decrypted event")
 
-    def _check_token(self, payload: Mapping[str, Any]) -> None:
-        given = payload.get("token") or _map(payload.get("header")).get("token") or ""
+    def _check_token(self, payload: WireMap) -> None:
+        given = payload.get("token") or as_map(payload.get("header")).get("token") or ""
         token = self.config.verification_token
         expected = token.get_secret_value() if token is not None else ""
         if not expected or not isinstance(given, str) or not hmac.compare_digest(given, expected):
@@ -245,7 +242,7 @@ class FeishuTransport:
         if age > self.config.max_clock_skew_s:
             raise BadSignature("request timestamp too old")
 
-    async def handle_webhook(self, headers: Mapping[str, str], body: bytes) -> dict[str, Any]:
+    async def handle_webhook(self, headers: Mapping[str, str], body: bytes) -> WireDict:
         """Open, verify and take one callback; the JSON to answer with."""
         payload = self._open(body)
         self._check_token(payload)
@@ -255,35 +252,36 @@ class FeishuTransport:
         await self._take(payload)
         return {"msg": "success"}
 
-    async def _take(self, payload: Mapping[str, Any]) -> None:
+    async def _take(self, payload: WireMap) -> None:
         """An authenticated event (a verified callback, or from the long connection)."""
-        header = _map(payload.get("header"))
+        header = as_map(payload.get("header"))
         if payload.get("schema") == "2.0" and header.get("event_type") == MESSAGE_EVENT:
-            msg = self.parse(str(header.get("event_id") or ""), _map(payload.get("event")))
+            msg = self.parse(str(header.get("event_id") or ""), as_map(payload.get("event")))
             if msg is not None and self._sink is not None:
                 await self._sink(msg)
 
-    def parse(self, event_id: str, event: Mapping[str, Any]) -> Inbound | None:
-        message, sender = _map(event.get("message")), _map(event.get("sender"))
+    def parse(self, event_id: str, event: WireMap) -> Inbound | None:
+        message, sender = as_map(event.get("message")), as_map(event.get("sender"))
         message_id = str(message.get("message_id") or "")
         chat_id = str(message.get("chat_id") or "")
         if not message_id or not chat_id:
             return None
-        sender_id = _map(sender.get("sender_id"))
+        sender_id = as_map(sender.get("sender_id"))
         open_id = str(sender_id.get("open_id") or "")
         is_group = message.get("chat_type") != "p2p"
         mentions: dict[str, str] = {}
         mentioned = False
         for raw in cast(list[object], message.get("mentions") or []):
-            m = _map(raw)
-            key, who = str(m.get("key") or ""), str(_map(m.get("id")).get("open_id") or "")
+            m = as_map(raw)
+            key, who = str(m.get("key") or ""), str(as_map(m.get("id")).get("open_id") or "")
             if not key:
                 continue
             is_bot = self.bot_open_id is None or who == self.bot_open_id
             mentioned = mentioned or is_bot
             mentions[key] = "" if is_bot else f"@{m.get('name') or who}"
+        content: WireMap
         try:
-            content = _map(json.loads(str(message.get("content") or "{}")))
+            content = as_map(json.loads(str(message.get("content") or "{}")))
         except ValueError:
             content = {}
         kind = message.get("message_type")
@@ -325,7 +323,7 @@ class FeishuTransport:
     # -- sending ----------------------------------------------------------------------------
 
     async def _post(self, target: Target, msg_type: str, content: str, what: str) -> str:
-        body: dict[str, Any] = {"msg_type": msg_type, "content": content}
+        body: WireDict = {"msg_type": msg_type, "content": content}
         if target.topic_id:
             body["reply_in_thread"] = self.config.reply_in_thread and target.is_group
             path = f"/open-apis/im/v1/messages/{target.topic_id}/reply"

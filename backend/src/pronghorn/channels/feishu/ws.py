@@ -16,8 +16,7 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, cast
+from collections.abc import Awaitable, Callable
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
@@ -28,17 +27,14 @@ from pronghorn.channels.errors import PlatformError
 from pronghorn.channels.feishu.frame import CONTROL, DATA, Frame, FrameError, decode, encode
 from pronghorn.channels.http_api import Backoff, as_json, call
 from pronghorn.channels.transport import ErrorReport
+from pronghorn.channels.wire import WireMap, as_map
 
 log = logging.getLogger("pronghorn.channels")
 
 ENDPOINT_PATH = "/callback/ws/endpoint"
 _PARTS_TTL_S = 10.0  # an event's parts must all arrive within this
 
-EventHandler = Callable[[Mapping[str, Any]], Awaitable[None]]
-
-
-def _map(value: object) -> Mapping[str, Any]:
-    return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
+EventHandler = Callable[[WireMap], Awaitable[None]]
 
 
 class LongConnection:
@@ -86,14 +82,14 @@ class LongConnection:
             headers={"locale": "en"},
         )
         body = as_json(response, "ws endpoint")
-        data = _map(body.get("data"))
+        data = as_map(body.get("data"))
         url = data.get("URL")
         if body.get("code") != 0 or not isinstance(url, str) or not url:
             raise PlatformError(f"ws endpoint: code {body.get('code')} {body.get('msg') or ''}")
-        self._configure(_map(data.get("ClientConfig")))
+        self._configure(as_map(data.get("ClientConfig")))
         return url
 
-    def _configure(self, settings: Mapping[str, Any]) -> None:
+    def _configure(self, settings: WireMap) -> None:
         ping = settings.get("PingInterval")
         if isinstance(ping, (int, float)) and ping > 0:
             self.ping_interval_s = float(ping)
@@ -135,7 +131,7 @@ class LongConnection:
         if frame.method == CONTROL:
             if kind == "pong" and frame.payload:
                 with contextlib.suppress(ValueError):
-                    self._configure(_map(json.loads(frame.payload)))
+                    self._configure(as_map(json.loads(frame.payload)))
             return
         if frame.method != DATA:
             return
@@ -151,7 +147,7 @@ class LongConnection:
             log.warning("feishu event is not JSON", extra={"channel": "feishu"})
         if event is not None:
             try:
-                await self._on_event(_map(event))
+                await self._on_event(as_map(event))
             except Exception:  # one bad event never ends the connection
                 code = 500
                 log.exception("feishu event failed", extra={"channel": "feishu"})

@@ -27,16 +27,13 @@ from pronghorn.channels.http_api import Backoff, as_json, call, download_capped
 from pronghorn.channels.render import slack_mrkdwn
 from pronghorn.channels.transport import ErrorReport, Sink
 from pronghorn.channels.types import Inbound, InboundFile, Sent, Target
+from pronghorn.channels.wire import WireDict, WireMap, as_map
 from pronghorn.config.schema.channels import SlackConfig
 
 log = logging.getLogger("pronghorn.channels")
 
 # Message subtypes that are not a person writing (edits, joins, bots...).
 _SKIP_SUBTYPES = {"bot_message", "message_changed", "message_deleted", "channel_join"}
-
-
-def _map(value: object) -> Mapping[str, Any]:
-    return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
 
 
 def sign(secret: str, timestamp: str, body: bytes) -> str:
@@ -69,9 +66,7 @@ class SlackTransport:
     def render(self, markdown: str) -> str:
         return slack_mrkdwn(markdown)
 
-    async def _call(
-        self, method: str, raise_on_limit: bool = False, **kwargs: Any
-    ) -> dict[str, Any]:
+    async def _call(self, method: str, raise_on_limit: bool = False, **kwargs: Any) -> WireDict:
         response = await call(
             self._client,
             method,
@@ -118,11 +113,11 @@ class SlackTransport:
         if not hmac.compare_digest(expected, signature):
             raise BadSignature("signature mismatch")
 
-    async def handle_webhook(self, headers: Mapping[str, str], body: bytes) -> dict[str, Any]:
+    async def handle_webhook(self, headers: Mapping[str, str], body: bytes) -> WireDict:
         """Verify and take one Events API request; the JSON to answer with."""
         self.verify(headers, body)
         try:
-            payload = _map(json.loads(body))
+            payload = as_map(json.loads(body))
         except ValueError:
             raise BadSignature("body is not JSON") from None
         kind = payload.get("type")
@@ -132,15 +127,15 @@ class SlackTransport:
             await self.take(payload)
         return {"ok": True}
 
-    async def take(self, payload: Mapping[str, Any]) -> None:
+    async def take(self, payload: WireMap) -> None:
         """Hand the message of one `event_callback` payload (webhook or socket) to the sink."""
         if self._sink is None:
             return
-        msg = self.parse(_map(payload.get("event")))
+        msg = self.parse(as_map(payload.get("event")))
         if msg is not None:
             await self._sink(msg)
 
-    def parse(self, event: Mapping[str, Any]) -> Inbound | None:
+    def parse(self, event: WireMap) -> Inbound | None:
         if event.get("type") not in ("message", "app_mention"):
             return None
         subtype = event.get("subtype")
@@ -161,12 +156,12 @@ class SlackTransport:
         topic = str(thread_ts) if thread_ts else (ts if is_group else None)
         files = tuple(
             InboundFile(
-                str(_map(f).get("name") or "file"),
-                str(_map(f).get("url_private_download") or _map(f).get("url_private") or ""),
-                _map(f).get("size"),
+                str(as_map(f).get("name") or "file"),
+                str(as_map(f).get("url_private_download") or as_map(f).get("url_private") or ""),
+                as_map(f).get("size"),
             )
             for f in cast(list[object], event.get("files") or [])
-            if _map(f).get("url_private_download") or _map(f).get("url_private")
+            if as_map(f).get("url_private_download") or as_map(f).get("url_private")
         )
         return Inbound(
             delivery_id=f"{channel}:{ts}",
@@ -183,7 +178,7 @@ class SlackTransport:
     # -- sending ----------------------------------------------------------------------------
 
     async def send(self, target: Target, text: str) -> Sent:
-        body: dict[str, Any] = {"channel": target.chat_id, "text": text}
+        body: WireDict = {"channel": target.chat_id, "text": text}
         if target.topic_id:
             body["thread_ts"] = target.topic_id
         result = await self._call("chat.postMessage", json=body)
@@ -207,7 +202,7 @@ class SlackTransport:
             raise PlatformError(f"file upload: {type(exc).__name__}") from None
         if response.status_code != 200:
             raise PlatformError(f"file upload: HTTP {response.status_code}")
-        body: dict[str, Any] = {
+        body: WireDict = {
             "files": [{"id": file_id, "title": name}],
             "channel_id": target.chat_id,
         }

@@ -22,7 +22,6 @@ import contextlib
 import json
 import logging
 from collections.abc import Mapping
-from typing import Any, cast
 from urllib.parse import urlsplit
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -33,15 +32,12 @@ from pronghorn.channels.http_api import Backoff, as_json, call
 from pronghorn.channels.slack.channel import SlackTransport
 from pronghorn.channels.transport import ErrorReport, Sink
 from pronghorn.channels.types import Inbound
+from pronghorn.channels.wire import WireDict, WireMap, as_map
 from pronghorn.config.schema.channels import SlackConfig
 
 log = logging.getLogger("pronghorn.channels")
 
 MAX_FRAME = 4 * 1024 * 1024
-
-
-def _map(value: object) -> Mapping[str, Any]:
-    return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
 
 
 class SlackSocketTransport(SlackTransport):
@@ -64,7 +60,7 @@ class SlackSocketTransport(SlackTransport):
                 await self._task
         await super().stop()
 
-    async def handle_webhook(self, headers: Mapping[str, str], body: bytes) -> dict[str, Any]:
+    async def handle_webhook(self, headers: Mapping[str, str], body: bytes) -> WireDict:
         raise BadSignature("this Slack app runs in Socket Mode: events arrive over its socket")
 
     # -- the connection -----------------------------------------------------------------------
@@ -111,7 +107,7 @@ class SlackSocketTransport(SlackTransport):
         """Serve one connection; True when it ended with a `disconnect` request."""
         async for frame in ws:
             try:
-                envelope = _map(json.loads(frame))
+                envelope = as_map(json.loads(frame))
             except ValueError:
                 log.warning("slack socket: a frame that is not JSON", extra={"channel": "slack"})
                 continue
@@ -129,7 +125,7 @@ class SlackSocketTransport(SlackTransport):
             envelope_id = envelope.get("envelope_id")
             if isinstance(envelope_id, str) and envelope_id:
                 await ws.send(json.dumps({"envelope_id": envelope_id}))  # ack first, at once
-            payload = _map(envelope.get("payload"))
+            payload = as_map(envelope.get("payload"))
             if kind == "events_api" and payload.get("type") == "event_callback":
                 await self.take(payload)
             elif kind == "slash_commands":
@@ -138,7 +134,7 @@ class SlackSocketTransport(SlackTransport):
                     await self._sink(msg)
         return False
 
-    def parse_command(self, payload: Mapping[str, Any]) -> Inbound | None:
+    def parse_command(self, payload: WireMap) -> Inbound | None:
         """A slash command as a message: the app's own command carries the text as typed,
         any other (`/new`, a skill) is that command with its text."""
         command = str(payload.get("command") or "")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Mapping
 from typing import Any, cast
 
 import httpx
@@ -21,13 +20,10 @@ from pronghorn.channels.http_api import Backoff, as_json, call, download_capped
 from pronghorn.channels.render import telegram_html
 from pronghorn.channels.transport import ErrorReport, Sink
 from pronghorn.channels.types import Inbound, InboundFile, Sent, Target
+from pronghorn.channels.wire import WireDict, WireMap, as_map
 from pronghorn.config.schema.channels import TelegramConfig
 
 log = logging.getLogger("pronghorn.channels")
-
-
-def _map(value: object) -> Mapping[str, Any]:
-    return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
 
 
 class TelegramTransport:
@@ -59,7 +55,7 @@ class TelegramTransport:
 
     async def _call(
         self, method: str, attempts: int = 3, raise_on_limit: bool = False, **kwargs: Any
-    ) -> Any:
+    ) -> Any:  # the answer's `result`: a JSON object, list or value, by method
         response = await call(
             self._client,
             method,
@@ -78,7 +74,7 @@ class TelegramTransport:
     async def identify(self) -> str:
         """The bot's username (`getMe`, asked once); PlatformError if Telegram cannot say."""
         if self.bot_id is None:
-            me = _map(await self._call("getMe", attempts=1))
+            me = as_map(await self._call("getMe", attempts=1))
             self.bot_id, self.username = int(me.get("id", 0)), str(me.get("username", ""))
         return self.username
 
@@ -100,7 +96,7 @@ class TelegramTransport:
         while True:
             try:
                 await self.identify()
-                body: dict[str, Any] = {
+                body: WireDict = {
                     "timeout": self.config.poll_timeout_s,
                     "allowed_updates": ["message"],
                 }
@@ -116,20 +112,20 @@ class TelegramTransport:
                 continue
             backoff.reset()
             for update in cast(list[object], updates if isinstance(updates, list) else []):
-                u = _map(update)
+                u = as_map(update)
                 offset = max(offset or 0, int(u.get("update_id", 0)) + 1)
                 msg = self.parse(u)
                 if msg is not None:
                     await sink(msg)
 
-    def parse(self, update: Mapping[str, Any]) -> Inbound | None:
-        message = _map(update.get("message"))
+    def parse(self, update: WireMap) -> Inbound | None:
+        message = as_map(update.get("message"))
         if not message:
             return None
-        chat, sender = _map(message.get("chat")), _map(message.get("from"))
+        chat, sender = as_map(message.get("chat")), as_map(message.get("from"))
         text = str(message.get("text") or message.get("caption") or "")
         files: list[InboundFile] = []
-        document = _map(message.get("document"))
+        document = as_map(message.get("document"))
         if document.get("file_id"):
             files.append(
                 InboundFile(
@@ -140,12 +136,12 @@ class TelegramTransport:
             )
         photos = message.get("photo")
         if isinstance(photos, list) and photos:
-            best = _map(cast(list[object], photos)[-1])
+            best = as_map(cast(list[object], photos)[-1])
             if best.get("file_id"):
                 name = f"photo-{message.get('message_id')}.jpg"
                 files.append(InboundFile(name, str(best["file_id"]), best.get("file_size")))
         is_group = chat.get("type") in ("group", "supergroup")
-        reply_from = _map(_map(message.get("reply_to_message")).get("from"))
+        reply_from = as_map(as_map(message.get("reply_to_message")).get("from"))
         mentioned = (bool(self.username) and f"@{self.username}".lower() in text.lower()) or (
             self.bot_id is not None and reply_from.get("id") == self.bot_id
         )
@@ -165,15 +161,15 @@ class TelegramTransport:
 
     # -- sending ----------------------------------------------------------------------------
 
-    def _where(self, target: Target) -> dict[str, Any]:
-        where: dict[str, Any] = {"chat_id": target.chat_id}
+    def _where(self, target: Target) -> WireDict:
+        where: WireDict = {"chat_id": target.chat_id}
         if target.topic_id is not None:
             where["message_thread_id"] = int(target.topic_id)
         return where
 
     async def send(self, target: Target, text: str) -> Sent:
         body = {**self._where(target), "text": text, "parse_mode": "HTML"}
-        result = _map(await self._call("sendMessage", json=body))
+        result = as_map(await self._call("sendMessage", json=body))
         return Sent(target.chat_id, str(result.get("message_id")))
 
     async def edit(self, sent: Sent, text: str) -> None:
@@ -196,7 +192,7 @@ class TelegramTransport:
     async def download(self, file: InboundFile, max_bytes: int) -> bytes:
         if file.size is not None and file.size > max_bytes:
             raise PlatformError(f"{file.name} is larger than {max_bytes} bytes")
-        info = _map(await self._call("getFile", json={"file_id": file.ref}))
+        info = as_map(await self._call("getFile", json={"file_id": file.ref}))
         path = str(info.get("file_path") or "")
         if not path:
             raise PlatformError("getFile: no file_path")
@@ -208,5 +204,5 @@ def _retry_after(response: httpx.Response) -> float | None:
         body = as_json(response, "retry")
     except PlatformError:
         return None
-    value = _map(body.get("parameters")).get("retry_after")
+    value = as_map(body.get("parameters")).get("retry_after")
     return float(value) if isinstance(value, (int, float)) else None

@@ -32,6 +32,7 @@ from pronghorn.channels.http_api import Backoff, as_json, call, read_capped
 from pronghorn.channels.transport import ErrorReport, Sink
 from pronghorn.channels.types import Inbound, InboundFile, Sent, Target
 from pronghorn.channels.wecom.crypto import decrypt, verify
+from pronghorn.channels.wire import WireDict
 from pronghorn.config.schema.channels import WeComConfig
 
 log = logging.getLogger("pronghorn.channels")
@@ -135,7 +136,7 @@ class WeComTransport:
 
     async def _api(
         self, path: str, what: str, params: Mapping[str, str] | None = None, **kwargs: Any
-    ) -> dict[str, Any]:
+    ) -> WireDict:
         """POST `path` with the access token (renewed once when refused; a rate limit
         waited out with backoff); the answer, errcode 0."""
         renewed = False

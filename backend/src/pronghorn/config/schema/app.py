@@ -377,6 +377,7 @@ class ModelThinking(Section):
     enabled_by_default: bool = Field(
         default=False, description="Thinking when a run does not say (context.thinking_enabled)."
     )
+    # model options are the model class's keyword arguments, of any type
     when_enabled: dict[str, Any] = Field(
         default_factory=dict, description="Extra model options while thinking is on."
     )
@@ -420,13 +421,14 @@ class ModelConfig(Section):
     reasoning_effort: Literal["low", "medium", "high"] | None = Field(
         default=None, description="OpenAI reasoning effort."
     )
+    # script steps and rules are validated by the scripted model (models/steps.py)
     script: list[dict[str, Any]] | None = Field(
         default=None, description="Steps for provider=scripted (see docs/models.md)."
     )
     rules: list[dict[str, Any]] | None = Field(
         default=None, description="Rules for provider=scripted: match the last user message."
     )
-    options: dict[str, Any] = Field(
+    options: dict[str, Any] = Field(  # keyword arguments of any type
         default_factory=dict, description="Extra keyword arguments for the model class."
     )
     pricing: ModelPricing | None = Field(

@@ -4,7 +4,7 @@ sentence a refused call becomes."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Generator
 
 import httpx2
 from lightkube import ApiError, AsyncClient, KubeConfig
@@ -43,7 +43,7 @@ TransportError = httpx2.TransportError
 
 
 @contextlib.contextmanager
-def reachable(doing: str) -> Iterator[None]:
+def reachable(doing: str) -> Generator[None, None, None]:
     """Turn a failed connection to the API into a SandboxError saying what was being done."""
     try:
         yield

@@ -15,6 +15,7 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import cast
 
 from lightkube import ApiError, AsyncClient
 from lightkube.core.client import LabelValue
@@ -95,12 +96,15 @@ class PodPool:
         be derived (``agent_token_key``) and they are ready, else deleted. Returns
         (adopted, removed)."""
         adopted = removed = 0
-        labels = dict[str, LabelValue](spec.selector(self._cfg))
+        # lightkube's client names its label-selector operator classes without type
+        # arguments, so its list/watch methods (and LabelValue) are partially unknown to the
+        # checker: the `pyright: ignore`s on those calls in this file
+        labels = dict[str, LabelValue](spec.selector(self._cfg))  # pyright: ignore[reportUnknownVariableType]
         try:
             with reachable("listing sandbox pods"):
                 found = [
                     pod
-                    async for pod in self._client.list(
+                    async for pod in self._client.list(  # pyright: ignore[reportUnknownMemberType]
                         Pod, namespace=self._cfg.namespace, labels=labels
                     )
                 ]
@@ -111,7 +115,8 @@ class PodPool:
             if meta is None or meta.name is None or meta.deletionTimestamp is not None:
                 continue
             state = read_state(pod)
-            fits = (meta.labels or {}).get(spec.EGRESS_LABEL) == spec.egress_mode(self._config)
+            pod_labels = cast("dict[str, str] | None", meta.labels) or {}  # lightkube: bare Dict
+            fits = pod_labels.get(spec.EGRESS_LABEL) == spec.egress_mode(self._config)
             if (
                 self._adoptable
                 and fits
@@ -205,7 +210,7 @@ class PodPool:
 
     async def _watch_for_stop(self, live: LivePod, pod: Pod, settle_s: float) -> str | None:
         version = pod.metadata.resourceVersion if pod.metadata else None
-        events = self._client.watch(
+        events = self._client.watch(  # pyright: ignore[reportUnknownMemberType]
             Pod,
             namespace=self._cfg.namespace,
             fields={"metadata.name": live.name},
@@ -277,7 +282,7 @@ class PodPool:
                     if state.ready_ip is not None:
                         return state.ready_ip
                     version = pod.metadata.resourceVersion if pod.metadata else None
-                    events = self._client.watch(
+                    events = self._client.watch(  # pyright: ignore[reportUnknownMemberType]
                         Pod,
                         namespace=self._cfg.namespace,
                         fields={"metadata.name": name},

@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import logging
 from pathlib import Path
+from typing import cast
 
 import httpx
 from lightkube import AsyncClient
@@ -185,14 +186,15 @@ class _AnswerLost(Exception):
 
 def _answer(response: httpx.Response) -> object:
     try:
-        data = response.json()
+        data: object = response.json()
     except ValueError:
         raise SandboxError(
             f"The sandbox agent answered {response.status_code} with no JSON."
         ) from None
     if response.status_code == 200:
-        if isinstance(data, dict) and "result" in data:
-            return data["result"]
+        if isinstance(data, dict):
+            body = cast(dict[str, object], data)  # the agent's JSON
+            return body.get("result", body)
         return data
     try:
         error = p.ErrorBody.model_validate(data)

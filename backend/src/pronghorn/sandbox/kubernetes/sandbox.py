@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, cast
 
 from pydantic import BaseModel
 
@@ -129,4 +129,4 @@ def _text(value: object) -> str:
 def _lines(value: object) -> list[str]:
     if not isinstance(value, list):
         raise SandboxError("The sandbox agent answered with something unexpected.")
-    return [_text(item) for item in value]
+    return [_text(item) for item in cast(list[object], value)]

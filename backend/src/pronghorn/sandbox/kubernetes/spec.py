@@ -147,7 +147,8 @@ def build_pod(config: SandboxConfig, key: SandboxKey, token: str) -> Pod:
         SCOPE_LABEL: key.scope,
         EGRESS_LABEL: egress_mode(config),
     }
-    pod = Pod.from_dict(
+    # lightkube's from_dict takes a bare dict (unknown type arguments to the checker)
+    pod = Pod.from_dict(  # pyright: ignore[reportUnknownMemberType]
         {
             "apiVersion": "v1",
             "kind": "Pod",
@@ -174,7 +175,7 @@ def build_network_policy(config: SandboxConfig) -> NetworkPolicy:
     policy of the other mode left from an earlier config never selects them."""
     cfg = config.kubernetes
     egress: list[dict[str, object]] = [{}] if config.network else []
-    policy = NetworkPolicy.from_dict(
+    policy = NetworkPolicy.from_dict(  # pyright: ignore[reportUnknownMemberType]  # a bare dict
         {
             "apiVersion": "networking.k8s.io/v1",
             "kind": "NetworkPolicy",

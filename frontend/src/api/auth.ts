@@ -53,7 +53,7 @@ export async function fetchMe(fetch: Fetch): Promise<SessionBody | null> {
 }
 
 export function login(fetch: Fetch, username: string, password: string): Promise<SessionBody> {
-  return call<SessionBody>(fetch, "POST", "/api/auth/login", { username, password });
+  return call<SessionBody>(fetch, "POST", "/api/auth/login", { username, password } satisfies Schema<"LoginBody">);
 }
 
 export function setup(
@@ -68,7 +68,10 @@ export function logout(fetch: Fetch): Promise<void> {
 }
 
 export function changePassword(fetch: Fetch, currentPassword: string, newPassword: string): Promise<void> {
-  return call<void>(fetch, "POST", "/api/auth/password", { current_password: currentPassword, new_password: newPassword });
+  return call<void>(fetch, "POST", "/api/auth/password", {
+    current_password: currentPassword,
+    new_password: newPassword,
+  } satisfies Schema<"PasswordBody">);
 }
 
 export function listKeys(fetch: Fetch): Promise<ApiKey[]> {
@@ -76,7 +79,7 @@ export function listKeys(fetch: Fetch): Promise<ApiKey[]> {
 }
 
 export function createKey(fetch: Fetch, name: string, expiresInDays: number | null): Promise<NewApiKey> {
-  return call<NewApiKey>(fetch, "POST", "/api/auth/keys", expiresInDays ? { name, expires_in_days: expiresInDays } : { name });
+  return call<NewApiKey>(fetch, "POST", "/api/auth/keys", (expiresInDays ? { name, expires_in_days: expiresInDays } : { name }) satisfies Schema<"KeyCreate">);
 }
 
 export function revokeKey(fetch: Fetch, id: string): Promise<void> {

@@ -65,7 +65,7 @@ export function fetchChannelsConfig(fetch: Fetch): Promise<ChannelsConfig> {
 }
 
 export function saveChannelConfig(fetch: Fetch, name: string, config: Record<string, unknown>): Promise<ChannelsConfig> {
-  return call<ChannelsConfig>(fetch, "PUT", channelUrl(name, "config"), { config });
+  return call<ChannelsConfig>(fetch, "PUT", channelUrl(name, "config"), { config } satisfies Schema<"ChannelConfigBody">);
 }
 
 export function restartChannel(fetch: Fetch, name: string): Promise<ChannelStatus> {

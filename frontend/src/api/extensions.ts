@@ -40,7 +40,7 @@ export function getSkill(fetch: Fetch, name: string): Promise<SkillDetail> {
 }
 
 export function setSkillEnabled(fetch: Fetch, name: string, enabled: boolean): Promise<SkillInfo> {
-  return call<SkillInfo>(fetch, "PUT", skillUrl(name), { enabled });
+  return call<SkillInfo>(fetch, "PUT", skillUrl(name), { enabled } satisfies Schema<"SkillToggle">);
 }
 
 export async function installSkill(fetch: Fetch, file: File): Promise<SkillInfo> {
@@ -66,11 +66,11 @@ export async function listAgents(fetch: Fetch, signal?: AbortSignal): Promise<Ag
 }
 
 export function createAgent(fetch: Fetch, name: string, fields: AgentFields): Promise<AgentInfo> {
-  return call<AgentInfo>(fetch, "POST", "/api/agents", { name, ...fields });
+  return call<AgentInfo>(fetch, "POST", "/api/agents", { name, ...fields } satisfies Schema<"AgentCreate">);
 }
 
 export function updateAgent(fetch: Fetch, name: string, fields: AgentFields): Promise<AgentInfo> {
-  return call<AgentInfo>(fetch, "PUT", agentUrl(name), fields);
+  return call<AgentInfo>(fetch, "PUT", agentUrl(name), fields satisfies Schema<"AgentUpdate">);
 }
 
 export function deleteAgent(fetch: Fetch, name: string): Promise<void> {

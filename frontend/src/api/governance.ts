@@ -46,7 +46,7 @@ export async function putFeedback(fetch: Fetch, threadId: string, runId: string,
   const response = await fetch(`${threadBase(threadId)}/runs/${encodeURIComponent(runId)}/feedback`, {
     method: "PUT",
     headers: { "Content-Type": "application/json", Accept: "application/json" },
-    body: JSON.stringify({ rating, ...(comment?.trim() ? { comment: comment.trim() } : {}) }),
+    body: JSON.stringify({ rating, ...(comment?.trim() ? { comment: comment.trim() } : {}) } satisfies Schema<"FeedbackBody">),
   });
   if (!response.ok) throw await errorFrom(response);
   return (await response.json()) as Feedback;

@@ -9,10 +9,14 @@ export type McpType = McpServerStatus["type"];
 export type McpStatus = Schema<"McpStatus">;
 export type McpTestResult = Schema<"McpProbe">;
 
-/** One server as stored in config.yaml (secrets `***`, `${VAR}` references as written): the
- * form's reading of it. The API types a stored server as an open object (keys absent from the
- * file are absent here too), so this is the one hand-written body shape in src/api. */
-export interface McpServer {
+/** One server as the API types it: an open object. The gateway hands back the stored YAML
+ * (secrets `***`, `${VAR}` references as written) rather than a validated model, so the
+ * OpenAPI document names no schema for a server's fields. */
+type StoredServer = Schema<"McpConfigView">["mcp_servers"][string];
+
+/** The form's reading of a stored server: the generated open object with the fields the page
+ * reads and writes (keys absent from the file are absent here too). */
+export interface McpServer extends StoredServer {
   type?: McpType;
   enabled?: boolean;
   description?: string;
@@ -44,7 +48,7 @@ export function fetchMcpConfig(fetch: Fetch): Promise<McpConfig> {
 }
 
 export function saveMcpServers(fetch: Fetch, servers: Record<string, McpServer>): Promise<McpConfig> {
-  return call<McpConfig>(fetch, "PUT", "/api/mcp/config", { mcp_servers: servers });
+  return call<McpConfig>(fetch, "PUT", "/api/mcp/config", { mcp_servers: servers } satisfies Schema<"McpConfigBody">);
 }
 
 export function fetchMcpStatus(fetch: Fetch): Promise<McpStatus> {
@@ -52,7 +56,7 @@ export function fetchMcpStatus(fetch: Fetch): Promise<McpStatus> {
 }
 
 export function testMcpServer(fetch: Fetch, name: string, server: McpServer): Promise<McpTestResult> {
-  return call<McpTestResult>(fetch, "POST", "/api/mcp/test", { name, server });
+  return call<McpTestResult>(fetch, "POST", "/api/mcp/test", { name, server } satisfies Schema<"McpTestBody">);
 }
 
 /** `KEY=value` lines ↔ a mapping (for env); `Key: value` lines for headers. */

@@ -78,7 +78,7 @@ export async function fetchSuggestions(
     method: "POST",
     signal,
     headers: { "Content-Type": "application/json", Accept: "application/json" },
-    body: JSON.stringify({ messages, n }),
+    body: JSON.stringify({ messages: [...messages], n } satisfies Schema<"SuggestionsRequest">),
   });
   if (!response.ok) throw await errorFrom(response);
   const body = (await response.json()) as { suggestions?: unknown };

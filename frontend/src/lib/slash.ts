@@ -1,4 +1,5 @@
 /** `/skill` autocomplete in the composer: find the token being typed and replace it. */
+import type { SkillInfo } from "../api/extensions";
 
 export interface SlashQuery {
   /** Text typed after the slash (may be empty). */
@@ -9,10 +10,8 @@ export interface SlashQuery {
   end: number;
 }
 
-export interface SkillOption {
-  name: string;
-  description: string;
-}
+/** A skill the menu offers (from `/api/skills`). */
+export type SkillOption = Pick<SkillInfo, "name" | "description">;
 
 /** The `/word` just before the caret, at the start of the draft or after whitespace; else null. */
 export function slashQuery(draft: string, caret: number): SlashQuery | null {

@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from "react";
+import { useState, type FormEvent } from "react";
 import {
   createAgent,
   deleteAgent,
@@ -10,12 +10,11 @@ import {
   TOOL_GROUPS,
   updateAgent,
   type AgentDraft,
-  type SkillInfo,
 } from "../../api/extensions";
 import { useGateway } from "../../api/gateway";
 import type { ModelInfo } from "../../api/rest";
 import type { AgentsState } from "../../hooks/useAgents";
-import { describeError } from "../../lib/errors";
+import { useResource } from "../../hooks/useResource";
 import { modelLabel } from "../../lib/models";
 import { ErrorNotice } from "../ErrorNotice";
 import { SettingsLayout } from "./SettingsLayout";
@@ -36,15 +35,9 @@ export function AgentsPage({ agents, models, onOpenSidebar, onChat }: Props) {
   const { fetch } = useGateway();
   const [draft, setDraft] = useState<AgentDraft>(EMPTY_DRAFT);
   const [editing, setEditing] = useState<string | null>(null);
-  const [skills, setSkills] = useState<SkillInfo[]>([]);
-  const [error, setError] = useState<string | null>(null);
+  const { data: skillList, error, setError, act } = useResource(listSkills, "the skills");
   const [busy, setBusy] = useState(false);
-
-  useEffect(() => {
-    listSkills(fetch)
-      .then((d) => setSkills(d.skills))
-      .catch(() => setSkills([]));
-  }, [fetch]);
+  const skills = skillList?.skills ?? [];
 
   const nameOk = editing !== null || isHyphenCase(draft.name);
   const set = (patch: Partial<AgentDraft>) => setDraft((d) => ({ ...d, ...patch }));
@@ -58,27 +51,22 @@ export function AgentsPage({ agents, models, onOpenSidebar, onChat }: Props) {
     if (busy || !nameOk) return;
     setBusy(true);
     setError(null);
-    try {
+    await act("save the agent", async () => {
       if (editing) await updateAgent(fetch, editing, fieldsOf(draft));
       else await createAgent(fetch, draft.name, fieldsOf(draft));
       reset();
       agents.refresh();
-    } catch (err) {
-      setError(`Could not save the agent: ${describeError(err)}`);
-    } finally {
-      setBusy(false);
-    }
+    });
+    setBusy(false);
   };
 
   const remove = async (name: string) => {
-    try {
+    await act(`delete ${name}`, async () => {
       await deleteAgent(fetch, name);
       if (agents.selected?.name === name) agents.select(null);
       if (editing === name) reset();
       agents.refresh();
-    } catch (err) {
-      setError(`Could not delete ${name}: ${describeError(err)}`);
-    }
+    });
   };
 
   return (

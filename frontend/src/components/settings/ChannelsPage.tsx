@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState, type FormEvent, type ReactNode } from "react";
+import { useState, type FormEvent, type ReactNode } from "react";
 import { useGateway } from "../../api/gateway";
 import {
   MASK,
@@ -16,14 +16,37 @@ import {
   type Connection,
   sectionSchema,
 } from "../../api/channels";
-import { HttpError } from "../../api/http";
+import { HttpError, type Fetch } from "../../api/http";
+import { useResource, type Poll } from "../../hooks/useResource";
 import { formFields, fromDraft, isStored, platformLabel, toDraft, type Draft, type FormField } from "../../lib/channelForm";
 import { describeError } from "../../lib/errors";
 import { ErrorNotice } from "../ErrorNotice";
 import { CopyButton } from "./CopyButton";
 import { SettingsLayout } from "./SettingsLayout";
 
-const POLL_MS = 2000;
+/** What changes on the gateway by itself: each channel's state, and the caller's linked accounts. */
+interface Live {
+  statuses: ChannelStatus[];
+  connections: Connection[];
+}
+
+async function loadLive(fetch: Fetch): Promise<Live> {
+  const [statuses, connections] = await Promise.all([fetchChannels(fetch), fetchConnections(fetch)]);
+  return { statuses, connections };
+}
+
+/** Status and connections, again every few seconds (a channel starting, a /connect sent). */
+const LIVE_POLL: Poll<Live> = { every: 2000 };
+
+/** The channels' settings; null for a caller the gateway does not show them to. */
+async function loadSettings(fetch: Fetch): Promise<ChannelsConfig | null> {
+  try {
+    return await fetchChannelsConfig(fetch);
+  } catch (e) {
+    if (e instanceof HttpError && e.status === 403) return null;
+    throw e;
+  }
+}
 
 type State = "not set up" | "disabled" | "running" | "standby" | "stopped";
 
@@ -79,45 +102,16 @@ interface Props {
 /** IM channels: status, enable, credentials (admins), and linking your chat accounts. */
 export function ChannelsPage({ isAdmin, onOpenSidebar }: Props) {
   const { fetch } = useGateway();
-  const [statuses, setStatuses] = useState<ChannelStatus[] | null>(null);
-  const [config, setConfig] = useState<ChannelsConfig | null>(null);
-  const [connections, setConnections] = useState<Connection[] | null>(null);
+  const live = useResource(loadLive, "the channels", { poll: LIVE_POLL });
+  const settings = useResource(loadSettings, "the channel settings", { enabled: isAdmin });
+  const { error, setError, act, reload: refresh } = live;
+  const statuses = live.data?.statuses ?? null;
+  const connections = live.data?.connections ?? null;
+  const config = settings.data ?? null;
   const [codes, setCodes] = useState<Record<string, IssuedCode>>({});
   const [editing, setEditing] = useState<Editing | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [tick, setTick] = useState(0);
-
-  // Status and connections, again every few seconds (a channel starting, a /connect sent).
-  useEffect(() => {
-    let cancelled = false;
-    const timer = setTimeout(() => setTick((n) => n + 1), POLL_MS);
-    Promise.all([fetchChannels(fetch), fetchConnections(fetch)])
-      .then(([s, c]) => {
-        if (cancelled) return;
-        setStatuses(s);
-        setConnections(c);
-      })
-      .catch((e: unknown) => {
-        if (!cancelled) setError(`Could not load the channels: ${describeError(e)}`);
-      });
-    return () => {
-      cancelled = true;
-      clearTimeout(timer);
-    };
-  }, [fetch, tick]);
-
-  const refresh = useCallback(() => setTick((n) => n + 1), []);
-
-  useEffect(() => {
-    if (!isAdmin) return;
-    fetchChannelsConfig(fetch)
-      .then(setConfig)
-      .catch((e: unknown) => {
-        if (!(e instanceof HttpError && e.status === 403)) setError(`Could not load the channel settings: ${describeError(e)}`);
-      });
-  }, [fetch, isAdmin]);
 
   const sectionOf = (name: string) => config?.channels.find((c) => c.name === name);
   const statusOf = (name: string) => statuses?.find((s) => s.name === name);
@@ -127,16 +121,12 @@ export function ChannelsPage({ isAdmin, onOpenSidebar }: Props) {
   const store = async (name: string, section: Record<string, unknown>): Promise<boolean> => {
     setBusy(name);
     setError(null);
-    try {
-      setConfig(await saveChannelConfig(fetch, name, section));
+    const ok = await act(`save ${platformLabel(name)}`, async () => {
+      settings.setData(await saveChannelConfig(fetch, name, section));
       refresh();
-      return true;
-    } catch (e) {
-      setError(`Could not save ${platformLabel(name)}: ${describeError(e)}`);
-      return false;
-    } finally {
-      setBusy(null);
-    }
+    });
+    setBusy(null);
+    return ok;
   };
 
   const toggle = async (section: ChannelSection, enabled: boolean) => {
@@ -166,36 +156,29 @@ export function ChannelsPage({ isAdmin, onOpenSidebar }: Props) {
   const restart = async (name: string) => {
     setBusy(name);
     setError(null);
-    try {
+    await act(`restart ${platformLabel(name)}`, async () => {
       await restartChannel(fetch, name);
       refresh();
-    } catch (e) {
-      setError(`Could not restart ${platformLabel(name)}: ${describeError(e)}`);
-    } finally {
-      setBusy(null);
-    }
+    });
+    setBusy(null);
   };
 
   const connect = async (name: string) => {
     setError(null);
-    try {
+    await act("get a connect code", async () => {
       const code = await requestConnectCode(fetch, name);
       const known = (connections ?? []).map((c) => c.id);
       setCodes((c) => ({ ...c, [name]: { ...code, known } }));
-    } catch (e) {
-      setError(`Could not get a connect code: ${describeError(e)}`);
-    }
+    });
   };
 
   const revoke = async (id: string) => {
     setConfirming(null);
-    try {
+    await act("revoke", async () => {
       await revokeConnection(fetch, id);
-      setConnections((list) => (list ?? []).filter((c) => c.id !== id));
+      live.setData((d) => (d ? { ...d, connections: d.connections.filter((c) => c.id !== id) } : d));
       refresh();
-    } catch (e) {
-      setError(`Could not revoke: ${describeError(e)}`);
-    }
+    });
   };
 
   const setDraft = (key: string, value: string | boolean) =>
@@ -263,6 +246,7 @@ export function ChannelsPage({ isAdmin, onOpenSidebar }: Props) {
       }
     >
       {error && <ErrorNotice message={error} onDismiss={() => setError(null)} />}
+      {settings.error && <ErrorNotice message={settings.error} onDismiss={() => settings.setError(null)} />}
       {isAdmin && config && !config.writable && (
         <p className="warn-text">This gateway runs without a config file: start it with --config to change channels here.</p>
       )}

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState, type FormEvent } from "react";
+import { useState, type FormEvent } from "react";
 import { useGateway } from "../../api/gateway";
 import {
   MASK,
@@ -14,14 +14,19 @@ import {
   type McpTestResult,
   type McpType,
 } from "../../api/mcp";
-import { useResource } from "../../hooks/useResource";
+import { useResource, type Poll } from "../../hooks/useResource";
 import { describeError } from "../../lib/errors";
 import { ErrorNotice } from "../ErrorNotice";
 import { SettingsLayout } from "./SettingsLayout";
 
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
-const POLL_MS = 1000;
-const POLL_TIMES = 60;
+
+/** The status, again every second while a server is still connecting (at most a minute). */
+const STATUS_POLL: Poll<McpStatus> = {
+  every: 1000,
+  until: (s) => !s.servers.some((x) => x.status === "connecting"),
+  times: 60,
+};
 
 interface Draft {
   original: string | null;
@@ -91,40 +96,15 @@ interface Props {
 export function McpPage({ onOpenSidebar }: Props) {
   const { fetch } = useGateway();
   const { data: config, setData: setConfig, error, setError, act } = useResource(fetchMcpConfig, "the MCP servers");
-  const [status, setStatus] = useState<McpStatus | null>(null);
+  const { data: status, error: statusError, setError: setStatusError, reload: refreshStatus } = useResource(
+    fetchMcpStatus,
+    "the server status",
+    { poll: STATUS_POLL },
+  );
   const [draft, setDraft] = useState<Draft | null>(null);
   const [test, setTest] = useState<McpTestResult | null>(null);
   const [busy, setBusy] = useState<"save" | "test" | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
-  const polls = useRef(0);
-  const [tick, setTick] = useState(0);
-
-  // The status, again every second while a server is still connecting (at most a minute).
-  useEffect(() => {
-    let cancelled = false;
-    let timer: ReturnType<typeof setTimeout> | null = null;
-    fetchMcpStatus(fetch)
-      .then((s) => {
-        if (cancelled) return;
-        setStatus(s);
-        if (s.servers.some((x) => x.status === "connecting") && polls.current < POLL_TIMES) {
-          polls.current += 1;
-          timer = setTimeout(() => setTick((n) => n + 1), POLL_MS);
-        }
-      })
-      .catch((e: unknown) => {
-        if (!cancelled) setError(`Could not load the status: ${describeError(e)}`);
-      });
-    return () => {
-      cancelled = true;
-      if (timer) clearTimeout(timer);
-    };
-  }, [fetch, setError, tick]);
-
-  const refreshStatus = useCallback(() => {
-    polls.current = 0;
-    setTick((n) => n + 1);
-  }, []);
 
   const store = async (servers: Record<string, McpServer>): Promise<boolean> => {
     return act("save", async () => {
@@ -174,13 +154,10 @@ export function McpPage({ onOpenSidebar }: Props) {
     setBusy("test");
     setTest(null);
     setError(null);
-    try {
+    await act("test the connection", async () => {
       setTest(await testMcpServer(fetch, draft.original ?? draft.name.trim(), fromDraft(draft)));
-    } catch (err) {
-      setError(`Could not test the connection: ${describeError(err)}`);
-    } finally {
-      setBusy(null);
-    }
+    });
+    setBusy(null);
   };
 
   const toggle = async (name: string, enabled: boolean) => {
@@ -215,6 +192,7 @@ export function McpPage({ onOpenSidebar }: Props) {
       }
     >
       {error && <ErrorNotice message={error} onDismiss={() => setError(null)} />}
+      {statusError && <ErrorNotice message={statusError} onDismiss={() => setStatusError(null)} />}
       {config && !config.writable && (
         <p className="warn-text">This gateway runs without a config file: start it with --config to edit servers here.</p>
       )}

@@ -15,7 +15,7 @@ interface Props {
 export function UsersPage({ me, onOpenSidebar }: Props) {
   const { fetch } = useGateway();
   const isAdmin = me?.role === "admin";
-  const { data: users, setData: setUsers, error, setError, act } = useResource(listUsers, "users", isAdmin);
+  const { data: users, setData: setUsers, error, setError, act } = useResource(listUsers, "users", { enabled: isAdmin });
   const [notice, setNotice] = useState<string | null>(null);
   const [form, setForm] = useState({ username: "", display_name: "", password: "", role: "user" as Role });
   const [busy, setBusy] = useState(false);

@@ -136,7 +136,10 @@ def test_disconnect_then_drop_reconnect_and_carry_on(srv: InProcessServer, slack
     assert APP_TOKEN not in str(status) and "ticket" not in str(status)
 
 
-def test_webhook_is_refused_in_socket_mode(srv: InProcessServer):
+def test_webhook_is_refused_in_socket_mode(srv: InProcessServer, slack: FakeSlack):
+    # The channel runs once its receiver holds the lease and opened its socket; asked
+    # before that (this test first in the module), the route says it is not running (404).
+    slack.wait_for(lambda: slack.open_sessions() > 0)
     with srv.http() as http:
         r = http.post("/api/channels/slack/events", json={"type": "url_verification"})
     assert r.status_code == 401 and "Socket Mode" in r.json()["detail"]

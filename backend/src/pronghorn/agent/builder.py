@@ -21,6 +21,7 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.language_models import BaseChatModel
 from langchain_core.tools import BaseTool
 
+from pronghorn.agent.extensions import ToolExtension
 from pronghorn.agent.middlewares import (
     ChainLink,
     CircuitBreakers,
@@ -59,7 +60,6 @@ from pronghorn.memory.service import MemoryService
 from pronghorn.models.factory import ModelFactory
 from pronghorn.sandbox.base import SandboxProvider
 from pronghorn.skills.model import RunSkill
-from pronghorn.subagents import SubagentPool, subagent_extension
 
 log = logging.getLogger("pronghorn.agent")
 
@@ -236,7 +236,9 @@ class AgentDeps:
     sandboxes: SandboxProvider
     data_dir: Path
     breakers: CircuitBreakers = field(default_factory=CircuitBreakers)
-    subagents: SubagentPool | None = None  # the app's sub-agent limit; None: no task tool
+    # the sub-agents' ``task`` tool and its guard (pronghorn.subagents.SubagentExtension,
+    # passed in by the graph factory: agent/ never imports subagents/); None: no task tool
+    subagents: ToolExtension | None = None
     mcp: McpManager | None = None  # the app's MCP servers (None: no MCP tools)
     governance: GovernancePorts | None = None  # usage ledger + audit (runtime/governance.py)
     memory: MemoryService | None = None
@@ -306,12 +308,11 @@ def build_lead_agent(
         tools = default_tools(deps, options, vision=entry.supports_vision, config=config)
     guards: list[AgentMiddleware[Any, Any, Any]] = []
     if options.subagent_enabled and deps.subagents is not None:
-        task, guard = subagent_extension(
+        task, guard = deps.subagents(
             config=config,
             models=models,
             parent_model=entry.name,
             tools=tools,
-            pool=deps.subagents,
             data_dir=deps.data_dir,
             breakers=deps.breakers,
         )

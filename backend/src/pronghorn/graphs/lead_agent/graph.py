@@ -29,7 +29,7 @@ from pronghorn.memory.service import MemoryService
 from pronghorn.models.factory import ModelFactory
 from pronghorn.sandbox.base import SandboxProvider
 from pronghorn.skills.model import RunSkill, RunSkillSource
-from pronghorn.subagents import SubagentPool
+from pronghorn.subagents import SubagentExtension, SubagentPool
 
 MAX_CACHED = 32
 
@@ -118,10 +118,12 @@ class LeadAgentFactory:
 
     def deps(self) -> AgentDeps:
         if self._deps is None:
+            pool = _optional(lambda: self.host.subagents)
             self._deps = AgentDeps(
                 sandboxes=self.host.sandbox,
                 data_dir=self.host.data_dir,
-                subagents=_optional(lambda: self.host.subagents),  # None: no task tool
+                # None: no task tool
+                subagents=SubagentExtension(pool) if pool is not None else None,
                 mcp=self.host.mcp,
                 governance=self.host.governance,
                 memory=_optional(lambda: self.host.memory),  # None: no memory

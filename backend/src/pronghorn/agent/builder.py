@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from langchain.agents import create_agent
+# LangGraph's ``Checkpointer`` alias in create_agent's signature leaves out
+# BaseCheckpointSaver's type argument (a library typing gap, not a value of ours).
+from langchain.agents import create_agent  # pyright: ignore[reportUnknownVariableType]
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.language_models import BaseChatModel
 from langchain_core.tools import BaseTool

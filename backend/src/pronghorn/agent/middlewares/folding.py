@@ -40,12 +40,13 @@ from langchain.agents.middleware import (
     ModelRequest,
     ModelResponse,
 )
-from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, BaseMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from pronghorn.agent.state import ThreadState
+from pronghorn.agent.tool_types import ToolResult
 
 Middleware = AgentMiddleware[Any, Any, Any]
 Reducer = Callable[[Any, Any], Any]
@@ -335,14 +336,12 @@ class _ModelWrap(_Facade):
 
 
 class _ToolWrap(_Facade):
-    def wrap_tool_call(
-        self, request: ToolCallRequest, handler: Callable[..., Any]
-    ) -> ToolMessage | Command:
+    def wrap_tool_call(self, request: ToolCallRequest, handler: Callable[..., Any]) -> ToolResult:
         return self.inner.wrap_tool_call(request, handler)
 
     async def awrap_tool_call(
         self, request: ToolCallRequest, handler: Callable[..., Any]
-    ) -> ToolMessage | Command:
+    ) -> ToolResult:
         return await self.inner.awrap_tool_call(request, handler)
 
 

@@ -14,13 +14,12 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware
-from langchain_core.messages import ToolMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import Runtime
-from langgraph.types import Command
 
 from pronghorn.agent.middlewares._util import run_ids
 from pronghorn.agent.state import ThreadState
+from pronghorn.agent.tool_types import ToolResult, request_runtime
 
 log = logging.getLogger("pronghorn.agent.sandbox")
 
@@ -34,21 +33,21 @@ class SandboxMiddleware(AgentMiddleware[ThreadState]):
         self._used: set[tuple[str, str]] = set()
 
     def _note(self, request: ToolCallRequest) -> None:
-        ids = run_ids(getattr(request.runtime, "config", None))
+        ids = run_ids(getattr(request_runtime(request), "config", None))
         if ids.thread_id is not None:
             self._used.add((ids.user_id, ids.thread_id))
 
     def wrap_tool_call(
-        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolMessage | Command]
-    ) -> ToolMessage | Command:
+        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolResult]
+    ) -> ToolResult:
         self._note(request)
         return handler(request)
 
     async def awrap_tool_call(
         self,
         request: ToolCallRequest,
-        handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command]],
-    ) -> ToolMessage | Command:
+        handler: Callable[[ToolCallRequest], Awaitable[ToolResult]],
+    ) -> ToolResult:
         self._note(request)
         return await handler(request)
 

@@ -48,7 +48,10 @@ from langgraph.types import Command
 from pronghorn.agent.state import ThreadState
 from pronghorn.agent.tool_types import ToolResult
 
+# Any: a chain mixes middlewares of different state, context and response types (LangChain
+# declares each one's own); the fold only calls their hooks.
 Middleware = AgentMiddleware[Any, Any, Any]
+# Any: a state channel's reducer and a hook's update carry whatever that channel holds.
 Reducer = Callable[[Any, Any], Any]
 Update = dict[str, Any]
 HOOKS = ("before_agent", "before_model", "after_model", "after_agent")

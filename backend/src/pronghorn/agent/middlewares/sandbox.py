@@ -20,6 +20,7 @@ from langgraph.runtime import Runtime
 from pronghorn.agent.middlewares._util import run_ids
 from pronghorn.agent.state import ThreadState
 from pronghorn.agent.tool_types import ToolResult, request_runtime
+from pronghorn.sandbox.base import SandboxProvider
 
 log = logging.getLogger("pronghorn.agent.sandbox")
 
@@ -27,7 +28,7 @@ log = logging.getLogger("pronghorn.agent.sandbox")
 class SandboxMiddleware(AgentMiddleware[ThreadState]):
     state_schema = ThreadState
 
-    def __init__(self, provider: Any) -> None:
+    def __init__(self, provider: SandboxProvider | None) -> None:
         super().__init__()
         self.provider = provider
         self._used: set[tuple[str, str]] = set()
@@ -53,8 +54,10 @@ class SandboxMiddleware(AgentMiddleware[ThreadState]):
 
     async def aafter_agent(self, state: ThreadState, runtime: Runtime) -> dict[str, Any] | None:
         ids = run_ids()
-        key = (ids.user_id, ids.thread_id or "")
-        if self.provider is None or key not in self._used:
+        if self.provider is None or ids.thread_id is None:
+            return None  # no provider, or no thread: nothing was noted (see _note)
+        key = (ids.user_id, ids.thread_id)
+        if key not in self._used:
             return None
         self._used.discard(key)
         try:

@@ -41,18 +41,19 @@ class GraphCache:
 
     def __init__(self, max_size: int = MAX_CACHED) -> None:
         self.max_size = max_size
-        self._items: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+        # Any: a compiled lead agent (create_agent's CompiledStateGraph, see build_agent)
+        self._items: OrderedDict[tuple[object, ...], Any] = OrderedDict()
         self._lock = threading.Lock()
         self.builds = 0
 
-    def get(self, key: tuple[Any, ...]) -> Any | None:
+    def get(self, key: tuple[object, ...]) -> Any | None:
         with self._lock:
             if key in self._items:
                 self._items.move_to_end(key)
                 return self._items[key]
         return None
 
-    def get_or_build(self, key: tuple[Any, ...], build: Callable[[], Any]) -> Any:
+    def get_or_build(self, key: tuple[object, ...], build: Callable[[], Any]) -> Any:
         found = self.get(key)
         if found is not None:
             return found

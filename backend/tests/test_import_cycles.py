@@ -3,6 +3,10 @@
 Every import a module executes counts, at module level or inside a function (a lazy import
 is still a dependency, and one that hides a cycle breaks the first time the order changes).
 Imports under `if TYPE_CHECKING:` do not count: they never run.
+
+Between top-level packages (pronghorn.agent, pronghorn.subagents, ...) there is no cycle
+either, and there type-only imports count too: two packages that need each other's types
+are one package, or one of them holds a type that belongs in the other.
 """
 
 from __future__ import annotations
@@ -27,13 +31,15 @@ def _is_type_checking(test: ast.expr) -> bool:
 
 
 class _Imports(ast.NodeVisitor):
-    """The import statements of a module that can run (all but TYPE_CHECKING blocks)."""
+    """The import statements of a module that can run (all but TYPE_CHECKING blocks), or
+    all of them with `type_only`."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, type_only: bool = False) -> None:
         self.found: list[ast.Import | ast.ImportFrom] = []
+        self.type_only = type_only
 
     def visit_If(self, node: ast.If) -> None:
-        if _is_type_checking(node.test):
+        if _is_type_checking(node.test) and not self.type_only:
             for stmt in node.orelse:
                 self.visit(stmt)
         else:
@@ -53,14 +59,15 @@ def _known(name: str, modules: set[str]) -> str | None:
     return name or None
 
 
-def import_graph(src: Path = SRC) -> dict[str, set[str]]:
-    """Each pronghorn module -> the pronghorn modules it imports."""
+def import_graph(src: Path = SRC, *, type_only: bool = False) -> dict[str, set[str]]:
+    """Each pronghorn module -> the pronghorn modules it imports (with `type_only`, also
+    those imported under TYPE_CHECKING)."""
     paths = {_module_name(p, src): p for p in src.rglob("*.py")}
     modules = set(paths)
     graph: dict[str, set[str]] = {}
     for name, path in paths.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        visitor = _Imports()
+        visitor = _Imports(type_only=type_only)
         visitor.visit(ast.parse(path.read_text(encoding="utf-8")))
         targets: list[str] = []
         for node in visitor.found:
@@ -76,6 +83,18 @@ def import_graph(src: Path = SRC) -> dict[str, set[str]]:
         deps = {_known(t, modules) for t in targets if t.startswith("pronghorn")}
         graph[name] = {d for d in deps if d is not None and d != name}
     return graph
+
+
+def top_level_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Each top-level pronghorn package (or module) -> the others its modules import."""
+
+    def top(module: str) -> str:
+        return ".".join(module.split(".")[:2])
+
+    packages: dict[str, set[str]] = {}
+    for module, deps in graph.items():
+        packages.setdefault(top(module), set()).update(top(d) for d in deps)
+    return {name: deps - {name} for name, deps in packages.items()}
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -128,6 +147,14 @@ def test_no_import_cycles() -> None:
     assert not found, "import cycles:\n" + "\n".join(report)
 
 
+def test_no_cycles_between_top_level_packages() -> None:
+    """Top-level packages do not lean on each other even for types (the layers)."""
+    graph = top_level_graph(import_graph(type_only=True))
+    found = cycles(graph)
+    report = [" ; ".join(f"{m} -> {sorted(graph[m] & set(c))}" for m in c) for c in found]
+    assert not found, "package cycles (type-only imports included):\n" + "\n".join(report)
+
+
 def test_the_check_sees_a_cycle(tmp_path: Path) -> None:
     """The check itself: a lazy import closing a loop counts; a TYPE_CHECKING one does not."""
     pkg = tmp_path / "pronghorn"
@@ -144,6 +171,25 @@ def test_the_check_sees_a_cycle(tmp_path: Path) -> None:
     assert graph["pronghorn.c"] == set()
     assert graph["pronghorn.d"] == {"pronghorn.c", "pronghorn.e"}
     assert cycles(graph) == [["pronghorn.a", "pronghorn.b"]]
+
+
+def test_the_package_check_sees_a_type_only_cycle(tmp_path: Path) -> None:
+    """Two packages whose modules import each other's, one of them only for types."""
+    root = tmp_path / "pronghorn"
+    for pkg in ("agent", "subagents"):
+        (root / pkg).mkdir(parents=True)
+        (root / pkg / "__init__.py").write_text("")
+    (root / "__init__.py").write_text("")
+    (root / "agent" / "state.py").write_text("")
+    (root / "agent" / "builder.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+        "    from pronghorn.subagents.pool import Pool\n"
+    )
+    (root / "subagents" / "pool.py").write_text("from pronghorn.agent.state import State\n")
+    assert cycles(import_graph(root)) == []
+    graph = top_level_graph(import_graph(root, type_only=True))
+    assert graph["pronghorn.agent"] == {"pronghorn.subagents"}
+    assert cycles(graph) == [["pronghorn.agent", "pronghorn.subagents"]]
 
 
 def package_of(module: str, packages: set[str]) -> str:

@@ -25,7 +25,9 @@ FORBIDDEN: dict[str, set[str]] = {
     "channels": {"gateway", "cli", "persistence"},
     "persistence": {"gateway", "runtime", "graphs", "agent", "models", "sandbox", "web", "cli"},
     "graphs": {"gateway", "runtime", "persistence", "cli"},
-    "agent": {"gateway", "runtime", "persistence", "graphs", "cli"},
+    # subagents/ builds on the agent's middlewares and state: the graph factory passes the
+    # task tool in (agent.extensions.ToolExtension)
+    "agent": {"gateway", "runtime", "persistence", "graphs", "subagents", "cli"},
     # the task tool and its runner: beside the agent, below graphs and the runtime
     "subagents": {"gateway", "runtime", "persistence", "graphs", "cli"},
     "governance": {"gateway", "runtime", "persistence", "graphs", "agent", "cli"},

@@ -16,11 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from langchain.agents import create_agent
-from langchain.agents.middleware import AgentMiddleware
+# LangGraph's ``Checkpointer`` alias in create_agent's signature leaves out
+# BaseCheckpointSaver's type argument (a library typing gap, not a value of ours).
+from langchain.agents import create_agent  # pyright: ignore[reportUnknownVariableType]
 from langchain_core.language_models import BaseChatModel
 from langchain_core.tools import BaseTool
 
+from pronghorn.agent.extensions import ToolExtension
 from pronghorn.agent.middlewares import (
     ChainLink,
     CircuitBreakers,
@@ -41,7 +43,7 @@ from pronghorn.agent.middlewares import (
 )
 from pronghorn.agent.middlewares.approval import ApprovalMiddleware
 from pronghorn.agent.middlewares.budget import BudgetMiddleware
-from pronghorn.agent.middlewares.folding import fold_hooks
+from pronghorn.agent.middlewares.folding import Middleware, fold_hooks
 from pronghorn.agent.middlewares.guardrail import GuardrailMiddleware
 from pronghorn.agent.middlewares.memory import memory_chain
 from pronghorn.agent.middlewares.skills import SkillActivationMiddleware
@@ -59,7 +61,6 @@ from pronghorn.memory.service import MemoryService
 from pronghorn.models.factory import ModelFactory
 from pronghorn.sandbox.base import SandboxProvider
 from pronghorn.skills.model import RunSkill
-from pronghorn.subagents import SubagentPool, subagent_extension
 
 log = logging.getLogger("pronghorn.agent")
 
@@ -85,7 +86,7 @@ class AgentParts:
     tools: Sequence[BaseTool]
     data_dir: Path
     agent_config: AgentConfig = field(default_factory=AgentConfig)
-    sandboxes: Any = None
+    sandboxes: SandboxProvider | None = None
     breakers: CircuitBreakers = field(default_factory=CircuitBreakers)
     internal_model: BaseChatModel | None = None  # title + summary; None: local fallbacks
     retry_base_delay_s: float = 0.5
@@ -93,8 +94,8 @@ class AgentParts:
     fallbacks: Sequence[ChainLink] = ()  # the models that take over a failed call, in order
     fallback_on: frozenset[str] = frozenset()  # the model's non-retryable reasons to fall back
     vision: bool = False  # the model accepts images: view_image results are shown to it
-    guards: Sequence[AgentMiddleware[Any, Any, Any]] = ()  # extra response guards (sub-agents)
-    mcp: AgentMiddleware[Any, Any, Any] | None = None  # MCP tools (pronghorn.mcp.middleware)
+    guards: Sequence[Middleware] = ()  # extra response guards (sub-agents)
+    mcp: Middleware | None = None  # MCP tools (pronghorn.mcp.middleware)
     skills: Sequence[RunSkill] = ()  # the run's enabled skills (prompt + slash activation)
     tool_timeouts: dict[str, float] = field(default_factory=dict[str, float])
     governance: GovernancePlan | None = None  # budgets, approvals, guardrails; None: off
@@ -104,18 +105,16 @@ class AgentParts:
 
 def middleware_phases(
     parts: AgentParts, options: AgentOptions
-) -> list[tuple[str, list[AgentMiddleware[Any, Any, Any]]]]:
+) -> list[tuple[str, list[Middleware]]]:
     """The chain, phase by phase (flattened in this order for ``create_agent``)."""
     cfg = parts.agent_config
-    images: list[AgentMiddleware[Any, Any, Any]] = (
-        [ViewedImagesMiddleware()] if parts.vision else []
-    )
-    mcp: list[AgentMiddleware[Any, Any, Any]] = [parts.mcp] if parts.mcp is not None else []
+    images: list[Middleware] = [ViewedImagesMiddleware()] if parts.vision else []
+    mcp: list[Middleware] = [parts.mcp] if parts.mcp is not None else []
     plan = parts.governance
-    budget: list[AgentMiddleware[Any, Any, Any]] = (
+    budget: list[Middleware] = (
         [BudgetMiddleware(plan, parts.model_name)] if plan is not None else []
     )
-    gates: list[AgentMiddleware[Any, Any, Any]] = []
+    gates: list[Middleware] = []
     if plan is not None:
         gates = [
             *([GuardrailMiddleware(plan)] if plan.guardrails else []),
@@ -200,7 +199,7 @@ def middleware_phases(
     ]
 
 
-def build_middlewares(parts: AgentParts, options: AgentOptions) -> list[AgentMiddleware]:
+def build_middlewares(parts: AgentParts, options: AgentOptions) -> list[Middleware]:
     return [m for _, group in middleware_phases(parts, options) for m in group]
 
 
@@ -209,8 +208,8 @@ def build_agent(
     options: AgentOptions,
     *,
     today: dt.date | None = None,
-    middleware: Sequence[AgentMiddleware] | None = None,
-) -> Any:
+    middleware: Sequence[Middleware] | None = None,
+) -> Any:  # Any: create_agent's CompiledStateGraph (the registry serves it as AnyGraph)
     """A compiled lead-agent graph (no checkpointer: the caller attaches one).
 
     The chain's node hooks are folded (``fold_hooks``): a turn is ``__start__``, one
@@ -236,7 +235,9 @@ class AgentDeps:
     sandboxes: SandboxProvider
     data_dir: Path
     breakers: CircuitBreakers = field(default_factory=CircuitBreakers)
-    subagents: SubagentPool | None = None  # the app's sub-agent limit; None: no task tool
+    # the sub-agents' ``task`` tool and its guard (pronghorn.subagents.SubagentExtension,
+    # passed in by the graph factory: agent/ never imports subagents/); None: no task tool
+    subagents: ToolExtension | None = None
     mcp: McpManager | None = None  # the app's MCP servers (None: no MCP tools)
     governance: GovernancePorts | None = (
         None  # usage ledger + audit (runtime/services/governance.py)
@@ -278,7 +279,7 @@ def build_lead_agent(
     tools: Sequence[BaseTool] | None = None,
     today: dt.date | None = None,
     skills: Sequence[RunSkill] = (),
-) -> Any:
+) -> Any:  # Any: create_agent's CompiledStateGraph, as build_agent
     """The lead agent for one (config snapshot, options): ``config``/``models`` are the
     run's snapshot and its model factory; ``skills`` the run's enabled skills."""
     entry = models.resolve(options.model_name)
@@ -306,14 +307,13 @@ def build_lead_agent(
         internal = models.create(entry.name, thinking_enabled=False)
     if tools is None:
         tools = default_tools(deps, options, vision=entry.supports_vision, config=config)
-    guards: list[AgentMiddleware[Any, Any, Any]] = []
+    guards: list[Middleware] = []
     if options.subagent_enabled and deps.subagents is not None:
-        task, guard = subagent_extension(
+        task, guard = deps.subagents(
             config=config,
             models=models,
             parent_model=entry.name,
             tools=tools,
-            pool=deps.subagents,
             data_dir=deps.data_dir,
             breakers=deps.breakers,
         )

@@ -18,16 +18,19 @@ from typing import Any, cast
 
 from langchain_core.messages import ToolCall, ToolMessage
 
+from pronghorn.agent.untyped import as_dict
+
 TOOL = "ask_clarification"
 MAX_OPTIONS = 10
 
 
-def answer_text(value: Any) -> str:
+def answer_text(value: object) -> str:
     """The resume value as text (a string, or ``{"answer": ...}``, or anything JSON-able)."""
     if isinstance(value, str):
         return value
-    if isinstance(value, dict) and isinstance(value.get("answer"), str):  # pyright: ignore[reportUnknownMemberType]
-        return cast("str", value["answer"])
+    answer = (as_dict(value) or {}).get("answer")
+    if isinstance(answer, str):
+        return answer
     try:
         return json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):

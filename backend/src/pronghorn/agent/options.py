@@ -7,31 +7,31 @@ A run picks them in its ``context`` (LangGraph 0.6+ run context) or, for older c
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import astuple, dataclass
-from typing import Any
+from typing import Any, cast
 
 _TRUE = {"1", "true", "yes", "on"}
 _EFFORTS = {"minimal", "low", "medium", "high"}
 
 
-def _as_names(value: Any) -> tuple[str, ...] | None:
+def _as_names(value: object) -> tuple[str, ...] | None:
     """A list of names as a tuple (hashable); None stays None (= no restriction)."""
     if value is None:
         return None
     if isinstance(value, str):
-        value = [value]
+        return _as_names([value])
     if not isinstance(value, (list, tuple)):
         return None
-    items: list[Any] = list(value)  # pyright: ignore[reportUnknownArgumentType]
+    items = list(cast("Sequence[object]", value))
     return tuple(dict.fromkeys(str(v).strip() for v in items if str(v).strip()))
 
 
-def _as_text(value: Any) -> str | None:
+def _as_text(value: object) -> str | None:
     return str(value) if value not in (None, "") else None
 
 
-def _as_bool(value: Any) -> bool:
+def _as_bool(value: object) -> bool:
     if isinstance(value, str):
         return value.strip().lower() in _TRUE
     return bool(value)
@@ -56,13 +56,16 @@ class AgentOptions:
 
     @classmethod
     def from_run(
-        cls, config: Mapping[str, Any] | None = None, context: Mapping[str, Any] | None = None
+        # Any: a run's config and context are the caller's JSON (each option is checked here)
+        cls,
+        config: Mapping[str, Any] | None = None,
+        context: Mapping[str, Any] | None = None,
     ) -> AgentOptions:
         """Read the options from a run's ``context`` first, then ``configurable``."""
         configurable = dict((config or {}).get("configurable") or {})
         ctx = dict(context or {})
 
-        def pick(key: str) -> Any:
+        def pick(key: str) -> object:
             if ctx.get(key) is not None:
                 return ctx[key]
             return configurable.get(key)
@@ -86,6 +89,6 @@ class AgentOptions:
             subagent_enabled=_as_bool(pick("subagent_enabled")),
         )
 
-    def key(self) -> tuple[Any, ...]:
+    def key(self) -> tuple[object, ...]:
         """A hashable key for graph caches."""
         return astuple(self)

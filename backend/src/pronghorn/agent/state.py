@@ -10,6 +10,10 @@ from typing import Annotated, Any, NotRequired
 
 from langchain.agents import AgentState
 
+# Any: the state's JSON objects (todos, uploads, images, thread data...) are checkpointed and
+# read back as plain JSON, written by tools, the UI's state edits and older checkpoints; a
+# reader checks each field it uses.
+
 
 def merge_artifacts(left: list[str] | None, right: list[str] | None) -> list[str]:
     """Ordered, de-duplicated union (``present_files`` appends)."""
@@ -31,7 +35,9 @@ def replace_todos(
     return list(right)
 
 
-def _merge_by(key: str, left: list[dict[str, Any]] | None, right: list[dict[str, Any]] | None):
+def _merge_by(
+    key: str, left: list[dict[str, Any]] | None, right: list[dict[str, Any]] | None
+) -> list[dict[str, Any]]:
     if right is not None and len(right) == 0:
         return []  # an explicit empty list clears
     merged: dict[Any, dict[str, Any]] = {}

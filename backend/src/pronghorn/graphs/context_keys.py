@@ -20,7 +20,7 @@ log = logging.getLogger("pronghorn.graphs")
 
 
 @functools.cache
-def _declared(schema: type) -> frozenset[str] | None:
+def _declared(schema: type[object]) -> frozenset[str] | None:
     if dataclasses.is_dataclass(schema):
         return frozenset(f.name for f in dataclasses.fields(schema))
     if issubclass(schema, BaseModel):
@@ -28,13 +28,14 @@ def _declared(schema: type) -> frozenset[str] | None:
         keys.update(f.alias for f in schema.model_fields.values() if f.alias)
         return frozenset(keys)
     if is_typeddict(schema):  # typing's and typing_extensions' alike
-        return frozenset(getattr(schema, "__required_keys__", frozenset())) | frozenset(
-            getattr(schema, "__optional_keys__", frozenset())
-        )
+        none: frozenset[str] = frozenset()
+        required: frozenset[str] = getattr(schema, "__required_keys__", none)
+        optional: frozenset[str] = getattr(schema, "__optional_keys__", none)
+        return frozenset(required) | frozenset(optional)
     return None
 
 
-def declared_keys(schema: Any) -> frozenset[str] | None:
+def declared_keys(schema: object) -> frozenset[str] | None:
     """The keys ``schema`` declares; None when it is not a class whose keys can be read
     (no schema, a plain ``dict``...): then nothing is filtered."""
     if not isinstance(schema, type):
@@ -45,7 +46,8 @@ def declared_keys(schema: Any) -> frozenset[str] | None:
         return None
 
 
-def filter_context(schema: Any, context: Mapping[str, Any]) -> dict[str, Any]:
+# Any: a run's context values are the caller's JSON, passed through untouched.
+def filter_context(schema: object, context: Mapping[str, Any]) -> dict[str, Any]:
     """``context`` without the keys ``schema`` does not declare (all of it without one)."""
     keys = declared_keys(schema)
     if keys is None:

@@ -19,14 +19,16 @@ import asyncio
 import contextlib
 import inspect
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from langgraph.graph import StateGraph
-from langgraph.pregel import Pregel
+# langgraph's graph and pregel packages ship without a py.typed marker: pyright reads their
+# source (typed), and strict mode would otherwise ask for stubs.
+from langgraph.graph import StateGraph  # pyright: ignore[reportMissingTypeStubs]
+from langgraph.pregel import Pregel  # pyright: ignore[reportMissingTypeStubs]
 
 from pronghorn.config.graph_specs import graph_file
 from pronghorn.graphs.factory_call import Arg, FactoryError, Param, call_factory, plan_call
@@ -35,8 +37,10 @@ from pronghorn.graphs.requests import GraphRequest
 
 log = logging.getLogger("pronghorn.graphs")
 
-# A served graph: any state, context, input and output types.
+# A served graph: any state, context, input and output types (Any: a user's graph declares
+# its own, and the server only passes them through).
 AnyGraph = Pregel[Any, Any, Any, Any]
+AnyStateGraph = StateGraph[Any, Any, Any, Any]
 
 BuiltinFactory = Callable[[GraphRequest], Any]
 
@@ -56,14 +60,20 @@ class GraphLoadError(LoadError):
 class GraphEntry:
     graph_id: str
     spec: str
-    target: Any  # a Pregel or a callable factory
+    target: Any  # a Pregel or a callable factory (Any: whatever the user's module exports)
     plan: list[Param] = field(default_factory=list)  # how to call a factory
     file: Path | None = None  # its source file (watched for live reload)
-    _bound: Pregel | None = field(default=None, repr=False)
+    _bound: AnyGraph | None = field(default=None, repr=False)
 
     @property
     def is_factory(self) -> bool:
         return not isinstance(self.target, Pregel)
+
+    def bound(self, bind: Callable[[AnyGraph], AnyGraph]) -> AnyGraph:
+        """The compiled graph, bound by ``bind`` the first time and reused after."""
+        if self._bound is None:
+            self._bound = bind(self.target)
+        return self._bound
 
 
 @dataclass(frozen=True)
@@ -121,10 +131,11 @@ def _load_entry(graph_id: str, spec: str, base_dir: Path, reimport: bool) -> Gra
     except Exception as exc:  # whatever the user's module raises while it is imported
         where = f"{spec} ({file})" if file is not None else spec
         raise GraphLoadError(f"{where}: {_describe(exc)}", file) from None
-    target = loaded.target
-    if isinstance(target, StateGraph):  # as the reference, an uncompiled graph is compiled
+    target: object = loaded.target
+    uncompiled = _state_graph(target)
+    if uncompiled is not None:  # as the reference, an uncompiled graph is compiled
         try:
-            target = target.compile()
+            target = _compile(uncompiled)
         except Exception as exc:
             message = f"{spec}: the graph does not compile: {_describe(exc)}"
             raise GraphLoadError(message, loaded.file) from None
@@ -142,7 +153,7 @@ def _load_entry(graph_id: str, spec: str, base_dir: Path, reimport: bool) -> Gra
 def check_graph_specs(specs: Mapping[str, str], base_dir: Path) -> list[str]:
     """One message per graph that fails to load (blocking: imports them), for
     ``pronghorn config check``."""
-    problems = []
+    problems: list[str] = []
     for graph_id, spec in specs.items():
         try:
             _load_entry(graph_id, spec, base_dir, reimport=False)
@@ -301,34 +312,46 @@ class GraphRegistry:
         """The entry serving ``graph_id`` now (a run keeps it across a reload)."""
         return self._entries.get(graph_id)
 
-    def _bind(self, graph: Pregel) -> AnyGraph:
+    def _bind(self, graph: AnyGraph) -> AnyGraph:
         return graph.copy(update={"checkpointer": self.checkpointer, "store": self.store})
 
     @contextlib.asynccontextmanager
     async def graph(
         self, graph_id: str, request: GraphRequest, entry: GraphEntry | None = None
-    ) -> AsyncIterator[AnyGraph]:
+    ) -> AsyncGenerator[AnyGraph]:
         """The runnable graph for one access (from ``entry`` when given: the version a run
         was accepted with). A compiled graph is bound once and reused; a factory is called
         every time, with what its parameters ask for."""
         entry = entry if entry is not None else self.entry(graph_id)
         if not entry.is_factory:
-            if entry._bound is None:
-                entry._bound = self._bind(entry.target)
-            yield entry._bound
+            yield entry.bound(self._bind)
             return
-        result = call_factory(entry.target, entry.plan, request, self.store)
+        result: object = call_factory(entry.target, entry.plan, request, self.store)
         if inspect.isawaitable(result):
-            result = await result
+            result = await cast("Awaitable[object]", result)
         if isinstance(result, contextlib.AbstractAsyncContextManager):
-            async with result as graph:
+            async with cast("contextlib.AbstractAsyncContextManager[object]", result) as graph:
                 yield self._bind(_compiled(graph))
         elif isinstance(result, contextlib.AbstractContextManager):
-            with result as graph:
+            with cast("contextlib.AbstractContextManager[object]", result) as graph:
                 yield self._bind(_compiled(graph))
         else:
             yield self._bind(_compiled(result))
 
 
-def _compiled(graph: Any) -> Pregel:
-    return graph.compile() if isinstance(graph, StateGraph) else graph
+def _state_graph(value: object) -> AnyStateGraph | None:
+    """``value`` if it is an uncompiled graph (of any state), else None."""
+    return cast(AnyStateGraph, value) if isinstance(value, StateGraph) else None
+
+
+def _compiled(graph: object) -> AnyGraph:
+    """A factory's graph, compiled if it was not; anything else is passed on as the graph
+    it should be (running it fails with the library's own error, as before)."""
+    uncompiled = _state_graph(graph)
+    return _compile(uncompiled) if uncompiled is not None else cast(AnyGraph, graph)
+
+
+def _compile(graph: AnyStateGraph) -> AnyGraph:
+    # LangGraph's ``Checkpointer`` alias in compile's signature leaves out BaseCheckpointSaver's
+    # type argument (a library typing gap); we pass no checkpointer here (``_bind`` adds ours).
+    return graph.compile()  # pyright: ignore[reportUnknownMemberType]

@@ -2,6 +2,6 @@
 
 from pronghorn.subagents.pool import SubagentPool
 from pronghorn.subagents.specs import AgentDirectory, CustomAgent, SubagentSpec
-from pronghorn.subagents.wiring import subagent_extension
+from pronghorn.subagents.wiring import SubagentExtension
 
-__all__ = ["AgentDirectory", "CustomAgent", "SubagentPool", "SubagentSpec", "subagent_extension"]
+__all__ = ["AgentDirectory", "CustomAgent", "SubagentExtension", "SubagentPool", "SubagentSpec"]

@@ -11,10 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware
-from langchain_core.messages import AIMessage, AnyMessage
+from langchain_core.messages import AIMessage, AnyMessage, ToolCall
 from langgraph.runtime import Runtime
 
 from pronghorn.agent.state import ThreadState
+from pronghorn.agent.untyped import as_dict, as_list
 from pronghorn.models.notes import is_user_turn
 
 TASK_TOOL = "task"
@@ -31,7 +32,7 @@ def earlier_task_calls(messages: list[AnyMessage]) -> int:
     return n
 
 
-def with_note(message: AIMessage, note: str, kept: list[Any]) -> AIMessage:
+def with_note(message: AIMessage, note: str, kept: list[ToolCall]) -> AIMessage:
     content: Any = message.content
     if isinstance(content, str):
         content = f"{content}\n\n{note}".strip()
@@ -39,9 +40,11 @@ def with_note(message: AIMessage, note: str, kept: list[Any]) -> AIMessage:
         content = [*content, {"type": "text", "text": note}]
     kept_ids = {c.get("id") for c in kept}
     extra = dict(message.additional_kwargs)
-    raw = extra.get("tool_calls")
-    if isinstance(raw, list):  # the provider's raw copy must agree with tool_calls
-        extra["tool_calls"] = [c for c in raw if isinstance(c, dict) and c.get("id") in kept_ids]
+    raw = as_list(extra.get("tool_calls"))
+    if raw is not None:  # the provider's raw copy must agree with tool_calls
+        extra["tool_calls"] = [
+            c for c in raw if (call := as_dict(c)) is not None and call.get("id") in kept_ids
+        ]
     return message.model_copy(
         update={"content": content, "tool_calls": kept, "additional_kwargs": extra}
     )

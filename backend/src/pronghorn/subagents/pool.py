@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 
 from pronghorn.skills.model import RunSkillSource
 from pronghorn.subagents.specs import AgentDirectory
@@ -42,7 +42,7 @@ class SubagentPool:
         self._wake()
 
     @contextlib.asynccontextmanager
-    async def slot(self) -> AsyncIterator[None]:
+    async def slot(self) -> AsyncGenerator[None]:
         """Hold one of the ``limit`` slots while the body runs (cancellation-safe)."""
         await self._acquire()
         try:

@@ -20,7 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from langchain.agents import create_agent
+# LangGraph's ``Checkpointer`` alias in create_agent's signature leaves out
+# BaseCheckpointSaver's type argument (a library typing gap, not a value of ours).
+from langchain.agents import create_agent  # pyright: ignore[reportUnknownVariableType]
+from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
@@ -179,7 +182,7 @@ class SubagentRunner:
         entry = self.models.resolve(spec.model or self.parent_model)
         model = self.models.create(entry.name, thinking_enabled=False)
         cfg = self.config.agent
-        chain = [
+        chain: list[AgentMiddleware[Any, Any, Any]] = [
             DanglingToolCallMiddleware(),
             LLMErrorMiddleware(
                 entry.name,

@@ -96,21 +96,22 @@ class AgentDirectory(Protocol):
 
 
 def builtin_specs(cfg: SubagentsConfig) -> dict[str, SubagentSpec]:
-    common = {"max_turns": cfg.max_turns, "timeout_s": cfg.timeout_s}
     return {
         "general-purpose": SubagentSpec(
             name="general-purpose",
             description="A capable agent for research and multi-step work that can run on "
             "its own: searching, reading and writing files, running commands.",
             system_prompt=_GENERAL_PROMPT,
-            **common,
+            max_turns=cfg.max_turns,
+            timeout_s=cfg.timeout_s,
         ),
         "bash": SubagentSpec(
             name="bash",
             description="Runs shell commands and edits files: builds, tests, data wrangling.",
             system_prompt=_BASH_PROMPT,
             tools=("bash", *FILE_TOOLS),
-            **common,
+            max_turns=cfg.max_turns,
+            timeout_s=cfg.timeout_s,
         ),
     }
 

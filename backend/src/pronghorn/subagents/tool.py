@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain.tools import ToolRuntime, tool
+from langchain.tools import tool
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool
 
+from pronghorn.agent.tool_types import AgentToolRuntime
 from pronghorn.subagents.runner import SubagentRunner
 from pronghorn.subagents.specs import SubagentSpec, agent_spec, configured_specs
 
@@ -32,7 +33,7 @@ def describe(specs: dict[str, SubagentSpec]) -> str:
     return f"{_INTRO}{kinds}; or the name of one of the user's custom agents."
 
 
-def _owner(runtime: ToolRuntime) -> str | None:
+def _owner(runtime: AgentToolRuntime) -> str | None:
     configurable: dict[str, Any] = dict((runtime.config or {}).get("configurable") or {})
     owner = configurable.get("langgraph_auth_user_id")
     return str(owner) if owner else None
@@ -53,7 +54,7 @@ async def resolve(runner: SubagentRunner, name: str, owner: str | None) -> Subag
 def task_tool(runner: SubagentRunner) -> BaseTool:
     @tool("task", parse_docstring=True)
     async def task(
-        description: str, prompt: str, subagent_type: str, runtime: ToolRuntime
+        description: str, prompt: str, subagent_type: str, runtime: AgentToolRuntime
     ) -> object:
         """Delegate work to a sub-agent.
 

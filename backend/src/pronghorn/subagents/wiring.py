@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,28 +19,35 @@ from pronghorn.subagents.runner import SubagentRunner
 from pronghorn.subagents.tool import task_tool
 
 
-def subagent_extension(
-    *,
-    config: AppConfig,
-    models: ModelFactory,
-    parent_model: str,
-    tools: Sequence[BaseTool],
-    pool: SubagentPool,
-    data_dir: Path,
-    breakers: CircuitBreakers,
-) -> tuple[BaseTool, AgentMiddleware[Any, Any, Any]]:
-    """The ``task`` tool (its sub-agents pick from ``tools``) and the limit guard."""
-    runner = SubagentRunner(
-        config=config,
-        models=models,
-        parent_model=parent_model,
-        tools=[t for t in tools if t.name != "task"],
-        pool=pool,
-        data_dir=data_dir,
-        breakers=breakers,
-    )
-    cfg = config.subagents
-    guard = SubagentLimitMiddleware(
-        max_per_response=cfg.max_per_response, max_per_run=cfg.max_per_run
-    )
-    return task_tool(runner), guard
+@dataclass(frozen=True)
+class SubagentExtension:
+    """The app's sub-agents for a lead agent build (an ``agent.extensions.ToolExtension``):
+    the graph factory passes it in ``AgentDeps.subagents``."""
+
+    pool: SubagentPool  # the app's sub-agent limit
+
+    def __call__(
+        self,
+        *,
+        config: AppConfig,
+        models: ModelFactory,
+        parent_model: str,
+        tools: Sequence[BaseTool],
+        data_dir: Path,
+        breakers: CircuitBreakers,
+    ) -> tuple[BaseTool, AgentMiddleware[Any, Any, Any]]:
+        """The ``task`` tool (its sub-agents pick from ``tools``) and the limit guard."""
+        runner = SubagentRunner(
+            config=config,
+            models=models,
+            parent_model=parent_model,
+            tools=[t for t in tools if t.name != "task"],
+            pool=self.pool,
+            data_dir=data_dir,
+            breakers=breakers,
+        )
+        cfg = config.subagents
+        guard = SubagentLimitMiddleware(
+            max_per_response=cfg.max_per_response, max_per_run=cfg.max_per_run
+        )
+        return task_tool(runner), guard

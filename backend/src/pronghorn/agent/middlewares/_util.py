@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from langchain.agents.middleware import ModelRequest
 from langchain_core.messages import BaseMessage, SystemMessage
 from langgraph.config import get_config
+
+from pronghorn.agent.untyped import as_list, as_mapping
 
 
 @dataclass(frozen=True)
@@ -17,14 +18,14 @@ class RunIds:
     run_id: str | None
 
 
-def run_ids(config: Any = None) -> RunIds:
+def run_ids(config: object = None) -> RunIds:
     """Who and where this run is, from the run config (``get_config()`` inside a node)."""
     if config is None:
         try:
             config = get_config()
         except RuntimeError:
             config = {}
-    conf = (config or {}).get("configurable") or {}
+    conf = as_mapping((as_mapping(config) or {}).get("configurable")) or {}
     thread = conf.get("thread_id")
     run = conf.get("run_id")
     return RunIds(
@@ -38,12 +39,12 @@ def text_of(message: BaseMessage) -> str:
     content = message.content
     if isinstance(content, str):
         return content
-    parts = []
-    for block in content:
-        if isinstance(block, str):
-            parts.append(block)
-        elif isinstance(block, dict) and isinstance(block.get("text"), str):
-            parts.append(block["text"])
+    parts: list[str] = []
+    for block in as_list(content) or []:
+        fields = as_mapping(block)
+        text = fields.get("text") if fields is not None else block
+        if isinstance(text, str):
+            parts.append(text)
     return "".join(parts)
 
 

@@ -21,8 +21,9 @@ from typing import Any, cast
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import ToolMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
-from langgraph.types import Command, interrupt
+from langgraph.types import interrupt
 
+from pronghorn.agent.tool_types import ToolResult, request_runtime
 from pronghorn.governance.approvals import (
     Decision,
     decide,
@@ -45,12 +46,12 @@ def _is_mcp(request: ToolCallRequest) -> bool:
 
 
 def _context(request: ToolCallRequest) -> Mapping[str, Any] | None:
-    ctx: object = getattr(request.runtime, "context", None)
+    ctx: object = getattr(request_runtime(request), "context", None)
     return cast("Mapping[str, Any]", ctx) if isinstance(ctx, Mapping) else None
 
 
 def _config(request: ToolCallRequest) -> Mapping[str, Any]:
-    cfg: object = getattr(request.runtime, "config", None)
+    cfg: object = getattr(request_runtime(request), "config", None)
     return cast("Mapping[str, Any]", cfg) if isinstance(cfg, Mapping) else {}
 
 
@@ -96,8 +97,8 @@ class ApprovalMiddleware(AgentMiddleware):
     async def awrap_tool_call(
         self,
         request: ToolCallRequest,
-        handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command]],
-    ) -> ToolMessage | Command:
+        handler: Callable[[ToolCallRequest], Awaitable[ToolResult]],
+    ) -> ToolResult:
         if not self._needs(request):
             return await handler(request)
         decision = self._ask(request)

@@ -29,6 +29,7 @@ from langgraph.types import interrupt
 
 from pronghorn.agent.human_input import TOOL, answered_message, pending_request, question_message
 from pronghorn.agent.state import ThreadState
+from pronghorn.agent.untyped import as_list, as_mapping
 
 
 class ClarificationMiddleware(AgentMiddleware[ThreadState]):
@@ -47,9 +48,11 @@ class ClarificationMiddleware(AgentMiddleware[ThreadState]):
         out: list[Any] = []
         if len(calls) > 1:
             extra = dict(message.additional_kwargs)
-            raw = extra.get("tool_calls")
-            if isinstance(raw, list):
-                extra["tool_calls"] = [r for r in raw if r.get("id") == kept.get("id")]
+            raw = as_list(extra.get("tool_calls"))
+            if raw is not None:
+                extra["tool_calls"] = [
+                    r for r in raw if (as_mapping(r) or {}).get("id") == kept.get("id")
+                ]
             out.append(
                 message.model_copy(update={"tool_calls": [kept], "additional_kwargs": extra})
             )

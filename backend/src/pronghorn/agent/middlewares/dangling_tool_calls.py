@@ -14,7 +14,7 @@ from collections import defaultdict, deque
 from collections.abc import Awaitable, Callable
 
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
-from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, InvalidToolCall, ToolCall, ToolMessage
 
 INTERRUPTED = "[Tool call was interrupted and did not return a result.]"
 MAX_DETAIL = 500
@@ -45,7 +45,7 @@ def repair_tool_calls(messages: list[AnyMessage]) -> list[AnyMessage]:
         if not isinstance(m, AIMessage) or not (m.tool_calls or m.invalid_tool_calls):
             out.append(m)
             continue
-        calls = []
+        calls: list[ToolCall] = []
         answers: list[ToolMessage] = []
         for call in m.tool_calls:
             original = call.get("id") or ""
@@ -67,10 +67,11 @@ def repair_tool_calls(messages: list[AnyMessage]) -> list[AnyMessage]:
                 changed = True
             if new_id != original:
                 changed = True
-                call = {**call, "id": new_id}
+                call = call.copy()
+                call["id"] = new_id
             calls.append(call)
             answers.append(answer)
-        invalid = []
+        invalid: list[InvalidToolCall] = []
         for bad in m.invalid_tool_calls:
             original = bad.get("id") or ""
             n = seen_ids[original]

@@ -40,14 +40,18 @@ from langchain.agents.middleware import (
     ModelRequest,
     ModelResponse,
 )
-from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, BaseMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from pronghorn.agent.state import ThreadState
+from pronghorn.agent.tool_types import ToolResult
 
+# Any: a chain mixes middlewares of different state, context and response types (LangChain
+# declares each one's own); the fold only calls their hooks.
 Middleware = AgentMiddleware[Any, Any, Any]
+# Any: a state channel's reducer and a hook's update carry whatever that channel holds.
 Reducer = Callable[[Any, Any], Any]
 Update = dict[str, Any]
 HOOKS = ("before_agent", "before_model", "after_model", "after_agent")
@@ -335,14 +339,12 @@ class _ModelWrap(_Facade):
 
 
 class _ToolWrap(_Facade):
-    def wrap_tool_call(
-        self, request: ToolCallRequest, handler: Callable[..., Any]
-    ) -> ToolMessage | Command:
+    def wrap_tool_call(self, request: ToolCallRequest, handler: Callable[..., Any]) -> ToolResult:
         return self.inner.wrap_tool_call(request, handler)
 
     async def awrap_tool_call(
         self, request: ToolCallRequest, handler: Callable[..., Any]
-    ) -> ToolMessage | Command:
+    ) -> ToolResult:
         return await self.inner.awrap_tool_call(request, handler)
 
 

@@ -18,8 +18,9 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.config import get_config
 from langgraph.errors import GraphBubbleUp
 from langgraph.prebuilt.tool_node import ToolCallRequest
-from langgraph.types import Command
 
+from pronghorn.agent.tool_types import ToolResult, request_runtime
+from pronghorn.agent.untyped import as_dict, as_list, as_mapping
 from pronghorn.governance.guardrails import Verdict, check_answer, check_tool_call
 from pronghorn.governance.identity import identity_of
 from pronghorn.governance.plan import GovernancePlan
@@ -33,11 +34,14 @@ def _text(message: AIMessage) -> str:
     content = message.content
     if isinstance(content, str):
         return content
-    return "".join(
-        str(p.get("text", "")) if isinstance(p, dict) else str(p)
-        for p in cast("list[Any]", content)
-        if not isinstance(p, dict) or p.get("type") in (None, "text")
-    )
+    parts: list[str] = []
+    for p in as_list(content) or []:
+        block = as_dict(p)
+        if block is None:
+            parts.append(str(p))
+        elif block.get("type") in (None, "text"):
+            parts.append(str(block.get("text", "")))
+    return "".join(parts)
 
 
 def _run_config() -> Mapping[str, Any]:
@@ -74,8 +78,8 @@ class GuardrailMiddleware(AgentMiddleware):
     async def awrap_tool_call(
         self,
         request: ToolCallRequest,
-        handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command]],
-    ) -> ToolMessage | Command:
+        handler: Callable[[ToolCallRequest], Awaitable[ToolResult]],
+    ) -> ToolResult:
         call = request.tool_call
         name = str(call.get("name") or "")
         args: dict[str, Any] = dict(call.get("args") or {})
@@ -87,8 +91,8 @@ class GuardrailMiddleware(AgentMiddleware):
             verdict = Verdict("guardrails", f"the guardrail check failed ({type(exc).__name__})")
         if verdict is None:
             return await handler(request)
-        cfg: object = getattr(request.runtime, "config", None)
-        config = cast("Mapping[str, Any]", cfg) if isinstance(cfg, Mapping) else {}
+        cfg: object = getattr(request_runtime(request), "config", None)
+        config = as_mapping(cfg) or {}
         preview = json.dumps(args, default=str)[:MAX_PREVIEW]
         await self._audit(config, verdict, {"tool": name, "args_preview": preview})
         return ToolMessage(
@@ -106,7 +110,9 @@ class GuardrailMiddleware(AgentMiddleware):
     async def awrap_model_call(
         self,
         request: ModelRequest,
-        handler: Callable[[ModelRequest], Awaitable[ModelResponse]],
+        # LangChain types the handler as returning a ModelResponse; an inner middleware may
+        # answer with a bare AIMessage (the budget's refusal does).
+        handler: Callable[[ModelRequest], Awaitable[ModelResponse | AIMessage]],
     ) -> ModelResponse | AIMessage:
         response = await handler(request)
         messages = response.result if isinstance(response, ModelResponse) else [response]

@@ -14,13 +14,13 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware
-from langchain_core.messages import ToolMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import Runtime
-from langgraph.types import Command
 
 from pronghorn.agent.middlewares._util import run_ids
 from pronghorn.agent.state import ThreadState
+from pronghorn.agent.tool_types import ToolResult, request_runtime
+from pronghorn.sandbox.base import SandboxProvider
 
 log = logging.getLogger("pronghorn.agent.sandbox")
 
@@ -28,34 +28,36 @@ log = logging.getLogger("pronghorn.agent.sandbox")
 class SandboxMiddleware(AgentMiddleware[ThreadState]):
     state_schema = ThreadState
 
-    def __init__(self, provider: Any) -> None:
+    def __init__(self, provider: SandboxProvider | None) -> None:
         super().__init__()
         self.provider = provider
         self._used: set[tuple[str, str]] = set()
 
     def _note(self, request: ToolCallRequest) -> None:
-        ids = run_ids(getattr(request.runtime, "config", None))
+        ids = run_ids(getattr(request_runtime(request), "config", None))
         if ids.thread_id is not None:
             self._used.add((ids.user_id, ids.thread_id))
 
     def wrap_tool_call(
-        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolMessage | Command]
-    ) -> ToolMessage | Command:
+        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolResult]
+    ) -> ToolResult:
         self._note(request)
         return handler(request)
 
     async def awrap_tool_call(
         self,
         request: ToolCallRequest,
-        handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command]],
-    ) -> ToolMessage | Command:
+        handler: Callable[[ToolCallRequest], Awaitable[ToolResult]],
+    ) -> ToolResult:
         self._note(request)
         return await handler(request)
 
     async def aafter_agent(self, state: ThreadState, runtime: Runtime) -> dict[str, Any] | None:
         ids = run_ids()
-        key = (ids.user_id, ids.thread_id or "")
-        if self.provider is None or key not in self._used:
+        if self.provider is None or ids.thread_id is None:
+            return None  # no provider, or no thread: nothing was noted (see _note)
+        key = (ids.user_id, ids.thread_id)
+        if key not in self._used:
             return None
         self._used.discard(key)
         try:

@@ -11,15 +11,16 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import cast
 
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
 from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
-from langgraph.types import Command
 
 from pronghorn.agent.middlewares._util import text_of, with_system_note
 from pronghorn.agent.state import ThreadState
+from pronghorn.agent.tool_types import ToolResult
+from pronghorn.agent.untyped import as_dict, as_list, as_mapping
 from pronghorn.skills.frontmatter import split
 from pronghorn.skills.model import RunSkill, SkillInvalid
 
@@ -32,16 +33,14 @@ def requested_skill(messages: Sequence[BaseMessage]) -> str | None:
     for message in reversed(messages):
         if isinstance(message, HumanMessage):
             found = SLASH.match(text_of(message))
-            name = found.group(1) if found else None
+            name: str | None = found.group(1) if found else None
             return name if name not in RESERVED else None
     return None
 
 
-def _tool_name(tool: Any) -> str | None:
-    if isinstance(tool, dict):
-        name = tool.get("name")  # pyright: ignore[reportUnknownMemberType]
-        return name if isinstance(name, str) else None
-    name = getattr(tool, "name", None)
+def _tool_name(tool: object) -> str | None:
+    fields = as_dict(tool)
+    name = fields.get("name") if fields is not None else getattr(tool, "name", None)
     return name if isinstance(name, str) else None
 
 
@@ -110,7 +109,9 @@ class SkillActivationMiddleware(AgentMiddleware[ThreadState]):
         return await handler(self._apply(request, skill, body))
 
     def _refusal(self, request: ToolCallRequest) -> ToolMessage | None:
-        messages: list[BaseMessage] = list((request.state or {}).get("messages") or [])
+        state = as_mapping(request.state) or {}
+        # the state's ``messages`` channel holds BaseMessages (``add_messages``)
+        messages = cast("list[BaseMessage]", list(as_list(state.get("messages")) or []))
         skill = self.active(messages)
         name = str(request.tool_call.get("name") or "")
         if skill is None or skill.allowed_tools is None or name in skill.allowed_tools:
@@ -126,13 +127,13 @@ class SkillActivationMiddleware(AgentMiddleware[ThreadState]):
         )
 
     def wrap_tool_call(
-        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolMessage | Command]
-    ) -> ToolMessage | Command:
+        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolResult]
+    ) -> ToolResult:
         return self._refusal(request) or handler(request)
 
     async def awrap_tool_call(
         self,
         request: ToolCallRequest,
-        handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command]],
-    ) -> ToolMessage | Command:
+        handler: Callable[[ToolCallRequest], Awaitable[ToolResult]],
+    ) -> ToolResult:
         return self._refusal(request) or await handler(request)

@@ -39,7 +39,7 @@ class TodoReminderMiddleware(RequestProjection):
     state_schema = ThreadState
 
     def _project(self, request: ModelRequest) -> ModelRequest:
-        todos = request.state.get("todos") or []
+        todos: list[dict[str, Any]] = request.state.get("todos") or []
         if not todos or write_todos_visible(request.messages):
             return request
         return with_system_note(request, todo_note(todos))

@@ -15,7 +15,8 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import ToolMessage
 from langgraph.errors import GraphBubbleUp
 from langgraph.prebuilt.tool_node import ToolCallRequest
-from langgraph.types import Command
+
+from pronghorn.agent.tool_types import ToolResult
 
 log = logging.getLogger("pronghorn.agent.tools")
 
@@ -38,8 +39,8 @@ def error_message(request: ToolCallRequest, exc: BaseException) -> ToolMessage:
 
 class ToolErrorMiddleware(AgentMiddleware):
     def wrap_tool_call(
-        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolMessage | Command]
-    ) -> ToolMessage | Command:
+        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolResult]
+    ) -> ToolResult:
         try:
             return handler(request)
         except GraphBubbleUp:
@@ -51,8 +52,8 @@ class ToolErrorMiddleware(AgentMiddleware):
     async def awrap_tool_call(
         self,
         request: ToolCallRequest,
-        handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command]],
-    ) -> ToolMessage | Command:
+        handler: Callable[[ToolCallRequest], Awaitable[ToolResult]],
+    ) -> ToolResult:
         try:
             return await handler(request)
         except (GraphBubbleUp, asyncio.CancelledError):

@@ -19,9 +19,10 @@ from typing import Any
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import ToolMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
-from langgraph.types import Command
 
 from pronghorn.agent.middlewares.thread_data import thread_paths
+from pronghorn.agent.tool_types import ToolResult, request_runtime
+from pronghorn.agent.untyped import as_dict, as_list
 from pronghorn.sandbox.errors import SandboxError
 from pronghorn.sandbox.files import write_file
 from pronghorn.sandbox.paths import VIRTUAL_OUTPUTS
@@ -117,47 +118,48 @@ class ToolOutputBudgetMiddleware(AgentMiddleware):
         extra = {**message.additional_kwargs, "full_output_path": saved}
         return message.model_copy(update={"content": content, "additional_kwargs": extra})
 
-    def _needs(self, result: ToolMessage | Command) -> bool:
+    def _needs(self, result: ToolResult) -> bool:
         for m in self._messages(result):
             if isinstance(m.content, str) and len(m.content) > self.soft_chars:
                 return True
         return False
 
     @staticmethod
-    def _messages(result: ToolMessage | Command) -> list[ToolMessage]:
+    def _messages(result: ToolResult) -> list[ToolMessage]:
         if isinstance(result, ToolMessage):
             return [result]
-        update = result.update if isinstance(result, Command) else None
-        if isinstance(update, dict):
-            return [m for m in update.get("messages") or [] if isinstance(m, ToolMessage)]
+        update = as_dict(result.update)
+        if update is not None:
+            return [m for m in as_list(update.get("messages")) or [] if isinstance(m, ToolMessage)]
         return []
 
-    def apply(self, result: ToolMessage | Command, config: Any) -> ToolMessage | Command:
+    def apply(self, result: ToolResult, config: Any) -> ToolResult:
         if isinstance(result, ToolMessage):
             return self.budget(result, config)
-        if isinstance(result, Command) and isinstance(result.update, dict):
+        update = as_dict(result.update)
+        if update is not None:
             msgs = [
                 self.budget(m, config) if isinstance(m, ToolMessage) else m
-                for m in result.update.get("messages") or []
+                for m in as_list(update.get("messages")) or []
             ]
-            return dataclasses.replace(result, update={**result.update, "messages": msgs})
+            return dataclasses.replace(result, update={**update, "messages": msgs})
         return result
 
     def wrap_tool_call(
-        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolMessage | Command]
-    ) -> ToolMessage | Command:
+        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolResult]
+    ) -> ToolResult:
         result = handler(request)
         if not self._needs(result):
             return result
-        return self.apply(result, getattr(request.runtime, "config", None))
+        return self.apply(result, getattr(request_runtime(request), "config", None))
 
     async def awrap_tool_call(
         self,
         request: ToolCallRequest,
-        handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command]],
-    ) -> ToolMessage | Command:
+        handler: Callable[[ToolCallRequest], Awaitable[ToolResult]],
+    ) -> ToolResult:
         result = await handler(request)
         if not self._needs(result):
             return result
-        config = getattr(request.runtime, "config", None)
+        config = getattr(request_runtime(request), "config", None)
         return await asyncio.to_thread(self.apply, result, config)

@@ -13,7 +13,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import ToolMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
-from langgraph.types import Command
+
+from pronghorn.agent.tool_types import ToolResult
 
 UNWRAPPED = frozenset({"bash"})
 
@@ -26,8 +27,8 @@ class ToolTimeoutMiddleware(AgentMiddleware):
     async def awrap_tool_call(
         self,
         request: ToolCallRequest,
-        handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command]],
-    ) -> ToolMessage | Command:
+        handler: Callable[[ToolCallRequest], Awaitable[ToolResult]],
+    ) -> ToolResult:
         name = str(request.tool_call.get("name") or "")
         limit = self.timeouts.get(name)
         if limit is None:

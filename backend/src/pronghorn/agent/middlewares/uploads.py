@@ -108,7 +108,8 @@ class UploadsMiddleware(RequestProjection):
 
     def _project(self, request: ModelRequest) -> ModelRequest:
         by_message: dict[str, list[dict[str, Any]]] = {}
-        for f in request.state.get("uploaded_files") or []:
+        files: list[dict[str, Any]] = request.state.get("uploaded_files") or []
+        for f in files:
             if f.get("message_id"):
                 by_message.setdefault(f["message_id"], []).append(f)
         if not by_message:

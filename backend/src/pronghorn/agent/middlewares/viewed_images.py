@@ -88,7 +88,7 @@ class ViewedImagesMiddleware(RequestProjection):
         self.max_bytes = max_bytes
 
     def _project(self, request: ModelRequest) -> ModelRequest:
-        images = request.state.get("viewed_images") or []
+        images: list[dict[str, Any]] = request.state.get("viewed_images") or []
         if not images:
             return request
         answered = latest_tool_call_ids(request.messages)

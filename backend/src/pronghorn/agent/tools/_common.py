@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from langchain.tools import ToolRuntime
 from langchain_core.messages import ToolMessage
 
+from pronghorn.agent.tool_types import AgentToolRuntime
 from pronghorn.agent.tools.deps import ToolDeps
 from pronghorn.sandbox.base import Sandbox
 from pronghorn.sandbox.errors import SandboxError
@@ -20,7 +20,7 @@ class ToolError(Exception):
     """An expected failure; ``str(error)`` is shown to the model."""
 
 
-def thread_of(runtime: ToolRuntime) -> tuple[str, str]:
+def thread_of(runtime: AgentToolRuntime) -> tuple[str, str]:
     """``(user_id, thread_id)`` of the run calling the tool."""
     configurable: dict[str, Any] = dict((runtime.config or {}).get("configurable") or {})
     thread_id = configurable.get("thread_id")
@@ -29,13 +29,13 @@ def thread_of(runtime: ToolRuntime) -> tuple[str, str]:
     return str(configurable.get("user_id") or DEFAULT_USER_ID), str(thread_id)
 
 
-async def sandbox_for(deps: ToolDeps, runtime: ToolRuntime) -> Sandbox:
+async def sandbox_for(deps: ToolDeps, runtime: AgentToolRuntime) -> Sandbox:
     """The thread's sandbox (acquired lazily; the harness releases it after the run)."""
     user_id, thread_id = thread_of(runtime)
     return await deps.sandboxes.acquire(user_id, thread_id)
 
 
-def paths_for(deps: ToolDeps, runtime: ToolRuntime) -> ThreadPaths:
+def paths_for(deps: ToolDeps, runtime: AgentToolRuntime) -> ThreadPaths:
     """The thread's folders, without acquiring a sandbox."""
     user_id, thread_id = thread_of(runtime)
     try:
@@ -44,7 +44,7 @@ def paths_for(deps: ToolDeps, runtime: ToolRuntime) -> ThreadPaths:
         raise ToolError(str(exc)) from None
 
 
-def failure(runtime: ToolRuntime | None, name: str, message: str) -> ToolMessage | str:
+def failure(runtime: AgentToolRuntime | None, name: str, message: str) -> ToolMessage | str:
     """An error result the model can read (a ToolMessage with status=error in a tool call)."""
     text = message if message.startswith("Error") else f"Error: {message}"
     call_id = getattr(runtime, "tool_call_id", None)
@@ -54,7 +54,7 @@ def failure(runtime: ToolRuntime | None, name: str, message: str) -> ToolMessage
 
 
 async def guarded(
-    name: str, runtime: ToolRuntime | None, body: Callable[[], Awaitable[Any]]
+    name: str, runtime: AgentToolRuntime | None, body: Callable[[], Awaitable[Any]]
 ) -> Any:
     """Run a tool body; expected errors (denied path, missing file...) become error results."""
     try:

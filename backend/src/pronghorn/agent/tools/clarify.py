@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from langchain.tools import ToolRuntime, tool
+from langchain.tools import tool
 from langchain_core.tools import BaseTool
 from langgraph.types import interrupt
 
 from pronghorn.agent.human_input import answer_text, choices
+from pronghorn.agent.tool_types import AgentToolRuntime
 from pronghorn.agent.tools._common import failure
 from pronghorn.agent.tools.deps import ToolDeps
 
@@ -15,7 +16,7 @@ def clarify_tools(deps: ToolDeps) -> list[BaseTool]:
     @tool("ask_clarification", parse_docstring=True)
     async def ask_clarification(
         question: str,
-        runtime: ToolRuntime,
+        runtime: AgentToolRuntime,
         options: list[str] | None = None,
         context: str | None = None,
     ) -> object:
@@ -27,7 +28,7 @@ def clarify_tools(deps: ToolDeps) -> list[BaseTool]:
             options: Up to 10 short choices the user can pick from (optional).
             context: Why you ask (optional, shown with the question).
         """
-        if not isinstance(question, str) or not question.strip():
+        if not question.strip():
             return failure(runtime, "ask_clarification", "question must not be empty.")
         # The lead agent's ClarificationMiddleware asks before this runs (the call then
         # already has its answer); this interrupt serves agents built without it.

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from langchain.tools import ToolRuntime, tool
+from langchain.tools import tool
 from langchain_core.tools import BaseTool
 
+from pronghorn.agent.tool_types import AgentToolRuntime
 from pronghorn.agent.tools._common import guarded, sandbox_for
 from pronghorn.agent.tools.deps import ToolDeps
 from pronghorn.sandbox.paths import VIRTUAL_WORKSPACE, normalize_virtual
@@ -30,7 +31,7 @@ def file_tools(deps: ToolDeps) -> list[BaseTool]:
     async def read_file(
         description: str,
         path: str,
-        runtime: ToolRuntime,
+        runtime: AgentToolRuntime,
         start_line: int | None = None,
         end_line: int | None = None,
     ) -> object:
@@ -62,7 +63,7 @@ def file_tools(deps: ToolDeps) -> list[BaseTool]:
         description: str,
         path: str,
         content: str,
-        runtime: ToolRuntime,
+        runtime: AgentToolRuntime,
         append: bool = False,
     ) -> object:
         """Create or overwrite a text file (parent folders are created). Files for the user go
@@ -89,7 +90,7 @@ def file_tools(deps: ToolDeps) -> list[BaseTool]:
         path: str,
         old_str: str,
         new_str: str,
-        runtime: ToolRuntime,
+        runtime: AgentToolRuntime,
         replace_all: bool = False,
     ) -> object:
         """Edit a text file by replacing an exact piece of text. old_str must occur exactly
@@ -112,7 +113,7 @@ def file_tools(deps: ToolDeps) -> list[BaseTool]:
         return await guarded("str_replace", runtime, body)
 
     @tool("ls", parse_docstring=True)
-    async def ls(description: str, path: str, runtime: ToolRuntime) -> object:
+    async def ls(description: str, path: str, runtime: AgentToolRuntime) -> object:
         """List a folder two levels deep (folders end with /).
 
         Args:
@@ -130,7 +131,7 @@ def file_tools(deps: ToolDeps) -> list[BaseTool]:
         return await guarded("ls", runtime, body)
 
     @tool("glob", parse_docstring=True)
-    async def glob(pattern: str, runtime: ToolRuntime, path: str | None = None) -> object:
+    async def glob(pattern: str, runtime: AgentToolRuntime, path: str | None = None) -> object:
         """Find files by name pattern (** matches any depth), e.g. '**/*.py'.
 
         Args:
@@ -152,7 +153,7 @@ def file_tools(deps: ToolDeps) -> list[BaseTool]:
     @tool("grep", parse_docstring=True)
     async def grep(
         pattern: str,
-        runtime: ToolRuntime,
+        runtime: AgentToolRuntime,
         path: str | None = None,
         glob: str | None = None,
     ) -> object:

@@ -13,11 +13,12 @@ import asyncio
 import base64
 import os
 
-from langchain.tools import ToolRuntime, tool
+from langchain.tools import tool
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool
 from langgraph.types import Command
 
+from pronghorn.agent.tool_types import AgentToolRuntime
 from pronghorn.agent.tools._common import ToolError, guarded, paths_for
 from pronghorn.agent.tools.deps import ToolDeps
 from pronghorn.sandbox import safe_open
@@ -76,7 +77,7 @@ def load_image(paths: ThreadPaths, path: str) -> dict[str, object]:
 
 def image_tools(deps: ToolDeps) -> list[BaseTool]:
     @tool("view_image", parse_docstring=True)
-    async def view_image(path: str, runtime: ToolRuntime) -> object:
+    async def view_image(path: str, runtime: AgentToolRuntime) -> object:
         """Look at an image file (PNG, JPEG, GIF or WebP, up to 5 MB) from /mnt/user-data;
         it is shown to you right after this call.
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from langchain.tools import ToolRuntime, tool
+from langchain.tools import tool
 from langchain_core.tools import BaseTool
 from pydantic import Field
 
+from pronghorn.agent.tool_types import AgentToolRuntime
 from pronghorn.agent.tools._common import ToolError, failure
 from pronghorn.memory.errors import MemoryDomainError
 from pronghorn.memory.records import CATEGORIES, MemoryScope, as_category, as_confidence
@@ -24,7 +25,7 @@ CategoryArg = Annotated[
 ]
 
 
-def _scope(runtime: ToolRuntime, agent_name: str | None) -> MemoryScope:
+def _scope(runtime: AgentToolRuntime, agent_name: str | None) -> MemoryScope:
     scope = scope_of(runtime.config, agent_name)
     if scope is None:
         raise ToolError("Memory needs a signed-in user; this run has none.")
@@ -33,7 +34,7 @@ def _scope(runtime: ToolRuntime, agent_name: str | None) -> MemoryScope:
 
 def memory_tools(service: MemoryService, *, agent_name: str | None = None) -> list[BaseTool]:
     @tool("memory_search", parse_docstring=True)
-    async def memory_search(query: str, runtime: ToolRuntime, limit: int = 10) -> object:
+    async def memory_search(query: str, runtime: AgentToolRuntime, limit: int = 10) -> object:
         """Search what you remember about the user from earlier conversations.
 
         Args:
@@ -50,7 +51,7 @@ def memory_tools(service: MemoryService, *, agent_name: str | None = None) -> li
 
     @tool("memory_add", parse_docstring=True)
     async def memory_add(
-        content: str, category: CategoryArg, runtime: ToolRuntime, confidence: float = 0.9
+        content: str, category: CategoryArg, runtime: AgentToolRuntime, confidence: float = 0.9
     ) -> object:
         """Remember a durable fact about the user for later conversations.
 
@@ -76,7 +77,7 @@ def memory_tools(service: MemoryService, *, agent_name: str | None = None) -> li
     @tool("memory_update", parse_docstring=True)
     async def memory_update(
         fact_id: str,
-        runtime: ToolRuntime,
+        runtime: AgentToolRuntime,
         content: str | None = None,
         category: str | None = None,
     ) -> object:
@@ -99,7 +100,7 @@ def memory_tools(service: MemoryService, *, agent_name: str | None = None) -> li
         return f"Updated {fact.id}: {fact.content}"
 
     @tool("memory_delete", parse_docstring=True)
-    async def memory_delete(fact_id: str, runtime: ToolRuntime) -> object:
+    async def memory_delete(fact_id: str, runtime: AgentToolRuntime) -> object:
         """Forget a remembered fact that is no longer true or that the user wants forgotten.
 
         Args:

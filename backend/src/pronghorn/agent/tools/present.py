@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 
-from langchain.tools import ToolRuntime, tool
+from langchain.tools import tool
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool
 from langgraph.types import Command
 
+from pronghorn.agent.tool_types import AgentToolRuntime
 from pronghorn.agent.tools._common import ToolError, failure, guarded, paths_for
 from pronghorn.agent.tools.deps import ToolDeps
 from pronghorn.sandbox import safe_open
@@ -46,7 +47,7 @@ def check_presentable(paths: ThreadPaths, path: str) -> str:
 
 def present_tools(deps: ToolDeps) -> list[BaseTool]:
     @tool("present_files", parse_docstring=True)
-    async def present_files(filepaths: list[str], runtime: ToolRuntime) -> object:
+    async def present_files(filepaths: list[str], runtime: AgentToolRuntime) -> object:
         """Show finished files to the user (they appear as downloadable artifacts). Call it
         once the files are complete; files must be under /mnt/user-data/outputs.
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 import logging
 from collections.abc import Iterable, Sequence
-from typing import Any, cast
+from typing import cast
 
 from langchain_core.tools import BaseTool
 
@@ -63,12 +63,12 @@ def load_extra(spec: ExtraTool) -> list[BaseTool]:
     """Import one ``tools.extra`` entry (blocking: imports run module code)."""
     module_name, _, attr = spec.use.partition(":")
     try:
-        value: Any = importlib.import_module(module_name)
+        value: object = importlib.import_module(module_name)
         for part in attr.split("."):
             value = getattr(value, part)
     except (ImportError, AttributeError) as exc:
         raise ToolImportError(f"cannot import {spec.use}: {exc}") from None
-    if not isinstance(value, (BaseTool, list, tuple)) and callable(value):
+    if callable(value) and not isinstance(value, BaseTool):  # a factory (lists never are)
         value = value()
     tools = [t.model_copy() for t in _as_tools(value, spec.use)]
     for t in tools:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from langchain.tools import ToolRuntime, tool
+from langchain.tools import tool
 from langchain_core.tools import BaseTool
 
+from pronghorn.agent.tool_types import AgentToolRuntime
 from pronghorn.agent.tools._common import guarded, sandbox_for
 from pronghorn.agent.tools.deps import ToolDeps
 from pronghorn.sandbox.base import CommandResult
@@ -31,7 +32,7 @@ def shell_tools(deps: ToolDeps) -> list[BaseTool]:
     timeout_s = deps.config.tools.timeouts.get("bash", deps.config.sandbox.command_timeout_s)
 
     @tool("bash", parse_docstring=True)
-    async def bash(description: str, command: str, runtime: ToolRuntime) -> object:
+    async def bash(description: str, command: str, runtime: AgentToolRuntime) -> object:
         """Run a bash command in the sandbox. The working directory is
         /mnt/user-data/workspace; uploads are in /mnt/user-data/uploads and files for the
         user go to /mnt/user-data/outputs. Returns stdout, stderr and the exit code.

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, cast
 
-from langchain.tools import ToolRuntime, tool
+from langchain.tools import tool
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool
 from langgraph.types import Command
 from pydantic import Field
 from typing_extensions import TypedDict
 
+from pronghorn.agent.tool_types import AgentToolRuntime
 from pronghorn.agent.tools._common import failure
 from pronghorn.agent.tools.deps import ToolDeps
 
@@ -31,16 +32,18 @@ class TodoItem(TypedDict):
     ]
 
 
-def validate_todos(todos: list) -> list[dict[str, str]]:
+def validate_todos(todos: object) -> list[dict[str, str]]:
     """Clean todos, or raise ``ValueError`` with a message for the model."""
     if not isinstance(todos, list):
         raise ValueError("todos must be a list of {content, status} objects.")
-    if len(todos) > MAX_TODOS:
-        raise ValueError(f"Too many todos ({len(todos)}); keep the list under {MAX_TODOS}.")
+    items = cast("list[object]", todos)
+    if len(items) > MAX_TODOS:
+        raise ValueError(f"Too many todos ({len(items)}); keep the list under {MAX_TODOS}.")
     out: list[dict[str, str]] = []
-    for i, item in enumerate(todos, start=1):
-        if not isinstance(item, dict):
+    for i, raw in enumerate(items, start=1):
+        if not isinstance(raw, dict):
             raise ValueError(f"todo {i} must be an object with content and status.")
+        item = cast("dict[str, object]", raw)
         content = str(item.get("content") or "").strip()
         status = str(item.get("status") or "").strip()
         if not content:
@@ -55,7 +58,7 @@ def validate_todos(todos: list) -> list[dict[str, str]]:
 
 def todo_tools(deps: ToolDeps) -> list[BaseTool]:
     @tool("write_todos", parse_docstring=True)
-    async def write_todos(todos: list[TodoItem], runtime: ToolRuntime) -> object:
+    async def write_todos(todos: list[TodoItem], runtime: AgentToolRuntime) -> object:
         """Write the task list for a multi-step job (replaces the whole list; the user sees
         it). Keep exactly one item in_progress while working and mark items completed as soon
         as they are done. Skip it for simple one-step requests.

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from langchain.tools import ToolRuntime, tool
+from langchain.tools import tool
 from langchain_core.tools import BaseTool
 
+from pronghorn.agent.tool_types import AgentToolRuntime
 from pronghorn.agent.tools._common import failure
 from pronghorn.agent.tools.deps import ToolDeps
 from pronghorn.web.fetch import fetch_url
@@ -29,7 +30,7 @@ def fetch_tools(deps: ToolDeps) -> list[BaseTool]:
     limit = fetch_limit(deps)
 
     @tool("web_fetch", parse_docstring=True)
-    async def web_fetch(url: str, runtime: ToolRuntime) -> object:
+    async def web_fetch(url: str, runtime: AgentToolRuntime) -> object:
         """Fetch a web page (http/https) and return its readable text. Long pages are cut;
         private and local network addresses are refused.
 
@@ -55,7 +56,7 @@ def fetch_tools(deps: ToolDeps) -> list[BaseTool]:
 
 def search_tools(provider: SearchProvider) -> list[BaseTool]:
     @tool("web_search", parse_docstring=True)
-    async def web_search(query: str, runtime: ToolRuntime, max_results: int = 5) -> object:
+    async def web_search(query: str, runtime: AgentToolRuntime, max_results: int = 5) -> object:
         """Search the web; returns titles, URLs and snippets. Use web_fetch to read a result.
 
         Args:
@@ -69,7 +70,7 @@ def search_tools(provider: SearchProvider) -> list[BaseTool]:
             return failure(runtime, "web_search", str(exc))
         if not results:
             return f"No results for {query!r}."
-        lines = []
+        lines: list[str] = []
         for i, r in enumerate(results, start=1):
             lines.append(f"{i}. {r.title or '(no title)'}\n   {r.url}")
             if r.snippet:

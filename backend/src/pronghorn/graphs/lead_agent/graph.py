@@ -29,7 +29,7 @@ from pronghorn.memory.service import MemoryService
 from pronghorn.models.factory import ModelFactory
 from pronghorn.sandbox.base import SandboxProvider
 from pronghorn.skills.model import RunSkill, RunSkillSource
-from pronghorn.subagents import SubagentPool
+from pronghorn.subagents import SubagentExtension, SubagentPool
 
 MAX_CACHED = 32
 
@@ -41,18 +41,19 @@ class GraphCache:
 
     def __init__(self, max_size: int = MAX_CACHED) -> None:
         self.max_size = max_size
-        self._items: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+        # Any: a compiled lead agent (create_agent's CompiledStateGraph, see build_agent)
+        self._items: OrderedDict[tuple[object, ...], Any] = OrderedDict()
         self._lock = threading.Lock()
         self.builds = 0
 
-    def get(self, key: tuple[Any, ...]) -> Any | None:
+    def get(self, key: tuple[object, ...]) -> Any | None:
         with self._lock:
             if key in self._items:
                 self._items.move_to_end(key)
                 return self._items[key]
         return None
 
-    def get_or_build(self, key: tuple[Any, ...], build: Callable[[], Any]) -> Any:
+    def get_or_build(self, key: tuple[object, ...], build: Callable[[], Any]) -> Any:
         found = self.get(key)
         if found is not None:
             return found
@@ -118,10 +119,12 @@ class LeadAgentFactory:
 
     def deps(self) -> AgentDeps:
         if self._deps is None:
+            pool = _optional(lambda: self.host.subagents)
             self._deps = AgentDeps(
                 sandboxes=self.host.sandbox,
                 data_dir=self.host.data_dir,
-                subagents=_optional(lambda: self.host.subagents),  # None: no task tool
+                # None: no task tool
+                subagents=SubagentExtension(pool) if pool is not None else None,
                 mcp=self.host.mcp,
                 governance=self.host.governance,
                 memory=_optional(lambda: self.host.memory),  # None: no memory

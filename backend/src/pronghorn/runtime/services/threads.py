@@ -191,8 +191,9 @@ async def _scope(runtime: Runtime, access: Access, value: dict[str, object]) -> 
 async def search(
     runtime: Runtime, access: Access, query: ThreadQuery, value: dict[str, object]
 ) -> tuple[list[dict[str, Any]], int]:
-    """One page of the caller's threads and how many match (`value`: the request as the
-    authorizer sees it)."""
+    """One page of the caller's threads and how many match, exactly on the last page and
+    at least `offset + limit + 1` on the others (`value`: the request as the authorizer
+    sees it)."""
     scope = await _scope(runtime, access, value)
     async with runtime.db.read() as conn:
         return await repo.search(
@@ -206,6 +207,7 @@ async def search(
             sort_by=query.sort_by,
             sort_order=query.sort_order,
             scope=scope,
+            exact_total=False,
         )
 
 

@@ -296,3 +296,47 @@ async def test_a_failing_store_loses_nothing(tmp_path: Path) -> None:
     assert [e.id for e in await _read(broker, rid, 42)] == list(range(43, 101))
     await broker.aclose()
     await db.close()
+
+
+async def test_an_ended_run_keeps_only_its_last_values_snapshots(sqlite_db: Database) -> None:
+    """`values` events are whole-state snapshots: a live reader gets each, the store keeps
+    the last of each namespace once the run ends — those stored by earlier batches deleted,
+    the superseded ones of the last batch never written; every other event is kept."""
+    store = SqlEventStore(sqlite_db)
+    broker = MemoryBroker(
+        store=store,
+        run_retention_bytes=1 << 20,
+        total_retention_bytes=1 << 22,
+        flush_interval_s=3600,
+    )
+    rid, other = await _new_run(sqlite_db), await _new_run(sqlite_db)
+    await broker.open_run(rid, "t")
+    await broker.open_run(other, "t2")
+    live = broker.subscribe(rid, 0)
+    names = ["values", "custom", "values|sub:1", "values", "updates", "values|sub:1"]
+    for name in names:
+        await broker.publish(rid, name, b'{"n":"%s"}' % name.encode())
+        await broker.publish(other, "values", b"{}")
+    await broker.flush(rid)  # a batch mid-run: everything so far is kept
+    assert len(await store.read(rid, 0, 100)) == 6
+    for name in ["values", "custom", "values"]:
+        await broker.publish(rid, name, b"{}")
+    await broker.flush(rid, ending=True)
+    kept = [(e.id, e.event) for e in await store.read(rid, 0, 100)]
+    assert kept == [
+        (2, "custom"),
+        (5, "updates"),
+        (6, "values|sub:1"),
+        (8, "custom"),
+        (9, "values"),
+    ]
+    assert len(await store.read(other, 0, 100)) == 6  # another run's are not touched
+    await broker.close_run(rid)
+    assert [e.id async for e in live] == list(range(1, 10))  # live: every one
+    assert [e.id for e in await _read(broker, rid, 0)] == [2, 5, 6, 8, 9]
+    assert [e.id for e in await _read(broker, rid, 6)] == [8, 9]
+    # An ending with nothing buffered still deletes what earlier batches stored.
+    await broker.flush(other)
+    await broker.flush(other, ending=True)
+    assert [e.id for e in await store.read(other, 0, 100)] == [6]
+    await broker.aclose()

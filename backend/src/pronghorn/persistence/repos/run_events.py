@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import BindParameter, bindparam, delete, func, select
+from sqlalchemy import BindParameter, bindparam, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
@@ -57,20 +57,6 @@ def append(conn: Connection, rows: Sequence[EventRow]) -> None:
         _SQLITE_APPEND,
         [{"b_run_id": r, "b_seq": s, "b_event": e, "b_data": d, "b_ts": ts} for r, s, e, d in rows],
     )
-
-
-_DROP_BEFORE = delete(run_events).where(
-    run_events.c.run_id == bindparam("b_run_id"),
-    run_events.c.event == bindparam("b_event"),
-    run_events.c.seq < bindparam("b_seq"),
-)
-
-
-def drop_before(conn: Connection, items: Sequence[tuple[str, str, int]]) -> None:
-    """Delete each (run, event name, id)'s events of that name with a smaller id (a run's
-    superseded `values` snapshots; the primary key's (run_id, seq) prefix finds them)."""
-    if items:
-        conn.execute(_DROP_BEFORE, [{"b_run_id": r, "b_event": e, "b_seq": s} for r, e, s in items])
 
 
 def existing_runs(conn: Connection, run_ids: Sequence[str]) -> set[str]:

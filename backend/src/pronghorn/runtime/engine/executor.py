@@ -425,10 +425,9 @@ class Executor:
         """One try at settling (see ``_settle``), raising if the database is unreachable:
         the run's and thread's final values and interrupts, once written."""
         # Every event is stored before the run is recorded as finished, so a reader that
-        # sees the final status finds all of them (a rolled-back run's go with its row) —
-        # of its `values` snapshots only the last (`ending`: the state is final now).
+        # sees the final status finds all of them (a rolled-back run's go with its row).
         # Started now, it overlaps reading the final state.
-        events_stored = asyncio.ensure_future(self.broker.flush(job.run_id, ending=True))
+        events_stored = asyncio.ensure_future(self.broker.flush(job.run_id))
         try:
             # The `running` write goes first; on SQLite it commits with the events' batch
             # when it is still under way (a quick run), instead of one commit after another.

@@ -35,18 +35,15 @@ class BrokerUnavailable(Unavailable):
 # (run_id, event, fence): the fence is the claim the publishing replica holds on the run
 # (scale-out), None when no claim applies (one process; a sweeper closing a run's log).
 EventRow = tuple[str, Event, int | None]
-# (run_id, event name, id): that run's earlier events of that name are superseded by this one
-Superseded = tuple[str, str, int]
 
 
 class EventStore(Protocol):
     """Durable storage of run events (the `run_events` table)."""
 
-    async def append(self, rows: Sequence[EventRow], superseded: Sequence[Superseded] = ()) -> None:
+    async def append(self, rows: Sequence[EventRow]) -> None:
         """Store rows of any runs in one transaction. A row whose fence is not the run's
         current one (its publisher lost the claim) is left out, and so is one whose run was
-        deleted; every other row is stored. In the same transaction, delete the stored
-        events `superseded` names (a run's events of that name before that id)."""
+        deleted; every other row is stored."""
 
     async def read(self, run_id: str, after: int, limit: int) -> list[Event]:
         """Up to `limit` stored events of the run with id > after, in order."""
@@ -70,10 +67,8 @@ class EventBroker(Protocol):
         """Append to the run's log (and its thread's log); return the event id."""
         ...
 
-    async def flush(self, run_id: str, *, ending: bool = False) -> None:
-        """Return once every event published for the run so far is stored. `ending`: the
-        run has ended (no more state comes); of its `values` events only the last of each
-        namespace is kept in the store (event_writer.py)."""
+    async def flush(self, run_id: str) -> None:
+        """Return once every event published for the run so far is stored."""
 
     async def close_run(self, run_id: str, result: object = None) -> None:
         """No more events for the run (they are stored first); subscribers drain and end.

@@ -21,7 +21,7 @@ from sqlalchemy.exc import IntegrityError
 
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.repos import run_events as repo
-from pronghorn.runtime.events.broker import Event, EventRow, Superseded
+from pronghorn.runtime.events.broker import Event, EventRow
 
 log = logging.getLogger("pronghorn.broker")
 
@@ -30,18 +30,13 @@ class SqlEventStore:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    async def append(self, rows: Sequence[EventRow], superseded: Sequence[Superseded] = ()) -> None:
+    async def append(self, rows: Sequence[EventRow]) -> None:
         if any(fence is not None for _, _, fence in rows):
-            await self._append_fenced(rows, superseded)
+            await self._append_fenced(rows)
             return
         batch = [(run_id, ev.id, ev.event, ev.data) for run_id, ev, _ in rows]
-
-        def write(conn: Connection) -> None:
-            repo.append(conn, batch)
-            repo.drop_before(conn, superseded)
-
         try:
-            await self.db.retry(lambda: self.db.run(write))
+            await self.db.retry(lambda: self.db.run(lambda conn: repo.append(conn, batch)))
         except IntegrityError:
             # A run deleted while its last events were buffered (its row is gone, and with
             # it every event it had): store the others.
@@ -49,15 +44,12 @@ class SqlEventStore:
                 alive = repo.existing_runs(conn, list({r[0] for r in batch}))
                 kept = [r for r in batch if r[0] in alive]
                 repo.append(conn, kept)
-                repo.drop_before(conn, superseded)
                 return len(batch) - len(kept)
 
             dropped = await self.db.retry(lambda: self.db.run(unit))
             log.info("events of deleted runs not stored", extra={"count": dropped})
 
-    async def _append_fenced(
-        self, rows: Sequence[EventRow], superseded: Sequence[Superseded]
-    ) -> None:
+    async def _append_fenced(self, rows: Sequence[EventRow]) -> None:
         def unit(conn: Connection) -> tuple[int, int]:
             fences = repo.lock_fences(conn, list({run_id for run_id, _, _ in rows}))
             kept: list[repo.EventRow] = []
@@ -71,10 +63,6 @@ class SqlEventStore:
                     continue
                 kept.append((run_id, ev.id, ev.event, ev.data))
             repo.append(conn, kept)
-            # Deleting what comes before an event stored is safe; before one refused is not.
-            written = {(r, seq) for r, seq, _, _ in kept}
-            refused = {(r, ev.id) for r, ev, _ in rows} - written
-            repo.drop_before(conn, [s for s in superseded if (s[0], s[2]) not in refused])
             return stale, len(rows) - len(kept) - stale
 
         stale, gone = await self.db.retry(lambda: self.db.run(unit))

@@ -168,8 +168,8 @@ class MemoryBroker:
         self._account(tl, _size(ev))
         return ev.id
 
-    async def flush(self, run_id: str, *, ending: bool = False) -> None:
-        await self.writer.flush(run_id if ending else None)
+    async def flush(self, run_id: str) -> None:
+        await self.writer.flush()
 
     async def close_run(self, run_id: str, result: object = None) -> None:
         # `result` is for other processes; in this one the run's Job has the output.
@@ -181,7 +181,6 @@ class MemoryBroker:
                 await self.writer.flush()
             except Exception:
                 log.exception("storing run events failed", extra={"run_id": run_id})
-        self.writer.forget(run_id)
         lg.close()
         # Readers from now on read the store; subscribers already attached drain `lg`. If
         # some events are not stored yet (the database failed), the log stays until they are.

@@ -256,8 +256,8 @@ class RedisBroker:
             for w in late:
                 w.cancel()
 
-    async def flush(self, run_id: str, *, ending: bool = False) -> None:
-        await self.writer.flush(run_id if ending else None)
+    async def flush(self, run_id: str) -> None:
+        await self.writer.flush()
 
     async def close_run(self, run_id: str, result: object = None) -> None:
         box = self._boxes.get(run_id)
@@ -271,7 +271,6 @@ class RedisBroker:
                 await self.writer.flush()
             except Exception:
                 log.exception("storing run events failed", extra={"run_id": run_id})
-        self.writer.forget(run_id)
         box.closed = True
         box.idle.clear()
         box.wake.set()
@@ -470,16 +469,13 @@ class RedisBroker:
         self, run_id: str, after: int, upto: int | None
     ) -> AsyncIterator[Event]:
         """Stored events after `after` (up to `upto` inclusive; None: all). With an upper
-        bound, waits up to GAP_WAIT_S for ones not stored yet (just published elsewhere) —
-        unless the run is finished: then a gap is a superseded `values` event left out."""
+        bound, waits up to GAP_WAIT_S for ones not stored yet (just published elsewhere)."""
         cursor = after
         loop = asyncio.get_running_loop()
         deadline = loop.time() + GAP_WAIT_S
         while upto is None or cursor < upto:
             limit = READ_PAGE if upto is None else min(READ_PAGE, upto - cursor)
             page = await self.store.read(run_id, cursor, limit)
-            if upto is not None:
-                page = [ev for ev in page if ev.id <= upto]
             for ev in page:
                 yield ev
             if page:
@@ -489,8 +485,6 @@ class RedisBroker:
                     return
                 continue
             if not page and cursor < upto:
-                if await self._finished(run_id):
-                    return
                 if loop.time() > deadline:
                     log.error(
                         "events missing from the store", extra={"run_id": run_id, "after": cursor}

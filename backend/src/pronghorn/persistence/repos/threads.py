@@ -263,9 +263,14 @@ async def search_rows(
     sort_by: str | None = None,
     sort_order: str | None = None,
     scope: OwnerScope = ANY_OWNER,
+    exact_total: bool = True,
 ) -> tuple[list[Any], int]:
     """One page of thread rows (newest first by default) and the total number matching,
-    within `scope` (an owner and the authorizer's metadata filter)."""
+    within `scope` (an owner and the authorizer's metadata filter).
+
+    `exact_total=False` counts nothing: one row past the page is read instead, and the
+    total is exact on the last page and `offset + limit + 1` ("at least one more") on the
+    others, as the reference server's `X-Pagination-Total` (`count` gives the exact one)."""
     conds, meta_rest, values_rest, auth_rest = _conditions(
         metadata, values, status, ids, scope, conn.dialect.name
     )
@@ -281,6 +286,9 @@ async def search_rows(
             and matches(r["metadata"], auth_rest)
         ]
         return rows[offset : offset + limit], len(rows)
+    if not exact_total:
+        page = (await conn.execute(query.limit(limit + 1).offset(offset))).mappings().all()
+        return list(page[:limit]), offset + len(page)
     total = (
         await conn.execute(select(func.count()).select_from(threads).where(and_(*conds)))
     ).scalar_one()

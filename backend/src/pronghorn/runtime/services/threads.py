@@ -193,8 +193,9 @@ async def _scope(runtime: AppRuntime, access: Access, value: dict[str, object]) 
 async def search(
     runtime: AppRuntime, access: Access, query: ThreadQuery, value: dict[str, object]
 ) -> tuple[list[dict[str, Any]], int]:
-    """One page of the caller's threads and how many match (`value`: the request as the
-    authorizer sees it)."""
+    """One page of the caller's threads and how many match, exactly on the last page and
+    at least `offset + limit + 1` on the others (`value`: the request as the authorizer
+    sees it)."""
     scope = await _scope(runtime, access, value)
     async with runtime.db.read() as conn:
         return await repo.search(
@@ -208,6 +209,7 @@ async def search(
             sort_by=query.sort_by,
             sort_order=query.sort_order,
             scope=scope,
+            exact_total=False,
         )
 
 

@@ -4,6 +4,351 @@
  */
 
 export interface paths {
+    "/api/langgraph/runs/crons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create Cron */
+        post: operations["create_cron_api_langgraph_runs_crons_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/langgraph/threads/{thread_id}/runs/crons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create Thread Cron */
+        post: operations["create_thread_cron_api_langgraph_threads__thread_id__runs_crons_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/langgraph/runs/crons/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Search Crons */
+        post: operations["search_crons_api_langgraph_runs_crons_search_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/langgraph/runs/crons/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Count Crons */
+        post: operations["count_crons_api_langgraph_runs_crons_count_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/langgraph/runs/crons/{cron_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get Cron */
+        get: operations["get_cron_api_langgraph_runs_crons__cron_id__get"];
+        put?: never;
+        post?: never;
+        /** Delete Cron */
+        delete: operations["delete_cron_api_langgraph_runs_crons__cron_id__delete"];
+        options?: never;
+        head?: never;
+        /** Update Cron */
+        patch: operations["update_cron_api_langgraph_runs_crons__cron_id__patch"];
+        trace?: never;
+    };
+    "/api/langgraph/threads/{thread_id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List Runs */
+        get: operations["list_runs_api_langgraph_threads__thread_id__runs_get"];
+        put?: never;
+        /** Create Run */
+        post: operations["create_run_api_langgraph_threads__thread_id__runs_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/langgraph/threads/{thread_id}/runs/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stream Run */
+        post: operations["stream_run_api_langgraph_threads__thread_id__runs_stream_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/langgraph/threads/{thread_id}/runs/wait": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Wait Run */
+        post: operations["wait_run_api_langgraph_threads__thread_id__runs_wait_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/langgraph/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create Stateless */
+        post: operations["create_stateless_api_langgraph_runs_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/langgraph/runs/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stream Stateless */
+        post: operations["stream_stateless_api_langgraph_runs_stream_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/langgraph/runs/wait": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Wait Stateless */
+        post: operations["wait_stateless_api_langgraph_runs_wait_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/langgraph/runs/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create Batch */
+        post: operations["create_batch_api_langgraph_runs_batch_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/langgraph/runs/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel Many */
+        post: operations["cancel_many_api_langgraph_runs_cancel_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/langgraph/threads/{thread_id}/runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get Run */
+        get: operations["get_run_api_langgraph_threads__thread_id__runs__run_id__get"];
+        put?: never;
+        post?: never;
+        /** Delete Run */
+        delete: operations["delete_run_api_langgraph_threads__thread_id__runs__run_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/langgraph/runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get Stateless Run */
+        get: operations["get_stateless_run_api_langgraph_runs__run_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/langgraph/threads/{thread_id}/runs/{run_id}/join": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Join Run */
+        get: operations["join_run_api_langgraph_threads__thread_id__runs__run_id__join_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/langgraph/threads/{thread_id}/runs/{run_id}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Join Stream */
+        get: operations["join_stream_api_langgraph_threads__thread_id__runs__run_id__stream_get"];
+        put?: never;
+        /** Join Stream */
+        post: operations["join_stream_api_langgraph_threads__thread_id__runs__run_id__stream_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/langgraph/runs/{run_id}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Join Stateless Stream */
+        get: operations["join_stateless_stream_api_langgraph_runs__run_id__stream_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/langgraph/threads/{thread_id}/runs/{run_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel Run */
+        post: operations["cancel_run_api_langgraph_threads__thread_id__runs__run_id__cancel_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/langgraph/threads/{thread_id}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Thread Stream */
+        get: operations["thread_stream_api_langgraph_threads__thread_id__stream_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -701,351 +1046,6 @@ export interface paths {
         put?: never;
         /** Post History */
         post: operations["post_history_api_langgraph_threads__thread_id__history_post"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/langgraph/runs/crons": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Create Cron */
-        post: operations["create_cron_api_langgraph_runs_crons_post"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/langgraph/threads/{thread_id}/runs/crons": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Create Thread Cron */
-        post: operations["create_thread_cron_api_langgraph_threads__thread_id__runs_crons_post"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/langgraph/runs/crons/search": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Search Crons */
-        post: operations["search_crons_api_langgraph_runs_crons_search_post"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/langgraph/runs/crons/count": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Count Crons */
-        post: operations["count_crons_api_langgraph_runs_crons_count_post"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/langgraph/runs/crons/{cron_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get Cron */
-        get: operations["get_cron_api_langgraph_runs_crons__cron_id__get"];
-        put?: never;
-        post?: never;
-        /** Delete Cron */
-        delete: operations["delete_cron_api_langgraph_runs_crons__cron_id__delete"];
-        options?: never;
-        head?: never;
-        /** Update Cron */
-        patch: operations["update_cron_api_langgraph_runs_crons__cron_id__patch"];
-        trace?: never;
-    };
-    "/api/langgraph/threads/{thread_id}/runs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List Runs */
-        get: operations["list_runs_api_langgraph_threads__thread_id__runs_get"];
-        put?: never;
-        /** Create Run */
-        post: operations["create_run_api_langgraph_threads__thread_id__runs_post"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/langgraph/threads/{thread_id}/runs/stream": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Stream Run */
-        post: operations["stream_run_api_langgraph_threads__thread_id__runs_stream_post"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/langgraph/threads/{thread_id}/runs/wait": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Wait Run */
-        post: operations["wait_run_api_langgraph_threads__thread_id__runs_wait_post"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/langgraph/runs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Create Stateless */
-        post: operations["create_stateless_api_langgraph_runs_post"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/langgraph/runs/stream": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Stream Stateless */
-        post: operations["stream_stateless_api_langgraph_runs_stream_post"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/langgraph/runs/wait": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Wait Stateless */
-        post: operations["wait_stateless_api_langgraph_runs_wait_post"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/langgraph/runs/batch": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Create Batch */
-        post: operations["create_batch_api_langgraph_runs_batch_post"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/langgraph/runs/cancel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Cancel Many */
-        post: operations["cancel_many_api_langgraph_runs_cancel_post"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/langgraph/threads/{thread_id}/runs/{run_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get Run */
-        get: operations["get_run_api_langgraph_threads__thread_id__runs__run_id__get"];
-        put?: never;
-        post?: never;
-        /** Delete Run */
-        delete: operations["delete_run_api_langgraph_threads__thread_id__runs__run_id__delete"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/langgraph/runs/{run_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get Stateless Run */
-        get: operations["get_stateless_run_api_langgraph_runs__run_id__get"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/langgraph/threads/{thread_id}/runs/{run_id}/join": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Join Run */
-        get: operations["join_run_api_langgraph_threads__thread_id__runs__run_id__join_get"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/langgraph/threads/{thread_id}/runs/{run_id}/stream": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Join Stream */
-        get: operations["join_stream_api_langgraph_threads__thread_id__runs__run_id__stream_get"];
-        put?: never;
-        /** Join Stream */
-        post: operations["join_stream_api_langgraph_threads__thread_id__runs__run_id__stream_post"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/langgraph/runs/{run_id}/stream": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Join Stateless Stream */
-        get: operations["join_stateless_stream_api_langgraph_runs__run_id__stream_get"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/langgraph/threads/{thread_id}/runs/{run_id}/cancel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Cancel Run */
-        post: operations["cancel_run_api_langgraph_threads__thread_id__runs__run_id__cancel_post"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/langgraph/threads/{thread_id}/stream": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Thread Stream */
-        get: operations["thread_stream_api_langgraph_threads__thread_id__stream_get"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -5660,6 +5660,1776 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    create_cron_api_langgraph_runs_crons_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CronCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Cron"];
+                };
+            };
+            /** @description The request makes no sense for the resource's current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    create_thread_cron_api_langgraph_threads__thread_id__runs_crons_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CronCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Cron"];
+                };
+            };
+            /** @description The request makes no sense for the resource's current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    search_crons_api_langgraph_runs_crons_search_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CronSearch"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CronSelection"][];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    count_crons_api_langgraph_runs_crons_count_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CronSearch"] | null;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": number;
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    get_cron_api_langgraph_runs_crons__cron_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                cron_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Cron"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    delete_cron_api_langgraph_runs_crons__cron_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                cron_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    update_cron_api_langgraph_runs_crons__cron_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                cron_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Cron"];
+                };
+            };
+            /** @description The request makes no sense for the resource's current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    list_runs_api_langgraph_threads__thread_id__runs_get: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                status?: string | null;
+                select?: string[] | null;
+            };
+            header?: never;
+            path: {
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunSelection"][];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    create_run_api_langgraph_threads__thread_id__runs_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Assistant Id */
+                    assistant_id: string;
+                    /** Input */
+                    input?: unknown;
+                    command?: components["schemas"]["RunCommand"] | null;
+                    /** Config */
+                    config?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** Context */
+                    context?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** Metadata */
+                    metadata?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** Stream Mode */
+                    stream_mode?: string[] | string;
+                    /**
+                     * Stream Subgraphs
+                     * @default false
+                     */
+                    stream_subgraphs?: boolean;
+                    /**
+                     * Stream Resumable
+                     * @default false
+                     */
+                    stream_resumable?: boolean;
+                    /** Interrupt Before */
+                    interrupt_before?: string[] | "*" | null;
+                    /** Interrupt After */
+                    interrupt_after?: string[] | "*" | null;
+                    /**
+                     * Multitask Strategy
+                     * @default enqueue
+                     * @enum {string}
+                     */
+                    multitask_strategy?: "reject" | "interrupt" | "rollback" | "enqueue";
+                    /**
+                     * If Not Exists
+                     * @default reject
+                     * @enum {string}
+                     */
+                    if_not_exists?: "reject" | "create";
+                    /**
+                     * On Disconnect
+                     * @default continue
+                     * @enum {string}
+                     */
+                    on_disconnect?: "cancel" | "continue";
+                    /**
+                     * On Completion
+                     * @default delete
+                     * @enum {string}
+                     */
+                    on_completion?: "delete" | "keep";
+                    /** Checkpoint Id */
+                    checkpoint_id?: string | null;
+                    /** Checkpoint */
+                    checkpoint?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** Webhook */
+                    webhook?: string | null;
+                    /** Feedback Keys */
+                    feedback_keys?: string[] | null;
+                    /** After Seconds */
+                    after_seconds?: number | null;
+                    /** Durability */
+                    durability?: ("sync" | "async" | "exit") | null;
+                    /** Checkpoint During */
+                    checkpoint_during?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description The request makes no sense for the resource's current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict: a duplicate, or a busy thread */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests or over a cap (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    stream_run_api_langgraph_threads__thread_id__runs_stream_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Assistant Id */
+                    assistant_id: string;
+                    /** Input */
+                    input?: unknown;
+                    command?: components["schemas"]["RunCommand"] | null;
+                    /** Config */
+                    config?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** Context */
+                    context?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** Metadata */
+                    metadata?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** Stream Mode */
+                    stream_mode?: string[] | string;
+                    /**
+                     * Stream Subgraphs
+                     * @default false
+                     */
+                    stream_subgraphs?: boolean;
+                    /**
+                     * Stream Resumable
+                     * @default false
+                     */
+                    stream_resumable?: boolean;
+                    /** Interrupt Before */
+                    interrupt_before?: string[] | "*" | null;
+                    /** Interrupt After */
+                    interrupt_after?: string[] | "*" | null;
+                    /**
+                     * Multitask Strategy
+                     * @default enqueue
+                     * @enum {string}
+                     */
+                    multitask_strategy?: "reject" | "interrupt" | "rollback" | "enqueue";
+                    /**
+                     * If Not Exists
+                     * @default reject
+                     * @enum {string}
+                     */
+                    if_not_exists?: "reject" | "create";
+                    /**
+                     * On Disconnect
+                     * @default continue
+                     * @enum {string}
+                     */
+                    on_disconnect?: "cancel" | "continue";
+                    /**
+                     * On Completion
+                     * @default delete
+                     * @enum {string}
+                     */
+                    on_completion?: "delete" | "keep";
+                    /** Checkpoint Id */
+                    checkpoint_id?: string | null;
+                    /** Checkpoint */
+                    checkpoint?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** Webhook */
+                    webhook?: string | null;
+                    /** Feedback Keys */
+                    feedback_keys?: string[] | null;
+                    /** After Seconds */
+                    after_seconds?: number | null;
+                    /** Durability */
+                    durability?: ("sync" | "async" | "exit") | null;
+                    /** Checkpoint During */
+                    checkpoint_during?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The run's events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description The request makes no sense for the resource's current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict: a duplicate, or a busy thread */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests or over a cap (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    wait_run_api_langgraph_threads__thread_id__runs_wait_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Assistant Id */
+                    assistant_id: string;
+                    /** Input */
+                    input?: unknown;
+                    command?: components["schemas"]["RunCommand"] | null;
+                    /** Config */
+                    config?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** Context */
+                    context?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** Metadata */
+                    metadata?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** Stream Mode */
+                    stream_mode?: string[] | string;
+                    /**
+                     * Stream Subgraphs
+                     * @default false
+                     */
+                    stream_subgraphs?: boolean;
+                    /**
+                     * Stream Resumable
+                     * @default false
+                     */
+                    stream_resumable?: boolean;
+                    /** Interrupt Before */
+                    interrupt_before?: string[] | "*" | null;
+                    /** Interrupt After */
+                    interrupt_after?: string[] | "*" | null;
+                    /**
+                     * Multitask Strategy
+                     * @default enqueue
+                     * @enum {string}
+                     */
+                    multitask_strategy?: "reject" | "interrupt" | "rollback" | "enqueue";
+                    /**
+                     * If Not Exists
+                     * @default reject
+                     * @enum {string}
+                     */
+                    if_not_exists?: "reject" | "create";
+                    /**
+                     * On Disconnect
+                     * @default continue
+                     * @enum {string}
+                     */
+                    on_disconnect?: "cancel" | "continue";
+                    /**
+                     * On Completion
+                     * @default delete
+                     * @enum {string}
+                     */
+                    on_completion?: "delete" | "keep";
+                    /** Checkpoint Id */
+                    checkpoint_id?: string | null;
+                    /** Checkpoint */
+                    checkpoint?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** Webhook */
+                    webhook?: string | null;
+                    /** Feedback Keys */
+                    feedback_keys?: string[] | null;
+                    /** After Seconds */
+                    after_seconds?: number | null;
+                    /** Durability */
+                    durability?: ("sync" | "async" | "exit") | null;
+                    /** Checkpoint During */
+                    checkpoint_during?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunOutput"];
+                };
+            };
+            /** @description The request makes no sense for the resource's current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict: a duplicate, or a busy thread */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests or over a cap (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    create_stateless_api_langgraph_runs_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Assistant Id */
+                    assistant_id: string;
+                    /** Input */
+                    input?: unknown;
+                    command?: components["schemas"]["RunCommand"] | null;
+                    /** Config */
+                    config?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** Context */
+                    context?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** Metadata */
+                    metadata?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** Stream Mode */
+                    stream_mode?: string[] | string;
+                    /**
+                     * Stream Subgraphs
+                     * @default false
+                     */
+                    stream_subgraphs?: boolean;
+                    /**
+                     * Stream Resumable
+                     * @default false
+                     */
+                    stream_resumable?: boolean;
+                    /** Interrupt Before */
+                    interrupt_before?: string[] | "*" | null;
+                    /** Interrupt After */
+                    interrupt_after?: string[] | "*" | null;
+                    /**
+                     * Multitask Strategy
+                     * @default enqueue
+                     * @enum {string}
+                     */
+                    multitask_strategy?: "reject" | "interrupt" | "rollback" | "enqueue";
+                    /**
+                     * If Not Exists
+                     * @default reject
+                     * @enum {string}
+                     */
+                    if_not_exists?: "reject" | "create";
+                    /**
+                     * On Disconnect
+                     * @default continue
+                     * @enum {string}
+                     */
+                    on_disconnect?: "cancel" | "continue";
+                    /**
+                     * On Completion
+                     * @default delete
+                     * @enum {string}
+                     */
+                    on_completion?: "delete" | "keep";
+                    /** Checkpoint Id */
+                    checkpoint_id?: string | null;
+                    /** Checkpoint */
+                    checkpoint?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** Webhook */
+                    webhook?: string | null;
+                    /** Feedback Keys */
+                    feedback_keys?: string[] | null;
+                    /** After Seconds */
+                    after_seconds?: number | null;
+                    /** Durability */
+                    durability?: ("sync" | "async" | "exit") | null;
+                    /** Checkpoint During */
+                    checkpoint_during?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description The request makes no sense for the resource's current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict: a duplicate, or a busy thread */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests or over a cap (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    stream_stateless_api_langgraph_runs_stream_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Assistant Id */
+                    assistant_id: string;
+                    /** Input */
+                    input?: unknown;
+                    command?: components["schemas"]["RunCommand"] | null;
+                    /** Config */
+                    config?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** Context */
+                    context?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** Metadata */
+                    metadata?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** Stream Mode */
+                    stream_mode?: string[] | string;
+                    /**
+                     * Stream Subgraphs
+                     * @default false
+                     */
+                    stream_subgraphs?: boolean;
+                    /**
+                     * Stream Resumable
+                     * @default false
+                     */
+                    stream_resumable?: boolean;
+                    /** Interrupt Before */
+                    interrupt_before?: string[] | "*" | null;
+                    /** Interrupt After */
+                    interrupt_after?: string[] | "*" | null;
+                    /**
+                     * Multitask Strategy
+                     * @default enqueue
+                     * @enum {string}
+                     */
+                    multitask_strategy?: "reject" | "interrupt" | "rollback" | "enqueue";
+                    /**
+                     * If Not Exists
+                     * @default reject
+                     * @enum {string}
+                     */
+                    if_not_exists?: "reject" | "create";
+                    /**
+                     * On Disconnect
+                     * @default continue
+                     * @enum {string}
+                     */
+                    on_disconnect?: "cancel" | "continue";
+                    /**
+                     * On Completion
+                     * @default delete
+                     * @enum {string}
+                     */
+                    on_completion?: "delete" | "keep";
+                    /** Checkpoint Id */
+                    checkpoint_id?: string | null;
+                    /** Checkpoint */
+                    checkpoint?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** Webhook */
+                    webhook?: string | null;
+                    /** Feedback Keys */
+                    feedback_keys?: string[] | null;
+                    /** After Seconds */
+                    after_seconds?: number | null;
+                    /** Durability */
+                    durability?: ("sync" | "async" | "exit") | null;
+                    /** Checkpoint During */
+                    checkpoint_during?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The run's events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description The request makes no sense for the resource's current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict: a duplicate, or a busy thread */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests or over a cap (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    wait_stateless_api_langgraph_runs_wait_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Assistant Id */
+                    assistant_id: string;
+                    /** Input */
+                    input?: unknown;
+                    command?: components["schemas"]["RunCommand"] | null;
+                    /** Config */
+                    config?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** Context */
+                    context?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** Metadata */
+                    metadata?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** Stream Mode */
+                    stream_mode?: string[] | string;
+                    /**
+                     * Stream Subgraphs
+                     * @default false
+                     */
+                    stream_subgraphs?: boolean;
+                    /**
+                     * Stream Resumable
+                     * @default false
+                     */
+                    stream_resumable?: boolean;
+                    /** Interrupt Before */
+                    interrupt_before?: string[] | "*" | null;
+                    /** Interrupt After */
+                    interrupt_after?: string[] | "*" | null;
+                    /**
+                     * Multitask Strategy
+                     * @default enqueue
+                     * @enum {string}
+                     */
+                    multitask_strategy?: "reject" | "interrupt" | "rollback" | "enqueue";
+                    /**
+                     * If Not Exists
+                     * @default reject
+                     * @enum {string}
+                     */
+                    if_not_exists?: "reject" | "create";
+                    /**
+                     * On Disconnect
+                     * @default continue
+                     * @enum {string}
+                     */
+                    on_disconnect?: "cancel" | "continue";
+                    /**
+                     * On Completion
+                     * @default delete
+                     * @enum {string}
+                     */
+                    on_completion?: "delete" | "keep";
+                    /** Checkpoint Id */
+                    checkpoint_id?: string | null;
+                    /** Checkpoint */
+                    checkpoint?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** Webhook */
+                    webhook?: string | null;
+                    /** Feedback Keys */
+                    feedback_keys?: string[] | null;
+                    /** After Seconds */
+                    after_seconds?: number | null;
+                    /** Durability */
+                    durability?: ("sync" | "async" | "exit") | null;
+                    /** Checkpoint During */
+                    checkpoint_during?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunOutput"];
+                };
+            };
+            /** @description The request makes no sense for the resource's current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict: a duplicate, or a busy thread */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests or over a cap (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    create_batch_api_langgraph_runs_batch_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunCreate"][];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"][];
+                };
+            };
+            /** @description The request makes no sense for the resource's current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict: a duplicate, or a busy thread */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests or over a cap (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    cancel_many_api_langgraph_runs_cancel_post: {
+        parameters: {
+            query?: {
+                action?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** Thread Id */
+                    thread_id?: string | null;
+                    /** Run Ids */
+                    run_ids?: string[] | null;
+                    /** Status */
+                    status?: ("pending" | "running" | "all") | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    get_run_api_langgraph_threads__thread_id__runs__run_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                thread_id: string;
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    delete_run_api_langgraph_threads__thread_id__runs__run_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                thread_id: string;
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict: a duplicate, or a busy thread */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    get_stateless_run_api_langgraph_runs__run_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    join_run_api_langgraph_threads__thread_id__runs__run_id__join_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                thread_id: string;
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunOutput"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    join_stream_api_langgraph_threads__thread_id__runs__run_id__stream_get: {
+        parameters: {
+            query?: {
+                stream_mode?: string[] | null;
+                cancel_on_disconnect?: boolean;
+            };
+            header?: never;
+            path: {
+                thread_id: string;
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run's events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    join_stream_api_langgraph_threads__thread_id__runs__run_id__stream_post: {
+        parameters: {
+            query?: {
+                stream_mode?: string[] | null;
+                cancel_on_disconnect?: boolean;
+            };
+            header?: never;
+            path: {
+                thread_id: string;
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run's events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    join_stateless_stream_api_langgraph_runs__run_id__stream_get: {
+        parameters: {
+            query?: {
+                stream_mode?: string[] | null;
+                cancel_on_disconnect?: boolean;
+            };
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run's events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    cancel_run_api_langgraph_threads__thread_id__runs__run_id__cancel_post: {
+        parameters: {
+            query?: {
+                wait?: boolean;
+                action?: string;
+            };
+            header?: never;
+            path: {
+                thread_id: string;
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunOutput"];
+                };
+            };
+            /** @description Cancelling (without `wait`) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict: a duplicate, or a busy thread */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    thread_stream_api_langgraph_threads__thread_id__stream_get: {
+        parameters: {
+            query?: {
+                stream_mode?: string[] | null;
+                stream_modes?: string | null;
+            };
+            header?: never;
+            path: {
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The thread's events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Malformed body, query or id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     health_health_get: {
         parameters: {
             query?: never;
@@ -7763,1776 +9533,6 @@ export interface operations {
             };
             /** @description Malformed body, query or id */
             422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    create_cron_api_langgraph_runs_crons_post: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CronCreate"];
-            };
-        };
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Cron"];
-                };
-            };
-            /** @description The request makes no sense for the resource's current state */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Not found (or not yours) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Malformed body, query or id */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    create_thread_cron_api_langgraph_threads__thread_id__runs_crons_post: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                thread_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CronCreate"];
-            };
-        };
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Cron"];
-                };
-            };
-            /** @description The request makes no sense for the resource's current state */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Not found (or not yours) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Malformed body, query or id */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    search_crons_api_langgraph_runs_crons_search_post: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CronSearch"];
-            };
-        };
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CronSelection"][];
-                };
-            };
-            /** @description Malformed body, query or id */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    count_crons_api_langgraph_runs_crons_count_post: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": components["schemas"]["CronSearch"] | null;
-            };
-        };
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": number;
-                };
-            };
-            /** @description Malformed body, query or id */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    get_cron_api_langgraph_runs_crons__cron_id__get: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                cron_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Cron"];
-                };
-            };
-            /** @description Not found (or not yours) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Malformed body, query or id */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    delete_cron_api_langgraph_runs_crons__cron_id__delete: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                cron_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Not found (or not yours) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Malformed body, query or id */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    update_cron_api_langgraph_runs_crons__cron_id__patch: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                cron_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Cron"];
-                };
-            };
-            /** @description The request makes no sense for the resource's current state */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Not found (or not yours) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Malformed body, query or id */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    list_runs_api_langgraph_threads__thread_id__runs_get: {
-        parameters: {
-            query?: {
-                limit?: number;
-                offset?: number;
-                status?: string | null;
-                select?: string[] | null;
-            };
-            header?: never;
-            path: {
-                thread_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RunSelection"][];
-                };
-            };
-            /** @description Not found (or not yours) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Malformed body, query or id */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    create_run_api_langgraph_threads__thread_id__runs_post: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                thread_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** Assistant Id */
-                    assistant_id: string;
-                    /** Input */
-                    input?: unknown;
-                    command?: components["schemas"]["RunCommand"] | null;
-                    /** Config */
-                    config?: {
-                        [key: string]: unknown;
-                    } | null;
-                    /** Context */
-                    context?: {
-                        [key: string]: unknown;
-                    } | null;
-                    /** Metadata */
-                    metadata?: {
-                        [key: string]: unknown;
-                    } | null;
-                    /** Stream Mode */
-                    stream_mode?: string[] | string;
-                    /**
-                     * Stream Subgraphs
-                     * @default false
-                     */
-                    stream_subgraphs?: boolean;
-                    /**
-                     * Stream Resumable
-                     * @default false
-                     */
-                    stream_resumable?: boolean;
-                    /** Interrupt Before */
-                    interrupt_before?: string[] | "*" | null;
-                    /** Interrupt After */
-                    interrupt_after?: string[] | "*" | null;
-                    /**
-                     * Multitask Strategy
-                     * @default enqueue
-                     * @enum {string}
-                     */
-                    multitask_strategy?: "reject" | "interrupt" | "rollback" | "enqueue";
-                    /**
-                     * If Not Exists
-                     * @default reject
-                     * @enum {string}
-                     */
-                    if_not_exists?: "reject" | "create";
-                    /**
-                     * On Disconnect
-                     * @default continue
-                     * @enum {string}
-                     */
-                    on_disconnect?: "cancel" | "continue";
-                    /**
-                     * On Completion
-                     * @default delete
-                     * @enum {string}
-                     */
-                    on_completion?: "delete" | "keep";
-                    /** Checkpoint Id */
-                    checkpoint_id?: string | null;
-                    /** Checkpoint */
-                    checkpoint?: {
-                        [key: string]: unknown;
-                    } | null;
-                    /** Webhook */
-                    webhook?: string | null;
-                    /** Feedback Keys */
-                    feedback_keys?: string[] | null;
-                    /** After Seconds */
-                    after_seconds?: number | null;
-                    /** Durability */
-                    durability?: ("sync" | "async" | "exit") | null;
-                    /** Checkpoint During */
-                    checkpoint_during?: boolean | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Run"];
-                };
-            };
-            /** @description The request makes no sense for the resource's current state */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Not found (or not yours) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Conflict: a duplicate, or a busy thread */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Malformed body, query or id */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Too many requests or over a cap (see Retry-After) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    stream_run_api_langgraph_threads__thread_id__runs_stream_post: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                thread_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** Assistant Id */
-                    assistant_id: string;
-                    /** Input */
-                    input?: unknown;
-                    command?: components["schemas"]["RunCommand"] | null;
-                    /** Config */
-                    config?: {
-                        [key: string]: unknown;
-                    } | null;
-                    /** Context */
-                    context?: {
-                        [key: string]: unknown;
-                    } | null;
-                    /** Metadata */
-                    metadata?: {
-                        [key: string]: unknown;
-                    } | null;
-                    /** Stream Mode */
-                    stream_mode?: string[] | string;
-                    /**
-                     * Stream Subgraphs
-                     * @default false
-                     */
-                    stream_subgraphs?: boolean;
-                    /**
-                     * Stream Resumable
-                     * @default false
-                     */
-                    stream_resumable?: boolean;
-                    /** Interrupt Before */
-                    interrupt_before?: string[] | "*" | null;
-                    /** Interrupt After */
-                    interrupt_after?: string[] | "*" | null;
-                    /**
-                     * Multitask Strategy
-                     * @default enqueue
-                     * @enum {string}
-                     */
-                    multitask_strategy?: "reject" | "interrupt" | "rollback" | "enqueue";
-                    /**
-                     * If Not Exists
-                     * @default reject
-                     * @enum {string}
-                     */
-                    if_not_exists?: "reject" | "create";
-                    /**
-                     * On Disconnect
-                     * @default continue
-                     * @enum {string}
-                     */
-                    on_disconnect?: "cancel" | "continue";
-                    /**
-                     * On Completion
-                     * @default delete
-                     * @enum {string}
-                     */
-                    on_completion?: "delete" | "keep";
-                    /** Checkpoint Id */
-                    checkpoint_id?: string | null;
-                    /** Checkpoint */
-                    checkpoint?: {
-                        [key: string]: unknown;
-                    } | null;
-                    /** Webhook */
-                    webhook?: string | null;
-                    /** Feedback Keys */
-                    feedback_keys?: string[] | null;
-                    /** After Seconds */
-                    after_seconds?: number | null;
-                    /** Durability */
-                    durability?: ("sync" | "async" | "exit") | null;
-                    /** Checkpoint During */
-                    checkpoint_during?: boolean | null;
-                };
-            };
-        };
-        responses: {
-            /** @description The run's events */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/event-stream": string;
-                };
-            };
-            /** @description The request makes no sense for the resource's current state */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Not found (or not yours) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Conflict: a duplicate, or a busy thread */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Malformed body, query or id */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Too many requests or over a cap (see Retry-After) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    wait_run_api_langgraph_threads__thread_id__runs_wait_post: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                thread_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** Assistant Id */
-                    assistant_id: string;
-                    /** Input */
-                    input?: unknown;
-                    command?: components["schemas"]["RunCommand"] | null;
-                    /** Config */
-                    config?: {
-                        [key: string]: unknown;
-                    } | null;
-                    /** Context */
-                    context?: {
-                        [key: string]: unknown;
-                    } | null;
-                    /** Metadata */
-                    metadata?: {
-                        [key: string]: unknown;
-                    } | null;
-                    /** Stream Mode */
-                    stream_mode?: string[] | string;
-                    /**
-                     * Stream Subgraphs
-                     * @default false
-                     */
-                    stream_subgraphs?: boolean;
-                    /**
-                     * Stream Resumable
-                     * @default false
-                     */
-                    stream_resumable?: boolean;
-                    /** Interrupt Before */
-                    interrupt_before?: string[] | "*" | null;
-                    /** Interrupt After */
-                    interrupt_after?: string[] | "*" | null;
-                    /**
-                     * Multitask Strategy
-                     * @default enqueue
-                     * @enum {string}
-                     */
-                    multitask_strategy?: "reject" | "interrupt" | "rollback" | "enqueue";
-                    /**
-                     * If Not Exists
-                     * @default reject
-                     * @enum {string}
-                     */
-                    if_not_exists?: "reject" | "create";
-                    /**
-                     * On Disconnect
-                     * @default continue
-                     * @enum {string}
-                     */
-                    on_disconnect?: "cancel" | "continue";
-                    /**
-                     * On Completion
-                     * @default delete
-                     * @enum {string}
-                     */
-                    on_completion?: "delete" | "keep";
-                    /** Checkpoint Id */
-                    checkpoint_id?: string | null;
-                    /** Checkpoint */
-                    checkpoint?: {
-                        [key: string]: unknown;
-                    } | null;
-                    /** Webhook */
-                    webhook?: string | null;
-                    /** Feedback Keys */
-                    feedback_keys?: string[] | null;
-                    /** After Seconds */
-                    after_seconds?: number | null;
-                    /** Durability */
-                    durability?: ("sync" | "async" | "exit") | null;
-                    /** Checkpoint During */
-                    checkpoint_during?: boolean | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RunOutput"];
-                };
-            };
-            /** @description The request makes no sense for the resource's current state */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Not found (or not yours) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Conflict: a duplicate, or a busy thread */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Malformed body, query or id */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Too many requests or over a cap (see Retry-After) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    create_stateless_api_langgraph_runs_post: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** Assistant Id */
-                    assistant_id: string;
-                    /** Input */
-                    input?: unknown;
-                    command?: components["schemas"]["RunCommand"] | null;
-                    /** Config */
-                    config?: {
-                        [key: string]: unknown;
-                    } | null;
-                    /** Context */
-                    context?: {
-                        [key: string]: unknown;
-                    } | null;
-                    /** Metadata */
-                    metadata?: {
-                        [key: string]: unknown;
-                    } | null;
-                    /** Stream Mode */
-                    stream_mode?: string[] | string;
-                    /**
-                     * Stream Subgraphs
-                     * @default false
-                     */
-                    stream_subgraphs?: boolean;
-                    /**
-                     * Stream Resumable
-                     * @default false
-                     */
-                    stream_resumable?: boolean;
-                    /** Interrupt Before */
-                    interrupt_before?: string[] | "*" | null;
-                    /** Interrupt After */
-                    interrupt_after?: string[] | "*" | null;
-                    /**
-                     * Multitask Strategy
-                     * @default enqueue
-                     * @enum {string}
-                     */
-                    multitask_strategy?: "reject" | "interrupt" | "rollback" | "enqueue";
-                    /**
-                     * If Not Exists
-                     * @default reject
-                     * @enum {string}
-                     */
-                    if_not_exists?: "reject" | "create";
-                    /**
-                     * On Disconnect
-                     * @default continue
-                     * @enum {string}
-                     */
-                    on_disconnect?: "cancel" | "continue";
-                    /**
-                     * On Completion
-                     * @default delete
-                     * @enum {string}
-                     */
-                    on_completion?: "delete" | "keep";
-                    /** Checkpoint Id */
-                    checkpoint_id?: string | null;
-                    /** Checkpoint */
-                    checkpoint?: {
-                        [key: string]: unknown;
-                    } | null;
-                    /** Webhook */
-                    webhook?: string | null;
-                    /** Feedback Keys */
-                    feedback_keys?: string[] | null;
-                    /** After Seconds */
-                    after_seconds?: number | null;
-                    /** Durability */
-                    durability?: ("sync" | "async" | "exit") | null;
-                    /** Checkpoint During */
-                    checkpoint_during?: boolean | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Run"];
-                };
-            };
-            /** @description The request makes no sense for the resource's current state */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Not found (or not yours) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Conflict: a duplicate, or a busy thread */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Malformed body, query or id */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Too many requests or over a cap (see Retry-After) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    stream_stateless_api_langgraph_runs_stream_post: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** Assistant Id */
-                    assistant_id: string;
-                    /** Input */
-                    input?: unknown;
-                    command?: components["schemas"]["RunCommand"] | null;
-                    /** Config */
-                    config?: {
-                        [key: string]: unknown;
-                    } | null;
-                    /** Context */
-                    context?: {
-                        [key: string]: unknown;
-                    } | null;
-                    /** Metadata */
-                    metadata?: {
-                        [key: string]: unknown;
-                    } | null;
-                    /** Stream Mode */
-                    stream_mode?: string[] | string;
-                    /**
-                     * Stream Subgraphs
-                     * @default false
-                     */
-                    stream_subgraphs?: boolean;
-                    /**
-                     * Stream Resumable
-                     * @default false
-                     */
-                    stream_resumable?: boolean;
-                    /** Interrupt Before */
-                    interrupt_before?: string[] | "*" | null;
-                    /** Interrupt After */
-                    interrupt_after?: string[] | "*" | null;
-                    /**
-                     * Multitask Strategy
-                     * @default enqueue
-                     * @enum {string}
-                     */
-                    multitask_strategy?: "reject" | "interrupt" | "rollback" | "enqueue";
-                    /**
-                     * If Not Exists
-                     * @default reject
-                     * @enum {string}
-                     */
-                    if_not_exists?: "reject" | "create";
-                    /**
-                     * On Disconnect
-                     * @default continue
-                     * @enum {string}
-                     */
-                    on_disconnect?: "cancel" | "continue";
-                    /**
-                     * On Completion
-                     * @default delete
-                     * @enum {string}
-                     */
-                    on_completion?: "delete" | "keep";
-                    /** Checkpoint Id */
-                    checkpoint_id?: string | null;
-                    /** Checkpoint */
-                    checkpoint?: {
-                        [key: string]: unknown;
-                    } | null;
-                    /** Webhook */
-                    webhook?: string | null;
-                    /** Feedback Keys */
-                    feedback_keys?: string[] | null;
-                    /** After Seconds */
-                    after_seconds?: number | null;
-                    /** Durability */
-                    durability?: ("sync" | "async" | "exit") | null;
-                    /** Checkpoint During */
-                    checkpoint_during?: boolean | null;
-                };
-            };
-        };
-        responses: {
-            /** @description The run's events */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/event-stream": string;
-                };
-            };
-            /** @description The request makes no sense for the resource's current state */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Not found (or not yours) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Conflict: a duplicate, or a busy thread */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Malformed body, query or id */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Too many requests or over a cap (see Retry-After) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    wait_stateless_api_langgraph_runs_wait_post: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** Assistant Id */
-                    assistant_id: string;
-                    /** Input */
-                    input?: unknown;
-                    command?: components["schemas"]["RunCommand"] | null;
-                    /** Config */
-                    config?: {
-                        [key: string]: unknown;
-                    } | null;
-                    /** Context */
-                    context?: {
-                        [key: string]: unknown;
-                    } | null;
-                    /** Metadata */
-                    metadata?: {
-                        [key: string]: unknown;
-                    } | null;
-                    /** Stream Mode */
-                    stream_mode?: string[] | string;
-                    /**
-                     * Stream Subgraphs
-                     * @default false
-                     */
-                    stream_subgraphs?: boolean;
-                    /**
-                     * Stream Resumable
-                     * @default false
-                     */
-                    stream_resumable?: boolean;
-                    /** Interrupt Before */
-                    interrupt_before?: string[] | "*" | null;
-                    /** Interrupt After */
-                    interrupt_after?: string[] | "*" | null;
-                    /**
-                     * Multitask Strategy
-                     * @default enqueue
-                     * @enum {string}
-                     */
-                    multitask_strategy?: "reject" | "interrupt" | "rollback" | "enqueue";
-                    /**
-                     * If Not Exists
-                     * @default reject
-                     * @enum {string}
-                     */
-                    if_not_exists?: "reject" | "create";
-                    /**
-                     * On Disconnect
-                     * @default continue
-                     * @enum {string}
-                     */
-                    on_disconnect?: "cancel" | "continue";
-                    /**
-                     * On Completion
-                     * @default delete
-                     * @enum {string}
-                     */
-                    on_completion?: "delete" | "keep";
-                    /** Checkpoint Id */
-                    checkpoint_id?: string | null;
-                    /** Checkpoint */
-                    checkpoint?: {
-                        [key: string]: unknown;
-                    } | null;
-                    /** Webhook */
-                    webhook?: string | null;
-                    /** Feedback Keys */
-                    feedback_keys?: string[] | null;
-                    /** After Seconds */
-                    after_seconds?: number | null;
-                    /** Durability */
-                    durability?: ("sync" | "async" | "exit") | null;
-                    /** Checkpoint During */
-                    checkpoint_during?: boolean | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RunOutput"];
-                };
-            };
-            /** @description The request makes no sense for the resource's current state */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Not found (or not yours) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Conflict: a duplicate, or a busy thread */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Malformed body, query or id */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Too many requests or over a cap (see Retry-After) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    create_batch_api_langgraph_runs_batch_post: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["RunCreate"][];
-            };
-        };
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Run"][];
-                };
-            };
-            /** @description The request makes no sense for the resource's current state */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Not found (or not yours) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Conflict: a duplicate, or a busy thread */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Malformed body, query or id */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Too many requests or over a cap (see Retry-After) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    cancel_many_api_langgraph_runs_cancel_post: {
-        parameters: {
-            query?: {
-                action?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    /** Thread Id */
-                    thread_id?: string | null;
-                    /** Run Ids */
-                    run_ids?: string[] | null;
-                    /** Status */
-                    status?: ("pending" | "running" | "all") | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Successful Response */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Not found (or not yours) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Malformed body, query or id */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    get_run_api_langgraph_threads__thread_id__runs__run_id__get: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                thread_id: string;
-                run_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Run"];
-                };
-            };
-            /** @description Not found (or not yours) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Malformed body, query or id */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    delete_run_api_langgraph_threads__thread_id__runs__run_id__delete: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                thread_id: string;
-                run_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Not found (or not yours) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Conflict: a duplicate, or a busy thread */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Malformed body, query or id */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    get_stateless_run_api_langgraph_runs__run_id__get: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                run_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Run"];
-                };
-            };
-            /** @description Not found (or not yours) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Malformed body, query or id */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    join_run_api_langgraph_threads__thread_id__runs__run_id__join_get: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                thread_id: string;
-                run_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RunOutput"];
-                };
-            };
-            /** @description Not found (or not yours) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Malformed body, query or id */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    join_stream_api_langgraph_threads__thread_id__runs__run_id__stream_get: {
-        parameters: {
-            query?: {
-                stream_mode?: string[] | null;
-                cancel_on_disconnect?: boolean;
-            };
-            header?: never;
-            path: {
-                thread_id: string;
-                run_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The run's events */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/event-stream": string;
-                };
-            };
-            /** @description Not found (or not yours) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Malformed body, query or id */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description A backing service is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    join_stream_api_langgraph_threads__thread_id__runs__run_id__stream_post: {
-        parameters: {
-            query?: {
-                stream_mode?: string[] | null;
-                cancel_on_disconnect?: boolean;
-            };
-            header?: never;
-            path: {
-                thread_id: string;
-                run_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The run's events */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/event-stream": string;
-                };
-            };
-            /** @description Not found (or not yours) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Malformed body, query or id */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description A backing service is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    join_stateless_stream_api_langgraph_runs__run_id__stream_get: {
-        parameters: {
-            query?: {
-                stream_mode?: string[] | null;
-                cancel_on_disconnect?: boolean;
-            };
-            header?: never;
-            path: {
-                run_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The run's events */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/event-stream": string;
-                };
-            };
-            /** @description Not found (or not yours) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Malformed body, query or id */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description A backing service is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    cancel_run_api_langgraph_threads__thread_id__runs__run_id__cancel_post: {
-        parameters: {
-            query?: {
-                wait?: boolean;
-                action?: string;
-            };
-            header?: never;
-            path: {
-                thread_id: string;
-                run_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RunOutput"];
-                };
-            };
-            /** @description Cancelling (without `wait`) */
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Not found (or not yours) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Conflict: a duplicate, or a busy thread */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Malformed body, query or id */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    thread_stream_api_langgraph_threads__thread_id__stream_get: {
-        parameters: {
-            query?: {
-                stream_mode?: string[] | null;
-                stream_modes?: string | null;
-            };
-            header?: never;
-            path: {
-                thread_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The thread's events */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/event-stream": string;
-                };
-            };
-            /** @description Not found (or not yours) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Malformed body, query or id */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description A backing service is unavailable */
-            503: {
                 headers: {
                     [name: string]: unknown;
                 };

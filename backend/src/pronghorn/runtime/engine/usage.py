@@ -14,6 +14,24 @@ class UsageCounter(AsyncCallbackHandler):
     raise_error = False
     run_inline = True
 
+    # Only model calls count: LangChain skips dispatching every other kind of event (each
+    # graph node's chain start and end, tools, retrievers, custom events) to this handler.
+    @property
+    def ignore_chain(self) -> bool:
+        return True
+
+    @property
+    def ignore_agent(self) -> bool:
+        return True
+
+    @property
+    def ignore_retriever(self) -> bool:
+        return True
+
+    @property
+    def ignore_custom_event(self) -> bool:
+        return True
+
     def __init__(self) -> None:
         self.input_tokens = 0
         self.output_tokens = 0

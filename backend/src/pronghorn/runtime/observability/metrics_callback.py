@@ -52,6 +52,17 @@ class MetricsCallback(AsyncCallbackHandler):
     raise_error = False
     run_inline = True
 
+    # Chain and retriever events (every graph node, every runnable inside it) are not
+    # counted here: LangChain skips dispatching them to this handler. Tool events are
+    # "agent" events in LangChain's terms, so those stay on.
+    @property
+    def ignore_chain(self) -> bool:
+        return True
+
+    @property
+    def ignore_retriever(self) -> bool:
+        return True
+
     def __init__(self, metrics: Metrics) -> None:
         self.metrics = metrics
         self._models: dict[UUID, str] = {}

@@ -138,6 +138,7 @@ def accept_run(
             ),
         )
         inflight: list[dict[str, Any]] = []
+        new_meta = None
     else:
         owner_id = row["owner_id"]
         meta = dict(row["metadata"] or {})
@@ -146,8 +147,7 @@ def accept_run(
             raise busy_error(thread_id, inflight[0]["run_id"])
         changed = {k: v for k, v in graph_meta.items() if meta.get(k) != v}
         meta.update(changed)
-        if changed:  # the thread's first run of this graph or assistant
-            conn.execute(_THREAD_META, {"b_id": thread_id, "b_metadata": meta})
+        new_meta = meta if changed else None  # the thread's first run of this graph/assistant
     values = runs_repo.new_run_row(
         thread_id=thread_id,
         assistant_id=assistant["assistant_id"],
@@ -160,7 +160,20 @@ def accept_run(
         queue_check(conn, owner_id)
     if claim_if_idle is not None:
         values.update(claim_if_idle if claimed else {"owner": None})
-    conn.execute(insert(runs), values)
+    if new_meta is not None and conn.dialect.name == "postgresql":
+        # The thread's new metadata rides in the run's INSERT (a data-modifying CTE): one
+        # statement, not two.
+        meta_cte = (
+            update(threads)
+            .where(threads.c.thread_id == thread_id)
+            .values(metadata=new_meta)
+            .cte("thread_metadata")
+        )
+        conn.execute(insert(runs).values(values).add_cte(meta_cte))
+    else:
+        if new_meta is not None:
+            conn.execute(_THREAD_META, {"b_id": thread_id, "b_metadata": new_meta})
+        conn.execute(insert(runs), values)
     return Accepted(assistant, runs_repo.to_api(values), inflight, meta, owner_id, claimed)
 
 

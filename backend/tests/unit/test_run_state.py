@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 
 import pytest
 
+from pronghorn.persistence.repos.run_units import StartMark
 from pronghorn.runtime.engine.run_state import RunState, cancel_action, run_status
 
 
@@ -45,13 +47,11 @@ async def test_a_cancel_lands_where_the_run_waits_or_streams_and_never_while_it_
 async def test_settling_records_status_error_and_output() -> None:
     state = RunState()
 
-    async def mark() -> bool:
-        return True
-
-    state.begin_running(asyncio.create_task(mark()))
+    began = datetime.now(UTC)
+    state.begin_running(StartMark("r", began))
     assert state.status == "running" and state.started
-    marked = state.take_mark_task()
-    assert marked is not None and await marked and state.take_mark_task() is None
+    mark = state.start_mark
+    assert mark is not None and mark.drop() == began and mark.dropped
     state.begin_finishing()
     state.settled("error", {"error": "Boom", "message": "x"}, {"__error__": "x"})
     snap = state.snapshot()

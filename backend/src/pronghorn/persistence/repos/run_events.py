@@ -8,9 +8,9 @@ half-way through one (SIGSTOP, a stalled VM) kept its session "active", waiting 
 rest with its fence rows locked `FOR SHARE`, out of reach of
 `idle_in_transaction_session_timeout`, and no other replica could recover its runs.
 
-Scale-out, rows are fenced: in the transaction that inserts them the runs' rows are read
-`FOR SHARE` (`lock_fences`) and only rows published under a run's current fence are kept
-(runtime/events/event_store.py).
+Scale-out, rows are fenced: the statement that inserts them first locks the runs' rows
+`FOR SHARE` and keeps only the rows published under a run's current fence
+(`append_fenced`, runtime/events/event_store.py).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import BindParameter, bindparam, func, select
+from sqlalchemy import BindParameter, bindparam, func, select, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
@@ -57,6 +57,53 @@ def append(conn: Connection, rows: Sequence[EventRow]) -> None:
         _SQLITE_APPEND,
         [{"b_run_id": r, "b_seq": s, "b_event": e, "b_data": d, "b_ts": ts} for r, s, e, d in rows],
     )
+
+
+# A fenced batch (PostgreSQL, scale-out) in one statement: the batch's runs' rows are
+# locked `FOR SHARE` in id order (two such statements never deadlock) and only the rows
+# published under their run's current fence, or under none, are inserted. The rows travel
+# as five arrays, so the statement's text (and its prepared form) is the same for any size.
+_APPEND_FENCED = text(
+    """
+    WITH fences AS MATERIALIZED (
+        SELECT run_id, fence FROM runs
+        WHERE run_id = ANY(CAST(:run_ids AS varchar[]))
+        ORDER BY run_id
+        FOR SHARE
+    )
+    INSERT INTO run_events (run_id, seq, event, data, created_at)
+    SELECT v.run_id, v.seq, v.event, v.data, :ts
+    FROM unnest(
+        CAST(:rows_run AS varchar[]), CAST(:rows_seq AS integer[]),
+        CAST(:rows_event AS varchar[]), CAST(:rows_data AS bytea[]),
+        CAST(:rows_fence AS integer[])
+    ) AS v(run_id, seq, event, data, fence)
+    JOIN fences f ON f.run_id = v.run_id AND (v.fence IS NULL OR v.fence = f.fence)
+    ON CONFLICT DO NOTHING
+    RETURNING run_id, seq
+    """
+).bindparams(bindparam("ts", type_=run_events.c.created_at.type))
+
+# (run_id, seq, event name, data, fence or None)
+FencedRow = tuple[str, int, str, bytes, int | None]
+
+
+def append_fenced(conn: Connection, rows: Sequence[FencedRow]) -> set[tuple[str, int]]:
+    """PostgreSQL: insert the rows whose fence is their run's current one (or None), with
+    the fences checked and locked in the same statement (see `lock_fences`); the (run id,
+    seq) of the rows inserted (a row already stored is skipped, as by `append`)."""
+    if not rows:
+        return set()
+    params = {
+        "run_ids": sorted({r[0] for r in rows}),
+        "rows_run": [r[0] for r in rows],
+        "rows_seq": [r[1] for r in rows],
+        "rows_event": [r[2] for r in rows],
+        "rows_data": [r[3] for r in rows],
+        "rows_fence": [r[4] for r in rows],
+        "ts": now(),
+    }
+    return {(str(run_id), int(seq)) for run_id, seq in conn.execute(_APPEND_FENCED, params)}
 
 
 def existing_runs(conn: Connection, run_ids: Sequence[str]) -> set[str]:

@@ -1,6 +1,8 @@
 """The run engine's transactions as synchronous units of work for `Database.run`.
 
-A run costs three small transactions (accept, start, settle). Written as plain SQLAlchemy
+A run costs two small transactions of its own (accept, settle); its `running` write and
+its events ride in the event writer's batches, the last batch in the settle's transaction
+(runtime/events/event_writer.py). Written as plain SQLAlchemy
 Core over a sync Connection, each runs in one hop on SQLite (see `Database.run`) and through
 `run_sync` on PostgreSQL — the same statements on both.
 """
@@ -11,9 +13,10 @@ import contextlib
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, delete, insert, select, update
+from sqlalchemy import bindparam, case, delete, exists, func, insert, select, update
 from sqlalchemy.engine import Connection
 
 from pronghorn.ids import system_assistant_id
@@ -25,15 +28,19 @@ from pronghorn.persistence.tables import assistants, runs, threads
 
 # The accept transaction's statements, built once with bound parameters (see _START below).
 _ASSISTANT = select(assistants).where(assistants.c.assistant_id == bindparam("b_id"))
-_THREAD = select(threads).where(threads.c.thread_id == bindparam("b_id"))
-_THREAD_FOR_UPDATE = _THREAD.with_for_update()
+# The thread marked busy and read back in one statement, which also locks its row
+# (PostgreSQL) until the accept commits: nothing was changed but `status`/`updated_at`, so
+# the row as returned is the thread as it was, but for those. A refused run rolls it back.
 _THREAD_BUSY = (
     update(threads)
     .where(threads.c.thread_id == bindparam("b_id"))
     .values(status="busy", updated_at=bindparam("b_ts"))
+    .returning(threads.c.owner_id, threads.c.metadata, threads.c.turn_until)
 )
-_THREAD_BUSY_META = _THREAD_BUSY.values(
-    metadata=bindparam("b_metadata", type_=threads.c["metadata"].type)
+_THREAD_META = (
+    update(threads)
+    .where(threads.c.thread_id == bindparam("b_id"))
+    .values(metadata=bindparam("b_metadata", type_=threads.c["metadata"].type))
 )
 
 
@@ -92,7 +99,6 @@ def accept_run(
     check: Callable[[dict[str, Any]], None],
     inflight_of: Callable[[Connection, str], list[dict[str, Any]]],
     reject_if_busy: bool,
-    lock_rows: bool,
     run_fields: dict[str, Any],
     busy_error: Callable[[str, str], Exception],
     missing_error: Callable[[str, str], Exception],
@@ -115,8 +121,7 @@ def accept_run(
     if assistant is None:
         raise missing_error("Assistant", assistant_ref)
     check(assistant)
-    stmt = _THREAD_FOR_UPDATE if lock_rows else _THREAD
-    row = conn.execute(stmt, {"b_id": thread_id}).mappings().first()
+    row = conn.execute(_THREAD_BUSY, {"b_id": thread_id, "b_ts": now()}).mappings().first()
     graph_meta = {"graph_id": assistant["graph_id"], "assistant_id": assistant["assistant_id"]}
     if row is not None and not ownership.may_use_thread(row["owner_id"], row["metadata"] or {}):
         raise missing_error("Thread", thread_id)  # another user's: as if there were none
@@ -133,6 +138,7 @@ def accept_run(
             ),
         )
         inflight: list[dict[str, Any]] = []
+        new_meta = None
     else:
         owner_id = row["owner_id"]
         meta = dict(row["metadata"] or {})
@@ -141,10 +147,7 @@ def accept_run(
             raise busy_error(thread_id, inflight[0]["run_id"])
         changed = {k: v for k, v in graph_meta.items() if meta.get(k) != v}
         meta.update(changed)
-        if changed:
-            conn.execute(_THREAD_BUSY_META, {"b_id": thread_id, "b_ts": now(), "b_metadata": meta})
-        else:
-            conn.execute(_THREAD_BUSY, {"b_id": thread_id, "b_ts": now()})
+        new_meta = meta if changed else None  # the thread's first run of this graph/assistant
     values = runs_repo.new_run_row(
         thread_id=thread_id,
         assistant_id=assistant["assistant_id"],
@@ -157,7 +160,20 @@ def accept_run(
         queue_check(conn, owner_id)
     if claim_if_idle is not None:
         values.update(claim_if_idle if claimed else {"owner": None})
-    conn.execute(insert(runs), values)
+    if new_meta is not None and conn.dialect.name == "postgresql":
+        # The thread's new metadata rides in the run's INSERT (a data-modifying CTE): one
+        # statement, not two.
+        meta_cte = (
+            update(threads)
+            .where(threads.c.thread_id == thread_id)
+            .values(metadata=new_meta)
+            .cte("thread_metadata")
+        )
+        conn.execute(insert(runs).values(values).add_cte(meta_cte))
+    else:
+        if new_meta is not None:
+            conn.execute(_THREAD_META, {"b_id": thread_id, "b_metadata": new_meta})
+        conn.execute(insert(runs), values)
     return Accepted(assistant, runs_repo.to_api(values), inflight, meta, owner_id, claimed)
 
 
@@ -193,6 +209,10 @@ _FINISH = (
         cancel_reason=bindparam("b_cancel_reason"),
         updated_at=bindparam("b_ts"),
         ended_at=bindparam("b_ts"),
+        # A run whose `running` write was never made (it ended first: see StartMark)
+        started_at=func.coalesce(
+            runs.c.started_at, bindparam("b_started", type_=runs.c.started_at.type)
+        ),
         input_tokens=bindparam("b_input_tokens"),
         output_tokens=bindparam("b_output_tokens"),
         total_tokens=bindparam("b_total_tokens"),
@@ -219,12 +239,70 @@ _START_FENCED = _START.where(
 )
 
 
-def start_run(conn: Connection, run_id: str, fence: tuple[str, int] | None = None) -> bool:
-    """Mark the run `running` (with `fence`: only while that claim holds)."""
+def start_run(
+    conn: Connection, run_id: str, at: datetime, fence: tuple[str, int] | None = None
+) -> bool:
+    """Mark the run `running` since `at` (with `fence`: only while that claim holds)."""
     if fence is None:
-        return conn.execute(_START, {"b_run_id": run_id, "b_ts": now()}).rowcount == 1
-    params = {"b_run_id": run_id, "b_ts": now(), "b_owner": fence[0], "b_fence": fence[1]}
+        return conn.execute(_START, {"b_run_id": run_id, "b_ts": at}).rowcount == 1
+    params = {"b_run_id": run_id, "b_ts": at, "b_owner": fence[0], "b_fence": fence[1]}
     return conn.execute(_START_FENCED, params).rowcount == 1
+
+
+@dataclass
+class StartMark:
+    """A run's `running` write, made with the next batch of its events (a unit for
+    `EventBroker.write_later`) unless the run's settle comes first: then the settle drops
+    it (`drop`) and records `started_at` itself, one UPDATE instead of two."""
+
+    run_id: str
+    at: datetime
+    fence: tuple[str, int] | None = None
+    dropped: bool = False
+
+    def drop(self) -> datetime:
+        """No `running` write any more (the settle writes the end): when the run began."""
+        self.dropped = True
+        return self.at
+
+    def __call__(self, conn: Connection) -> None:
+        if not self.dropped:
+            start_run(conn, self.run_id, self.at, self.fence)
+
+
+# The settle's first statement, PostgreSQL: the thread row is locked (as in accept_run) by a
+# sub-select the run's UPDATE joins, so the lock is taken before the run row's, in the
+# statement that records the run's end; the fence (owner, token) is part of its WHERE, so a
+# claim that moved it meanwhile leaves no row to update (`Fenced`).
+_LOCKED_THREAD = (
+    select(threads.c.thread_id)
+    .where(threads.c.thread_id == bindparam("b_thread_id"))
+    .with_for_update()
+    .subquery("locked_thread")
+)
+_FENCE = (runs.c.owner == bindparam("b_owner"), runs.c.fence == bindparam("b_fence"))
+_FINISH_LOCKED = _FINISH.where(runs.c.thread_id == _LOCKED_THREAD.c.thread_id)
+_FINISH_FENCED = _FINISH_LOCKED.where(*_FENCE)
+_DELETE = delete(runs).where(runs.c.run_id == bindparam("b_run_id"))
+_DELETE_LOCKED = _DELETE.where(runs.c.thread_id == _LOCKED_THREAD.c.thread_id)
+_DELETE_FENCED = _DELETE_LOCKED.where(*_FENCE)
+# ... and its second: the thread's new state, `busy` while another run of it is unfinished.
+# Under the lock the first statement took, this statement's snapshot sees every run an
+# accept committed before it (a plain read, as the lock does not change what it reads).
+_OTHER = runs.alias("other")
+_SETTLE_THREAD_SQL = _SETTLE_THREAD.values(
+    status=case(
+        (
+            exists().where(
+                _OTHER.c.thread_id == bindparam("b_thread_id"),
+                _OTHER.c.run_id != bindparam("b_run_id"),
+                _OTHER.c.status.in_(runs_repo.INFLIGHT),
+            ),
+            "busy",
+        ),
+        else_=bindparam("b_status", type_=threads.c.status.type),
+    )
+).returning(threads.c.status)
 
 
 def settle_run(
@@ -236,53 +314,61 @@ def settle_run(
     run_fields: dict[str, Any],
     thread_status: str,
     thread_fields: dict[str, Any],
-    others: Callable[[Connection], bool],
+    others: Callable[[Connection], bool] | None,
     lock_rows: bool,
     fence: tuple[str, int] | None = None,
-) -> None:
+) -> bool:
     """Record the run's end and the thread's new state in one transaction (the run's events
-    are already stored: see runtime/events/event_writer.py). With `fence` (owner, token: a claimed
-    run, scale-out) only while that claim still holds; else `Fenced` rolls it all back."""
-    if lock_rows:
-        conn.execute(
-            select(threads.c.thread_id).where(threads.c.thread_id == thread_id).with_for_update()
-        )
-    if fence is not None:
-        held = conn.execute(
-            select(runs.c.run_id)
-            .where(runs.c.run_id == run_id, runs.c.owner == fence[0], runs.c.fence == fence[1])
-            .with_for_update()
-        ).first()
-        if held is None:
-            raise Fenced(run_id)
+    are already stored: see runtime/events/event_writer.py); whether another run of the
+    thread is still to finish (the thread stays `busy`). `others` answers that on SQLite,
+    where the process's memory is authoritative; None: the database does, in the thread's
+    update. With `lock_rows` the thread row is locked first (PostgreSQL). With `fence`
+    (owner, token: a claimed run, scale-out) only while that claim still holds; else
+    `Fenced` rolls it all back.
+
+    PostgreSQL: two statements (run, then thread); the run's row is neither read first nor
+    locked apart from its update."""
     ts = now()
+    params: dict[str, Any] = {"b_run_id": run_id, "b_thread_id": thread_id, "b_ts": ts}
+    if fence is not None:
+        if not lock_rows:
+            raise ValueError("a fenced settle locks its rows")
+        params |= {"b_owner": fence[0], "b_fence": fence[1]}
     if delete_run:
-        conn.execute(delete(runs).where(runs.c.run_id == run_id))
+        stmt = _DELETE_FENCED if fence is not None else _DELETE_LOCKED if lock_rows else _DELETE
+        done = conn.execute(stmt, params).rowcount
     else:
         usage: dict[str, Any] = run_fields.get("usage") or {}
-        conn.execute(
-            _FINISH,
+        stmt = _FINISH_FENCED if fence is not None else _FINISH_LOCKED if lock_rows else _FINISH
+        done = conn.execute(
+            stmt,
             {
-                "b_run_id": run_id,
+                **params,
                 "b_status": run_fields["status"],
                 "b_error": run_fields.get("error"),
                 "b_cancel_reason": run_fields.get("cancel_reason"),
-                "b_ts": ts,
+                "b_started": run_fields.get("started_at"),
                 **{f"b_{k}": int(usage.get(k, 0)) for k in USAGE_KEYS},
             },
-        )
-    status = "busy" if others(conn) else thread_status
-    conn.execute(
-        _SETTLE_THREAD,
-        {
-            "b_thread_id": thread_id,
-            "b_status": status,
-            "b_values": thread_fields["values"],
-            "b_interrupts": thread_fields["interrupts"],
-            "b_error": thread_fields["error"],
-            "b_ts": ts,
-        },
-    )
+        ).rowcount
+    if fence is not None and done != 1:
+        raise Fenced(run_id)
+    thread_params = {
+        "b_thread_id": thread_id,
+        "b_run_id": run_id,
+        "b_values": thread_fields["values"],
+        "b_interrupts": thread_fields["interrupts"],
+        "b_error": thread_fields["error"],
+        "b_ts": ts,
+    }
+    if others is not None:
+        more = others(conn)
+        thread_params["b_status"] = "busy" if more else thread_status
+        conn.execute(_SETTLE_THREAD, thread_params)
+        return more
+    thread_params["b_status"] = thread_status
+    status = conn.execute(_SETTLE_THREAD_SQL, thread_params).scalar_one_or_none()
+    return status == "busy"
 
 
 def get_run(

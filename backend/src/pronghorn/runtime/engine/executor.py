@@ -240,16 +240,16 @@ class Executor:
         if job.fence is not None and self.leases is not None:
             fence = (self.leases.owner, job.fence)
 
-        async def _mark() -> bool:
-            return await self.db.run(lambda conn: run_units.start_run(conn, job.run_id, fence))
-
         if job.cancel_action is not None:
             await self.finish_unstarted(job)
             return
-        # Persist `running` while the graph starts instead of before it: readers in this
-        # process see the live status from memory; _settle waits for this write first.
-        job.state.begin_running(asyncio.create_task(self.db.retry(_mark)))
         started_at = datetime.now(UTC)
+        # Persist `running` with the run's next batch of events (within the event writer's
+        # interval) instead of in a transaction of its own: readers in this process see the
+        # live status from memory; a run that ends first has it written by its settle.
+        mark = run_units.StartMark(job.run_id, started_at, fence)
+        self.broker.write_later(mark)
+        job.state.begin_running(mark)
         usage = UsageCounter()
         timeout = job.config.runs.timeout_s
         streamed = StreamedState()
@@ -424,33 +424,9 @@ class Executor:
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         """One try at settling (see ``_settle``), raising if the database is unreachable:
         the run's and thread's final values and interrupts, once written."""
-        # Every event is stored before the run is recorded as finished, so a reader that
-        # sees the final status finds all of them (a rolled-back run's go with its row).
-        # Started now, it overlaps reading the final state.
-        events_stored = asyncio.ensure_future(self.broker.flush(job.run_id))
-        try:
-            # The `running` write goes first; on SQLite it commits with the events' batch
-            # when it is still under way (a quick run), instead of one commit after another.
-            marked = job.state.take_mark_task()
-            if marked is not None:
-                try:
-                    await marked
-                except Exception as exc:
-                    if is_database_unreachable(exc):
-                        raise  # the settle writes the final status anyway, once it is back
-                    log.exception("recording the running status failed")
-            if status == "rollback":  # deleting what is already gone is a no-op
-                await self._delete_run_checkpoints(job)
-            values, interrupts, pending = await self._final_state(job, final_values)
-        except BaseException:
-            await asyncio.gather(events_stored, return_exceptions=True)
-            raise
-        try:
-            await events_stored
-        except Exception as exc:
-            if is_database_unreachable(exc):
-                raise
-            log.exception("storing the run's events failed")
+        if status == "rollback":  # deleting what is already gone is a no-op
+            await self._delete_run_checkpoints(job)
+        values, interrupts, pending = await self._final_state(job, final_values)
         if status in ("error", "timeout"):
             thread_status = "error"
         elif interrupts or pending:
@@ -459,8 +435,14 @@ class Executor:
             thread_status = "idle"
         final_status = _recorded_status(status)
 
-        def unit(conn: Any) -> None:
-            run_units.settle_run(
+        mark = job.state.start_mark
+        started = mark.drop() if mark is not None else None
+        # SQLite: this process's memory says whether another run of the thread is to come;
+        # elsewhere the thread's update asks the database.
+        others = self._others(job) if self.db.is_sqlite else None
+
+        def unit(conn: Any) -> bool:
+            return run_units.settle_run(
                 conn,
                 run_id=job.run_id,
                 thread_id=job.thread_id,
@@ -470,6 +452,8 @@ class Executor:
                     "error": error,
                     "cancel_reason": job.cancel_action if final_status == "interrupted" else None,
                     "usage": usage,
+                    # Its `running` write, when not made yet, is made by this update
+                    "started_at": started,
                 },
                 thread_status=thread_status,
                 thread_fields={
@@ -477,12 +461,16 @@ class Executor:
                     "interrupts": interrupts,
                     "error": error if thread_status == "error" else None,
                 },
-                others=lambda c: self._others(c, job),
+                others=others,
                 lock_rows=not self.db.is_sqlite,
                 fence=fence,
             )
 
-        await self.db.retry(lambda: self.db.run(unit))
+        # Every event is stored before the run is recorded as finished, so a reader that
+        # sees the final status finds all of them (a rolled-back run's go with its row):
+        # the last ones in the settle's own transaction.
+        more = await self.broker.flush_with(job.run_id, unit)
+        job.state.saw_others(more)
         return values, interrupts
 
     async def _delete_run_checkpoints(self, job: Job) -> None:
@@ -541,15 +529,10 @@ class Executor:
             log.exception("reading the final state failed")
             return None
 
-    def _others(self, conn: Any, job: Job) -> bool:
-        """Whether another run of the thread is still to finish (see RunManager._inflight)."""
-        thread_id, run_id = job.thread_id, job.run_id
-        if self.db.is_sqlite:
-            more = self.jobs.has_queued(thread_id, run_id)
-        else:
-            more = any(r["run_id"] != run_id for r in run_units.inflight_rows(conn, thread_id))
-        job.state.saw_others(more)
-        return more
+    def _others(self, job: Job) -> Callable[[Any], bool]:
+        """SQLite: whether another run of the thread is still to come, asked on the database
+        thread when the settle runs (see RunManager._inflight)."""
+        return lambda _conn: self.jobs.has_queued(job.thread_id, job.run_id)
 
     def _after(self, job: Job, status: str, started_at: datetime | None) -> None:
         if job.request.webhook:

@@ -211,7 +211,6 @@ class RunManager:
                 check=check,
                 inflight_of=self._inflight,
                 reject_if_busy=req.multitask_strategy == "reject",
-                lock_rows=not self.db.is_sqlite,
                 run_fields={
                     "run_id": run_id,
                     "kwargs": kwargs,

@@ -12,6 +12,8 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
+from pronghorn.persistence.repos.run_units import StartMark
+
 RunPhase = Literal["waiting", "starting", "streaming", "finishing"]
 RunStatus = Literal["pending", "running", "success", "error", "interrupted", "timeout"]
 CancelAction = Literal["interrupt", "rollback", "shutdown", "lease_lost"]
@@ -70,7 +72,8 @@ class RunState:
         self._error: dict[str, Any] | None = None
         self.task: asyncio.Task[None] | None = None  # the run task (waits, then executes)
         self.stream_task: asyncio.Task[None] | None = None
-        self.mark_task: asyncio.Task[bool] | None = None  # the `running` write under way
+        # The `running` write (made with the run's next events, or dropped by its settle)
+        self.start_mark: StartMark | None = None
 
     # -- reads ----------------------------------------------------------------------------
     @property
@@ -136,9 +139,9 @@ class RunState:
         """It has its turn and its slots: the executor takes it from here."""
         self._phase = "starting"
 
-    def begin_running(self, mark_task: asyncio.Task[bool]) -> None:
-        """Execution begins (`mark_task`: the write of its `running` status)."""
-        self.mark_task = mark_task
+    def begin_running(self, start_mark: StartMark) -> None:
+        """Execution begins (`start_mark`: the write of its `running` status)."""
+        self.start_mark = start_mark
         self._started = True
         self._status = "running"
 
@@ -148,11 +151,6 @@ class RunState:
 
     def begin_finishing(self) -> None:
         self._phase = "finishing"
-
-    def take_mark_task(self) -> asyncio.Task[bool] | None:
-        """The `running` write, once: the settle waits for it before writing the end."""
-        marked, self.mark_task = self.mark_task, None
-        return marked
 
     def stream_ended(self) -> None:
         self.stream_task = None

@@ -14,9 +14,11 @@ store. `RedisBroker` (redis_broker.py) is the scale-out one, on Redis Streams.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
+
+from sqlalchemy.engine import Connection
 
 from pronghorn.runtime.errors import Unavailable
 
@@ -26,6 +28,12 @@ class Event:
     id: int
     event: str
     data: bytes  # one line of compact JSON
+
+
+T = TypeVar("T")
+# A unit of work of the run engine written in the same transaction as a batch of events
+# (persistence/repos/run_units.py): a run's settle, say, with its last events.
+Unit = Callable[[Connection], T]
 
 
 class BrokerUnavailable(Unavailable):
@@ -44,6 +52,11 @@ class EventStore(Protocol):
         """Store rows of any runs in one transaction. A row whose fence is not the run's
         current one (its publisher lost the claim) is left out, and so is one whose run was
         deleted; every other row is stored."""
+
+    async def append_with(self, rows: Sequence[EventRow], unit: Unit[T]) -> T:
+        """`append`, then `unit`, in one transaction (`rows` may be empty): its result; if
+        it raises, nothing of either is stored."""
+        ...
 
     async def read(self, run_id: str, after: int, limit: int) -> list[Event]:
         """Up to `limit` stored events of the run with id > after, in order."""
@@ -69,6 +82,15 @@ class EventBroker(Protocol):
 
     async def flush(self, run_id: str) -> None:
         """Return once every event published for the run so far is stored."""
+
+    def write_later(self, unit: Unit[None]) -> None:
+        """Write `unit` in the transaction of the next batch of events (within the store's
+        flush interval, or with an earlier `flush`/`flush_with`)."""
+
+    async def flush_with(self, run_id: str, unit: Unit[T]) -> T:
+        """`flush`, writing `unit` in the same transaction as the last events (its result);
+        if it raises, those events are not stored yet (they are tried again later)."""
+        ...
 
     async def close_run(self, run_id: str, result: object = None) -> None:
         """No more events for the run (they are stored first); subscribers drain and end.

@@ -14,15 +14,22 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy.engine import Connection
 
 from pronghorn.persistence.outage import OutageLog
-from pronghorn.runtime.events.broker import Event, EventRow, EventStore
+from pronghorn.runtime.events.broker import Event, EventRow, EventStore, T, Unit
 
 log = logging.getLogger("pronghorn.broker")
 
 FLUSH_INTERVAL_S = 0.05
 FLUSH_ROWS = 512
 RETRY_DELAY_S = 0.5
+
+
+def _nothing(_conn: Connection) -> Any:  # Any: a flush without a unit returns nothing
+    return None
 
 
 class EventWriter:
@@ -39,6 +46,8 @@ class EventWriter:
         self.interval_s = interval_s
         self.max_rows = max_rows
         self._pending: list[EventRow] = []
+        # Units of the run engine written with the next batch (`write_later`), in order
+        self._units: list[Unit[None]] = []
         self._lock = asyncio.Lock()  # one write at a time, in id order
         self._timer: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -53,7 +62,17 @@ class EventWriter:
         self._pending.append((run_id, event, fence))
         if len(self._pending) >= self.max_rows:
             self._background_flush()
-        elif self._timer is None and not self._closed:
+        else:
+            self._arm()
+
+    def write_later(self, unit: Unit[None]) -> None:
+        """Write `unit` in the transaction of the next batch: within `interval_s`, or with
+        an earlier `flush`/`flush_with` (a run's `running` status: no commit of its own)."""
+        self._units.append(unit)
+        self._arm()
+
+    def _arm(self) -> None:
+        if self._timer is None and not self._closed:
             self._timer = asyncio.get_running_loop().call_later(
                 self.interval_s, self._background_flush
             )
@@ -76,27 +95,45 @@ class EventWriter:
     async def flush(self) -> None:
         """Store everything buffered so far (and what others buffered: one statement)."""
         async with self._lock:
-            if not self._pending:
-                return
-            if self._timer is not None:
-                self._timer.cancel()
-                self._timer = None
-            rows, self._pending = self._pending, []
-            try:
-                await self.store.append(rows)
-            except BaseException:
-                # Back in the buffer, in order, and tried again later (a cache drops nothing
-                # before it is stored, so readers see no gap meanwhile).
-                self._pending[:0] = rows
-                if not self._closed and self._timer is None:
-                    self._timer = asyncio.get_running_loop().call_later(
-                        RETRY_DELAY_S, self._background_flush
-                    )
-                raise
-            stored: dict[str, int] = {}
-            for run_id, ev, _ in rows:
-                stored[run_id] = ev.id
+            if self._pending or self._units:
+                await self._write(None)
+
+    async def flush_with(self, unit: Unit[T]) -> T:
+        """`flush`, with `unit` in the same transaction (one commit, not two): its result."""
+        async with self._lock:
+            return await self._write(unit)
+
+    async def _write(self, unit: Unit[T] | None) -> T:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        rows, self._pending = self._pending, []
+        units, self._units = self._units, []
+        last = unit or _nothing
+
+        def written(conn: Connection) -> T:
+            for earlier in units:
+                earlier(conn)
+            return last(conn)
+
+        try:
+            result = await self.store.append_with(rows, written if units else last)
+        except BaseException:
+            # Back in the buffer, in order, and tried again later (a cache drops nothing
+            # before it is stored, so readers see no gap meanwhile).
+            self._pending[:0] = rows
+            self._units[:0] = units
+            if (self._pending or self._units) and not self._closed and self._timer is None:
+                self._timer = asyncio.get_running_loop().call_later(
+                    RETRY_DELAY_S, self._background_flush
+                )
+            raise
+        stored: dict[str, int] = {}
+        for run_id, ev, _ in rows:
+            stored[run_id] = ev.id
+        if stored:
             self.on_stored(stored)
+        return result
 
     async def aclose(self) -> None:
         self._closed = True

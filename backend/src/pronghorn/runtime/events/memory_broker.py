@@ -21,7 +21,7 @@ import logging
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator
 
-from pronghorn.runtime.events.broker import Event, EventStore
+from pronghorn.runtime.events.broker import Event, EventStore, T, Unit
 from pronghorn.runtime.events.event_writer import FLUSH_INTERVAL_S, FLUSH_ROWS, EventWriter
 
 log = logging.getLogger("pronghorn.broker")
@@ -170,6 +170,12 @@ class MemoryBroker:
 
     async def flush(self, run_id: str) -> None:
         await self.writer.flush()
+
+    async def flush_with(self, run_id: str, unit: Unit[T]) -> T:
+        return await self.writer.flush_with(unit)
+
+    def write_later(self, unit: Unit[None]) -> None:
+        self.writer.write_later(unit)
 
     async def close_run(self, run_id: str, result: object = None) -> None:
         # `result` is for other processes; in this one the run's Job has the output.

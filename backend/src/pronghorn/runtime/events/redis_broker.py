@@ -35,7 +35,7 @@ from typing import Any, cast
 from redis import exceptions as redis_errors
 from redis.asyncio import Redis
 
-from pronghorn.runtime.events.broker import BrokerUnavailable, Event, EventStore
+from pronghorn.runtime.events.broker import BrokerUnavailable, Event, EventStore, T, Unit
 from pronghorn.runtime.events.event_writer import FLUSH_INTERVAL_S, FLUSH_ROWS, EventWriter
 from pronghorn.runtime.events.redis_keys import (
     APPEND_RUN_EVENT,
@@ -258,6 +258,12 @@ class RedisBroker:
 
     async def flush(self, run_id: str) -> None:
         await self.writer.flush()
+
+    async def flush_with(self, run_id: str, unit: Unit[T]) -> T:
+        return await self.writer.flush_with(unit)
+
+    def write_later(self, unit: Unit[None]) -> None:
+        self.writer.write_later(unit)
 
     async def close_run(self, run_id: str, result: object = None) -> None:
         box = self._boxes.get(run_id)

@@ -241,7 +241,7 @@ class Executor:
             fence = (self.leases.owner, job.fence)
 
         async def _mark() -> bool:
-            return await self.db.run(lambda conn: run_units.start_run(conn, job.run_id, fence))
+            return await self.db.write(lambda conn: run_units.start_run(conn, job.run_id, fence))
 
         if job.cancel_action is not None:
             await self.finish_unstarted(job)
@@ -482,7 +482,7 @@ class Executor:
                 fence=fence,
             )
 
-        await self.db.retry(lambda: self.db.run(unit))
+        await self.db.retry(lambda: self.db.write(unit))
         return values, interrupts
 
     async def _delete_run_checkpoints(self, job: Job) -> None:
@@ -613,4 +613,4 @@ class Executor:
                 cancel_reason=cancel_reason,
             )
 
-        await self.db.retry(lambda: self.db.run(unit))
+        await self.db.retry(lambda: self.db.write(unit))

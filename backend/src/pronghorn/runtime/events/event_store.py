@@ -36,7 +36,7 @@ class SqlEventStore:
             return
         batch = [(run_id, ev.id, ev.event, ev.data) for run_id, ev, _ in rows]
         try:
-            await self.db.retry(lambda: self.db.run(lambda conn: repo.append(conn, batch)))
+            await self.db.retry(lambda: self.db.write(lambda conn: repo.append(conn, batch)))
         except IntegrityError:
             # A run deleted while its last events were buffered (its row is gone, and with
             # it every event it had): store the others.
@@ -46,7 +46,7 @@ class SqlEventStore:
                 repo.append(conn, kept)
                 return len(batch) - len(kept)
 
-            dropped = await self.db.retry(lambda: self.db.run(unit))
+            dropped = await self.db.retry(lambda: self.db.write(unit))
             log.info("events of deleted runs not stored", extra={"count": dropped})
 
     async def _append_fenced(self, rows: Sequence[EventRow]) -> None:
@@ -65,7 +65,7 @@ class SqlEventStore:
             repo.append(conn, kept)
             return stale, len(rows) - len(kept) - stale
 
-        stale, gone = await self.db.retry(lambda: self.db.run(unit))
+        stale, gone = await self.db.retry(lambda: self.db.write(unit))
         if stale:
             log.warning(
                 "events of runs whose claim was taken over not stored (fenced)",
@@ -75,8 +75,8 @@ class SqlEventStore:
             log.info("events of deleted runs not stored", extra={"count": gone})
 
     async def read(self, run_id: str, after: int, limit: int) -> list[Event]:
-        rows = await self.db.run(lambda conn: repo.read(conn, run_id, after, limit))
+        rows = await self.db.write(lambda conn: repo.read(conn, run_id, after, limit))
         return [Event(seq, name, data) for seq, name, data in rows]
 
     async def last_id(self, run_id: str) -> int:
-        return await self.db.run(lambda conn: repo.last_seq(conn, run_id))
+        return await self.db.write(lambda conn: repo.last_seq(conn, run_id))

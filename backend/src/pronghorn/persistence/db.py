@@ -1,19 +1,22 @@
-"""The one owner of database connections.
+"""The one owner of database connections, and the one way to use them.
 
-SQLite (the default, WAL mode) has two connections to one file, both owned here:
+Every repository function is a synchronous unit of work over SQLAlchemy Core,
+``def unit(conn: Connection, ...) -> Record``; callers run one with ``await db.write(unit)``
+(one transaction: committed if it returns, rolled back if it raises) or
+``await db.read(unit)`` (one read-only snapshot, rolled back). A unit that needs several
+steps with logic between them is one local ``def unit(conn)``. Nothing else reaches a
+connection.
 
-- a ``SqliteWorker`` (``persistence/sqlite_worker.py``): one thread with a plain ``sqlite3``
-  connection for the hot path — the run engine's units of work (``Database.run``) and
-  LangGraph's checkpointer and store — one thread hop per unit, concurrent writes grouped
-  into one commit;
-- an aiosqlite connection behind SQLAlchemy's async engine for everything else
-  (``Database.tx`` / ``Database.read``: the routers' and repositories' queries).
+SQLite (the default, WAL mode, the stdlib ``sqlite3`` driver only) has two connections to
+one file, both owned here, each on a thread of its own so a unit costs one thread hop:
 
-Writes on the two never interleave: ``write_lock`` is held by every ``tx()`` and every
-write group of the worker, so SQLite's one writer is always one of ours and a ``tx()``
-keeps its read-then-write isolation. Readers need no lock (WAL snapshots).
-PostgreSQL gets a normal asyncpg pool for the app tables and a psycopg pool for the
-LangGraph checkpointer and store (those libraries speak psycopg).
+- a ``SqliteWorker`` (``persistence/sqlite_worker.py``) for every write, and LangGraph's
+  checkpointer and store: concurrent writes are grouped into one commit;
+- a ``SqliteReader`` (``persistence/sqlite_reader.py``, ``query_only``) for every read, so a
+  read never queues behind a write group (WAL snapshots need no lock).
+
+PostgreSQL has an asyncpg pool for the app tables (units run through ``run_sync``) and a
+psycopg pool for the LangGraph checkpointer and store (those libraries speak psycopg).
 """
 
 from __future__ import annotations
@@ -150,7 +153,9 @@ class Database:
             await self._connect_sqlite()
             return
         self._engine = create_async_engine(
-            self.url,
+            # The app tables' driver, whichever one the URL names (postgresql://,
+            # postgresql+asyncpg://, postgresql+psycopg://): one driver for them here.
+            make_url(self.url).set(drivername="postgresql+asyncpg"),
             pool_size=self.pool_size,
             max_overflow=self.pool_size,
             pool_timeout=self.pool_timeout_s,

@@ -50,7 +50,7 @@ async def test_existing_rows_get_owner_local(db: Database) -> None:
     ts = "'2026-01-01 00:00:00+00'"
 
     def unit(conn: Connection):
-        conn.run_sync(lambda c: command.upgrade(alembic_config(c), "0001"))
+        command.upgrade(alembic_config(conn), "0001")
         conn.execute(
             text(
                 "INSERT INTO assistants (assistant_id, graph_id, name, config, context, metadata,"

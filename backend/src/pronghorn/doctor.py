@@ -231,7 +231,7 @@ def data_dir(config: AppConfig) -> Path:
 def database_url(config: AppConfig) -> str:
     if config.database.url:
         return config.database.url
-    return f"sqlite+aiosqlite:///{(data_dir(config) / 'pronghorn.db').as_posix()}"
+    return f"sqlite:///{(data_dir(config) / 'pronghorn.db').as_posix()}"
 
 
 def _sqlite_path(url: str) -> Path | None:
@@ -298,7 +298,7 @@ async def check_database(config: AppConfig) -> CheckResult:
         "database",
         False,
         f"unsupported database URL scheme {scheme!r}",
-        "use sqlite+aiosqlite:///path or postgresql+asyncpg://user:pass@host:5432/db",
+        "use sqlite:///path or postgresql+asyncpg://user:pass@host:5432/db",
     )
 
 

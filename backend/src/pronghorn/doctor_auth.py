@@ -5,12 +5,16 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from sqlalchemy.engine import Connection
+
 from pronghorn.auth.startup import is_loopback, refusal
 from pronghorn.config.schema.app import AppConfig
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.repos import api_keys as key_repo
 from pronghorn.persistence.repos import users as user_repo
+from pronghorn.persistence.repos.api_keys import ApiKey
 from pronghorn.persistence.repos.common import now
+from pronghorn.persistence.repos.users import User
 
 OLD_KEY = timedelta(days=90)
 
@@ -37,22 +41,25 @@ async def database_findings(db: Database) -> tuple[list[str], list[str]]:
     """(warnings, notes) about the accounts in the database."""
     warnings: list[str] = []
     notes: list[str] = []
-    async with db.read() as conn:
-        everyone = await user_repo.list_all(conn)
-        if not everyone:
-            notes.append("no users yet: the server prints the setup link at its next start")
-            return warnings, notes
+
+    def unit(conn: Connection) -> tuple[list[User], dict[str, list[ApiKey]]]:
+        everyone = user_repo.list_all(conn)
         admins = [u for u in everyone if u.is_admin and not u.disabled]
-        if not admins:
-            warnings.append(
-                "no enabled admin: create one with `pronghorn users create NAME --admin`"
-            )
-        cutoff = now() - OLD_KEY
-        for admin in admins:
-            for key in await key_repo.list_for_user(conn, admin.id):
-                if key.revoked_at is None and key.expires_at is None and key.created_at < cutoff:
-                    notes.append(
-                        f"admin {admin.username} has key {key.prefix}… ({key.name}) older than "
-                        "90 days with no expiry: consider rotating it"
-                    )
+        return everyone, {a.id: key_repo.list_for_user(conn, a.id) for a in admins}
+
+    everyone, admin_keys = await db.read(unit)
+    if not everyone:
+        notes.append("no users yet: the server prints the setup link at its next start")
+        return warnings, notes
+    admins = [u for u in everyone if u.is_admin and not u.disabled]
+    if not admins:
+        warnings.append("no enabled admin: create one with `pronghorn users create NAME --admin`")
+    cutoff = now() - OLD_KEY
+    for admin in admins:
+        for key in admin_keys[admin.id]:
+            if key.revoked_at is None and key.expires_at is None and key.created_at < cutoff:
+                notes.append(
+                    f"admin {admin.username} has key {key.prefix}… ({key.name}) older than "
+                    "90 days with no expiry: consider rotating it"
+                )
     return warnings, notes

@@ -7,6 +7,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from sqlalchemy import update
+from sqlalchemy.engine import Connection
 
 from ops.test_doctor import by_name, write_config
 from pronghorn.auth import api_keys, users
@@ -47,11 +48,14 @@ async def test_notes_from_the_user_database(tmp_path: Path) -> None:
         assert "no users yet" in by_name(await run_checks(path))["auth"].detail
         admin = await users.create(db, username="boss", password="boss-password", role="admin")
         record, secret = await api_keys.create(db, admin.id, name="forever")
-        async with db.tx() as conn:
+
+        def unit(conn: Connection):
             old = now() - timedelta(days=200)
-            await conn.execute(
+            conn.execute(
                 update(key_table).where(key_table.c.id == record.id).values(created_at=old)
             )
+
+        await db.write(unit)
     finally:
         await db.close()
     auth = by_name(await run_checks(path))["auth"]

@@ -13,6 +13,7 @@ import httpx
 import pytest
 import yaml
 from langgraph_sdk.errors import NotFoundError, PermissionDeniedError
+from sqlalchemy.engine import Connection
 
 from pronghorn.auth.principal import Principal
 from pronghorn.client import Pronghorn
@@ -124,5 +125,8 @@ async def test_the_python_client_is_refused_too(tmp_path: Path) -> None:
         tid = str(uuid.uuid4())
         with pytest.raises(Forbidden):
             await client.chat(tid, "hi", assistant_id="echo", if_not_exists="create")
-        async with ph.runtime.db.read() as conn:
-            assert await threads_repo.get_row(conn, tid) is None
+
+        def unit(conn: Connection):
+            assert threads_repo.get_row(conn, tid) is None
+
+        await ph.runtime.db.read(unit)

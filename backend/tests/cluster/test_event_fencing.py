@@ -50,7 +50,7 @@ async def queued_run(db: Database) -> str:
 
 
 async def claim(db: Database, run_id: str, owner: str) -> int:
-    row = await db.run(lambda c: run_claims.claim_unclaimed(c, run_id, owner=owner, lease_s=30))
+    row = await db.write(lambda c: run_claims.claim_unclaimed(c, run_id, owner=owner, lease_s=30))
     assert row is not None
     return int(row["fence"])
 
@@ -66,8 +66,8 @@ async def take_over(db: Database, run_id: str, new_owner: str) -> int:
             .values(lease_expires_at=text("now() - interval '1 second'"))
         )
 
-    await db.run(expire)
-    found = await db.run(
+    await db.write(expire)
+    found = await db.write(
         lambda c: run_claims.recover_expired(c, mode="resume", error={}, sweeper=new_owner)
     )
     assert [r.run_id for r in found] == [run_id]
@@ -117,7 +117,7 @@ async def test_a_fenced_batch_skips_runs_deleted_meanwhile_and_keeps_unfenced_ro
     def delete_run(conn) -> None:
         conn.execute(runs.delete().where(runs.c.run_id == gone))
 
-    await db.run(delete_run)
+    await db.write(delete_run)
     # An unfenced row (a sweeper closing a run's log) rides in the same batch.
     await store.append(
         [
@@ -167,7 +167,7 @@ async def test_a_replica_frozen_inside_a_transaction_does_not_stall_lease_recove
     db, _ = pg
     rid = await queued_run(db)
     await claim(db, rid, "A")
-    await db.run(
+    await db.write(
         lambda c: c.execute(
             update(runs)
             .where(runs.c.run_id == rid)
@@ -176,7 +176,7 @@ async def test_a_replica_frozen_inside_a_transaction_does_not_stall_lease_recove
     )
 
     async def sweep() -> list[str]:
-        found = await db.run(
+        found = await db.write(
             lambda c: run_claims.recover_expired(c, mode="resume", error={}, sweeper="B")
         )
         return [r.run_id for r in found]
@@ -185,7 +185,7 @@ async def test_a_replica_frozen_inside_a_transaction_does_not_stall_lease_recove
     await frozen.connect()
     try:
         with pytest.raises(DBAPIError) as ended:
-            async with frozen.tx() as conn:
+            async with frozen.engine.begin() as conn:
                 await conn.run_sync(lambda c: events_repo.lock_fences(c, [rid]))
                 assert await sweep() == []  # the lock is held: the sweeper skips the run
                 deadline = time.monotonic() + 30
@@ -217,13 +217,13 @@ async def test_a_batch_reaches_the_server_whole_not_row_by_row(pg):
     event.listen(sync_engine, "before_cursor_execute", record)
     try:
         rows = [(rid, seq, "values", b"{}") for seq in range(1, events_repo.PG_PAGE + 501)]
-        await db.run(lambda c: events_repo.append(c, rows))
-        await db.run(lambda c: events_repo.append(c, rows[:10]))  # stored already: skipped
+        await db.write(lambda c: events_repo.append(c, rows))
+        await db.write(lambda c: events_repo.append(c, rows[:10]))  # stored already: skipped
     finally:
         event.remove(sync_engine, "before_cursor_execute", record)
     assert [many for many, _ in sent] == [False, False, False]
     assert [params for _, params in sent] == [5 * events_repo.PG_PAGE, 5 * 500, 5 * 10]
-    stored = await db.run(lambda c: events_repo.read(c, rid, 0, 10_000))
+    stored = await db.write(lambda c: events_repo.read(c, rid, 0, 10_000))
     assert [e[0] for e in stored] == list(range(1, events_repo.PG_PAGE + 501))
 
 

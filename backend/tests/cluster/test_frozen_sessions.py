@@ -12,6 +12,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from sqlalchemy import func, text, update
+from sqlalchemy.engine import Connection
 
 from pronghorn.config.schema.app import StoreConfig
 from pronghorn.persistence.db import Database
@@ -58,12 +59,16 @@ async def test_every_session_is_bounded_and_named(pg_url: str):
     try:
         await upgrade(db)
         async with open_persistence(db, StoreConfig()) as persistence:
-            async with db.read() as conn:
+
+            def unit(conn: Connection):
                 shown = [
-                    (await conn.execute(text(f"SHOW {name}"))).scalar()
+                    (conn.execute(text(f"SHOW {name}"))).scalar()
                     for name in ("statement_timeout", "idle_in_transaction_session_timeout")
                 ]
-                name = (await conn.execute(text("SHOW application_name"))).scalar()
+                name = (conn.execute(text("SHOW application_name"))).scalar()
+                return shown, name
+
+            shown, name = await db.read(unit)
             assert shown == ["750ms", "5s"]
             assert name == "pronghorn/r1"
             pool = persistence.checkpointer.conn  # type: ignore[attr-defined]
@@ -114,7 +119,7 @@ async def test_a_session_frozen_half_way_through_a_statement_is_ended_by_the_swe
     FOR KEY SHARE), beyond its idle and statement timeouts. Once A's lease lapsed, B's
     sweeper ends it and the run is recovered; replica C's open transaction is left alone."""
     rid = (await new_run(db, thread_status="busy", owner_id="u1"))[1]
-    claimed = await db.run(lambda c: run_claims.claim_unclaimed(c, rid, owner="A", lease_s=300))
+    claimed = await db.write(lambda c: run_claims.claim_unclaimed(c, rid, owner="A", lease_s=300))
     assert claimed is not None
     bounds = "-c idle_in_transaction_session_timeout=200 -c statement_timeout=200"
     frozen = psycopg.connect(libpq(db), application_name="pronghorn/A", options=bounds)
@@ -132,7 +137,7 @@ async def test_a_session_frozen_half_way_through_a_statement_is_ended_by_the_swe
             pass
         wait_state(db, raw.backend_pid, "active")
         other.execute("SELECT 1")  # C: in a transaction, its leases fine
-        await db.run(  # A's lease lapses now, after its INSERT began
+        await db.write(  # A's lease lapses now, after its INSERT began
             lambda c: c.execute(
                 update(runs).where(runs.c.run_id == rid).values(lease_expires_at=func.now())
             )
@@ -145,10 +150,10 @@ async def test_a_session_frozen_half_way_through_a_statement_is_ended_by_the_swe
                 for r in run_claims.recover_expired(c, mode="resume", error={}, sweeper="B")
             ]
 
-        assert await db.run(sweep) == []  # locked: skipped, whatever the server's timeouts
-        ended = await db.run(lambda c: stale_sessions.end_stale_sessions(c, sweeper="B"))
+        assert await db.write(sweep) == []  # locked: skipped, whatever the server's timeouts
+        ended = await db.write(lambda c: stale_sessions.end_stale_sessions(c, sweeper="B"))
         assert ended == [raw.backend_pid]
-        assert await db.run(sweep) == [rid]
+        assert await db.write(sweep) == [rid]
         assert session_state(db, other.pgconn.backend_pid) == "idle in transaction"
     finally:
         other.close()

@@ -30,8 +30,8 @@ async def test_due_time_is_claimed_once(tmp_path):
     try:
         await upgrade(db)
         due = datetime.now(UTC) - timedelta(seconds=5)
-        async with db.tx() as conn:
-            await crons_repo.insert_cron(
+        await db.write(
+            lambda conn: crons_repo.insert_cron(
                 conn,
                 cron_id="c1",
                 assistant_id="a",
@@ -48,6 +48,7 @@ async def test_due_time_is_claimed_once(tmp_path):
                 principal=principal_record(CAROL),
                 next_run_date=due,
             )
+        )
         runs = _Runs()
         a = Scheduler(SimpleNamespace(db=db, runs=runs))
         b = Scheduler(SimpleNamespace(db=db, runs=runs))
@@ -58,8 +59,7 @@ async def test_due_time_is_claimed_once(tmp_path):
         assert access.identity == "carol"  # the cron's runs execute as its owner
         assert thread_id is None and req.input == {"x": 1} and req.on_completion == "keep"
         assert req.metadata == {"cron_id": "c1"}
-        async with db.read() as conn:
-            cron = await crons_repo.get(conn, "c1")
+        cron = await db.read(lambda conn: crons_repo.get(conn, "c1"))
         assert cron["next_run_date"] == next_run("0 * * * *", None, now).isoformat()
         # a "restart" after the claim does not fire it again
         assert await Scheduler(SimpleNamespace(db=db, runs=runs)).tick(now) == 0

@@ -15,6 +15,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from sqlalchemy.engine import Connection
 
 from pronghorn.auth.principal import Principal
 from pronghorn.persistence.db import Database
@@ -49,9 +50,10 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 
 
 async def _insert(db: Database, start: datetime) -> None:
-    async with db.tx() as conn:
+
+    def unit(conn: Connection):
         for i in range(CRONS):
-            await crons_repo.insert_cron(
+            crons_repo.insert_cron(
                 conn,
                 cron_id=f"c{i:02d}",
                 assistant_id="a",
@@ -68,6 +70,8 @@ async def _insert(db: Database, start: datetime) -> None:
                 principal=principal_record(DAVE),
                 next_run_date=start,
             )
+
+    await db.write(unit)
 
 
 async def test_three_schedulers_fire_each_due_time_once(db_url: str) -> None:
@@ -86,8 +90,12 @@ async def test_three_schedulers_fire_each_due_time_once(db_url: str) -> None:
             at = start + timedelta(minutes=n, seconds=1)
             ticks = [s.tick(at) for s in schedulers for _ in range(TICKS)]
             fired_per_round.append(sum(await asyncio.gather(*ticks)))
-            async with dbs[1].read() as conn:
-                rows = [await crons_repo.get(conn, f"c{i:02d}") for i in range(CRONS)]
+
+            def unit(conn: Connection):
+                rows = [crons_repo.get(conn, f"c{i:02d}") for i in range(CRONS)]
+                return rows
+
+            rows = await dbs[1].read(unit)
             # Every cron moved on to the next minute, once.
             expected_next = (start + timedelta(minutes=n + 1)).isoformat()
             assert {r["next_run_date"] for r in rows if r} == {expected_next}

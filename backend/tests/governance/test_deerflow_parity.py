@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy.engine import Connection
+
 from isolation.appkit import App
 
 
@@ -188,10 +190,14 @@ async def test_run_feedback(two_users: App) -> None:
         assert (await http.get(url)).json() == []
         await http.put(url, json={"rating": 1})
         assert (await http.delete(f"/api/langgraph/threads/{tid}")).status_code == 204
-    async with two_users.runtime.db.read() as conn:
+
+    def unit(conn: Connection):
         from sqlalchemy import func, select
 
         from pronghorn.persistence.tables import run_feedback
 
-        left = (await conn.execute(select(func.count()).select_from(run_feedback))).scalar()
+        left = (conn.execute(select(func.count()).select_from(run_feedback))).scalar()
+        return left
+
+    left = await two_users.runtime.db.read(unit)
     assert left == 0  # feedback goes with its thread

@@ -12,7 +12,7 @@ import psycopg
 import pytest
 from alembic import command
 from sqlalchemy import text
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import Connection, make_url
 
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.migrate import alembic_config, upgrade
@@ -48,9 +48,10 @@ async def db(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Da
 
 async def test_existing_rows_get_owner_local(db: Database) -> None:
     ts = "'2026-01-01 00:00:00+00'"
-    async with db.tx() as conn:
-        await conn.run_sync(lambda c: command.upgrade(alembic_config(c), "0001"))
-        await conn.execute(
+
+    def unit(conn: Connection):
+        command.upgrade(alembic_config(conn), "0001")
+        conn.execute(
             text(
                 "INSERT INTO assistants (assistant_id, graph_id, name, config, context, metadata,"
                 f" version, created_at, updated_at) VALUES ('sys', 'g', 'g', '{{}}', '{{}}',"
@@ -58,18 +59,22 @@ async def test_existing_rows_get_owner_local(db: Database) -> None:
                 f" '{{}}', '{{}}', 1, {ts}, {ts})"
             )
         )
-        await conn.execute(
+        conn.execute(
             text(
                 "INSERT INTO threads (thread_id, status, metadata, config, interrupts,"
                 f" created_at, updated_at, state_updated_at) VALUES ('t', 'idle', '{{}}', '{{}}',"
                 f" '{{}}', {ts}, {ts}, {ts})"
             )
         )
+
+    await db.write(unit)
     await upgrade(db)
-    async with db.read() as conn:
-        owners = dict(
-            (await conn.execute(text("SELECT assistant_id, owner_id FROM assistants"))).all()
-        )
-        threads = (await conn.execute(text("SELECT owner_id FROM threads"))).scalars().all()
+
+    def unit(conn: Connection):
+        owners = dict((conn.execute(text("SELECT assistant_id, owner_id FROM assistants"))).all())
+        threads = (conn.execute(text("SELECT owner_id FROM threads"))).scalars().all()
+        return owners, threads
+
+    owners, threads = await db.read(unit)
     assert owners == {"sys": None, "mine": "local"}
     assert threads == ["local"]

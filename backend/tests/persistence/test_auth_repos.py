@@ -24,8 +24,7 @@ async def test_migration_0002_matches_the_tables(db: Database) -> None:
         context = MigrationContext.configure(conn, opts={"compare_type": True})
         return list(compare_metadata(context, metadata))
 
-    async with db.read() as conn:
-        changes = await conn.run_sync(diff)
+    changes = await db.read(diff)
     touching = [c for c in changes if any(t in repr(c) for t in AUTH_TABLES)]
     assert touching == []
 

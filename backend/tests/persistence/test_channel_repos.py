@@ -18,45 +18,60 @@ async def test_migration_0004_matches_the_tables(db: Database) -> None:
         context = MigrationContext.configure(conn, opts={"compare_type": True})
         return list(compare_metadata(context, metadata))
 
-    async with db.read() as conn:
-        changes = await conn.run_sync(diff)
+    changes = await db.read(diff)
     assert [c for c in changes if any(t in repr(c) for t in TABLES)] == []
 
 
 async def test_dedupe_remembers_within_the_ttl(db: Database) -> None:
-    assert await repo.first_delivery(db, "telegram", "1:2", ttl_s=600)
-    assert not await repo.first_delivery(db, "telegram", "1:2", ttl_s=600)
-    assert await repo.first_delivery(db, "slack", "1:2", ttl_s=600)  # per channel
+    assert await db.write(lambda conn: repo.first_delivery(conn, "telegram", "1:2", ttl_s=600))
+    assert not await db.write(lambda conn: repo.first_delivery(conn, "telegram", "1:2", ttl_s=600))
+    assert await db.write(
+        lambda conn: repo.first_delivery(conn, "slack", "1:2", ttl_s=600)
+    )  # per channel
     # beyond the TTL the old row is purged and the key counts as new again
-    assert await repo.first_delivery(db, "telegram", "1:2", ttl_s=1e-9)
+    assert await db.write(lambda conn: repo.first_delivery(conn, "telegram", "1:2", ttl_s=1e-9))
 
 
 async def test_codes_are_single_use_per_channel_and_expire(db: Database) -> None:
     principal = {"identity": "u1", "display_name": "U One", "role": "user", "kind": "session"}
-    await repo.add_code(
-        db, code_hash="h1", channel="slack", owner_id="u1", principal=principal, ttl_s=60
+    await db.write(
+        lambda conn: repo.add_code(
+            conn, code_hash="h1", channel="slack", owner_id="u1", principal=principal, ttl_s=60
+        )
     )
-    wrong = await repo.redeem_code(
-        db, code_hash="h1", channel="telegram", external_id="x", external_name=""
+    wrong = await db.write(
+        lambda conn: repo.redeem_code(
+            conn, code_hash="h1", channel="telegram", external_id="x", external_name=""
+        )
     )
     assert wrong is None
-    bound = await repo.redeem_code(
-        db, code_hash="h1", channel="slack", external_id="U7", external_name="seven"
+    bound = await db.write(
+        lambda conn: repo.redeem_code(
+            conn, code_hash="h1", channel="slack", external_id="U7", external_name="seven"
+        )
     )
     assert bound is not None and bound.owner_id == "u1"
-    again = await repo.redeem_code(
-        db, code_hash="h1", channel="slack", external_id="U8", external_name=""
+    again = await db.write(
+        lambda conn: repo.redeem_code(
+            conn, code_hash="h1", channel="slack", external_id="U8", external_name=""
+        )
     )
     assert again is None
-    await repo.add_code(
-        db, code_hash="h2", channel="slack", owner_id="u2", principal=principal, ttl_s=1e-9
+    await db.write(
+        lambda conn: repo.add_code(
+            conn, code_hash="h2", channel="slack", owner_id="u2", principal=principal, ttl_s=1e-9
+        )
     )
-    late = await repo.redeem_code(
-        db, code_hash="h2", channel="slack", external_id="U7", external_name=""
+    late = await db.write(
+        lambda conn: repo.redeem_code(
+            conn, code_hash="h2", channel="slack", external_id="U7", external_name=""
+        )
     )
     assert late is None
-    assert (await repo.binding_of(db, "slack", "U7")) == bound
-    assert [b.id for b in await repo.bindings(db, "u2")] == []
-    assert await repo.revoke_binding(db, bound.id, "u2") is False  # not theirs
-    assert await repo.revoke_binding(db, bound.id, "u1") is True
-    assert await repo.binding_of(db, "slack", "U7") is None
+    assert (await db.read(lambda conn: repo.binding_of(conn, "slack", "U7"))) == bound
+    assert [b.id for b in await db.read(lambda conn: repo.bindings(conn, "u2"))] == []
+    assert (
+        await db.write(lambda conn: repo.revoke_binding(conn, bound.id, "u2")) is False
+    )  # not theirs
+    assert await db.write(lambda conn: repo.revoke_binding(conn, bound.id, "u1")) is True
+    assert await db.read(lambda conn: repo.binding_of(conn, "slack", "U7")) is None

@@ -3,6 +3,7 @@ on real graphs, and the thread sweeper, over the SQLite and PostgreSQL savers.""
 
 from __future__ import annotations
 
+import functools
 import uuid
 from datetime import timedelta
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointTuple, empty_checkpoint
 from langgraph.types import Command
 from sqlalchemy import update
+from sqlalchemy.engine import Connection
 
 from pronghorn.auth.authenticator import NoAuth
 from pronghorn.auth.authorizer import AllowAll
@@ -133,23 +135,28 @@ async def test_purge_and_sweep(db: Database, persistence: Persistence, tmp_path:
     graph = _graph(persistence)
     gone, pruned, alive = (str(uuid.uuid4()) for _ in range(3))
     for tid, strategy in ((gone, "delete"), (pruned, "keep_latest"), (alive, "delete")):
-        async with db.tx() as conn:
-            await threads.insert_thread(conn, tid, ttl={"ttl": 5, "strategy": strategy})
+        ttl = {"ttl": 5, "strategy": strategy}
+        await db.write(functools.partial(threads.insert_thread, thread_id=tid, ttl=ttl))
         await _turn(graph, tid, "one", "r1")
         await _turn(graph, tid, "two", "r2")
     files = ThreadPaths.for_thread(tmp_path, "default", gone)
     files.ensure()
-    async with db.tx() as conn:
-        await conn.execute(
+    await db.write(
+        lambda conn: conn.execute(
             update(threads_table)
             .where(threads_table.c.thread_id.in_([gone, pruned]))
             .values(expires_at=now() - timedelta(seconds=1))
         )
+    )
     assert await sweep_once(runtime) == 2
-    async with db.read() as conn:
-        assert await threads.get(conn, gone) is None
-        assert await threads.get(conn, alive) is not None
-        kept = await threads.get_row(conn, pruned)
+
+    def unit(conn: Connection):
+        assert threads.get(conn, gone) is None
+        assert threads.get(conn, alive) is not None
+        kept = threads.get_row(conn, pruned)
+        return kept
+
+    kept = await db.read(unit)
     assert kept is not None and kept["expires_at"] is not None  # renewed
     assert await list_oldest_first(persistence.checkpointer, gone) == []
     assert len(await list_oldest_first(persistence.checkpointer, pruned)) == 1
@@ -210,8 +217,11 @@ async def test_rewrites_leave_no_unreferenced_blobs_on_postgres(
     blobs = text("SELECT COUNT(*) FROM checkpoint_blobs WHERE thread_id = :t")
 
     async def count(sql, thread_id: str) -> int:
-        async with db.read() as conn:
-            return int((await conn.execute(sql, {"t": thread_id})).scalar() or 0)
+
+        def unit(conn: Connection):
+            return int((conn.execute(sql, {"t": thread_id})).scalar() or 0)
+
+        return await db.read(unit)
 
     had = await count(blobs, tid)
     await saver.acopy_thread(tid, dst)
@@ -267,8 +277,7 @@ async def test_the_prune_service_answers_a_delta_channel_thread_unprocessable(
 
     runtime = _runtime(db, persistence, tmp_path)
     tid = str(uuid.uuid4())
-    async with db.tx() as conn:
-        await threads.insert_thread(conn, tid, owner_id="alice")
+    await db.write(lambda conn: threads.insert_thread(conn, tid, owner_id="alice"))
     config: dict = {"configurable": {"thread_id": tid, "checkpoint_ns": ""}}
     delta: dict = {"counters_since_delta_snapshot": {"messages": [1, 1]}}
     for _ in range(2):
@@ -293,8 +302,7 @@ async def test_a_copy_whose_thread_row_fails_takes_its_checkpoints_back(
     runtime = _runtime(db, persistence, tmp_path)
     access = Access(Principal(identity="alice", display_name="Alice"))
     src = str(uuid.uuid4())
-    async with db.tx() as conn:
-        await threads.insert_thread(conn, src, owner_id="alice")
+    await db.write(lambda conn: threads.insert_thread(conn, src, owner_id="alice"))
     await _turn(_graph(persistence), src, "one", "r1")
     if db.is_sqlite:
         refuse = [
@@ -308,9 +316,12 @@ async def test_a_copy_whose_thread_row_fails_takes_its_checkpoints_back(
             "CREATE TRIGGER refuse_threads BEFORE INSERT ON threads "
             "FOR EACH ROW EXECUTE FUNCTION refuse()",
         ]
-    async with db.tx() as conn:
+
+    def unit(conn: Connection):
         for statement in refuse:
-            await conn.execute(text(statement))
+            conn.execute(text(statement))
+
+    await db.write(unit)
     with pytest.raises(Exception, match="refused"):
         await threads_service.copy(runtime, access, src)
     everything = [t async for t in persistence.checkpointer.alist(None)]

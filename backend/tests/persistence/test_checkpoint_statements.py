@@ -14,6 +14,7 @@ from langchain_core.messages import HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from sqlalchemy import text
+from sqlalchemy.engine import Connection
 
 from pronghorn.persistence.db import Database
 from pronghorn.runtime.checkpoints.checkpoint import Persistence
@@ -39,17 +40,24 @@ COUNTERS = [
 
 
 async def _counts(db: Database) -> dict[str, int]:
-    async with db.read() as conn:
-        rows = (await conn.execute(text("SELECT tbl, n FROM statement_count"))).all()
+
+    def unit(conn: Connection):
+        rows = (conn.execute(text("SELECT tbl, n FROM statement_count"))).all()
+        return rows
+
+    rows = await db.read(unit)
     return {tbl: n for tbl, n in rows}
 
 
 async def _rows(db: Database, thread_id: str) -> dict[str, int]:
     out: dict[str, int] = {}
-    async with db.read() as conn:
+
+    def unit(conn: Connection):
         for table in ("checkpoints", "checkpoint_blobs", "checkpoint_writes"):
             query = text(f"SELECT count(*) FROM {table} WHERE thread_id = :t")
-            out[table] = (await conn.execute(query, {"t": thread_id})).scalar_one()
+            out[table] = (conn.execute(query, {"t": thread_id})).scalar_one()
+
+    await db.read(unit)
     return out
 
 
@@ -68,9 +76,12 @@ def _cfg(thread_id: str) -> RunnableConfig:
 async def test_one_statement_per_checkpoint_and_per_task_writes(
     db: Database, persistence: Persistence
 ) -> None:
-    async with db.tx() as conn:
+
+    def unit(conn: Connection):
         for statement in COUNTERS:
-            await conn.execute(text(statement))
+            conn.execute(text(statement))
+
+    await db.write(unit)
     ours = _graph(persistence.checkpointer)
     tid = str(uuid.uuid4())
     cfg = _cfg(tid)

@@ -5,6 +5,7 @@ half-made tables (a unique violation in pg_type) and every one of them starts.""
 from __future__ import annotations
 
 import asyncio
+import functools
 from pathlib import Path
 
 import pytest
@@ -30,7 +31,12 @@ async def test_replicas_starting_together_set_up_a_fresh_database(tmp_path: Path
             assert await current_revision(dbs[0]) == head_revision()
             # ...then each registers the graphs' system assistants (the same rows).
             graphs = ["lead_agent", "echo", "nested"]
-            await asyncio.gather(*(ensure_system_assistants(db, graphs) for db in dbs))
+            await asyncio.gather(
+                *(
+                    db.write(functools.partial(ensure_system_assistants, graph_ids=graphs))
+                    for db in dbs
+                )
+            )
         finally:
             for db in dbs:
                 await db.close()

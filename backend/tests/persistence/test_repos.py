@@ -6,6 +6,7 @@ import uuid
 from datetime import timedelta
 
 from sqlalchemy import update
+from sqlalchemy.engine import Connection
 
 from pronghorn.ids import system_assistant_id
 from pronghorn.persistence.db import Database
@@ -17,129 +18,159 @@ from pronghorn.persistence.tables import threads as threads_table
 async def _make_assistant(db: Database, **kw) -> dict:
     fields = {"graph_id": "echo", "config": {}, "context": {}, "metadata": {}, "name": "a"}
     fields.update(kw)
-    async with db.tx() as conn:
-        return await assistants.insert_assistant(
+    return await db.write(
+        lambda conn: assistants.insert_assistant(
             conn, assistant_id=str(uuid.uuid4()), description=None, **fields
         )
+    )
 
 
 async def test_resolve_assistant(db: Database) -> None:
-    await assistants.ensure_system_assistants(db, ["echo"])
+    await db.write(lambda conn: assistants.ensure_system_assistants(conn, ["echo"]))
     made = await _make_assistant(db)
-    async with db.read() as conn:
-        by_graph = await assistants.resolve_assistant(conn, "echo")
+
+    def unit(conn: Connection):
+        by_graph = assistants.resolve_assistant(conn, "echo")
         assert by_graph["assistant_id"] == system_assistant_id("echo")
-        assert (await assistants.resolve_assistant(conn, made["assistant_id"]))["name"] == "a"
+        assert (assistants.resolve_assistant(conn, made["assistant_id"]))["name"] == "a"
         upper = made["assistant_id"].upper()
-        assert (await assistants.resolve_assistant(conn, upper))["assistant_id"] == made[
-            "assistant_id"
-        ]
-        assert await assistants.resolve_assistant(conn, "unknown_graph") is None
-        assert await assistants.resolve_assistant(conn, str(uuid.uuid4())) is None
+        assert (assistants.resolve_assistant(conn, upper))["assistant_id"] == made["assistant_id"]
+        assert assistants.resolve_assistant(conn, "unknown_graph") is None
+        assert assistants.resolve_assistant(conn, str(uuid.uuid4())) is None
+
+    await db.read(unit)
 
 
 async def test_assistant_versions(db: Database) -> None:
     made = await _make_assistant(db, metadata={"a": 1, "b": {"c": [1, 2]}})
     aid = made["assistant_id"]
-    async with db.tx() as conn:
-        v2 = await assistants.update_assistant(conn, aid, name="two", metadata={"a": 2})
+
+    def unit(conn: Connection):
+        v2 = assistants.update_assistant(conn, aid, name="two", metadata={"a": 2})
         assert v2["version"] == 2 and v2["metadata"] == {"a": 2, "b": {"c": [1, 2]}}
-        v3 = await assistants.update_assistant(conn, aid, config={"tags": ["x"]})
+        v3 = assistants.update_assistant(conn, aid, config={"tags": ["x"]})
         assert v3["version"] == 3 and v3["name"] == "two" and v3["config"] == {"tags": ["x"]}
-        assert await assistants.update_assistant(conn, str(uuid.uuid4()), name="x") is None
-    async with db.read() as conn:
-        versions = await assistants.list_versions(conn, aid)
+        assert assistants.update_assistant(conn, str(uuid.uuid4()), name="x") is None
+
+    await db.write(unit)
+
+    def unit(conn: Connection):
+        versions = assistants.list_versions(conn, aid)
         assert [v["version"] for v in versions] == [3, 2, 1]
-        assert [v["version"] for v in await assistants.list_versions(conn, aid, limit=1)] == [3]
-        nested = await assistants.list_versions(conn, aid, metadata={"b": {"c": [2]}})
+        assert [v["version"] for v in assistants.list_versions(conn, aid, limit=1)] == [3]
+        nested = assistants.list_versions(conn, aid, metadata={"b": {"c": [2]}})
         assert [v["version"] for v in nested] == [3, 2, 1]
-        assert await assistants.list_versions(conn, aid, metadata={"a": 1}) != []
-    async with db.tx() as conn:
-        back = await assistants.set_latest(conn, aid, 1)
+        assert assistants.list_versions(conn, aid, metadata={"a": 1}) != []
+
+    await db.read(unit)
+
+    def unit(conn: Connection):
+        back = assistants.set_latest(conn, aid, 1)
         assert back["version"] == 1 and back["name"] == "a" and back["metadata"]["a"] == 1
-        assert await assistants.set_latest(conn, aid, 42) is None
-        v4 = await assistants.update_assistant(conn, aid, description="d")
+        assert assistants.set_latest(conn, aid, 42) is None
+        v4 = assistants.update_assistant(conn, aid, description="d")
         assert v4["version"] == 4  # numbering continues after set_latest
-        assert await assistants.delete_assistant(conn, aid)
-        assert not await assistants.delete_assistant(conn, aid)
-        assert await assistants.list_versions(conn, aid) == []
+        assert assistants.delete_assistant(conn, aid)
+        assert not assistants.delete_assistant(conn, aid)
+        assert assistants.list_versions(conn, aid) == []
+
+    await db.write(unit)
 
 
 async def test_assistant_search(db: Database) -> None:
     tag = uuid.uuid4().hex
     for i, name in enumerate(["Alpha", "beta", "ALPHABET", "100%_odd"]):
         await _make_assistant(db, name=name, metadata={"tag": tag, "i": i, "on": i % 2 == 0})
-    async with db.read() as conn:
-        found, total = await assistants.search(conn, metadata={"tag": tag}, name="alpha")
+
+    def unit(conn: Connection):
+        found, total = assistants.search(conn, metadata={"tag": tag}, name="alpha")
         assert total == 2 and {a["name"] for a in found} == {"Alpha", "ALPHABET"}
-        found, _ = await assistants.search(conn, metadata={"tag": tag}, name="%_")
+        found, _ = assistants.search(conn, metadata={"tag": tag}, name="%_")
         assert [a["name"] for a in found] == ["100%_odd"]  # LIKE wildcards are literal
-        found, total = await assistants.search(
+        found, total = assistants.search(
             conn, metadata={"tag": tag}, sort_by="name", sort_order="asc", limit=2, offset=1
         )
         assert total == 4 and len(found) == 2
-        assert await assistants.count(conn, metadata={"tag": tag, "on": True}) == 2
-        assert await assistants.count(conn, metadata={"tag": tag}, graph_id="other") == 0
+        assert assistants.count(conn, metadata={"tag": tag, "on": True}) == 2
+        assert assistants.count(conn, metadata={"tag": tag}, graph_id="other") == 0
+
+    await db.read(unit)
 
 
 async def test_thread_crud_and_ttl(db: Database) -> None:
     tid = str(uuid.uuid4())
     ttl, expires_at = threads.ttl_fields({"ttl": 10, "strategy": "keep_latest"})
-    async with db.tx() as conn:
-        made = await threads.insert_thread(
-            conn, tid, metadata={"a": 1}, ttl=ttl, expires_at=expires_at
-        )
+
+    def unit(conn: Connection):
+        made = threads.insert_thread(conn, tid, metadata={"a": 1}, ttl=ttl, expires_at=expires_at)
         assert made["status"] == "idle" and "ttl" not in made
-        updated = await threads.update_thread(conn, tid, metadata={"b": 2})
+        updated = threads.update_thread(conn, tid, metadata={"b": 2})
         assert updated["metadata"] == {"a": 1, "b": 2}
-        assert await threads.update_thread(conn, str(uuid.uuid4()), metadata={}) is None
-        row = await threads.get_row(conn, tid)
+        assert threads.update_thread(conn, str(uuid.uuid4()), metadata={}) is None
+        row = threads.get_row(conn, tid)
         shown = threads.to_api(row, include_ttl=True)["ttl"]
         assert shown["strategy"] == "keep_latest" and shown["ttl_minutes"] == 10
-        await threads.update_thread(conn, tid, ttl=None)  # clears
-        row = await threads.get_row(conn, tid)
+        threads.update_thread(conn, tid, ttl=None)  # clears
+        row = threads.get_row(conn, tid)
         assert row["ttl"] is None and row["expires_at"] is None
+
+    await db.write(unit)
     other = str(uuid.uuid4())
-    async with db.tx() as conn:
-        await threads.insert_thread(conn, other, ttl={"ttl": 1, "strategy": "delete"})
-        await conn.execute(
+
+    def unit(conn: Connection):
+        threads.insert_thread(conn, other, ttl={"ttl": 1, "strategy": "delete"})
+        conn.execute(
             update(threads_table)
             .where(threads_table.c.thread_id == other)
             .values(expires_at=now() - timedelta(seconds=1))
         )
-    async with db.read() as conn:
-        assert (other, "delete") in await threads.expired(conn)
-        assert all(t != tid for t, _ in await threads.expired(conn))
-    async with db.tx() as conn:
-        assert await threads.delete_thread(conn, other)
-        assert not await threads.delete_thread(conn, other)
+
+    await db.write(unit)
+
+    def unit(conn: Connection):
+        assert (other, "delete") in threads.expired(conn)
+        assert all(t != tid for t, _ in threads.expired(conn))
+
+    await db.read(unit)
+
+    def unit(conn: Connection):
+        assert threads.delete_thread(conn, other)
+        assert not threads.delete_thread(conn, other)
+
+    await db.write(unit)
 
 
 async def test_thread_search(db: Database) -> None:
     tag = uuid.uuid4().hex
     ids = []
-    async with db.tx() as conn:
+
+    def unit(conn: Connection):
         for i in range(4):
             tid = str(uuid.uuid4())
             ids.append(tid)
-            await threads.insert_thread(conn, tid, metadata={"tag": tag, "i": i, "l": [i]})
-            await threads.set_fields(
+            threads.insert_thread(conn, tid, metadata={"tag": tag, "i": i, "l": [i]})
+            threads.set_fields(
                 conn,
                 tid,
                 values={"n": i, "msgs": [{"c": f"m{i}"}]},
                 status="interrupted" if i == 3 else "idle",
             )
-    async with db.read() as conn:
-        found, total = await threads.search(conn, metadata={"tag": tag})
+
+    await db.write(unit)
+
+    def unit(conn: Connection):
+        found, total = threads.search(conn, metadata={"tag": tag})
         assert total == 4 and [t["thread_id"] for t in found] == ids[::-1]  # newest first
-        found, _ = await threads.search(conn, metadata={"tag": tag, "l": [2]})
+        found, _ = threads.search(conn, metadata={"tag": tag, "l": [2]})
         assert [t["thread_id"] for t in found] == [ids[2]]
-        found, _ = await threads.search(conn, values={"msgs": [{"c": "m1"}]})
+        found, _ = threads.search(conn, values={"msgs": [{"c": "m1"}]})
         assert [t["thread_id"] for t in found] == [ids[1]]
-        found, _ = await threads.search(conn, values={"n": 0}, metadata={"tag": tag})
+        found, _ = threads.search(conn, values={"n": 0}, metadata={"tag": tag})
         assert [t["thread_id"] for t in found] == [ids[0]]
-        found, _ = await threads.search(conn, ids=ids[:2], sort_by="thread_id", sort_order="asc")
+        found, _ = threads.search(conn, ids=ids[:2], sort_by="thread_id", sort_order="asc")
         assert [t["thread_id"] for t in found] == sorted(ids[:2])
-        assert await threads.count(conn, metadata={"tag": tag}, status="interrupted") == 1
-        page, total = await threads.search(conn, metadata={"tag": tag}, limit=3, offset=3)
+        assert threads.count(conn, metadata={"tag": tag}, status="interrupted") == 1
+        page, total = threads.search(conn, metadata={"tag": tag}, limit=3, offset=3)
         assert total == 4 and len(page) == 1
+
+    await db.read(unit)

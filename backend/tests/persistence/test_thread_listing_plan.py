@@ -34,9 +34,12 @@ FROM n
 
 @pytest.mark.parametrize("sort_by", ["created_at", "updated_at"])
 async def test_a_users_page_is_read_in_index_order(db: Database, sort_by: str) -> None:
-    async with db.tx() as conn:
-        await conn.execute(text(FILL))
-        await conn.execute(text("ANALYZE"))
+
+    def unit(conn: Connection):
+        conn.execute(text(FILL))
+        conn.execute(text("ANALYZE"))
+
+    await db.write(unit)
     pages: list[tuple[str, Any]] = []
 
     def keep(
@@ -45,12 +48,12 @@ async def test_a_users_page_is_read_in_index_order(db: Database, sort_by: str) -
         if "count(" not in statement and "LIMIT" in statement:
             pages.append((statement, parameters))
 
-    async with db.read() as conn:
-        event.listen(conn.sync_connection, "before_cursor_execute", keep)
-        rows, total = await threads.search_rows(
+    def unit(conn: Connection):
+        event.listen(conn, "before_cursor_execute", keep)
+        rows, total = threads.search_rows(
             conn, limit=10, sort_by=sort_by, scope=OwnerScope(owner_id="alice")
         )
-        event.remove(conn.sync_connection, "before_cursor_execute", keep)
+        event.remove(conn, "before_cursor_execute", keep)
         assert total == 250
         assert len(rows) == 10
         assert {r["owner_id"] for r in rows} == {"alice"}
@@ -58,30 +61,39 @@ async def test_a_users_page_is_read_in_index_order(db: Database, sort_by: str) -
         assert times == sorted(times, reverse=True)
         assert len(pages) == 1
         statement, parameters = pages[0]
-        plan = (await conn.exec_driver_sql("EXPLAIN QUERY PLAN " + statement, parameters)).all()
+        plan = (conn.exec_driver_sql("EXPLAIN QUERY PLAN " + statement, parameters)).all()
+        return plan
+
+    plan = await db.read(unit)
     steps = [str(step[-1]) for step in plan]  # (id, parent, notused, detail)
     assert any(f"ix_threads_owner_{sort_by[:7]}" in s for s in steps), steps
     assert "USE TEMP B-TREE FOR ORDER BY" not in steps, steps
 
 
 async def test_a_users_threads_of_one_status_are_counted_from_an_index(db: Database) -> None:
-    async with db.tx() as conn:
-        await conn.execute(text(FILL))
-        await conn.execute(text("ANALYZE"))
+
+    def unit(conn: Connection):
+        conn.execute(text(FILL))
+        conn.execute(text("ANALYZE"))
+
+    await db.write(unit)
     counts: list[tuple[str, Any]] = []
 
     def keep(_conn: Connection, _cursor: Any, statement: str, parameters: Any, *_: object) -> None:
         if "count(" in statement:
             counts.append((statement, parameters))
 
-    async with db.read() as conn:
-        event.listen(conn.sync_connection, "before_cursor_execute", keep)
-        _, total = await threads.search_rows(
+    def unit(conn: Connection):
+        event.listen(conn, "before_cursor_execute", keep)
+        _, total = threads.search_rows(
             conn, limit=10, status="idle", scope=OwnerScope(owner_id="alice")
         )
-        event.remove(conn.sync_connection, "before_cursor_execute", keep)
+        event.remove(conn, "before_cursor_execute", keep)
         assert total == 250
         statement, parameters = counts[0]
-        plan = (await conn.exec_driver_sql("EXPLAIN QUERY PLAN " + statement, parameters)).all()
+        plan = (conn.exec_driver_sql("EXPLAIN QUERY PLAN " + statement, parameters)).all()
+        return plan
+
+    plan = await db.read(unit)
     steps = [str(step[-1]) for step in plan]
     assert any("COVERING INDEX ix_threads_owner_status" in s for s in steps), steps

@@ -7,6 +7,8 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from sqlalchemy.engine import Connection
+
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.repos import thread_search as repo
 from pronghorn.persistence.repos import threads
@@ -23,19 +25,22 @@ def _messages(*texts: str) -> dict[str, Any]:
 
 async def _thread(db: Database, owner: str, values: dict[str, Any], **metadata: Any) -> str:
     tid = str(uuid.uuid4())
-    async with db.tx() as conn:
-        await threads.insert_thread(conn, tid, owner_id=owner, metadata=metadata)
-        await threads.set_fields(conn, tid, values=values)
+
+    def unit(conn: Connection):
+        threads.insert_thread(conn, tid, owner_id=owner, metadata=metadata)
+        threads.set_fields(conn, tid, values=values)
+
+    await db.write(unit)
     return tid
 
 
 async def _search(db: Database, q: str, owner: str | None = "alice", **page: int) -> list[str]:
-    async with db.tx() as conn:
-        await repo.refresh(conn, owner)
-    async with db.read() as conn:
-        found = await repo.search(
+    await db.write(lambda conn: repo.refresh(conn, owner))
+    found = await db.read(
+        lambda conn: repo.search(
             conn, repo.words(q), owner, page.get("limit", 50), page.get("offset", 0)
         )
+    )
     return [t["thread_id"] for t in found]
 
 
@@ -70,14 +75,16 @@ async def test_only_the_owners_threads_unless_all(db: Database) -> None:
 async def test_renames_new_messages_and_deletes_are_seen(db: Database) -> None:
     tid = await _thread(db, "alice", {"title": "Old name", **_messages("about otters")})
     assert await _search(db, "otters") == [tid]
-    async with db.tx() as conn:
-        await threads.update_thread(conn, tid, metadata={"title": "Renamed beavers"})
-        await threads.set_fields(conn, tid, values={"title": "Old name", **_messages("salmon")})
+
+    def unit(conn: Connection):
+        threads.update_thread(conn, tid, metadata={"title": "Renamed beavers"})
+        threads.set_fields(conn, tid, values={"title": "Old name", **_messages("salmon")})
+
+    await db.write(unit)
     assert await _search(db, "beavers") == [tid]  # a rename wins over the agent's title
     assert await _search(db, "salmon") == [tid]
     assert await _search(db, "otters") == []
-    async with db.tx() as conn:
-        await threads.delete_thread(conn, tid)
+    await db.write(lambda conn: threads.delete_thread(conn, tid))
     assert await _search(db, "salmon") == []
 
 
@@ -95,13 +102,19 @@ async def test_title_matches_rank_first_and_pages(db: Database) -> None:
 
 async def test_thousands_of_threads(db: Database) -> None:
     rows = [str(uuid.uuid4()) for _ in range(3000)]
-    async with db.tx() as conn:
+
+    def unit(conn: Connection):
         for i, tid in enumerate(rows):
-            await threads.insert_thread(conn, tid, owner_id="alice")
-            await threads.set_fields(
+            threads.insert_thread(conn, tid, owner_id="alice")
+            threads.set_fields(
                 conn, tid, values={"title": f"chat {i}", **_messages(f"note number n{i}x")}
             )
+
+    await db.write(unit)
     assert await _search(db, "n2999x") == [rows[2999]]
     assert len(await _search(db, "chat", limit=100)) == 100
-    async with db.tx() as conn:
-        assert await repo.refresh(conn, "alice") == 0  # nothing changed: nothing re-read
+
+    def unit(conn: Connection):
+        assert repo.refresh(conn, "alice") == 0  # nothing changed: nothing re-read
+
+    await db.write(unit)

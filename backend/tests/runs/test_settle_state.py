@@ -53,8 +53,7 @@ async def run(runtime: AppRuntime, tid: str, body: dict[str, Any]) -> dict[str, 
     req = RunCreate.model_validate({"if_not_exists": "create", **body})
     job = await runtime.runs.create(tid, req, Access(LOCAL_PRINCIPAL))
     await job.done.wait()
-    async with runtime.db.read() as conn:
-        thread = await threads_repo.get(conn, tid)
+    thread = await runtime.db.read(lambda conn: threads_repo.get(conn, tid))
     assert thread is not None
     return thread
 

@@ -27,8 +27,8 @@ async def db(tmp_path: Path) -> AsyncIterator[Database]:
 async def _add(
     db: Database, aid: str, owner: str | None, context: dict[str, Any], graph: str = "lead_agent"
 ) -> None:
-    async with db.tx() as conn:
-        await insert_assistant(
+    await db.write(
+        lambda conn: insert_assistant(
             conn,
             assistant_id=aid,
             graph_id=graph,
@@ -39,6 +39,7 @@ async def _add(
             description=f"{aid} description",
             owner_id=owner,
         )
+    )
 
 
 async def test_finds_own_and_shared_agents_only(db: Database):

@@ -8,6 +8,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+from sqlalchemy.engine import Connection
+
 from pronghorn.persistence.db import Database, default_sqlite_url
 from pronghorn.persistence.migrate import upgrade
 from pronghorn.persistence.repos import runs as runs_repo
@@ -34,8 +36,9 @@ async def new_run(
     """A new thread and a queued (unclaimed) run row on it: (thread id, run id)."""
     tid, rid = str(uuid.uuid4()), str(uuid.uuid4())
     thread = threads_repo.new_thread_row(tid, status=thread_status)
-    async with db.tx() as conn:
-        await conn.execute(threads_table.insert().values(**thread))
+
+    def unit(conn: Connection):
+        conn.execute(threads_table.insert().values(**thread))
         row = runs_repo.new_run_row(
             run_id=rid,
             thread_id=tid,
@@ -47,5 +50,7 @@ async def new_run(
             owner=None,
             owner_id=owner_id,
         )
-        await conn.execute(runs_table.insert().values(**row))
+        conn.execute(runs_table.insert().values(**row))
+
+    await db.write(unit)
     return tid, rid

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import yaml
+from sqlalchemy.engine import Connection
 
 from pronghorn.auth.principal import LOCAL_PRINCIPAL
 from pronghorn.config.holder import ConfigHolder
@@ -76,8 +77,7 @@ async def stored_events(runtime: AppRuntime, run_id: str) -> list[Event]:
 
 
 async def thread_row(runtime: AppRuntime, tid: str) -> dict[str, Any]:
-    async with runtime.db.read() as conn:
-        row = await threads_repo.get(conn, tid)
+    row = await runtime.db.read(lambda conn: threads_repo.get(conn, tid))
     assert row is not None
     return row
 
@@ -110,8 +110,11 @@ async def test_a_cancel_mid_stream_interrupts_and_keeps_the_steps_done(runtime: 
     assert row["status"] == "idle"  # free for the next run, as the reference leaves it
     assert row["values"]["sleep"] == 120
     assert row["values"]["messages"][-1]["content"] == "slow"
-    async with runtime.db.read() as conn:
-        assert await conn.scalar(runs_status(job.run_id)) == "interrupted"
+
+    def unit(conn: Connection):
+        assert conn.scalar(runs_status(job.run_id)) == "interrupted"
+
+    await runtime.db.read(unit)
 
 
 async def test_a_rollback_mid_stream_deletes_the_run_and_its_checkpoints(
@@ -128,8 +131,11 @@ async def test_a_rollback_mid_stream_deletes_the_run_and_its_checkpoints(
     assert job.status == "interrupted"
     after = [c async for c in runtime.checkpointer.alist(thread_config(tid))]
     assert [c.checkpoint["id"] for c in after] == [c.checkpoint["id"] for c in before]
-    async with runtime.db.read() as conn:
-        assert await conn.scalar(runs_status(job.run_id)) is None  # the run row is gone
+
+    def unit(conn: Connection):
+        assert conn.scalar(runs_status(job.run_id)) is None  # the run row is gone
+
+    await runtime.db.read(unit)
     row = await thread_row(runtime, tid)
     assert row["status"] == "idle"
     assert [m["content"] for m in row["values"]["messages"]] == ["kept", "echo: kept"]
@@ -178,8 +184,11 @@ async def test_settle_stores_every_event_in_order_before_the_final_status(
     assert [(e.id, e.event) for e in stored] == [(e.id, e.event) for e in seen]
     ids = [e.id for e in stored]
     assert ids == sorted(set(ids)) and len(ids) > 40
-    async with runtime.db.read() as conn:
-        assert await conn.scalar(runs_status(job.run_id)) == "success"
+
+    def unit(conn: Connection):
+        assert conn.scalar(runs_status(job.run_id)) == "success"
+
+    await runtime.db.read(unit)
     # The cached values are what the run's own stream ended with: the checkpoint's.
     row = await thread_row(runtime, tid)
     latest = await runtime.checkpointer.aget_tuple(thread_config(tid))

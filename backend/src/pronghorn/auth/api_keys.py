@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Literal
 
+from sqlalchemy.engine import Connection
+
 from pronghorn.auth.errors import AccountError
 from pronghorn.auth.tokens import API_KEY_PREFIX, digest, new_api_key, shown_prefix
 from pronghorn.persistence.db import Database
@@ -48,8 +50,8 @@ async def create(
     secret = new_api_key()
     ts = now()
     expires = ts + timedelta(days=expires_in_days) if expires_in_days is not None else None
-    async with db.tx() as conn:
-        record = await repo.insert_key(
+    record = await db.write(
+        lambda conn: repo.insert_key(
             conn,
             key_id=new_id(),
             user_id=user_id,
@@ -59,27 +61,29 @@ async def create(
             created_at=ts,
             expires_at=expires,
         )
+    )
     return record, secret
 
 
 async def list_keys(db: Database, user_id: str) -> list[ApiKey]:
-    async with db.read() as conn:
-        return await repo.list_for_user(conn, user_id)
+    return await db.read(lambda conn: repo.list_for_user(conn, user_id))
 
 
 async def get(db: Database, key_id: str) -> ApiKey | None:
-    async with db.read() as conn:
-        return await repo.get(conn, key_id)
+    return await db.read(lambda conn: repo.get(conn, key_id))
 
 
 async def revoke(db: Database, key_id: str, *, user_id: str | None = None) -> ApiKey:
     """Revoke a key (idempotent); with `user_id`, only that user's key (404 otherwise)."""
-    async with db.tx() as conn:
-        record = await repo.get(conn, key_id)
+
+    def unit(conn: Connection) -> ApiKey | None:
+        record = repo.get(conn, key_id)
         if record is None or (user_id is not None and record.user_id != user_id):
             raise AccountError(f"API key with ID {key_id} not found", 404)
-        await repo.revoke(conn, key_id, now())
-        revoked = await repo.get(conn, key_id)
+        repo.revoke(conn, key_id, now())
+        return repo.get(conn, key_id)
+
+    revoked = await db.write(unit)
     assert revoked is not None
     return revoked
 
@@ -87,8 +91,7 @@ async def revoke(db: Database, key_id: str, *, user_id: str | None = None) -> Ap
 async def resolve(db: Database, secret: str) -> KeyCheck:
     if not secret.startswith(API_KEY_PREFIX) or len(secret) > 200:
         return KeyCheck(None, None, "unknown")
-    async with db.read() as conn:
-        found = await repo.by_hash_with_user(conn, digest(secret))
+    found = await db.read(lambda conn: repo.by_hash_with_user(conn, digest(secret)))
     if found is None:
         return KeyCheck(None, None, "unknown")
     record, user = found
@@ -100,6 +103,5 @@ async def resolve(db: Database, secret: str) -> KeyCheck:
     if user.disabled:
         return KeyCheck(record, user, "disabled")
     if record.last_used_at is None or ts - record.last_used_at >= MARK_USED_EVERY:
-        async with db.tx() as conn:
-            await repo.mark_used(conn, record.id, ts)
+        await db.write(lambda conn: repo.mark_used(conn, record.id, ts))
     return KeyCheck(record, user, None)

@@ -21,8 +21,8 @@ async def record(
     client_ip: str | None = None,
     detail: Mapping[str, object] | None = None,
 ) -> None:
-    async with db.tx() as conn:
-        await repo.append(
+    await db.write(
+        lambda conn: repo.append(
             conn,
             at=now(),
             action=action,
@@ -31,8 +31,8 @@ async def record(
             client_ip=client_ip,
             detail=detail or {},
         )
+    )
 
 
 async def page(db: Database, *, limit: int, before: int | None = None) -> list[AuditEntry]:
-    async with db.read() as conn:
-        return await repo.page(conn, limit=limit, before=before)
+    return await db.read(lambda conn: repo.page(conn, limit=limit, before=before))

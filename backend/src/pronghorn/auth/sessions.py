@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from sqlalchemy.engine import Connection
+
 from pronghorn.auth.tokens import digest, new_token
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.repos import sessions as repo
@@ -35,8 +37,9 @@ async def start(db: Database, user_id: str, *, ttl: timedelta = DEFAULT_TTL) -> 
     """A new session for the user: (the cookie value, its CSRF token)."""
     cookie_value, csrf_token = new_token(), new_token()
     ts = now()
-    async with db.tx() as conn:
-        await repo.insert_session(
+
+    def unit(conn: Connection) -> None:
+        repo.insert_session(
             conn,
             session_id=digest(cookie_value),
             user_id=user_id,
@@ -44,7 +47,9 @@ async def start(db: Database, user_id: str, *, ttl: timedelta = DEFAULT_TTL) -> 
             created_at=ts,
             expires_at=ts + ttl,
         )
-        await repo.delete_expired(conn, ts)  # housekeeping, on the rare write path
+        repo.delete_expired(conn, ts)  # housekeeping, on the rare write path
+
+    await db.write(unit)
     return cookie_value, csrf_token
 
 
@@ -56,8 +61,7 @@ async def resolve(
     if not cookie_value or len(cookie_value) > 256:
         return None
     session_id = digest(cookie_value)
-    async with db.read() as conn:
-        found = await repo.with_user(conn, session_id)
+    found = await db.read(lambda conn: repo.with_user(conn, session_id))
     if found is None:
         return None
     session, user = found
@@ -67,11 +71,9 @@ async def resolve(
     expires = session.expires_at
     if ts - session.last_seen_at >= TOUCH_EVERY:
         expires = ts + ttl
-        async with db.tx() as conn:
-            await repo.touch(conn, session_id, seen=ts, expires=expires)
+        await db.write(lambda conn: repo.touch(conn, session_id, seen=ts, expires=expires))
     return ActiveSession(session_id, user, session.csrf_token, expires)
 
 
 async def end(db: Database, cookie_value: str) -> bool:
-    async with db.tx() as conn:
-        return await repo.delete_session(conn, digest(cookie_value))
+    return await db.write(lambda conn: repo.delete_session(conn, digest(cookie_value)))

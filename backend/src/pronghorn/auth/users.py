@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from pronghorn.auth.errors import AccountError
 from pronghorn.auth.passwords import hash_password, verify_password
@@ -56,17 +56,17 @@ def check_email(email: str) -> str:
     return address
 
 
-async def _check_login_names_free(
-    conn: AsyncConnection, *, username: str | None, email: str | None, user_id: str | None
+def _check_login_names_free(
+    conn: Connection, *, username: str | None, email: str | None, user_id: str | None
 ) -> None:
     """A login name (username or email) names one account: refuse (409) an email that is
     another account's username or email, or a username that is another account's email."""
     if email:
-        for other in (await repo.by_username(conn, email), await repo.by_email(conn, email)):
+        for other in (repo.by_username(conn, email), repo.by_email(conn, email)):
             if other is not None and other.id != user_id:
                 raise AccountError(f"Email {email!r} is already used by another account", 409)
     if username:
-        other = await repo.by_email(conn, username)
+        other = repo.by_email(conn, username)
         if other is not None and other.id != user_id:
             raise AccountError(f"User {username!r} already exists", 409)
 
@@ -86,31 +86,26 @@ def check_display_name(display_name: str) -> str:
 
 
 async def count(db: Database) -> int:
-    async with db.read() as conn:
-        return await repo.count(conn)
+    return await db.read(lambda conn: repo.count(conn))
 
 
 async def get(db: Database, user_id: str) -> User | None:
-    async with db.read() as conn:
-        return await repo.get(conn, user_id)
+    return await db.read(lambda conn: repo.get(conn, user_id))
 
 
 async def by_username(db: Database, username: str) -> User | None:
-    async with db.read() as conn:
-        return await repo.by_username(conn, username)
+    return await db.read(lambda conn: repo.by_username(conn, username))
 
 
 async def by_login(db: Database, name: str) -> User | None:
     """The user a login name (a username or an email) names."""
     if len(name) > 255:
         return None
-    async with db.read() as conn:
-        return await repo.by_login(conn, name)
+    return await db.read(lambda conn: repo.by_login(conn, name))
 
 
 async def list_users(db: Database) -> list[User]:
-    async with db.read() as conn:
-        return await repo.list_all(conn)
+    return await db.read(lambda conn: repo.list_all(conn))
 
 
 async def create(
@@ -130,21 +125,24 @@ async def create(
     shown = check_display_name(display_name or "") or name
     address = check_email(email) if email is not None else ""
     hashed = await hash_password(password) if password is not None else None
+
+    def unit(conn: Connection) -> User:
+        if only_if_first and repo.count(conn) > 0:
+            raise AccountError("Setup is already done: an admin exists", 409)
+        if repo.by_username(conn, name) is not None:
+            raise AccountError(f"User {name!r} already exists", 409)
+        _check_login_names_free(conn, username=name, email=address, user_id=None)
+        return repo.insert_user(
+            conn,
+            username=name,
+            display_name=shown,
+            role=checked_role,
+            password_hash=hashed,
+            email=address or None,
+        )
+
     try:
-        async with db.tx() as conn:
-            if only_if_first and await repo.count(conn) > 0:
-                raise AccountError("Setup is already done: an admin exists", 409)
-            if await repo.by_username(conn, name) is not None:
-                raise AccountError(f"User {name!r} already exists", 409)
-            await _check_login_names_free(conn, username=name, email=address, user_id=None)
-            return await repo.insert_user(
-                conn,
-                username=name,
-                display_name=shown,
-                role=checked_role,
-                password_hash=hashed,
-                email=address or None,
-            )
+        return await db.write(unit)
     except IntegrityError:  # a concurrent create of the same name
         raise AccountError(f"User {name!r} already exists", 409) from None
 
@@ -161,8 +159,7 @@ async def find_or_create_external(
     """The user an SSO identity (issuer, subject) maps to, created on first login (with a
     free variant of `username` when it is taken). No password: SSO is their only way in."""
     checked_role = check_role(role)
-    async with db.read() as conn:
-        found = await repo.by_external(conn, issuer, subject)
+    found = await db.read(lambda conn: repo.by_external(conn, issuer, subject))
     if found is not None:
         return found
     base = re.sub(r"[^A-Za-z0-9._@-]", "-", username.strip())[:60].strip("-.") or "user"
@@ -170,24 +167,29 @@ async def find_or_create_external(
         base = "u" + base
     for attempt in range(1, 100):
         name = base if attempt == 1 else f"{base}-{attempt}"
+
+        def unit(conn: Connection, name: str = name) -> User | None:
+            again = repo.by_external(conn, issuer, subject)
+            if again is not None:
+                return again
+            if repo.by_username(conn, name) is not None:
+                return None  # taken: try the next variant
+            return repo.insert_user(
+                conn,
+                username=name,
+                display_name=check_display_name(display_name) or name,
+                role=checked_role,
+                password_hash=None,
+                external_issuer=issuer,
+                external_subject=subject,
+            )
+
         try:
-            async with db.tx() as conn:
-                again = await repo.by_external(conn, issuer, subject)
-                if again is not None:
-                    return again
-                if await repo.by_username(conn, name) is not None:
-                    continue
-                return await repo.insert_user(
-                    conn,
-                    username=name,
-                    display_name=check_display_name(display_name) or name,
-                    role=checked_role,
-                    password_hash=None,
-                    external_issuer=issuer,
-                    external_subject=subject,
-                )
+            user = await db.write(unit)
         except IntegrityError:
             continue  # raced with another login: look again
+        if user is not None:
+            return user
     raise AccountError(f"No free username for {username!r}", 409)
 
 
@@ -219,8 +221,9 @@ async def update(
     address = check_email(email) if email is not None else None
     shown = check_display_name(display_name) if display_name is not None else None
     hashed = await hash_password(password) if password is not None else None
-    async with db.tx() as conn:
-        before = await repo.get(conn, user_id)
+
+    def unit(conn: Connection):
+        before = repo.get(conn, user_id)
         if before is None:
             raise AccountError(f"User with ID {user_id} not found", 404)
         loses_admin = (
@@ -228,11 +231,11 @@ async def update(
             and not before.disabled
             and ((new_role is not None and new_role != "admin") or disabled is True)
         )
-        if loses_admin and await repo.count_admins(conn) <= 1:
+        if loses_admin and repo.count_admins(conn) <= 1:
             raise AccountError("Refused: this is the last enabled admin", 409)
         if address:
-            await _check_login_names_free(conn, username=None, email=address, user_id=user_id)
-        after = await repo.update_user(
+            _check_login_names_free(conn, username=None, email=address, user_id=user_id)
+        after = repo.update_user(
             conn,
             user_id,
             display_name=shown or None,
@@ -243,5 +246,7 @@ async def update(
         )
         assert after is not None
         if hashed is not None or disabled is True:
-            await session_repo.delete_for_user(conn, user_id)
-    return before, after
+            session_repo.delete_for_user(conn, user_id)
+        return before, after
+
+    return await db.write(unit)

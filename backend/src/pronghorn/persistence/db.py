@@ -1,42 +1,43 @@
-"""The one owner of database connections.
+"""The one owner of database connections, and the one way to use them.
 
-SQLite (the default, WAL mode) has two connections to one file, both owned here:
+Every repository function is a synchronous unit of work over SQLAlchemy Core,
+``def unit(conn: Connection, ...) -> Record``; callers run one with ``await db.write(unit)``
+(one transaction: committed if it returns, rolled back if it raises) or
+``await db.read(unit)`` (one read-only snapshot, rolled back). A unit that needs several
+steps with logic between them is one local ``def unit(conn)``. Nothing else reaches a
+connection.
 
-- a ``SqliteWorker`` (``persistence/sqlite_worker.py``): one thread with a plain ``sqlite3``
-  connection for the hot path — the run engine's units of work (``Database.run``) and
-  LangGraph's checkpointer and store — one thread hop per unit, concurrent writes grouped
-  into one commit;
-- an aiosqlite connection behind SQLAlchemy's async engine for everything else
-  (``Database.tx`` / ``Database.read``: the routers' and repositories' queries).
+SQLite (the default, WAL mode, the stdlib ``sqlite3`` driver only) has two connections to
+one file, both owned here, each on a thread of its own so a unit costs one thread hop:
 
-Writes on the two never interleave: ``write_lock`` is held by every ``tx()`` and every
-write group of the worker, so SQLite's one writer is always one of ours and a ``tx()``
-keeps its read-then-write isolation. Readers need no lock (WAL snapshots).
-PostgreSQL gets a normal asyncpg pool for the app tables and a psycopg pool for the
-LangGraph checkpointer and store (those libraries speak psycopg).
+- a ``SqliteWorker`` (``persistence/sqlite_worker.py``) for every write, and LangGraph's
+  checkpointer and store: concurrent writes are grouped into one commit;
+- a ``SqliteReader`` (``persistence/sqlite_reader.py``, ``query_only``) for every read, so a
+  read never queues behind a write group (WAL snapshots need no lock).
+
+PostgreSQL has an asyncpg pool for the app tables (units run through ``run_sync``) and a
+psycopg pool for the LangGraph checkpointer and store (those libraries speak psycopg).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import random
 import sqlite3
 import uuid
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from sqlalchemy import event
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import OperationalError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
-from sqlalchemy.pool import StaticPool
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from pronghorn.persistence.json_codec import json_dumps, json_loads
 from pronghorn.persistence.outage import OutageWaits
 from pronghorn.persistence.pool_checks import check_idle_connections
+from pronghorn.persistence.sqlite_reader import SqliteReader
 from pronghorn.persistence.sqlite_worker import SqliteWorker
 
 log = logging.getLogger("pronghorn.db")
@@ -58,7 +59,7 @@ SESSION_PREFIX = "pronghorn/"
 
 
 def default_sqlite_url(data_dir: Path) -> str:
-    return f"sqlite+aiosqlite:///{(data_dir / 'pronghorn.db').as_posix()}"
+    return f"sqlite:///{(data_dir / 'pronghorn.db').as_posix()}"
 
 
 def is_busy_error(exc: BaseException) -> bool:
@@ -99,10 +100,9 @@ class Database:
         self.echo = echo
         self._engine: AsyncEngine | None = None
         self._worker: SqliteWorker | None = None
-        # SQLite: held by every write (a tx() and each write group of the worker) ...
+        self._reader: SqliteReader | None = None
+        # SQLite: held by every write group of the worker and by exclusive worker calls.
         self.write_lock: asyncio.Lock | None = asyncio.Lock() if self.is_sqlite else None
-        # ... and this one by every use of the async engine's single connection.
-        self._engine_lock: asyncio.Lock | None = asyncio.Lock() if self.is_sqlite else None
         self.sqlite_path: str | None = (parsed.database or ":memory:") if self.is_sqlite else None
         # Writes waiting for the database to be back (a run's last checkpoints, its settle)
         self.outage_waits = OutageWaits()
@@ -113,8 +113,10 @@ class Database:
 
     @property
     def engine(self) -> AsyncEngine:
+        """PostgreSQL: the pooled async engine (SQLite has none: its worker and reader own
+        the file's two connections)."""
         if self._engine is None:
-            raise RuntimeError("Database.connect() was not awaited")
+            raise RuntimeError("not a connected PostgreSQL database")
         return self._engine
 
     @property
@@ -145,13 +147,15 @@ class Database:
         return parsed.render_as_string(hide_password=False)
 
     async def connect(self) -> None:
-        if self._engine is not None:
+        if self._engine is not None or self._worker is not None:
             return
         if self.is_sqlite:
-            self._engine = await self._connect_sqlite()
+            await self._connect_sqlite()
             return
         self._engine = create_async_engine(
-            self.url,
+            # The app tables' driver, whichever one the URL names (postgresql://,
+            # postgresql+asyncpg://, postgresql+psycopg://): one driver for them here.
+            make_url(self.url).set(drivername="postgresql+asyncpg"),
             pool_size=self.pool_size,
             max_overflow=self.pool_size,
             pool_timeout=self.pool_timeout_s,
@@ -165,12 +169,12 @@ class Database:
         )
         check_idle_connections(self._engine.sync_engine)
 
-    async def _connect_sqlite(self) -> AsyncEngine:
+    async def _connect_sqlite(self) -> None:
         path = self.sqlite_path or ":memory:"
         if path in ("", ":memory:") or path.startswith("file:"):
             raise DatabaseError(
-                "SQLite needs a database file (sqlite+aiosqlite:///path/to/file.db): "
-                "the app's tables, checkpoints and store share it over two connections"
+                "SQLite needs a database file (sqlite:///path/to/file.db): the app's tables, "
+                "checkpoints and store share it over two connections"
             )
         await asyncio.to_thread(Path(path).parent.mkdir, parents=True, exist_ok=True)
         assert self.write_lock is not None
@@ -183,72 +187,43 @@ class Database:
         )
         await worker.start()  # first: it switches the file to WAL
         self._worker = worker
-        engine = create_async_engine(
-            f"sqlite+aiosqlite:///{path}",
-            poolclass=StaticPool,
-            connect_args={"timeout": self.busy_timeout_ms / 1000},
-            # Every unit of work ends in an explicit commit or rollback: skip the pool's
-            # extra rollback round trip when the connection is returned.
-            pool_reset_on_return=None,
-            echo=self.echo,
-            json_serializer=json_dumps,
-            json_deserializer=json_loads,
-        )
-        pragmas = (f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}", *SQLITE_PRAGMAS)
-
-        @event.listens_for(engine.sync_engine, "connect")
-        def _on_connect(dbapi_connection: Any, _record: Any) -> None:
-            cursor = dbapi_connection.cursor()
-            for pragma in pragmas:
-                cursor.execute(pragma)
-            cursor.close()
-
-        return engine
+        reader = SqliteReader(path, pragmas=SQLITE_PRAGMAS, busy_timeout_ms=self.busy_timeout_ms)
+        await reader.start()
+        self._reader = reader
 
     async def close(self) -> None:
         if self._engine is not None:
             await self._engine.dispose()
             self._engine = None
+        if self._reader is not None:
+            await self._reader.close()
+            self._reader = None
         if self._worker is not None:
             await self._worker.close()
             self._worker = None
 
-    @contextlib.asynccontextmanager
-    async def _locked(self, *, write: bool) -> AsyncGenerator[None, None]:
-        if self.write_lock is None or self._engine_lock is None:
-            yield
-        elif write:
-            async with self.write_lock, self._engine_lock:
-                yield
-        else:
-            async with self._engine_lock:
-                yield
-
-    @contextlib.asynccontextmanager
-    async def tx(self) -> AsyncGenerator[AsyncConnection, None]:
-        """One transaction: commit on success, roll back on error."""
-        async with self._locked(write=True), self.engine.begin() as conn:
-            yield conn
-
-    @contextlib.asynccontextmanager
-    async def read(self) -> AsyncGenerator[AsyncConnection, None]:
-        """A read-only unit of work (on SQLite it does not wait for writers)."""
-        async with self._locked(write=False), self.engine.connect() as conn:
-            try:
-                yield conn
-            finally:
-                await conn.rollback()
-
-    async def run(self, fn: Callable[[Connection], T]) -> T:
-        """Run `fn(conn)` — a synchronous unit of work over SQLAlchemy Core — as one
+    async def write(self, unit: Callable[[Connection], T]) -> T:
+        """Run ``unit(conn)`` — a synchronous unit of work over SQLAlchemy Core — as one
         transaction: committed if it returns, rolled back if it raises. On SQLite it runs on
         the worker thread in a single hop, committed together with the units that other
-        callers submitted meanwhile (see `SqliteWorker.write`); elsewhere through the async
-        driver."""
+        callers submitted meanwhile (see `SqliteWorker.write`); on PostgreSQL in a pooled
+        connection's transaction through the async driver (``run_sync``)."""
         if self._worker is not None:
-            return await self._worker.write(fn)
+            return await self._worker.write(unit)
         async with self.engine.begin() as conn:
-            return await conn.run_sync(fn)
+            return await conn.run_sync(unit)
+
+    async def read(self, unit: Callable[[Connection], T]) -> T:
+        """Run ``unit(conn)`` in one read-only transaction (one snapshot), rolled back. On
+        SQLite it runs on the reader thread's own connection, so it never queues behind the
+        worker's write groups (WAL); on PostgreSQL on a pooled connection."""
+        if self._reader is not None:
+            return await self._reader.read(unit)
+        async with self.engine.connect() as conn:
+            try:
+                return await conn.run_sync(unit)
+            finally:
+                await conn.rollback()
 
     async def retry(self, fn: Callable[[], Awaitable[T]], *, attempts: int = 8) -> T:
         """Run ``fn`` again with backoff while SQLite reports busy/locked."""
@@ -268,8 +243,7 @@ class Database:
         from sqlalchemy import text
 
         try:
-            async with self.read() as conn:
-                await conn.execute(text("SELECT 1"))
+            await self.read(lambda conn: conn.execute(text("SELECT 1")).scalar())
             return True
         except Exception:
             return False

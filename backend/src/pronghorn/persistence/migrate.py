@@ -45,8 +45,7 @@ def head_revision() -> str | None:
 async def current_revision(db: Database) -> str | None:
     from alembic.runtime.migration import MigrationContext
 
-    async with db.read() as conn:
-        return await conn.run_sync(lambda c: MigrationContext.configure(c).get_current_revision())
+    return await db.read(lambda c: MigrationContext.configure(c).get_current_revision())
 
 
 async def upgrade(db: Database) -> None:
@@ -62,7 +61,6 @@ async def upgrade(db: Database) -> None:
         command.upgrade(alembic_config(sync_conn), "head")
 
     async def _once() -> None:
-        async with db.tx() as conn:
-            await conn.run_sync(_run)
+        await db.write(_run)
 
     await db.retry(_once)

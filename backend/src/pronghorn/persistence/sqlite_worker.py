@@ -51,13 +51,13 @@ class _Write(Generic[T]):
 
 
 @dataclass
-class _Job:
+class ThreadJob:
     fn: Callable[[], Any]
     future: asyncio.Future[Any]
     loop: asyncio.AbstractEventLoop
 
 
-def _serve(jobs: queue.SimpleQueue[_Job | None]) -> None:
+def serve_jobs(jobs: queue.SimpleQueue[ThreadJob | None]) -> None:
     """The worker thread: run each job, hand its outcome back to the job's event loop."""
     while (job := jobs.get()) is not None:
         try:
@@ -117,7 +117,7 @@ class SqliteWorker:
         self.lock = lock or asyncio.Lock()
         self.echo = echo
         self.stats = GroupStats()
-        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._jobs: queue.SimpleQueue[ThreadJob | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._conn: sqlite3.Connection | None = None
         self._engine: Engine | None = None
@@ -132,7 +132,7 @@ class SqliteWorker:
     async def start(self) -> None:
         if self._thread is not None:
             return
-        self._thread = threading.Thread(target=_serve, args=(self._jobs,), name="sqlite-worker")
+        self._thread = threading.Thread(target=serve_jobs, args=(self._jobs,), name="sqlite-worker")
         self._thread.start()
         self._conn, self._engine, self._sa = await self._hop(self._connect)
         self._closing = False
@@ -204,7 +204,7 @@ class SqliteWorker:
             raise WorkerClosed("the SQLite worker is not running")
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
-        self._jobs.put(_Job(fn, future, loop))
+        self._jobs.put(ThreadJob(fn, future, loop))
         return await future
 
     async def call(self, fn: Callable[[], T], *, exclusive: bool = False) -> T:

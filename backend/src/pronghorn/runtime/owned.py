@@ -79,8 +79,7 @@ async def load_thread(
     """The thread's row if `access` may `action` it; `NotFound` otherwise (unknown, another
     user's, or filtered out by the authorizer); `Forbidden` if the authorizer refused."""
     filt = await authorize(runtime, access, "threads", action, value or {"thread_id": thread_id})
-    async with runtime.db.read() as conn:
-        row = await threads_repo.get_row(conn, thread_id)
+    row = await runtime.db.read(lambda conn: threads_repo.get_row(conn, thread_id))
     if row is None or not visible(access, row["owner_id"], row["metadata"], filt):
         raise NotFound.of("Thread", thread_id)
     return row

@@ -121,7 +121,8 @@ class DatabaseConfig(Section):
     url: str | None = Field(
         default=None,
         description=(
-            "SQLAlchemy URL. Default: sqlite+aiosqlite:///<data_dir>/pronghorn.db. "
+            "SQLAlchemy URL. Default: sqlite:///<data_dir>/pronghorn.db "
+            "(sqlite+aiosqlite:// is accepted too). "
             "PostgreSQL: postgresql+asyncpg://user:pass@host:5432/db."
         ),
     )

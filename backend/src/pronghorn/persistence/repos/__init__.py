@@ -1,1 +1,2 @@
-"""Repositories: small functions over an AsyncConnection, portable across SQLite and PostgreSQL."""
+"""Repositories: synchronous units of work over a Connection (run with Database.write or
+Database.read), portable across SQLite and PostgreSQL."""

@@ -6,8 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import insert, select, update
-from sqlalchemy.engine import RowMapping
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.engine import Connection, RowMapping
 
 from pronghorn.persistence.repos.common import as_utc, iso
 from pronghorn.persistence.repos.users import User
@@ -54,8 +53,8 @@ def from_row(row: RowMapping, prefix: str = "") -> ApiKey:
     )
 
 
-async def insert_key(
-    conn: AsyncConnection,
+def insert_key(
+    conn: Connection,
     *,
     key_id: str,
     user_id: str,
@@ -65,7 +64,7 @@ async def insert_key(
     created_at: datetime,
     expires_at: datetime | None,
 ) -> ApiKey:
-    await conn.execute(
+    conn.execute(
         insert(api_keys).values(
             id=key_id,
             user_id=user_id,
@@ -76,46 +75,46 @@ async def insert_key(
             expires_at=expires_at,
         )
     )
-    found = await get(conn, key_id)
+    found = get(conn, key_id)
     assert found is not None
     return found
 
 
-async def get(conn: AsyncConnection, key_id: str) -> ApiKey | None:
-    row = (await conn.execute(select(api_keys).where(api_keys.c.id == key_id))).mappings().first()
+def get(conn: Connection, key_id: str) -> ApiKey | None:
+    row = (conn.execute(select(api_keys).where(api_keys.c.id == key_id))).mappings().first()
     return from_row(row) if row else None
 
 
 _KEY_COLUMNS = [c.label(f"k_{c.name}") for c in api_keys.c]
 
 
-async def by_hash_with_user(conn: AsyncConnection, key_hash: str) -> tuple[ApiKey, User] | None:
+def by_hash_with_user(conn: Connection, key_hash: str) -> tuple[ApiKey, User] | None:
     query = (
         select(*_KEY_COLUMNS, users)
         .join(users, users.c.id == api_keys.c.user_id)
         .where(api_keys.c.key_hash == key_hash)
     )
-    row = (await conn.execute(query)).mappings().first()
+    row = (conn.execute(query)).mappings().first()
     if row is None:
         return None
     return from_row(row, "k_"), user_from_row(row)
 
 
-async def list_for_user(conn: AsyncConnection, user_id: str) -> list[ApiKey]:
+def list_for_user(conn: Connection, user_id: str) -> list[ApiKey]:
     query = (
         select(api_keys)
         .where(api_keys.c.user_id == user_id)
         .order_by(api_keys.c.created_at.desc(), api_keys.c.id)
     )
-    return [from_row(row) for row in (await conn.execute(query)).mappings()]
+    return [from_row(row) for row in (conn.execute(query)).mappings()]
 
 
-async def mark_used(conn: AsyncConnection, key_id: str, at: datetime) -> None:
-    await conn.execute(update(api_keys).where(api_keys.c.id == key_id).values(last_used_at=at))
+def mark_used(conn: Connection, key_id: str, at: datetime) -> None:
+    conn.execute(update(api_keys).where(api_keys.c.id == key_id).values(last_used_at=at))
 
 
-async def revoke(conn: AsyncConnection, key_id: str, at: datetime) -> bool:
-    result = await conn.execute(
+def revoke(conn: Connection, key_id: str, at: datetime) -> bool:
+    result = conn.execute(
         update(api_keys)
         .where(api_keys.c.id == key_id, api_keys.c.revoked_at.is_(None))
         .values(revoked_at=at)

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any, cast
 
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.engine import Connection
 
 from pronghorn.persistence.tables import runs, threads
 
@@ -42,13 +42,11 @@ def _pending(interrupts: object) -> list[tuple[str, str]]:
     return out
 
 
-async def overdue(
-    conn: AsyncConnection, *, before: datetime, limit: int = 100
-) -> list[ApprovalWait]:
+def overdue(conn: Connection, *, before: datetime, limit: int = 100) -> list[ApprovalWait]:
     """Interrupted threads last changed before `before` whose pending interrupts include a
     tool approval, with the assistant, owner and principal of their latest run."""
     rows = (
-        await conn.execute(
+        conn.execute(
             select(threads.c.thread_id, threads.c.interrupts)
             .where(threads.c.status == "interrupted", threads.c.state_updated_at < before)
             .order_by(threads.c.state_updated_at)
@@ -61,7 +59,7 @@ async def overdue(
         if not ids:
             continue
         last = (
-            await conn.execute(
+            conn.execute(
                 select(runs.c.assistant_id, runs.c.owner_id, runs.c.principal, runs.c.kwargs)
                 .where(runs.c.thread_id == thread_id)
                 .order_by(runs.c.created_at.desc())

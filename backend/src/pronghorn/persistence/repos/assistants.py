@@ -6,11 +6,9 @@ import uuid
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, delete, func, insert, or_, select, text, update
-from sqlalchemy.engine import RowMapping
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.engine import Connection, RowMapping
 
 from pronghorn.ids import system_assistant_id
-from pronghorn.persistence.db import Database
 from pronghorn.persistence.metadata_filter import matches, sql_condition
 from pronghorn.persistence.migrate import SCHEMA_LOCK_KEY
 from pronghorn.persistence.repos.common import (
@@ -43,17 +41,17 @@ def version_to_api(row: Any) -> dict[str, Any]:
     }
 
 
-async def get(conn: AsyncConnection, assistant_id: str) -> dict[str, Any] | None:
+def get(conn: Connection, assistant_id: str) -> dict[str, Any] | None:
     row = (
-        (await conn.execute(select(assistants).where(assistants.c.assistant_id == assistant_id)))
+        (conn.execute(select(assistants).where(assistants.c.assistant_id == assistant_id)))
         .mappings()
         .first()
     )
     return to_api(row) if row else None
 
 
-async def insert_assistant(
-    conn: AsyncConnection,
+def insert_assistant(
+    conn: Connection,
     *,
     assistant_id: str,
     graph_id: str,
@@ -78,76 +76,73 @@ async def insert_assistant(
         "created_at": ts,
         "updated_at": ts,
     }
-    await conn.execute(insert(assistants).values(owner_id=owner_id, **values))
-    await conn.execute(
+    conn.execute(insert(assistants).values(owner_id=owner_id, **values))
+    conn.execute(
         insert(assistant_versions).values(**{k: v for k, v in values.items() if k != "updated_at"})
     )
     return to_api(values)
 
 
-async def ensure_system_assistants(db: Database, graph_ids: list[str]) -> None:
+def ensure_system_assistants(conn: Connection, graph_ids: list[str]) -> None:
     """One assistant per graph (deterministic UUIDv5 id, metadata.created_by=system)."""
-    async with db.tx() as conn:
-        if not db.is_sqlite:  # replicas starting together: one inserts, the others see it
-            await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": SCHEMA_LOCK_KEY})
-        existing = set(
-            (
-                await conn.execute(
-                    select(assistants.c.assistant_id).where(
-                        assistants.c.assistant_id.in_([system_assistant_id(g) for g in graph_ids])
-                    )
+    if conn.dialect.name != "sqlite":  # replicas starting together: one inserts, the others see it
+        conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": SCHEMA_LOCK_KEY})
+    existing = set(
+        (
+            conn.execute(
+                select(assistants.c.assistant_id).where(
+                    assistants.c.assistant_id.in_([system_assistant_id(g) for g in graph_ids])
                 )
-            ).scalars()
-        )
-        for graph_id in graph_ids:
-            aid = system_assistant_id(graph_id)
-            if aid in existing:
-                continue
-            await insert_assistant(
-                conn,
-                assistant_id=aid,
-                graph_id=graph_id,
-                config={},
-                context={},
-                metadata={"created_by": "system"},
-                name=graph_id,
-                description=None,
             )
+        ).scalars()
+    )
+    for graph_id in graph_ids:
+        aid = system_assistant_id(graph_id)
+        if aid in existing:
+            continue
+        insert_assistant(
+            conn,
+            assistant_id=aid,
+            graph_id=graph_id,
+            config={},
+            context={},
+            metadata={"created_by": "system"},
+            name=graph_id,
+            description=None,
+        )
 
 
-async def remove_system_assistants(db: Database, graph_ids: list[str]) -> None:
+def remove_system_assistants(conn: Connection, graph_ids: list[str]) -> None:
     """Delete the system assistants of graphs no longer configured (their versions go with
     them; threads and runs do not reference assistants, so their history stays)."""
     if not graph_ids:
         return
-    async with db.tx() as conn:
-        ids = (
-            await conn.execute(
-                select(assistants.c.assistant_id).where(
-                    assistants.c.assistant_id.in_([system_assistant_id(g) for g in graph_ids]),
-                    assistants.c.owner_id.is_(None),
-                )
+    ids = (
+        conn.execute(
+            select(assistants.c.assistant_id).where(
+                assistants.c.assistant_id.in_([system_assistant_id(g) for g in graph_ids]),
+                assistants.c.owner_id.is_(None),
             )
-        ).scalars()
-        for assistant_id in list(ids):
-            await delete_assistant(conn, assistant_id)
+        )
+    ).scalars()
+    for assistant_id in list(ids):
+        delete_assistant(conn, assistant_id)
 
 
-async def prune_system_assistants(db: Database, graph_ids: list[str]) -> list[str]:
+def prune_system_assistants(conn: Connection, graph_ids: list[str]) -> list[str]:
     """Delete the system assistants of graphs not in ``graph_ids`` (graphs removed from the
     config while the server was down); returns their graph ids. An assistant is a system
     one when it has no owner and the id derived from its graph."""
-    async with db.tx() as conn:
-        rows = (
-            await conn.execute(
-                select(assistants.c.assistant_id, assistants.c.graph_id).where(
-                    assistants.c.owner_id.is_(None), assistants.c.graph_id.not_in(graph_ids)
-                )
+    rows = (
+        conn.execute(
+            select(assistants.c.assistant_id, assistants.c.graph_id).where(
+                assistants.c.owner_id.is_(None), assistants.c.graph_id.not_in(graph_ids)
             )
-        ).all()
-        stale = [(a, g) for a, g in rows if a == system_assistant_id(g)]
-        for assistant_id, _graph_id in stale:
-            await delete_assistant(conn, assistant_id)
+        )
+    ).all()
+    stale = [(a, g) for a, g in rows if a == system_assistant_id(g)]
+    for assistant_id, _graph_id in stale:
+        delete_assistant(conn, assistant_id)
     return sorted(g for _a, g in stale)
 
 
@@ -164,9 +159,9 @@ def _is_uuid(value: str) -> bool:
     return True
 
 
-async def get_row(conn: AsyncConnection, assistant_id: str) -> RowMapping | None:
+def get_row(conn: Connection, assistant_id: str) -> RowMapping | None:
     stmt = select(assistants).where(assistants.c.assistant_id == assistant_id)
-    return (await conn.execute(stmt)).mappings().first()
+    return (conn.execute(stmt)).mappings().first()
 
 
 def _usable(row: RowMapping | None, owner_scope: str | None) -> bool:
@@ -175,25 +170,25 @@ def _usable(row: RowMapping | None, owner_scope: str | None) -> bool:
     )
 
 
-async def resolve_row(
-    conn: AsyncConnection, id_or_graph_id: str, *, owner_scope: str | None = None
+def resolve_row(
+    conn: Connection, id_or_graph_id: str, *, owner_scope: str | None = None
 ) -> RowMapping | None:
     """The row of the assistant with this id, or — for a graph id — of that graph's system
     assistant; with `owner_scope`, only a system assistant or one of that owner."""
     if _is_uuid(id_or_graph_id):
-        row = await get_row(conn, str(uuid.UUID(id_or_graph_id)))
+        row = get_row(conn, str(uuid.UUID(id_or_graph_id)))
         if _usable(row, owner_scope):
             return row
-    row = await get_row(conn, system_assistant_id(id_or_graph_id))
+    row = get_row(conn, system_assistant_id(id_or_graph_id))
     return row if _usable(row, owner_scope) else None
 
 
-async def resolve_assistant(
-    conn: AsyncConnection, id_or_graph_id: str, *, owner_scope: str | None = None
+def resolve_assistant(
+    conn: Connection, id_or_graph_id: str, *, owner_scope: str | None = None
 ) -> dict[str, Any] | None:
     """The assistant with this id, or — for a graph id — that graph's system assistant
     (see `resolve_row`)."""
-    row = await resolve_row(conn, id_or_graph_id, owner_scope=owner_scope)
+    row = resolve_row(conn, id_or_graph_id, owner_scope=owner_scope)
     return to_api(row) if row is not None else None
 
 
@@ -220,8 +215,8 @@ def _conditions(
     return conds, rest, auth_rest
 
 
-async def search(
-    conn: AsyncConnection,
+def search(
+    conn: Connection,
     *,
     metadata: dict[str, Any] | None = None,
     graph_id: str | None = None,
@@ -240,33 +235,31 @@ async def search(
     if rest or auth_rest:
         rows = [
             r
-            for r in (await conn.execute(query)).mappings()
+            for r in (conn.execute(query)).mappings()
             if contains(r["metadata"], rest) and matches(r["metadata"], auth_rest)
         ]
         return [to_api(r) for r in rows[offset : offset + limit]], len(rows)
     total = (
-        await conn.execute(select(func.count()).select_from(assistants).where(and_(*conds)))
+        conn.execute(select(func.count()).select_from(assistants).where(and_(*conds)))
     ).scalar_one()
-    rows = (await conn.execute(query.limit(limit).offset(offset))).mappings().all()
+    rows = (conn.execute(query.limit(limit).offset(offset))).mappings().all()
     return [to_api(r) for r in rows], int(total)
 
 
-async def count(
-    conn: AsyncConnection,
+def count(
+    conn: Connection,
     *,
     metadata: dict[str, Any] | None = None,
     graph_id: str | None = None,
     name: str | None = None,
     scope: OwnerScope = ANY_OWNER,
 ) -> int:
-    _, total = await search(
-        conn, metadata=metadata, graph_id=graph_id, name=name, limit=0, scope=scope
-    )
+    _, total = search(conn, metadata=metadata, graph_id=graph_id, name=name, limit=0, scope=scope)
     return total
 
 
-async def update_assistant(
-    conn: AsyncConnection,
+def update_assistant(
+    conn: Connection,
     assistant_id: str,
     *,
     graph_id: str | None = None,
@@ -278,14 +271,14 @@ async def update_assistant(
 ) -> dict[str, Any] | None:
     """PATCH: a new version with the given fields (omitted ones kept, metadata merged)."""
     row = (
-        (await conn.execute(select(assistants).where(assistants.c.assistant_id == assistant_id)))
+        (conn.execute(select(assistants).where(assistants.c.assistant_id == assistant_id)))
         .mappings()
         .first()
     )
     if row is None:
         return None
     latest = (
-        await conn.execute(
+        conn.execute(
             select(func.max(assistant_versions.c.version)).where(
                 assistant_versions.c.assistant_id == assistant_id
             )
@@ -301,27 +294,27 @@ async def update_assistant(
         "description": description if description is not None else row["description"],
         "version": int(latest or row["version"]) + 1,
     }
-    await conn.execute(
+    conn.execute(
         insert(assistant_versions).values(assistant_id=assistant_id, created_at=ts, **fields)
     )
-    await conn.execute(
+    conn.execute(
         update(assistants)
         .where(assistants.c.assistant_id == assistant_id)
         .values(updated_at=ts, **fields)
     )
-    return await get(conn, assistant_id)
+    return get(conn, assistant_id)
 
 
-async def delete_assistant(conn: AsyncConnection, assistant_id: str) -> bool:
-    await conn.execute(
+def delete_assistant(conn: Connection, assistant_id: str) -> bool:
+    conn.execute(
         delete(assistant_versions).where(assistant_versions.c.assistant_id == assistant_id)
     )
-    result = await conn.execute(delete(assistants).where(assistants.c.assistant_id == assistant_id))
+    result = conn.execute(delete(assistants).where(assistants.c.assistant_id == assistant_id))
     return bool(result.rowcount)
 
 
-async def list_versions(
-    conn: AsyncConnection,
+def list_versions(
+    conn: Connection,
     assistant_id: str,
     *,
     metadata: dict[str, Any] | None = None,
@@ -332,7 +325,7 @@ async def list_versions(
     cond, rest = json_filter(assistant_versions, "metadata", metadata)
     rows = (
         (
-            await conn.execute(
+            conn.execute(
                 select(assistant_versions)
                 .where(assistant_versions.c.assistant_id == assistant_id, cond)
                 .order_by(assistant_versions.c.version.desc())
@@ -346,13 +339,11 @@ async def list_versions(
     return [version_to_api(r) for r in rows[offset : offset + limit]]
 
 
-async def set_latest(
-    conn: AsyncConnection, assistant_id: str, version: int
-) -> dict[str, Any] | None:
+def set_latest(conn: Connection, assistant_id: str, version: int) -> dict[str, Any] | None:
     """Make an existing version current; None when the assistant or version is unknown."""
     row = (
         (
-            await conn.execute(
+            conn.execute(
                 select(assistant_versions).where(
                     assistant_versions.c.assistant_id == assistant_id,
                     assistant_versions.c.version == version,
@@ -364,7 +355,7 @@ async def set_latest(
     )
     if row is None:
         return None
-    await conn.execute(
+    conn.execute(
         update(assistants)
         .where(assistants.c.assistant_id == assistant_id)
         .values(
@@ -378,4 +369,4 @@ async def set_latest(
             updated_at=now(),
         )
     )
-    return await get(conn, assistant_id)
+    return get(conn, assistant_id)

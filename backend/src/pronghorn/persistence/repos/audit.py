@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import insert, select
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.engine import Connection
 
 from pronghorn.persistence.repos.common import as_utc, iso
 from pronghorn.persistence.tables import audit_log
@@ -35,8 +35,8 @@ class AuditEntry:
         }
 
 
-async def append(
-    conn: AsyncConnection,
+def append(
+    conn: Connection,
     *,
     at: datetime,
     action: str,
@@ -45,7 +45,7 @@ async def append(
     client_ip: str | None,
     detail: Mapping[str, object],
 ) -> None:
-    await conn.execute(
+    conn.execute(
         insert(audit_log).values(
             at=at,
             action=action,
@@ -57,12 +57,12 @@ async def append(
     )
 
 
-async def page(conn: AsyncConnection, *, limit: int, before: int | None = None) -> list[AuditEntry]:
+def page(conn: Connection, *, limit: int, before: int | None = None) -> list[AuditEntry]:
     query = select(audit_log).order_by(audit_log.c.id.desc()).limit(limit)
     if before is not None:
         query = query.where(audit_log.c.id < before)
     entries: list[AuditEntry] = []
-    for row in (await conn.execute(query)).mappings():
+    for row in (conn.execute(query)).mappings():
         at = as_utc(row["at"])
         assert at is not None
         entries.append(

@@ -7,10 +7,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import delete, insert, select, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection
 
-from pronghorn.persistence.db import Database
 from pronghorn.persistence.repos.common import as_utc, new_id, now
 from pronghorn.persistence.tables import (
     channel_bindings,
@@ -41,27 +40,24 @@ class Binding:
 # -- chat → thread ----------------------------------------------------------------------------
 
 
-async def chat_thread(db: Database, channel: str, chat_key: str) -> ChatThread | None:
-    async with db.read() as conn:
-        row = (
-            (
-                await conn.execute(
-                    select(channel_threads).where(
-                        channel_threads.c.channel == channel,
-                        channel_threads.c.chat_key == chat_key,
-                    )
-                )
+def chat_thread(conn: Connection, channel: str, chat_key: str) -> ChatThread | None:
+    row = (
+        conn.execute(
+            select(channel_threads).where(
+                channel_threads.c.channel == channel,
+                channel_threads.c.chat_key == chat_key,
             )
-            .mappings()
-            .first()
         )
+        .mappings()
+        .first()
+    )
     if row is None:
         return None
     return ChatThread(row["thread_id"], row["owner_id"], row["model_name"])
 
 
-async def set_chat_thread(
-    conn: AsyncConnection,
+def set_chat_thread(
+    conn: Connection,
     channel: str,
     chat_key: str,
     thread_id: str,
@@ -71,13 +67,13 @@ async def set_chat_thread(
     """Point the chat at `thread_id` (a new chat, or `/new`)."""
     ts = now()
     where = (channel_threads.c.channel == channel, channel_threads.c.chat_key == chat_key)
-    found = await conn.execute(
+    found = conn.execute(
         update(channel_threads)
         .where(*where)
         .values(thread_id=thread_id, owner_id=owner_id, model_name=model_name, updated_at=ts)
     )
     if found.rowcount == 0:
-        await conn.execute(
+        conn.execute(
             insert(channel_threads).values(
                 channel=channel,
                 chat_key=chat_key,
@@ -90,29 +86,27 @@ async def set_chat_thread(
         )
 
 
-async def set_chat_model(db: Database, channel: str, chat_key: str, model: str | None) -> bool:
-    async with db.tx() as conn:
-        found = await conn.execute(
-            update(channel_threads)
-            .where(channel_threads.c.channel == channel, channel_threads.c.chat_key == chat_key)
-            .values(model_name=model, updated_at=now())
-        )
+def set_chat_model(conn: Connection, channel: str, chat_key: str, model: str | None) -> bool:
+    found = conn.execute(
+        update(channel_threads)
+        .where(channel_threads.c.channel == channel, channel_threads.c.chat_key == chat_key)
+        .values(model_name=model, updated_at=now())
+    )
     return found.rowcount > 0
 
 
 # -- dedupe -----------------------------------------------------------------------------------
 
 
-async def first_delivery(db: Database, channel: str, event_key: str, ttl_s: float) -> bool:
+def first_delivery(conn: Connection, channel: str, event_key: str, ttl_s: float) -> bool:
     """Record a delivery; False when it was seen within the TTL (a redelivery)."""
     ts = now()
-    async with db.tx() as conn:
-        await conn.execute(
-            delete(channel_dedupe).where(channel_dedupe.c.seen_at < ts - timedelta(seconds=ttl_s))
-        )
+    conn.execute(
+        delete(channel_dedupe).where(channel_dedupe.c.seen_at < ts - timedelta(seconds=ttl_s))
+    )
     try:
-        async with db.tx() as conn:
-            await conn.execute(
+        with conn.begin_nested():  # a duplicate fails this savepoint only
+            conn.execute(
                 insert(channel_dedupe).values(channel=channel, event_key=event_key, seen_at=ts)
             )
     except IntegrityError:
@@ -123,8 +117,8 @@ async def first_delivery(db: Database, channel: str, event_key: str, ttl_s: floa
 # -- connect codes and bindings ---------------------------------------------------------------
 
 
-async def add_code(
-    db: Database,
+def add_code(
+    conn: Connection,
     *,
     code_hash: str,
     channel: str,
@@ -134,76 +128,74 @@ async def add_code(
 ) -> datetime:
     ts = now()
     expires = ts + timedelta(seconds=ttl_s)
-    async with db.tx() as conn:
-        await conn.execute(delete(channel_codes).where(channel_codes.c.expires_at < ts))
-        # One live code per user and channel: asking again replaces the old one.
-        await conn.execute(
-            delete(channel_codes).where(
-                channel_codes.c.channel == channel, channel_codes.c.owner_id == owner_id
-            )
+    conn.execute(delete(channel_codes).where(channel_codes.c.expires_at < ts))
+    # One live code per user and channel: asking again replaces the old one.
+    conn.execute(
+        delete(channel_codes).where(
+            channel_codes.c.channel == channel, channel_codes.c.owner_id == owner_id
         )
-        await conn.execute(
-            insert(channel_codes).values(
-                code_hash=code_hash,
-                channel=channel,
-                owner_id=owner_id,
-                principal=principal,
-                expires_at=expires,
-            )
+    )
+    conn.execute(
+        insert(channel_codes).values(
+            code_hash=code_hash,
+            channel=channel,
+            owner_id=owner_id,
+            principal=principal,
+            expires_at=expires,
         )
+    )
     return expires
 
 
-async def redeem_code(
-    db: Database, *, code_hash: str, channel: str, external_id: str, external_name: str
+def redeem_code(
+    conn: Connection, *, code_hash: str, channel: str, external_id: str, external_name: str
 ) -> Binding | None:
     """Use a code once: bind the platform identity to the code's user (the latest bind of
     an identity wins). None when the code is unknown, expired or for another channel."""
     ts = now()
-    async with db.tx() as conn:
-        row = (
-            (
-                await conn.execute(
-                    select(channel_codes).where(
-                        channel_codes.c.code_hash == code_hash, channel_codes.c.channel == channel
-                    )
+    row = (
+        (
+            conn.execute(
+                select(channel_codes).where(
+                    channel_codes.c.code_hash == code_hash, channel_codes.c.channel == channel
                 )
             )
-            .mappings()
-            .first()
         )
-        if row is None:
-            return None
-        await conn.execute(delete(channel_codes).where(channel_codes.c.code_hash == code_hash))
-        expires = as_utc(row["expires_at"])
-        if expires is None or expires < ts:
-            return None
-        await conn.execute(
-            delete(channel_bindings).where(
-                channel_bindings.c.channel == channel,
-                channel_bindings.c.external_id == external_id,
-            )
+        .mappings()
+        .first()
+    )
+    if row is None:
+        return None
+    conn.execute(delete(channel_codes).where(channel_codes.c.code_hash == code_hash))
+    expires = as_utc(row["expires_at"])
+    if expires is None or expires < ts:
+        return None
+    conn.execute(
+        delete(channel_bindings).where(
+            channel_bindings.c.channel == channel,
+            channel_bindings.c.external_id == external_id,
         )
-        binding = Binding(
-            id=new_id(),
+    )
+    binding = Binding(
+        id=new_id(),
+        channel=channel,
+        external_id=external_id,
+        external_name=external_name[:255],
+        owner_id=row["owner_id"],
+        principal=dict(row["principal"]),
+        created_at=ts,
+    )
+    conn.execute(
+        insert(channel_bindings).values(
+            id=binding.id,
             channel=channel,
             external_id=external_id,
-            external_name=external_name[:255],
-            owner_id=row["owner_id"],
-            principal=dict(row["principal"]),
+            external_name=binding.external_name,
+            owner_id=binding.owner_id,
+            principal=binding.principal,
             created_at=ts,
         )
-        await conn.execute(
-            insert(channel_bindings).values(
-                id=binding.id,
-                channel=channel,
-                external_id=external_id,
-                external_name=binding.external_name,
-                owner_id=binding.owner_id,
-                principal=binding.principal,
-                created_at=ts,
-            )
-        )
+    )
     return binding
 
 
@@ -219,38 +211,35 @@ def _binding(row: Any) -> Binding:
     )
 
 
-async def binding_of(db: Database, channel: str, external_id: str) -> Binding | None:
-    async with db.read() as conn:
-        row = (
-            (
-                await conn.execute(
-                    select(channel_bindings).where(
-                        channel_bindings.c.channel == channel,
-                        channel_bindings.c.external_id == external_id,
-                    )
+def binding_of(conn: Connection, channel: str, external_id: str) -> Binding | None:
+    row = (
+        (
+            conn.execute(
+                select(channel_bindings).where(
+                    channel_bindings.c.channel == channel,
+                    channel_bindings.c.external_id == external_id,
                 )
             )
-            .mappings()
-            .first()
         )
+        .mappings()
+        .first()
+    )
     return _binding(row) if row is not None else None
 
 
-async def bindings(db: Database, owner_id: str | None) -> list[Binding]:
+def bindings(conn: Connection, owner_id: str | None) -> list[Binding]:
     """The bindings of a user (None: everyone's), newest first."""
     query = select(channel_bindings).order_by(channel_bindings.c.created_at.desc())
     if owner_id is not None:
         query = query.where(channel_bindings.c.owner_id == owner_id)
-    async with db.read() as conn:
-        rows = (await conn.execute(query)).mappings().all()
+    rows = conn.execute(query).mappings().all()
     return [_binding(r) for r in rows]
 
 
-async def revoke_binding(db: Database, binding_id: str, owner_id: str | None) -> bool:
+def revoke_binding(conn: Connection, binding_id: str, owner_id: str | None) -> bool:
     """Delete a binding (of `owner_id` only, when given); False if there is none."""
     query = delete(channel_bindings).where(channel_bindings.c.id == binding_id)
     if owner_id is not None:
         query = query.where(channel_bindings.c.owner_id == owner_id)
-    async with db.tx() as conn:
-        found = await conn.execute(query)
+    found = conn.execute(query)
     return found.rowcount > 0

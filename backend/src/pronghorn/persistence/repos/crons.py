@@ -6,8 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, delete, func, insert, select, update
-from sqlalchemy.engine import RowMapping
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.engine import Connection, RowMapping
 
 from pronghorn.persistence.metadata_filter import matches, sql_condition
 from pronghorn.persistence.repos.common import (
@@ -50,30 +49,30 @@ def to_api(row: Any) -> dict[str, Any]:
     }
 
 
-async def insert_cron(conn: AsyncConnection, **values: Any) -> dict[str, Any]:
+def insert_cron(conn: Connection, **values: Any) -> dict[str, Any]:
     ts = now()
     row = {"created_at": ts, "updated_at": ts, **values}
-    await conn.execute(insert(crons).values(**row))
+    conn.execute(insert(crons).values(**row))
     return to_api(row)
 
 
-async def get_row(conn: AsyncConnection, cron_id: str) -> RowMapping | None:
-    return (await conn.execute(select(crons).where(crons.c.cron_id == cron_id))).mappings().first()
+def get_row(conn: Connection, cron_id: str) -> RowMapping | None:
+    return (conn.execute(select(crons).where(crons.c.cron_id == cron_id))).mappings().first()
 
 
-async def get(conn: AsyncConnection, cron_id: str) -> dict[str, Any] | None:
-    row = await get_row(conn, cron_id)
+def get(conn: Connection, cron_id: str) -> dict[str, Any] | None:
+    row = get_row(conn, cron_id)
     return to_api(row) if row else None
 
 
-async def update_cron(conn: AsyncConnection, cron_id: str, **values: Any) -> bool:
+def update_cron(conn: Connection, cron_id: str, **values: Any) -> bool:
     values["updated_at"] = now()
-    result = await conn.execute(update(crons).where(crons.c.cron_id == cron_id).values(**values))
+    result = conn.execute(update(crons).where(crons.c.cron_id == cron_id).values(**values))
     return result.rowcount == 1
 
 
-async def delete_cron(conn: AsyncConnection, cron_id: str) -> bool:
-    return (await conn.execute(delete(crons).where(crons.c.cron_id == cron_id))).rowcount == 1
+def delete_cron(conn: Connection, cron_id: str) -> bool:
+    return (conn.execute(delete(crons).where(crons.c.cron_id == cron_id))).rowcount == 1
 
 
 def _where(
@@ -99,8 +98,8 @@ def _where(
     return and_(*conds), rest, auth_rest
 
 
-async def search(
-    conn: AsyncConnection,
+def search(
+    conn: Connection,
     *,
     assistant_id: str | None = None,
     thread_id: str | None = None,
@@ -120,21 +119,21 @@ async def search(
     order = col.asc() if sort_order == "asc" else col.desc()
     stmt = select(crons).where(where).order_by(order, crons.c.cron_id)
     if rest or auth_rest:
-        rows = [to_api(r) for r in (await conn.execute(stmt)).mappings()]
+        rows = [to_api(r) for r in (conn.execute(stmt)).mappings()]
         rows = [
             r for r in rows if contains(r["metadata"], rest) and matches(r["metadata"], auth_rest)
         ]
         return rows[offset : offset + limit], len(rows)
-    total = (await conn.execute(select(func.count()).select_from(crons).where(where))).scalar()
-    rows = (await conn.execute(stmt.limit(limit).offset(offset))).mappings()
+    total = (conn.execute(select(func.count()).select_from(crons).where(where))).scalar()
+    rows = (conn.execute(stmt.limit(limit).offset(offset))).mappings()
     return [to_api(r) for r in rows], int(total or 0)
 
 
-async def count(conn: AsyncConnection, **filters: Any) -> int:
-    return (await search(conn, **filters, limit=1))[1]
+def count(conn: Connection, **filters: Any) -> int:
+    return (search(conn, **filters, limit=1))[1]
 
 
-async def due(conn: AsyncConnection, at: datetime, limit: int = 100) -> list[dict[str, Any]]:
+def due(conn: Connection, at: datetime, limit: int = 100) -> list[dict[str, Any]]:
     stmt = (
         select(crons)
         .where(
@@ -145,14 +144,12 @@ async def due(conn: AsyncConnection, at: datetime, limit: int = 100) -> list[dic
         .order_by(crons.c.next_run_date)
         .limit(limit)
     )
-    return [dict(r) for r in (await conn.execute(stmt)).mappings()]
+    return [dict(r) for r in (conn.execute(stmt)).mappings()]
 
 
-async def claim(
-    conn: AsyncConnection, cron_id: str, due_at: datetime, next_at: datetime | None
-) -> bool:
+def claim(conn: Connection, cron_id: str, due_at: datetime, next_at: datetime | None) -> bool:
     """Move next_run_date from `due_at` to `next_at` iff nobody did it first."""
-    result = await conn.execute(
+    result = conn.execute(
         update(crons)
         .where(crons.c.cron_id == cron_id, crons.c.next_run_date == due_at)
         .values(next_run_date=next_at, updated_at=now())

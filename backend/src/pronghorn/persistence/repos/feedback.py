@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import delete, insert, select, update
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.engine import Connection
 
 from pronghorn.persistence.repos.common import iso, new_id, now
 from pronghorn.persistence.tables import run_feedback
@@ -27,9 +27,9 @@ def to_api(row: Any) -> dict[str, Any]:
     }
 
 
-async def get(conn: AsyncConnection, run_id: str, user_id: str) -> dict[str, Any] | None:
+def get(conn: Connection, run_id: str, user_id: str) -> dict[str, Any] | None:
     row = (
-        await conn.execute(
+        conn.execute(
             select(run_feedback).where(
                 run_feedback.c.run_id == run_id, run_feedback.c.user_id == user_id
             )
@@ -38,8 +38,8 @@ async def get(conn: AsyncConnection, run_id: str, user_id: str) -> dict[str, Any
     return to_api(row) if row is not None else None
 
 
-async def upsert(
-    conn: AsyncConnection,
+def upsert(
+    conn: Connection,
     *,
     run_id: str,
     thread_id: str,
@@ -49,9 +49,9 @@ async def upsert(
     message_id: str | None,
 ) -> dict[str, Any]:
     at = now()
-    found = await get(conn, run_id, user_id)
+    found = get(conn, run_id, user_id)
     if found is None:
-        await conn.execute(
+        conn.execute(
             insert(run_feedback).values(
                 feedback_id=new_id(),
                 run_id=run_id,
@@ -65,19 +65,19 @@ async def upsert(
             )
         )
     else:
-        await conn.execute(
+        conn.execute(
             update(run_feedback)
             .where(run_feedback.c.feedback_id == found["feedback_id"])
             .values(rating=rating, comment=comment, message_id=message_id, updated_at=at)
         )
-    result = await get(conn, run_id, user_id)
+    result = get(conn, run_id, user_id)
     if result is None:  # pragma: no cover - written just above in the same transaction
         raise LookupError(f"feedback of run {run_id} vanished")
     return result
 
 
-async def remove(conn: AsyncConnection, run_id: str, user_id: str) -> bool:
-    result = await conn.execute(
+def remove(conn: Connection, run_id: str, user_id: str) -> bool:
+    result = conn.execute(
         delete(run_feedback).where(
             run_feedback.c.run_id == run_id, run_feedback.c.user_id == user_id
         )
@@ -85,9 +85,9 @@ async def remove(conn: AsyncConnection, run_id: str, user_id: str) -> bool:
     return bool(result.rowcount)
 
 
-async def for_thread(conn: AsyncConnection, thread_id: str, user_id: str) -> list[dict[str, Any]]:
+def for_thread(conn: Connection, thread_id: str, user_id: str) -> list[dict[str, Any]]:
     rows = (
-        await conn.execute(
+        conn.execute(
             select(run_feedback)
             .where(run_feedback.c.thread_id == thread_id, run_feedback.c.user_id == user_id)
             .order_by(run_feedback.c.created_at)

@@ -1,6 +1,6 @@
 """Idempotency keys: which creating request of a user a key stands for, and its result.
 
-Every function is a synchronous unit of work for `Database.run`, the same statements on
+Every function is a synchronous unit of work for `Database.write`, the same statements on
 SQLite and PostgreSQL. The primary key (owner, key) is what makes two requests with one
 key — on one replica or on two — agree on a single winner: the loser's insert does nothing
 (PostgreSQL waits for the winner's transaction first) and it reads the winner's row.

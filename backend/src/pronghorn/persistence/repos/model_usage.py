@@ -7,13 +7,13 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import case, func, insert, select
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.engine import Connection
 
 from pronghorn.persistence.tables import model_usage, runs
 
 
-async def append(
-    conn: AsyncConnection,
+def append(
+    conn: Connection,
     *,
     at: datetime,
     owner_id: str,
@@ -24,7 +24,7 @@ async def append(
     output_tokens: int,
     cost_usd: float,
 ) -> None:
-    await conn.execute(
+    conn.execute(
         insert(model_usage).values(
             at=at,
             owner_id=owner_id,
@@ -42,8 +42,8 @@ def _tokens() -> Any:
     return model_usage.c.input_tokens + model_usage.c.output_tokens
 
 
-async def spend(
-    conn: AsyncConnection, *, run_id: str, owner_id: str, day_start: datetime, month_start: datetime
+def spend(
+    conn: Connection, *, run_id: str, owner_id: str, day_start: datetime, month_start: datetime
 ) -> dict[str, tuple[int, float]]:
     """(tokens, cost) of the run, and of the owner since `day_start` / `month_start`."""
 
@@ -59,7 +59,7 @@ async def spend(
         *both(mine & (model_usage.c.at >= day_start)),
         *both(mine & (model_usage.c.at >= month_start)),
     ).where((model_usage.c.run_id == run_id) | (mine & (model_usage.c.at >= month_start)))
-    row = (await conn.execute(stmt)).one()
+    row = (conn.execute(stmt)).one()
     return {
         "run": (int(row[0]), float(row[1])),
         "day": (int(row[2]), float(row[3])),
@@ -67,8 +67,8 @@ async def spend(
     }
 
 
-async def by_model_for_thread(
-    conn: AsyncConnection, thread_id: str, *, statuses: Collection[str] | None
+def by_model_for_thread(
+    conn: Connection, thread_id: str, *, statuses: Collection[str] | None
 ) -> list[dict[str, Any]]:
     """Per model: input/output tokens, cost, calls and runs of a thread's calls; only of
     runs in `statuses` when given."""
@@ -88,7 +88,7 @@ async def by_model_for_thread(
     )
     if statuses is not None:
         stmt = stmt.where(runs.c.status.in_(list(statuses)))
-    rows = (await conn.execute(stmt)).all()
+    rows = (conn.execute(stmt)).all()
     return [
         {
             "model": r[0],
@@ -103,8 +103,8 @@ async def by_model_for_thread(
     ]
 
 
-async def active_for_thread(
-    conn: AsyncConnection, thread_id: str, active_statuses: Collection[str]
+def active_for_thread(
+    conn: Connection, thread_id: str, active_statuses: Collection[str]
 ) -> dict[str, int]:
     """Tokens and calls so far of the thread's runs still in flight (not yet in the runs'
     own totals, which are written when a run ends)."""
@@ -118,7 +118,7 @@ async def active_for_thread(
         .select_from(model_usage.join(runs, runs.c.run_id == model_usage.c.run_id))
         .where(model_usage.c.thread_id == thread_id, runs.c.status.in_(list(active_statuses)))
     )
-    row = (await conn.execute(stmt)).one()
+    row = (conn.execute(stmt)).one()
     return {
         "input_tokens": int(row[0]),
         "output_tokens": int(row[1]),

@@ -5,7 +5,7 @@ codes, chat mappings, skill switches, idempotency keys). Used when a user is del
 from __future__ import annotations
 
 from sqlalchemy import delete, select
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.engine import Connection
 
 from pronghorn.persistence.tables import (
     assistants,
@@ -19,24 +19,22 @@ from pronghorn.persistence.tables import (
 )
 
 
-async def thread_ids(conn: AsyncConnection, owner_id: str) -> list[str]:
-    rows = await conn.execute(select(threads.c.thread_id).where(threads.c.owner_id == owner_id))
+def thread_ids(conn: Connection, owner_id: str) -> list[str]:
+    rows = conn.execute(select(threads.c.thread_id).where(threads.c.owner_id == owner_id))
     return [str(r[0]) for r in rows]
 
 
-async def cron_ids(conn: AsyncConnection, owner_id: str) -> list[str]:
-    rows = await conn.execute(select(crons.c.cron_id).where(crons.c.owner_id == owner_id))
+def cron_ids(conn: Connection, owner_id: str) -> list[str]:
+    rows = conn.execute(select(crons.c.cron_id).where(crons.c.owner_id == owner_id))
     return [str(r[0]) for r in rows]
 
 
-async def assistant_ids(conn: AsyncConnection, owner_id: str) -> list[str]:
-    rows = await conn.execute(
-        select(assistants.c.assistant_id).where(assistants.c.owner_id == owner_id)
-    )
+def assistant_ids(conn: Connection, owner_id: str) -> list[str]:
+    rows = conn.execute(select(assistants.c.assistant_id).where(assistants.c.owner_id == owner_id))
     return [str(r[0]) for r in rows]
 
 
-async def forget_links(conn: AsyncConnection, owner_id: str) -> int:
+def forget_links(conn: Connection, owner_id: str) -> int:
     """Delete the owner's IM bindings (a platform account would otherwise go on running as
     them), unused connect codes, chat-to-thread mappings, skill switches and
     remembered idempotency keys."""
@@ -48,6 +46,6 @@ async def forget_links(conn: AsyncConnection, owner_id: str) -> int:
         skill_states,
         idempotency_keys,
     ):
-        result = await conn.execute(delete(table).where(table.c.owner_id == owner_id))
+        result = conn.execute(delete(table).where(table.c.owner_id == owner_id))
         removed += int(result.rowcount or 0)
     return removed

@@ -1,5 +1,5 @@
 """The run queue's transactions (PostgreSQL, scale-out): claim the next run, renew and
-recover leases. Units of work for `Database.run`, like run_units.py.
+recover leases. Units of work for `Database.write`, like run_units.py.
 
 The `runs` table is the queue: a run is *claimable* while it is `pending`, has no `owner`
 (no replica executes it), is due (`claimable_at`), is its thread's earliest unfinished run

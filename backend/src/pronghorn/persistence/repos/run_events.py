@@ -1,6 +1,6 @@
 """The `run_events` table: every event of every run, appended as the run goes.
 
-Synchronous units over SQLAlchemy Core for `Database.run` (one hop on SQLite, `run_sync` on
+Synchronous units over SQLAlchemy Core for `Database.write` (one hop on SQLite, `run_sync` on
 PostgreSQL). Rows go in batches: on SQLite one INSERT with many parameter sets per flush; on
 PostgreSQL one multi-row INSERT per `PG_PAGE` rows. That is one protocol message the client
 hands over whole, where an executemany streams a Bind/Execute per row: a replica frozen

@@ -1,9 +1,9 @@
-"""The run engine's transactions as synchronous units of work for `Database.run`.
+"""The run engine's transactions as synchronous units of work for `Database.write`.
 
 A run costs two small transactions of its own (accept, settle); its `running` write and
 its events ride in the event writer's batches, the last batch in the settle's transaction
 (runtime/events/event_writer.py). Written as plain SQLAlchemy
-Core over a sync Connection, each runs in one hop on SQLite (see `Database.run`) and through
+Core over a sync Connection, each runs in one hop on SQLite (see `Database.write`) and through
 `run_sync` on PostgreSQL — the same statements on both.
 """
 

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Update, and_, delete, func, select, update
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.engine import Connection
 
 from pronghorn.persistence.repos.common import iso, now
 from pronghorn.persistence.tables import runs
@@ -87,8 +87,8 @@ def new_run_row(
     }
 
 
-async def list_for_thread(
-    conn: AsyncConnection,
+def list_for_thread(
+    conn: Connection,
     thread_id: str,
     *,
     limit: int,
@@ -99,18 +99,18 @@ async def list_for_thread(
     if status:
         stmt = stmt.where(runs.c.status == status)
     stmt = stmt.order_by(runs.c.created_at.desc(), runs.c.run_id.desc()).limit(limit).offset(offset)
-    return [to_api(r) for r in (await conn.execute(stmt)).mappings()]
+    return [to_api(r) for r in (conn.execute(stmt)).mappings()]
 
 
-async def list_for_cron(
-    conn: AsyncConnection, cron_id: str, *, owner_id: str | None, limit: int, offset: int = 0
+def list_for_cron(
+    conn: Connection, cron_id: str, *, owner_id: str | None, limit: int, offset: int = 0
 ) -> tuple[list[dict[str, Any]], int]:
     """The runs a cron made (metadata `cron_id`, owned by the cron's owner), newest first,
     and how many there are."""
     where = runs.c.metadata["cron_id"].as_string() == cron_id
     if owner_id is not None:
         where = and_(where, runs.c.owner_id == owner_id)
-    total = (await conn.execute(select(func.count()).select_from(runs).where(where))).scalar()
+    total = (conn.execute(select(func.count()).select_from(runs).where(where))).scalar()
     stmt = (
         select(runs)
         .where(where)
@@ -118,7 +118,7 @@ async def list_for_cron(
         .limit(limit)
         .offset(offset)
     )
-    return [to_api(r) for r in (await conn.execute(stmt)).mappings()], int(total or 0)
+    return [to_api(r) for r in (conn.execute(stmt)).mappings()], int(total or 0)
 
 
 def finish_stmt(
@@ -147,11 +147,11 @@ def finish_stmt(
     return update(runs).where(runs.c.run_id == run_id).values(**values)
 
 
-async def delete_run(conn: AsyncConnection, run_id: str) -> int:
-    return (await conn.execute(delete(runs).where(runs.c.run_id == run_id))).rowcount
+def delete_run(conn: Connection, run_id: str) -> int:
+    return (conn.execute(delete(runs).where(runs.c.run_id == run_id))).rowcount
 
 
-async def inflight_all(conn: AsyncConnection, owner: str | None = None) -> list[dict[str, Any]]:
+def inflight_all(conn: Connection, owner: str | None = None) -> list[dict[str, Any]]:
     stmt = select(runs).where(runs.c.status.in_(INFLIGHT)).order_by(runs.c.created_at)
     if owner is not None:
         stmt = stmt.where(runs.c.owner == owner)
@@ -163,22 +163,22 @@ async def inflight_all(conn: AsyncConnection, owner: str | None = None) -> list[
             "principal": r["principal"],
             "leased": r["lease_expires_at"] is not None,
         }
-        for r in (await conn.execute(stmt)).mappings()
+        for r in (conn.execute(stmt)).mappings()
     ]
 
 
-async def take_for_resume(conn: AsyncConnection, run_id: str, owner: str) -> None:
+def take_for_resume(conn: Connection, run_id: str, owner: str) -> None:
     """A run left in flight by a dead process, taken by `owner` to resume: `pending` again,
     its next attempt."""
-    await conn.execute(
+    conn.execute(
         runs.update()
         .where(runs.c.run_id == run_id)
         .values(status="pending", owner=owner, attempt=runs.c.attempt + 1)
     )
 
 
-async def select_for_cancel(
-    conn: AsyncConnection,
+def select_for_cancel(
+    conn: Connection,
     *,
     thread_id: str | None,
     run_ids: Sequence[str] | None,
@@ -199,13 +199,13 @@ async def select_for_cancel(
         stmt = stmt.where(runs.c.status == status)
     else:
         stmt = stmt.where(runs.c.status.in_(INFLIGHT))
-    return [to_api(r) for r in (await conn.execute(stmt)).mappings()]
+    return [to_api(r) for r in (conn.execute(stmt)).mappings()]
 
 
-async def token_usage_for_thread(conn: AsyncConnection, thread_id: str) -> dict[str, Any]:
+def token_usage_for_thread(conn: Connection, thread_id: str) -> dict[str, Any]:
     cols = (runs.c.input_tokens, runs.c.output_tokens, runs.c.total_tokens, runs.c.llm_calls)
     row = (
-        await conn.execute(
+        conn.execute(
             select(*(func.coalesce(func.sum(c), 0) for c in cols)).where(
                 runs.c.thread_id == thread_id
             )
@@ -221,7 +221,7 @@ async def token_usage_for_thread(conn: AsyncConnection, thread_id: str) -> dict[
     )
 
 
-async def token_usage_by_run(conn: AsyncConnection, thread_id: str) -> list[dict[str, Any]]:
+def token_usage_by_run(conn: Connection, thread_id: str) -> list[dict[str, Any]]:
     """Per-run token usage of a thread, oldest first (with the model the run named, if any)."""
     stmt = (
         select(
@@ -238,7 +238,7 @@ async def token_usage_by_run(conn: AsyncConnection, thread_id: str) -> list[dict
         .order_by(runs.c.created_at, runs.c.run_id)
     )
     out: list[dict[str, Any]] = []
-    for row in (await conn.execute(stmt)).mappings():
+    for row in (conn.execute(stmt)).mappings():
         kwargs: dict[str, Any] = row["kwargs"] or {}
         context: dict[str, Any] = kwargs.get("context") or {}
         config: dict[str, Any] = kwargs.get("config") or {}

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import delete, insert, select, update
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.engine import Connection
 
 from pronghorn.persistence.repos.common import as_utc
 from pronghorn.persistence.repos.users import User, from_row
@@ -23,8 +23,8 @@ class SessionRow:
     expires_at: datetime
 
 
-async def insert_session(
-    conn: AsyncConnection,
+def insert_session(
+    conn: Connection,
     *,
     session_id: str,
     user_id: str,
@@ -32,7 +32,7 @@ async def insert_session(
     created_at: datetime,
     expires_at: datetime,
 ) -> None:
-    await conn.execute(
+    conn.execute(
         insert(sessions).values(
             id=session_id,
             user_id=user_id,
@@ -44,7 +44,7 @@ async def insert_session(
     )
 
 
-async def with_user(conn: AsyncConnection, session_id: str) -> tuple[SessionRow, User] | None:
+def with_user(conn: Connection, session_id: str) -> tuple[SessionRow, User] | None:
     """The session and its user, in one query."""
     query = (
         select(
@@ -58,7 +58,7 @@ async def with_user(conn: AsyncConnection, session_id: str) -> tuple[SessionRow,
         .join(users, users.c.id == sessions.c.user_id)
         .where(sessions.c.id == session_id)
     )
-    row = (await conn.execute(query)).mappings().first()
+    row = (conn.execute(query)).mappings().first()
     if row is None:
         return None
     created, seen, expires = (as_utc(row[k]) for k in ("s_created", "s_seen", "s_expires"))
@@ -68,26 +68,24 @@ async def with_user(conn: AsyncConnection, session_id: str) -> tuple[SessionRow,
     return session, user
 
 
-async def touch(
-    conn: AsyncConnection, session_id: str, *, seen: datetime, expires: datetime
-) -> None:
-    await conn.execute(
+def touch(conn: Connection, session_id: str, *, seen: datetime, expires: datetime) -> None:
+    conn.execute(
         update(sessions)
         .where(sessions.c.id == session_id)
         .values(last_seen_at=seen, expires_at=expires)
     )
 
 
-async def delete_session(conn: AsyncConnection, session_id: str) -> bool:
-    result = await conn.execute(delete(sessions).where(sessions.c.id == session_id))
+def delete_session(conn: Connection, session_id: str) -> bool:
+    result = conn.execute(delete(sessions).where(sessions.c.id == session_id))
     return result.rowcount == 1
 
 
-async def delete_for_user(conn: AsyncConnection, user_id: str) -> int:
-    result = await conn.execute(delete(sessions).where(sessions.c.user_id == user_id))
+def delete_for_user(conn: Connection, user_id: str) -> int:
+    result = conn.execute(delete(sessions).where(sessions.c.user_id == user_id))
     return int(result.rowcount)
 
 
-async def delete_expired(conn: AsyncConnection, before: datetime) -> int:
-    result = await conn.execute(delete(sessions).where(sessions.c.expires_at < before))
+def delete_expired(conn: Connection, before: datetime) -> int:
+    result = conn.execute(delete(sessions).where(sessions.c.expires_at < before))
     return int(result.rowcount)

@@ -7,7 +7,7 @@ from collections.abc import Collection
 from sqlalchemy import delete, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.engine import Connection
 
 from pronghorn.persistence.repos.common import now
 from pronghorn.persistence.tables import skill_states
@@ -15,10 +15,10 @@ from pronghorn.persistence.tables import skill_states
 PUBLIC = ""
 
 
-async def states(conn: AsyncConnection, owner_id: str | None) -> dict[tuple[str, str], bool]:
+def states(conn: Connection, owner_id: str | None) -> dict[tuple[str, str], bool]:
     """``{(owner, name): enabled}`` for the public rows and ``owner_id``'s own."""
     owners = [PUBLIC] if owner_id is None else [PUBLIC, owner_id]
-    rows = await conn.execute(
+    rows = conn.execute(
         select(skill_states.c.owner_id, skill_states.c.name, skill_states.c.enabled).where(
             or_(*(skill_states.c.owner_id == o for o in owners))
         )
@@ -26,29 +26,29 @@ async def states(conn: AsyncConnection, owner_id: str | None) -> dict[tuple[str,
     return {(r.owner_id, r.name): bool(r.enabled) for r in rows}
 
 
-async def set_enabled(conn: AsyncConnection, owner_id: str, name: str, enabled: bool) -> None:
+def set_enabled(conn: Connection, owner_id: str, name: str, enabled: bool) -> None:
     values = {"owner_id": owner_id, "name": name, "enabled": enabled, "updated_at": now()}
     dialect = conn.dialect.name
     if dialect in ("sqlite", "postgresql"):
         ins = (sqlite_insert if dialect == "sqlite" else pg_insert)(skill_states).values(values)
-        await conn.execute(
+        conn.execute(
             ins.on_conflict_do_update(
                 index_elements=["owner_id", "name"],
                 set_={"enabled": enabled, "updated_at": values["updated_at"]},
             )
         )
         return
-    done = await conn.execute(
+    done = conn.execute(
         update(skill_states)
         .where(skill_states.c.owner_id == owner_id, skill_states.c.name == name)
         .values(enabled=enabled, updated_at=values["updated_at"])
     )
     if not done.rowcount:
-        await conn.execute(skill_states.insert().values(values))
+        conn.execute(skill_states.insert().values(values))
 
 
-async def forget(conn: AsyncConnection, owner_id: str, names: Collection[str]) -> None:
-    await conn.execute(
+def forget(conn: Connection, owner_id: str, names: Collection[str]) -> None:
+    conn.execute(
         delete(skill_states).where(
             skill_states.c.owner_id == owner_id, skill_states.c.name.in_(list(names))
         )

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from sqlalchemy import select, text
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.engine import Connection
 
 from pronghorn.persistence.repos.threads import to_api
 from pronghorn.persistence.tables import threads
@@ -101,12 +101,12 @@ def _stamp(updated_at: object, state_updated_at: object) -> str:
     return f"{updated_at}|{state_updated_at}"[:80]
 
 
-async def refresh(conn: AsyncConnection, owner_id: str | None) -> int:
+def refresh(conn: Connection, owner_id: str | None) -> int:
     """Index the threads of `owner_id` (every owner's for None) that changed since they
     were indexed; drop the entries of deleted threads. The number (re)indexed."""
     where = "" if owner_id is None else "WHERE t.owner_id = :owner"
     rows = (
-        await conn.execute(
+        conn.execute(
             text(
                 "SELECT t.thread_id, t.updated_at, t.state_updated_at, s.stamp "
                 "FROM threads t LEFT JOIN thread_search s ON s.thread_id = t.thread_id " + where
@@ -122,7 +122,7 @@ async def refresh(conn: AsyncConnection, owner_id: str | None) -> int:
     ids = list(stale)
     for start in range(0, len(ids), BATCH):
         batch = ids[start : start + BATCH]
-        found = await conn.execute(
+        found = conn.execute(
             select(
                 threads.c.thread_id, threads.c.owner_id, threads.c.metadata, threads.c["values"]
             ).where(threads.c.thread_id.in_(batch))
@@ -138,13 +138,13 @@ async def refresh(conn: AsyncConnection, owner_id: str | None) -> int:
             for r in found.mappings()
         ]
         if docs:
-            await conn.execute(_UPSERT, docs)
-    await conn.execute(_ORPHANS)
+            conn.execute(_UPSERT, docs)
+    conn.execute(_ORPHANS)
     return len(ids)
 
 
-async def search(
-    conn: AsyncConnection, query: Sequence[str], owner_id: str | None, limit: int, offset: int
+def search(
+    conn: Connection, query: Sequence[str], owner_id: str | None, limit: int, offset: int
 ) -> list[dict[str, Any]]:
     """The threads whose title or messages hold every word of `query` (as a word prefix),
     best match first (a title match weighs more), then the most recently updated."""
@@ -173,9 +173,9 @@ async def search(
             "ORDER BY bm25(thread_search_fts, 4.0, 1.0), t.updated_at DESC, t.thread_id "
             "LIMIT :limit OFFSET :offset"
         )
-    ids = [r.thread_id for r in (await conn.execute(text(sql), params)).all()]
+    ids = [r.thread_id for r in (conn.execute(text(sql), params)).all()]
     if not ids:
         return []
-    found = await conn.execute(select(threads).where(threads.c.thread_id.in_(ids)))
+    found = conn.execute(select(threads).where(threads.c.thread_id.in_(ids)))
     by_id = {r["thread_id"]: to_api(r) for r in found.mappings()}
     return [by_id[i] for i in ids if i in by_id]

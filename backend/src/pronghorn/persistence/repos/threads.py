@@ -17,7 +17,6 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import Connection
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from pronghorn.persistence.metadata_filter import matches, sql_condition
 from pronghorn.persistence.repos.common import (
@@ -57,22 +56,20 @@ def to_api(row: Any, *, include_ttl: bool = False) -> dict[str, Any]:
     return out
 
 
-async def get_row(conn: AsyncConnection, thread_id: str) -> Any | None:
+def get_row(conn: Connection, thread_id: str) -> Any | None:
     return (
-        (await conn.execute(select(threads).where(threads.c.thread_id == thread_id)))
-        .mappings()
-        .first()
+        (conn.execute(select(threads).where(threads.c.thread_id == thread_id))).mappings().first()
     )
 
 
-async def status_of(conn: AsyncConnection, thread_id: str, *, lock: bool = False) -> str | None:
+def status_of(conn: Connection, thread_id: str, *, lock: bool = False) -> str | None:
     """The thread's status (None if unknown). With ``lock`` the row stays locked (``SELECT …
     FOR UPDATE``) until the transaction ends: a run accepted meanwhile (which locks the row
     too) waits for it, on any replica."""
     query = select(threads.c.status).where(threads.c.thread_id == thread_id)
     if lock:
         query = query.with_for_update()
-    return (await conn.execute(query)).scalar_one_or_none()
+    return (conn.execute(query)).scalar_one_or_none()
 
 
 def take_turn(conn: Connection, thread_id: str, *, hold_s: float) -> tuple[str | None, bool]:
@@ -94,8 +91,8 @@ def end_turn_stmt(thread_id: str) -> Update:
     return update(threads).where(threads.c.thread_id == thread_id).values(turn_until=None)
 
 
-async def get(conn: AsyncConnection, thread_id: str) -> dict[str, Any] | None:
-    row = await get_row(conn, thread_id)
+def get(conn: Connection, thread_id: str) -> dict[str, Any] | None:
+    row = get_row(conn, thread_id)
     return to_api(row) if row else None
 
 
@@ -127,8 +124,8 @@ def new_thread_row(
     }
 
 
-async def insert_thread(
-    conn: AsyncConnection,
+def insert_thread(
+    conn: Connection,
     thread_id: str,
     *,
     metadata: dict[str, Any] | None = None,
@@ -145,7 +142,7 @@ async def insert_thread(
         expires_at=expires_at,
         owner_id=owner_id,
     )
-    await conn.execute(insert(threads).values(**values))
+    conn.execute(insert(threads).values(**values))
     return to_api(values)
 
 
@@ -185,9 +182,9 @@ def set_fields_stmt(
     return update(threads).where(threads.c.thread_id == thread_id).values(**changes)
 
 
-async def set_fields(conn: AsyncConnection, thread_id: str, **fields: Any) -> None:
+def set_fields(conn: Connection, thread_id: str, **fields: Any) -> None:
     """Update the given fields (see `set_fields_stmt`)."""
-    await conn.execute(set_fields_stmt(thread_id, **fields))
+    conn.execute(set_fields_stmt(thread_id, **fields))
 
 
 # --- TTL, search, delete ---------------------------------------------------------------------
@@ -204,15 +201,15 @@ def ttl_fields(ttl: dict[str, Any] | None) -> tuple[dict[str, Any] | None, datet
     return {"ttl": ttl["ttl"], "strategy": strategy}, now() + timedelta(minutes=minutes)
 
 
-async def update_thread(
-    conn: AsyncConnection,
+def update_thread(
+    conn: Connection,
     thread_id: str,
     *,
     metadata: dict[str, Any] | None = None,
     ttl: dict[str, Any] | None = UNSET,
 ) -> dict[str, Any] | None:
     """PATCH: merge metadata, set (or clear with None) the TTL. None when unknown."""
-    row = await get_row(conn, thread_id)
+    row = get_row(conn, thread_id)
     if row is None:
         return None
     changes: dict[str, Any] = {"updated_at": now()}
@@ -220,13 +217,13 @@ async def update_thread(
         changes["metadata"] = {**(row["metadata"] or {}), **metadata}
     if ttl is not UNSET:
         changes["ttl"], changes["expires_at"] = ttl_fields(ttl)
-    await conn.execute(update(threads).where(threads.c.thread_id == thread_id).values(**changes))
+    conn.execute(update(threads).where(threads.c.thread_id == thread_id).values(**changes))
     return to_api({**row, **changes})
 
 
-async def delete_thread(conn: AsyncConnection, thread_id: str) -> bool:
+def delete_thread(conn: Connection, thread_id: str) -> bool:
     """Delete the row (runs, events and thread crons go with it by foreign key)."""
-    result = await conn.execute(delete(threads).where(threads.c.thread_id == thread_id))
+    result = conn.execute(delete(threads).where(threads.c.thread_id == thread_id))
     return bool(result.rowcount)
 
 
@@ -251,8 +248,8 @@ def _conditions(
     return conds, meta_rest, values_rest, auth_rest
 
 
-async def search_rows(
-    conn: AsyncConnection,
+def search_rows(
+    conn: Connection,
     *,
     metadata: dict[str, Any] | None = None,
     values: dict[str, Any] | None = None,
@@ -280,45 +277,45 @@ async def search_rows(
     if meta_rest or values_rest or auth_rest:
         rows = [
             r
-            for r in (await conn.execute(query)).mappings()
+            for r in (conn.execute(query)).mappings()
             if contains(r["metadata"] or {}, meta_rest)
             and contains(r["values"] or {}, values_rest)
             and matches(r["metadata"], auth_rest)
         ]
         return rows[offset : offset + limit], len(rows)
     if not exact_total:
-        page = (await conn.execute(query.limit(limit + 1).offset(offset))).mappings().all()
+        page = conn.execute(query.limit(limit + 1).offset(offset)).mappings().all()
         return list(page[:limit]), offset + len(page)
     total = (
-        await conn.execute(select(func.count()).select_from(threads).where(and_(*conds)))
+        conn.execute(select(func.count()).select_from(threads).where(and_(*conds)))
     ).scalar_one()
-    rows = (await conn.execute(query.limit(limit).offset(offset))).mappings().all()
+    rows = (conn.execute(query.limit(limit).offset(offset))).mappings().all()
     return list(rows), int(total)
 
 
-async def search(conn: AsyncConnection, **filters: Any) -> tuple[list[dict[str, Any]], int]:
-    rows, total = await search_rows(conn, **filters)
+def search(conn: Connection, **filters: Any) -> tuple[list[dict[str, Any]], int]:
+    rows, total = search_rows(conn, **filters)
     return [to_api(r) for r in rows], total
 
 
-async def count(
-    conn: AsyncConnection,
+def count(
+    conn: Connection,
     *,
     metadata: dict[str, Any] | None = None,
     values: dict[str, Any] | None = None,
     status: str | None = None,
     scope: OwnerScope = ANY_OWNER,
 ) -> int:
-    _, total = await search_rows(
+    _, total = search_rows(
         conn, metadata=metadata, values=values, status=status, limit=0, scope=scope
     )
     return total
 
 
-async def expired(conn: AsyncConnection, *, limit: int = 100) -> list[tuple[str, str]]:
+def expired(conn: Connection, *, limit: int = 100) -> list[tuple[str, str]]:
     """``(thread_id, strategy)`` of threads whose TTL has passed."""
     rows = (
-        await conn.execute(
+        conn.execute(
             select(threads.c.thread_id, threads.c.ttl)
             .where(threads.c.expires_at.is_not(None), threads.c.expires_at <= now())
             .order_by(threads.c.expires_at)
@@ -332,13 +329,13 @@ def _ttl_strategy(ttl: dict[str, Any] | None) -> str:
     return (ttl or {}).get("strategy") or "delete"
 
 
-async def renew_ttl(conn: AsyncConnection, thread_id: str) -> None:
+def renew_ttl(conn: Connection, thread_id: str) -> None:
     """Push expires_at one TTL further (after a keep_latest sweep)."""
-    row = await get_row(conn, thread_id)
+    row = get_row(conn, thread_id)
     if row is None:
         return
     ttl, expires_at = ttl_fields(row["ttl"])
-    await conn.execute(
+    conn.execute(
         update(threads)
         .where(threads.c.thread_id == thread_id)
         .values(ttl=ttl, expires_at=expires_at)

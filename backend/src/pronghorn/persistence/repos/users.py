@@ -7,8 +7,7 @@ from datetime import datetime
 from typing import Literal, cast
 
 from sqlalchemy import delete, func, insert, or_, select, update
-from sqlalchemy.engine import RowMapping
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.engine import Connection, RowMapping
 
 from pronghorn.persistence.repos.common import as_utc, iso, new_id, now
 from pronghorn.persistence.tables import users
@@ -76,8 +75,8 @@ def from_row(row: RowMapping) -> User:
     )
 
 
-async def insert_user(
-    conn: AsyncConnection,
+def insert_user(
+    conn: Connection,
     *,
     username: str,
     display_name: str,
@@ -89,7 +88,7 @@ async def insert_user(
 ) -> User:
     ts = now()
     user_id = new_id()
-    await conn.execute(
+    conn.execute(
         insert(users).values(
             id=user_id,
             username=username,
@@ -107,73 +106,73 @@ async def insert_user(
             updated_at=ts,
         )
     )
-    found = await get(conn, user_id)
+    found = get(conn, user_id)
     assert found is not None
     return found
 
 
-async def get(conn: AsyncConnection, user_id: str) -> User | None:
-    row = (await conn.execute(select(users).where(users.c.id == user_id))).mappings().first()
+def get(conn: Connection, user_id: str) -> User | None:
+    row = (conn.execute(select(users).where(users.c.id == user_id))).mappings().first()
     return from_row(row) if row else None
 
 
-async def by_username(conn: AsyncConnection, username: str) -> User | None:
+def by_username(conn: Connection, username: str) -> User | None:
     query = select(users).where(users.c.username_key == username_key(username))
-    row = (await conn.execute(query)).mappings().first()
+    row = (conn.execute(query)).mappings().first()
     return from_row(row) if row else None
 
 
-async def by_email(conn: AsyncConnection, email: str) -> User | None:
+def by_email(conn: Connection, email: str) -> User | None:
     query = select(users).where(users.c.email_key == email_key(email))
-    row = (await conn.execute(query)).mappings().first()
+    row = (conn.execute(query)).mappings().first()
     return from_row(row) if row else None
 
 
-async def by_login(conn: AsyncConnection, name: str) -> User | None:
+def by_login(conn: Connection, name: str) -> User | None:
     """The user whose username or email is `name` (case-insensitive); a username wins."""
     key = username_key(name)
     query = select(users).where(or_(users.c.username_key == key, users.c.email_key == key))
-    found = [from_row(row) for row in (await conn.execute(query)).mappings()]
+    found = [from_row(row) for row in (conn.execute(query)).mappings()]
     for user in found:
         if username_key(user.username) == key:
             return user
     return found[0] if found else None
 
 
-async def by_external(conn: AsyncConnection, issuer: str, subject: str) -> User | None:
+def by_external(conn: Connection, issuer: str, subject: str) -> User | None:
     query = select(users).where(
         users.c.external_issuer == issuer, users.c.external_subject == subject
     )
-    row = (await conn.execute(query)).mappings().first()
+    row = (conn.execute(query)).mappings().first()
     return from_row(row) if row else None
 
 
-async def list_all(conn: AsyncConnection) -> list[User]:
-    rows = (await conn.execute(select(users).order_by(users.c.created_at, users.c.id))).mappings()
+def list_all(conn: Connection) -> list[User]:
+    rows = (conn.execute(select(users).order_by(users.c.created_at, users.c.id))).mappings()
     return [from_row(row) for row in rows]
 
 
-async def count(conn: AsyncConnection) -> int:
-    return int((await conn.execute(select(func.count()).select_from(users))).scalar_one())
+def count(conn: Connection) -> int:
+    return int((conn.execute(select(func.count()).select_from(users))).scalar_one())
 
 
-async def count_admins(conn: AsyncConnection) -> int:
+def count_admins(conn: Connection) -> int:
     query = (
         select(func.count())
         .select_from(users)
         .where(users.c.role == "admin", users.c.disabled.is_(False))
     )
-    return int((await conn.execute(query)).scalar_one())
+    return int((conn.execute(query)).scalar_one())
 
 
-async def delete_user(conn: AsyncConnection, user_id: str) -> bool:
+def delete_user(conn: Connection, user_id: str) -> bool:
     """Delete the account (its sessions and API keys go with it by foreign key)."""
-    result = await conn.execute(delete(users).where(users.c.id == user_id))
+    result = conn.execute(delete(users).where(users.c.id == user_id))
     return bool(result.rowcount)
 
 
-async def update_user(
-    conn: AsyncConnection,
+def update_user(
+    conn: Connection,
     user_id: str,
     *,
     display_name: str | None = None,
@@ -196,5 +195,5 @@ async def update_user(
     if password_hash is not None:
         values["password_hash"] = password_hash
         values["password_changed_at"] = values["updated_at"]
-    await conn.execute(update(users).where(users.c.id == user_id).values(**values))
-    return await get(conn, user_id)
+    conn.execute(update(users).where(users.c.id == user_id).values(**values))
+    return get(conn, user_id)

@@ -5,24 +5,24 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import insert, select
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.engine import Connection
 
 from pronghorn.persistence.repos.common import now
 from pronghorn.persistence.tables import workspace_changes
 
 
-async def insert_changes(
-    conn: AsyncConnection, *, run_id: str, thread_id: str, changes: dict[str, Any]
+def insert_changes(
+    conn: Connection, *, run_id: str, thread_id: str, changes: dict[str, Any]
 ) -> None:
-    await conn.execute(
+    conn.execute(
         insert(workspace_changes).values(
             run_id=run_id, thread_id=thread_id, changes=changes, created_at=now()
         )
     )
 
 
-async def get_changes(conn: AsyncConnection, thread_id: str, run_id: str) -> dict[str, Any] | None:
+def get_changes(conn: Connection, thread_id: str, run_id: str) -> dict[str, Any] | None:
     query = select(workspace_changes.c.changes).where(
         workspace_changes.c.run_id == run_id, workspace_changes.c.thread_id == thread_id
     )
-    return (await conn.execute(query)).scalar_one_or_none()
+    return (conn.execute(query)).scalar_one_or_none()

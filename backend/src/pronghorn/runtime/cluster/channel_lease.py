@@ -15,7 +15,9 @@ class SqlLease:
         self.holder = holder
 
     async def take(self, channel: str, ttl_s: float) -> bool:
-        return await channel_leases.take(self.db, channel, self.holder, ttl_s)
+        return await self.db.write(
+            lambda conn: channel_leases.take(conn, channel, self.holder, ttl_s)
+        )
 
     async def give_up(self, channel: str) -> None:
-        await channel_leases.give_up(self.db, channel, self.holder)
+        await self.db.write(lambda conn: channel_leases.give_up(conn, channel, self.holder))

@@ -100,7 +100,7 @@ class Leases:
         sent = time.monotonic()
         fences = {run_id: h.fence for run_id, h in held.items()}
         lease_s = self.lease_s()
-        kept = await self.db.run(
+        kept = await self.db.write(
             lambda c: run_claims.renew(c, owner=self.owner, lease_s=lease_s, held=fences)
         )
         for run_id, h in held.items():
@@ -154,9 +154,9 @@ class Leases:
         def recover(c: Connection) -> list[run_claims.Recovered]:
             return run_claims.recover_expired(c, mode=mode, error=LEASE_ERROR, sweeper=self.owner)
 
-        found = await self.db.run(recover)
+        found = await self.db.write(recover)
         if not self.db.is_sqlite and await self._end_stale_sessions():
-            found += await self.db.run(recover)  # the rows their locks kept from this sweep
+            found += await self.db.write(recover)  # the rows their locks kept from this sweep
         if found:
             log.warning(
                 "recovered runs whose lease expired", extra={"count": len(found), "mode": mode}
@@ -165,7 +165,7 @@ class Leases:
         expired: list[run_claims.Recovered] = []
         if limit is not None:
             error = queue_timeout_error(limit)
-            expired = await self.db.run(
+            expired = await self.db.write(
                 lambda c: run_claims.expire_queued(c, max_wait_s=limit, error=error)
             )
             if expired:
@@ -181,7 +181,7 @@ class Leases:
         """End the sessions a frozen replica holds open in a transaction past its lease
         (persistence/repos/stale_sessions.py); whether there were any."""
         try:
-            ended = await self.db.run(
+            ended = await self.db.write(
                 lambda c: stale_sessions.end_stale_sessions(c, sweeper=self.owner)
             )
         except DBAPIError as exc:  # e.g. replicas on different roles may not end each other's

@@ -212,8 +212,7 @@ class ClusterRunQueue:
         queued = count - max(at_once, 0)
         if queued <= 0:
             return
-        async with self.db.read() as conn:
-            load = await conn.run_sync(lambda c: run_claims.queue_load(c, user, lock=False))
+        load = await self.db.read(lambda c: run_claims.queue_load(c, user, lock=False))
         self.admission.refuse_if_full(
             load.queued + queued - 1, load.user_queued + queued - 1, load.user_running
         )
@@ -237,7 +236,7 @@ class ClusterRunQueue:
         try:
             async for _ in self.broker.subscribe(job.run_id, None):
                 pass
-            row = await self.db.run(lambda c: run_units.get_run(c, job.run_id, job.thread_id))
+            row = await self.db.write(lambda c: run_units.get_run(c, job.run_id, job.thread_id))
             status = run_status(row["status"]) if row is not None else "interrupted"
             job.state.ended_elsewhere(status, await self.host.output(job.thread_id, job.run_id))
         except DomainError as exc:
@@ -283,7 +282,7 @@ class ClusterRunQueue:
             since = time.monotonic()
             owner, lease_s, caps = self.owner, self.config.lease_s, self.caps()
             exclude = self.turns.threads()
-            row = await self.db.run(
+            row = await self.db.write(
                 lambda c: run_claims.claim_next(
                     c, owner=owner, lease_s=lease_s, caps=caps, exclude_threads=exclude
                 )
@@ -315,7 +314,7 @@ class ClusterRunQueue:
                 if wait:
                     await job.done.wait()
                 return True
-            found = await self.db.run(lambda c: run_units.run_status_owner(c, run_id))
+            found = await self.db.write(lambda c: run_units.run_status_owner(c, run_id))
             if found is None or found[0] not in INFLIGHT:
                 return True
             if found[1] is not None and found[1] != self.owner:
@@ -329,7 +328,7 @@ class ClusterRunQueue:
         claimed (claimed elsewhere meanwhile, or locked for a moment)."""
         since = time.monotonic()
         owner, lease_s = self.owner, self.config.lease_s
-        row = await self.db.run(
+        row = await self.db.write(
             lambda c: run_claims.claim_unclaimed(c, run_id, owner=owner, lease_s=lease_s)
         )
         if row is None:
@@ -356,7 +355,7 @@ class ClusterRunQueue:
             self.admission.leave(job.principal.identity)
             owner = self.owner
             with contextlib.suppress(Exception):
-                await self.db.run(
+                await self.db.write(
                     lambda c: run_claims.release(c, job.run_id, owner=owner, fence=fence)
                 )
             raise
@@ -373,9 +372,12 @@ class ClusterRunQueue:
                 follower.cancel()
             handle.attempt, handle.resume = attempt, resume
             return handle
-        async with self.db.read() as conn:
-            assistant = await assistants_repo.get(conn, row["assistant_id"])
-            thread = await threads_repo.get(conn, row["thread_id"])
+        assistant, thread = await self.db.read(
+            lambda c: (
+                assistants_repo.get(c, row["assistant_id"]),
+                threads_repo.get(c, row["thread_id"]),
+            )
+        )
         kwargs = dict(row["kwargs"] or {})
         problem = None
         req: RunCreate | None = None
@@ -450,7 +452,7 @@ class ClusterRunQueue:
             if job.started or job.fence is None or job.cancel_action is not None:
                 continue
             fence = job.fence
-            back = await self.db.run(
+            back = await self.db.write(
                 lambda c, rid=job.run_id, f=fence: run_claims.release(c, rid, owner=owner, fence=f)
             )
             if back:

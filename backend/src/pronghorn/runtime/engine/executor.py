@@ -596,4 +596,4 @@ class Executor:
                 cancel_reason=cancel_reason,
             )
 
-        await self.db.retry(lambda: self.db.run(unit))
+        await self.db.retry(lambda: self.db.write(unit))

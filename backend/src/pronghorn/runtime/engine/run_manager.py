@@ -136,10 +136,11 @@ class RunManager:
     async def precheck(self, req: RunCreate, access: Access) -> None:
         """Every check ``create`` makes before writing, without writing: a batch checks all
         its runs first, so one bad run leaves nothing created."""
-        async with self.db.read() as conn:
-            assistant = await assistants_repo.resolve_assistant(
+        assistant = await self.db.read(
+            lambda conn: assistants_repo.resolve_assistant(
                 conn, req.assistant_id, owner_scope=access.owner_scope
             )
+        )
         if assistant is None:
             raise NotFound.of("Assistant", req.assistant_id)
         self._check(req, assistant)
@@ -235,7 +236,7 @@ class RunManager:
         # the replica that executes the run opens its log (it may be another one).
         try:
             await self.queue.open_log(run_id, tid)
-            accepted = await self.db.retry(lambda: self.db.run(unit))
+            accepted = await self.db.retry(lambda: self.db.write(unit))
         except BaseException:
             self.queue.release(terms)
             self.admission.leave(access.identity)
@@ -338,7 +339,7 @@ class RunManager:
             raise InvalidRequest(str(exc)) from None
         job = self._jobs.get(run_id)
         if job is None or (thread_id is not None and job.thread_id != thread_id):
-            row = await self.db.run(lambda c: run_units.get_run(c, run_id, thread_id))
+            row = await self.db.write(lambda c: run_units.get_run(c, run_id, thread_id))
             if row is None:
                 raise NotFound.of("Run", run_id)
             if row["status"] in runs_repo.INFLIGHT and await self.cancel_elsewhere(
@@ -366,7 +367,7 @@ class RunManager:
     async def cancel_elsewhere(self, run_id: str, action: str, wait: bool) -> bool:
         """Ask the process executing the run to cancel it (and, with `wait`, wait until the
         run has ended); False when no live process executes it."""
-        found = await self.db.run(lambda c: run_units.run_status_owner(c, run_id))
+        found = await self.db.write(lambda c: run_units.run_status_owner(c, run_id))
         if found is None or found[0] not in runs_repo.INFLIGHT:
             return found is not None  # it ended meanwhile: nothing to settle
         owner = found[1]
@@ -437,10 +438,11 @@ class RunManager:
         owner_id: str | None = None,
     ) -> int:
         """Cancel the matching unfinished runs (of `owner_id` only, when given)."""
-        async with self.db.read() as conn:
-            rows = await runs_repo.select_for_cancel(
+        rows = await self.db.read(
+            lambda conn: runs_repo.select_for_cancel(
                 conn, thread_id=thread_id, run_ids=run_ids, status=status, owner_id=owner_id
             )
+        )
         for row in rows:
             with contextlib.suppress(DomainError):
                 await self.cancel(row["thread_id"], row["run_id"], action=action)
@@ -449,10 +451,11 @@ class RunManager:
     async def cancel_assistant(self, assistant_id: str) -> int:
         """Interrupt every unfinished run of an assistant (it is being deleted) and wait
         until they have settled; how many there were."""
-        async with self.db.read() as conn:
-            rows = await runs_repo.select_for_cancel(
+        rows = await self.db.read(
+            lambda conn: runs_repo.select_for_cancel(
                 conn, thread_id=None, run_ids=None, status=None, assistant_id=assistant_id
             )
+        )
         for row in rows:
             with contextlib.suppress(DomainError):
                 await self.cancel(row["thread_id"], row["run_id"], action="interrupt")
@@ -470,10 +473,11 @@ class RunManager:
         if not self.db.is_sqlite or not isinstance(self.control, LocalControlBus):
             # Runs of the thread another process executes: cancelled there, waited for.
             mine = {j.run_id for j in jobs}
-            async with self.db.read() as conn:
-                rows = await runs_repo.select_for_cancel(
+            rows = await self.db.read(
+                lambda conn: runs_repo.select_for_cancel(
                     conn, thread_id=thread_id, run_ids=None, status=None
                 )
+            )
             for row in rows:
                 if row["run_id"] not in mine:
                     with contextlib.suppress(DomainError):
@@ -485,11 +489,10 @@ class RunManager:
     # -- results ---------------------------------------------------------------------
     async def output(self, thread_id: str, run_id: str) -> dict[str, Any] | Any:
         """What /join returns for a run that is no longer in memory."""
-        run = await self.db.run(lambda c: run_units.get_run(c, run_id, thread_id))
+        run = await self.db.write(lambda c: run_units.get_run(c, run_id, thread_id))
         if run is None:
             raise NotFound.of("Run", run_id)
-        async with self.db.read() as conn:
-            thread = await threads_repo.get(conn, thread_id)
+        thread = await self.db.read(lambda conn: threads_repo.get(conn, thread_id))
         if run["status"] in ("error", "timeout") and run.get("error"):
             return {"__error__": run["error"]}
         values = dict((thread or {}).get("values") or {})
@@ -502,8 +505,7 @@ class RunManager:
     # -- lifecycle -------------------------------------------------------------------
     async def recover(self) -> None:
         """Runs left pending/running by a dead process: error them, or resume them."""
-        async with self.db.read() as conn:
-            orphans = await runs_repo.inflight_all(conn)
+        orphans = await self.db.read(lambda conn: runs_repo.inflight_all(conn))
         if not orphans:
             return
         orphans = [
@@ -543,9 +545,12 @@ class RunManager:
             return True
 
     async def _resume(self, row: dict[str, Any]) -> None:
-        async with self.db.read() as conn:
-            assistant = await assistants_repo.get(conn, row["assistant_id"])
-            thread = await threads_repo.get(conn, row["thread_id"])
+        assistant, thread = await self.db.read(
+            lambda c: (
+                assistants_repo.get(c, row["assistant_id"]),
+                threads_repo.get(c, row["thread_id"]),
+            )
+        )
         kwargs = dict(row["kwargs"] or {})
         try:
             req = RunCreate.model_validate(
@@ -570,8 +575,7 @@ class RunManager:
                 },
             )
             return
-        async with self.db.tx() as conn:
-            await runs_repo.take_for_resume(conn, row["run_id"], self.owner)
+        await self.db.write(lambda conn: runs_repo.take_for_resume(conn, row["run_id"], self.owner))
         job = Job(
             run=row,
             request=req,

@@ -26,9 +26,8 @@ async def new_thread_metadata(
     `Forbidden` when the handler refuses."""
     if req.if_not_exists != "create":
         return None
-    async with db.read() as conn:
-        if await threads_repo.get_row(conn, thread_id) is not None:
-            return None
+    if await db.read(lambda conn: threads_repo.get_row(conn, thread_id)) is not None:
+        return None
     value: dict[str, object] = {
         "thread_id": thread_id,
         "metadata": {},

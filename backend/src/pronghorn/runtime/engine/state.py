@@ -113,7 +113,7 @@ def select_fields(state: dict[str, Any], select: list[str] | None) -> dict[str, 
     return out
 
 
-# --- thread state operations (graph-bound; never call these inside db.tx()/db.read()) --------
+# --- thread state operations (graph-bound; never call these inside a database unit) --------
 
 
 def state_config(thread_id: str, checkpoint: dict[str, Any] | str | None = None) -> dict[str, Any]:

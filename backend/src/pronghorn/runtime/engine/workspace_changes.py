@@ -78,10 +78,11 @@ class WorkspaceRecorder:
             changes = await asyncio.to_thread(workspace_scan.compare, before, after, roots)
             if not changes["files"]:
                 return
-            async with self.runtime.db.tx() as conn:
-                await repo.insert_changes(
+            await self.runtime.db.write(
+                lambda conn: repo.insert_changes(
                     conn, run_id=job.run_id, thread_id=job.thread_id, changes=changes
                 )
+            )
         except Exception:
             log.exception("recording workspace changes failed", extra={"run_id": job.run_id})
 
@@ -104,8 +105,7 @@ async def run_changes(
 ) -> dict[str, Any]:
     """DeerFlow's `WorkspaceChangesResponse` of a run (the caller checked it may see it):
     `available: false` when nothing was recorded (no change, or a run before recording)."""
-    async with runtime.db.read() as conn:
-        stored = await repo.get_changes(conn, thread_id, run_id)
+    stored = await runtime.db.read(lambda conn: repo.get_changes(conn, thread_id, run_id))
     if stored is None:
         return {
             "available": False,

@@ -49,7 +49,7 @@ class SqlEventStore:
             return unit(conn)
 
         try:
-            return await self.db.retry(lambda: self.db.run(plain))
+            return await self.db.retry(lambda: self.db.write(plain))
         except IntegrityError:
             if not batch:
                 raise
@@ -62,7 +62,7 @@ class SqlEventStore:
                 repo.append(conn, kept)
                 return len(batch) - len(kept), unit(conn)
 
-            dropped, result = await self.db.retry(lambda: self.db.run(alive_only))
+            dropped, result = await self.db.retry(lambda: self.db.write(alive_only))
             if dropped:
                 log.info("events of deleted runs not stored", extra={"count": dropped})
             return result
@@ -88,7 +88,7 @@ class SqlEventStore:
             gone = sum(1 for r in batch if r[0] not in fences)
             return stale, gone, unit(conn)
 
-        stale, gone, result = await self.db.retry(lambda: self.db.run(fenced))
+        stale, gone, result = await self.db.retry(lambda: self.db.write(fenced))
         if stale:
             log.warning(
                 "events of runs whose claim was taken over not stored (fenced)",
@@ -99,8 +99,8 @@ class SqlEventStore:
         return result
 
     async def read(self, run_id: str, after: int, limit: int) -> list[Event]:
-        rows = await self.db.run(lambda conn: repo.read(conn, run_id, after, limit))
+        rows = await self.db.write(lambda conn: repo.read(conn, run_id, after, limit))
         return [Event(seq, name, data) for seq, name, data in rows]
 
     async def last_id(self, run_id: str) -> int:
-        return await self.db.run(lambda conn: repo.last_seq(conn, run_id))
+        return await self.db.write(lambda conn: repo.last_seq(conn, run_id))

@@ -16,6 +16,8 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
+from sqlalchemy.engine import Connection
+
 from pronghorn.auth.authorizer import Action
 from pronghorn.graphs.requests import GraphRequest
 from pronghorn.ids import system_assistant_id
@@ -130,10 +132,11 @@ async def list_callees(
     if not exposure:
         return []
     scope = await search_scope(runtime, access, {"limit": MAX_CALLEES, "offset": 0})
-    async with runtime.db.read() as conn:
-        rows, _ = await assistants_repo.search(
+    rows, _ = await runtime.db.read(
+        lambda conn: assistants_repo.search(
             conn, limit=MAX_CALLEES, sort_by="created_at", sort_order="asc", scope=scope
         )
+    )
     out: list[Callee] = []
     schemas: dict[str, dict[str, Any] | None] = {}
     for row in rows:
@@ -158,8 +161,8 @@ async def find_callee(
         assistant = await assistants_service.get(runtime, access, ref)
     except NotFound:
         scope = await search_scope(runtime, access, {"name": ref})
-        async with runtime.db.read() as conn:
-            rows, _ = await assistants_repo.search(
+        rows, _ = await runtime.db.read(
+            lambda conn: assistants_repo.search(
                 conn,
                 name=ref,
                 limit=MAX_CALLEES,
@@ -167,6 +170,7 @@ async def find_callee(
                 sort_order="asc",
                 scope=scope,
             )
+        )
         named = [r for r in rows if r.get("name") == ref]
         if not named:
             raise missing from None
@@ -220,7 +224,7 @@ def events(runtime: AppRuntime, job: Job) -> AsyncIterator[Event]:
 
 
 async def stored_run(runtime: AppRuntime, run_id: str) -> dict[str, Any] | None:
-    return await runtime.db.run(lambda conn: run_units.get_run(conn, run_id, None))
+    return await runtime.db.write(lambda conn: run_units.get_run(conn, run_id, None))
 
 
 async def usage_of(runtime: AppRuntime, job: Job) -> dict[str, int]:
@@ -236,7 +240,7 @@ async def owned_run(
     """A run whose thread `access` may `action` (its live status overlaid); `NotFound`
     otherwise (unknown, or another user's)."""
     filt = await authorize(runtime, access, "threads", action, {"run_id": run_id})
-    found = await runtime.db.run(lambda conn: run_units.get_owned_run(conn, run_id, None))
+    found = await runtime.db.write(lambda conn: run_units.get_owned_run(conn, run_id, None))
     if found is None or not visible(access, found.owner_id, found.thread_metadata, filt):
         raise NotFound.of("Run", run_id)
     return runtime.runs.overlay(found.run)
@@ -246,8 +250,9 @@ async def thread_runs(
     runtime: AppRuntime, thread_id: str, limit: int = 100
 ) -> list[dict[str, Any]]:
     """The thread's runs, newest first (the caller checked it may read the thread)."""
-    async with runtime.db.read() as conn:
-        rows = await runs_repo.list_for_thread(conn, thread_id, limit=limit, offset=0, status=None)
+    rows = await runtime.db.read(
+        lambda conn: runs_repo.list_for_thread(conn, thread_id, limit=limit, offset=0, status=None)
+    )
     return [runtime.runs.overlay(r) for r in rows]
 
 
@@ -261,8 +266,7 @@ class ThreadView:
 async def thread_view(runtime: AppRuntime, thread_id: str) -> ThreadView:
     """The thread's current values, pending interrupts and metadata (the caller checked
     it may read the thread)."""
-    async with runtime.db.read() as conn:
-        thread = await threads_repo.get(conn, thread_id)
+    thread = await runtime.db.read(lambda conn: threads_repo.get(conn, thread_id))
     values = cast(dict[str, Any], (thread or {}).get("values") or {})
     by_task = cast(dict[str, list[Any]], (thread or {}).get("interrupts") or {})
     flat = [i for items in by_task.values() for i in items]
@@ -276,15 +280,18 @@ async def note_on_thread(
     """Add `item` to the list in the thread's metadata `key` (the newest `keep` stay), as a
     thread update by `access`."""
     await load_thread(runtime, access, thread_id, "update")
-    async with runtime.db.tx() as conn:
-        thread = await threads_repo.get(conn, thread_id)
+
+    def unit(conn: Connection) -> None:
+        thread = threads_repo.get(conn, thread_id)
         if thread is None:
             raise NotFound.of("Thread", thread_id)
         current = cast(dict[str, Any], thread.get("metadata") or {}).get(key)
         items = [str(i) for i in cast(list[Any], current)] if isinstance(current, list) else []
         if item not in items:
             items = [*items, item][-keep:]
-        await threads_repo.update_thread(conn, thread_id, metadata={key: items})
+        threads_repo.update_thread(conn, thread_id, metadata={key: items})
+
+    await runtime.db.write(unit)
 
 
 def cancel_soon(runtime: AppRuntime, job: Job) -> None:

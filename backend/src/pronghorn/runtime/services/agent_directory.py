@@ -38,10 +38,11 @@ class AssistantAgentDirectory:
         self.db = db
 
     async def find(self, owner_id: str, name: str) -> CustomAgent | None:
-        async with self.db.read() as conn:
-            rows, _ = await repo.search(
+        rows, _ = await self.db.read(
+            lambda conn: repo.search(
                 conn, graph_id=GRAPH_ID, limit=MAX_SCANNED, scope=OwnerScope(owner_id=owner_id)
             )
+        )
         for row in rows:
             context: dict[str, Any] = row.get("context") or {}
             if context.get("agent_name") == name:

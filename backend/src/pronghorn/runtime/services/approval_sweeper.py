@@ -42,8 +42,9 @@ def denial(pending: list[tuple[str, str]]) -> dict[str, Any]:
 async def sweep_once(runtime: AppRuntime) -> int:
     """Resume every overdue approval with a denial; returns how many runs were created."""
     timeout = runtime.config.approvals.timeout_s
-    async with runtime.db.read() as conn:
-        due = await approval_waits.overdue(conn, before=now() - timedelta(seconds=timeout))
+    due = await runtime.db.read(
+        lambda conn: approval_waits.overdue(conn, before=now() - timedelta(seconds=timeout))
+    )
     created = 0
     for wait in due:
         kwargs = wait.run_kwargs

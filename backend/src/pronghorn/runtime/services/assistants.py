@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy.engine import RowMapping
+from sqlalchemy.engine import Connection, RowMapping
 from sqlalchemy.exc import IntegrityError
 
 from pronghorn.auth.authorizer import Action
@@ -50,8 +50,9 @@ async def load_row(
     filt = await authorize(
         runtime, access, "assistants", action, value or {"assistant_id": id_or_graph_id}
     )
-    async with runtime.db.read() as conn:
-        row = await repo.resolve_row(conn, id_or_graph_id, owner_scope=access.owner_scope)
+    row = await runtime.db.read(
+        lambda conn: repo.resolve_row(conn, id_or_graph_id, owner_scope=access.owner_scope)
+    )
     if row is None or not _shown(access, row) or not matches(row["metadata"], filt):
         raise NotFound.of("Assistant", id_or_graph_id)
     if action in ("update", "delete") and row["owner_id"] is None and not access.principal.is_admin:
@@ -93,8 +94,9 @@ async def create(
     filt = await authorize(runtime, access, "assistants", "create", value)
     if isinstance(value.get("metadata"), dict):  # the authorizer may stamp metadata
         metadata = dict(value["metadata"])  # type: ignore[arg-type]
-    async with runtime.db.tx() as conn:
-        existing = await repo.get_row(conn, aid)
+
+    def unit(conn: Connection) -> dict[str, Any]:
+        existing = repo.get_row(conn, aid)
         if existing is not None:
             if (
                 if_exists == "do_nothing"
@@ -104,7 +106,7 @@ async def create(
                 return repo.to_api(existing)
             raise Conflict(f"Assistant {aid} already exists")
         try:
-            return await repo.insert_assistant(
+            return repo.insert_assistant(
                 conn,
                 assistant_id=aid,
                 graph_id=graph_id,
@@ -117,6 +119,8 @@ async def create(
             )
         except IntegrityError:  # a concurrent create of the same id committed first
             raise Conflict(f"Assistant {aid} already exists") from None
+
+    return await runtime.db.write(unit)
 
 
 async def search_scope(runtime: AppRuntime, access: Access, value: dict[str, object]) -> OwnerScope:
@@ -146,8 +150,8 @@ async def search(
         "offset": offset,
     }
     scope = await search_scope(runtime, access, value)
-    async with runtime.db.read() as conn:
-        return await repo.search(
+    return await runtime.db.read(
+        lambda conn: repo.search(
             conn,
             metadata=metadata,
             graph_id=graph_id,
@@ -158,6 +162,7 @@ async def search(
             sort_order=sort_order,
             scope=scope,
         )
+    )
 
 
 async def count(
@@ -170,8 +175,9 @@ async def count(
 ) -> int:
     value: dict[str, object] = {"metadata": metadata, "graph_id": graph_id, "name": name}
     scope = await search_scope(runtime, access, value)
-    async with runtime.db.read() as conn:
-        return await repo.count(conn, metadata=metadata, graph_id=graph_id, name=name, scope=scope)
+    return await runtime.db.read(
+        lambda conn: repo.count(conn, metadata=metadata, graph_id=graph_id, name=name, scope=scope)
+    )
 
 
 async def update(
@@ -201,8 +207,8 @@ async def update(
     row = await load_row(runtime, access, id_or_graph_id, "update", value)
     if metadata is not None and isinstance(value.get("metadata"), dict):
         metadata = dict(value["metadata"])  # type: ignore[arg-type]
-    async with runtime.db.tx() as conn:
-        updated = await repo.update_assistant(
+    updated = await runtime.db.write(
+        lambda conn: repo.update_assistant(
             conn,
             row["assistant_id"],
             graph_id=graph_id,
@@ -212,6 +218,7 @@ async def update(
             name=name,
             description=description,
         )
+    )
     if updated is None:
         raise NotFound.of("Assistant", id_or_graph_id)
     return updated
@@ -224,17 +231,20 @@ async def delete(
     the caller's own threads (everyone's for an admin who asked)."""
     row = await load_row(runtime, access, id_or_graph_id, "delete")
     aid = str(row["assistant_id"])
-    async with runtime.db.tx() as conn:
-        await repo.delete_assistant(conn, aid)
-        thread_ids: list[str] = []
-        if delete_threads:
-            rows, _ = await threads_repo.search_rows(
-                conn,
-                metadata={"assistant_id": aid},
-                limit=1_000_000,
-                scope=OwnerScope(owner_id=access.owner_scope),
-            )
-            thread_ids = [r["thread_id"] for r in rows]
+
+    def unit(conn: Connection) -> list[str]:
+        repo.delete_assistant(conn, aid)
+        if not delete_threads:
+            return []
+        rows, _ = threads_repo.search_rows(
+            conn,
+            metadata={"assistant_id": aid},
+            limit=1_000_000,
+            scope=OwnerScope(owner_id=access.owner_scope),
+        )
+        return [r["thread_id"] for r in rows]
+
+    thread_ids = await runtime.db.write(unit)
     # No new run can be accepted for it now; stop the ones already in flight.
     await runtime.runs.cancel_assistant(aid)
     for thread_id in thread_ids:
@@ -251,18 +261,20 @@ async def versions(
     offset: int,
 ) -> list[dict[str, Any]]:
     row = await load_row(runtime, access, id_or_graph_id)
-    async with runtime.db.read() as conn:
-        return await repo.list_versions(
+    return await runtime.db.read(
+        lambda conn: repo.list_versions(
             conn, row["assistant_id"], metadata=metadata, limit=limit, offset=offset
         )
+    )
 
 
 async def set_latest(
     runtime: AppRuntime, access: Access, id_or_graph_id: str, version: int
 ) -> dict[str, Any]:
     row = await load_row(runtime, access, id_or_graph_id, "update")
-    async with runtime.db.tx() as conn:
-        updated = await repo.set_latest(conn, row["assistant_id"], version)
+    updated = await runtime.db.write(
+        lambda conn: repo.set_latest(conn, row["assistant_id"], version)
+    )
     if updated is None:
         raise NotFound(f"Assistant {id_or_graph_id} has no version {version}")
     return updated

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, cast
 
+from sqlalchemy.engine import Connection
+
 from pronghorn.auth.principal import Principal
 from pronghorn.persistence.repos import channels as repo
 from pronghorn.persistence.repos import threads as threads_repo
@@ -64,7 +66,9 @@ class ChannelState:
 
     async def first_delivery(self, channel: str, delivery_id: str, ttl_s: float) -> bool:
         """Record a delivery; False when it was seen within the TTL (a redelivery)."""
-        return await repo.first_delivery(self.runtime.db, channel, delivery_id, ttl_s)
+        return await self.runtime.db.write(
+            lambda conn: repo.first_delivery(conn, channel, delivery_id, ttl_s)
+        )
 
     # -- connect codes and bindings ---------------------------------------------------------
 
@@ -79,45 +83,53 @@ class ChannelState:
     ) -> datetime:
         """A one-time code (its hash) for `owner_id` on `channel`; replaces their last one.
         Returns when it expires."""
-        return await repo.add_code(
-            self.runtime.db,
-            code_hash=code_hash,
-            channel=channel,
-            owner_id=owner_id,
-            principal=dict(principal),
-            ttl_s=ttl_s,
+        return await self.runtime.db.write(
+            lambda conn: repo.add_code(
+                conn,
+                code_hash=code_hash,
+                channel=channel,
+                owner_id=owner_id,
+                principal=dict(principal),
+                ttl_s=ttl_s,
+            )
         )
 
     async def redeem_code(
         self, *, code_hash: str, channel: str, external_id: str, external_name: str
     ) -> Binding | None:
         """Use a code once: bind the chat account to the code's user (None: no such code)."""
-        return await repo.redeem_code(
-            self.runtime.db,
-            code_hash=code_hash,
-            channel=channel,
-            external_id=external_id,
-            external_name=external_name,
+        return await self.runtime.db.write(
+            lambda conn: repo.redeem_code(
+                conn,
+                code_hash=code_hash,
+                channel=channel,
+                external_id=external_id,
+                external_name=external_name,
+            )
         )
 
     async def binding_of(self, channel: str, external_id: str) -> Binding | None:
-        return await repo.binding_of(self.runtime.db, channel, external_id)
+        return await self.runtime.db.read(lambda conn: repo.binding_of(conn, channel, external_id))
 
     async def bindings(self, owner_id: str | None) -> list[Binding]:
         """The bindings of `owner_id` (every user's for None)."""
-        return await repo.bindings(self.runtime.db, owner_id)
+        return await self.runtime.db.read(lambda conn: repo.bindings(conn, owner_id))
 
     async def revoke_binding(self, binding_id: str, owner_id: str | None) -> bool:
-        return await repo.revoke_binding(self.runtime.db, binding_id, owner_id)
+        return await self.runtime.db.write(
+            lambda conn: repo.revoke_binding(conn, binding_id, owner_id)
+        )
 
     # -- chat -> thread ---------------------------------------------------------------------
 
     async def chat_thread(self, channel: str, chat_key: str) -> ChatThread | None:
-        return await repo.chat_thread(self.runtime.db, channel, chat_key)
+        return await self.runtime.db.read(lambda conn: repo.chat_thread(conn, channel, chat_key))
 
     async def set_chat_model(self, channel: str, chat_key: str, model: str | None) -> bool:
         """Set the chat's model; False when the chat has no thread yet."""
-        return await repo.set_chat_model(self.runtime.db, channel, chat_key, model)
+        return await self.runtime.db.write(
+            lambda conn: repo.set_chat_model(conn, channel, chat_key, model)
+        )
 
     async def new_thread(
         self, channel: str, chat_key: str, principal: Principal, model: str | None
@@ -130,13 +142,14 @@ class ChannelState:
         meta = value.get("metadata")
         stamped = dict(cast(Mapping[str, object], meta)) if isinstance(meta, dict) else metadata
         thread_id = new_id()
-        async with self.runtime.db.tx() as conn:
-            await threads_repo.insert_thread(
+
+        def unit(conn: Connection) -> None:
+            threads_repo.insert_thread(
                 conn, thread_id, metadata=stamped, owner_id=principal.identity
             )
-            await repo.set_chat_thread(
-                conn, channel, chat_key, thread_id, principal.identity, model
-            )
+            repo.set_chat_thread(conn, channel, chat_key, thread_id, principal.identity, model)
+
+        await self.runtime.db.write(unit)
         return thread_id
 
     async def thread_for(self, channel: str, chat_key: str, principal: Principal) -> ChatThreadView:
@@ -144,8 +157,7 @@ class ChannelState:
         else's (the chat keeps its model)."""
         current = await self.chat_thread(channel, chat_key)
         if current is not None and current.owner_id == principal.identity:
-            async with self.runtime.db.read() as conn:
-                row = await threads_repo.get(conn, current.thread_id)
+            row = await self.runtime.db.read(lambda conn: threads_repo.get(conn, current.thread_id))
             if row is not None:
                 return _view(current.thread_id, current.model_name, row)
         model = current.model_name if current else None

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy.engine import RowMapping
+from sqlalchemy.engine import Connection, RowMapping
 
 from pronghorn.auth.authorizer import Action
 from pronghorn.persistence.repos import assistants as assistants_repo
@@ -74,13 +74,14 @@ async def create(
     if thread_id is not None:
         await load_thread(runtime, access, thread_id, "create_run", {"thread_id": thread_id})
     first = _first_run(spec)
-    async with runtime.db.tx() as conn:
-        assistant = await assistants_repo.resolve_assistant(
+
+    def unit(conn: Connection):
+        assistant = assistants_repo.resolve_assistant(
             conn, spec.assistant_id, owner_scope=access.owner_scope
         )
         if assistant is None:
             raise NotFound.of("Assistant", spec.assistant_id)
-        cron = await repo.insert_cron(
+        cron = repo.insert_cron(
             conn,
             cron_id=new_id(),
             assistant_id=assistant["assistant_id"],
@@ -97,6 +98,9 @@ async def create(
             principal=principal_record(access.principal),
             next_run_date=first,
         )
+        return cron
+
+    cron = await runtime.db.write(unit)
     _poke(runtime)
     return cron
 
@@ -107,10 +111,11 @@ async def assistant_key(
     """Search filters accept a graph id too (its system assistant)."""
     if not assistant_id:
         return assistant_id
-    async with runtime.db.read() as conn:
-        found = await assistants_repo.resolve_assistant(
+    found = await runtime.db.read(
+        lambda conn: assistants_repo.resolve_assistant(
             conn, assistant_id, owner_scope=access.owner_scope
         )
+    )
     return found["assistant_id"] if found else assistant_id
 
 
@@ -136,8 +141,8 @@ async def search(
         "offset": offset,
     }
     filt = await authorize(runtime, access, "crons", "search", value)
-    async with runtime.db.read() as conn:
-        return await repo.search(
+    return await runtime.db.read(
+        lambda conn: repo.search(
             conn,
             assistant_id=key,
             thread_id=thread_id,
@@ -149,6 +154,7 @@ async def search(
             sort_order=sort_order,
             scope=OwnerScope(owner_id=access.owner_scope, filter=filt),
         )
+    )
 
 
 async def count(
@@ -162,14 +168,15 @@ async def count(
     key = await assistant_key(runtime, access, assistant_id)
     value: dict[str, object] = {"assistant_id": key, "thread_id": thread_id, "metadata": metadata}
     filt = await authorize(runtime, access, "crons", "search", value)
-    async with runtime.db.read() as conn:
-        return await repo.count(
+    return await runtime.db.read(
+        lambda conn: repo.count(
             conn,
             assistant_id=key,
             thread_id=thread_id,
             metadata=metadata,
             scope=OwnerScope(owner_id=access.owner_scope, filter=filt),
         )
+    )
 
 
 async def _load(
@@ -180,8 +187,7 @@ async def _load(
     value: dict[str, object] | None = None,
 ) -> RowMapping:
     filt = await authorize(runtime, access, "crons", action, value or {"cron_id": cron_id})
-    async with runtime.db.read() as conn:
-        row = await repo.get_row(conn, cron_id)
+    row = await runtime.db.read(lambda conn: repo.get_row(conn, cron_id))
     if row is None or not visible(access, row["owner_id"], row["metadata"], filt):
         raise NotFound.of("Cron", cron_id)
     return row
@@ -206,16 +212,17 @@ async def update(
     current = await _load(runtime, access, cron_id, "update", value)
     metadata = value["metadata"] if isinstance(value.get("metadata"), dict) else spec.metadata
     nxt = _first_run(spec)
-    async with runtime.db.tx() as conn:
+
+    def unit(conn: Connection):
         assistant_id = current["assistant_id"]
         if spec.assistant_id != assistant_id:
-            assistant = await assistants_repo.resolve_assistant(
+            assistant = assistants_repo.resolve_assistant(
                 conn, spec.assistant_id, owner_scope=access.owner_scope
             )
             if assistant is None:
                 raise NotFound.of("Assistant", spec.assistant_id)
             assistant_id = assistant["assistant_id"]
-        await repo.update_cron(
+        repo.update_cron(
             conn,
             cron_id,
             assistant_id=assistant_id,
@@ -228,7 +235,10 @@ async def update(
             metadata=metadata,
             next_run_date=nxt,
         )
-        cron = await repo.get(conn, cron_id)
+        cron = repo.get(conn, cron_id)
+        return cron
+
+    cron = await runtime.db.write(unit)
     _poke(runtime)
     if cron is None:  # deleted meanwhile
         raise NotFound.of("Cron", cron_id)
@@ -237,6 +247,5 @@ async def update(
 
 async def delete(runtime: AppRuntime, access: Access, cron_id: str) -> None:
     await _load(runtime, access, cron_id, "delete")
-    async with runtime.db.tx() as conn:
-        if not await repo.delete_cron(conn, cron_id):
-            raise NotFound.of("Cron", cron_id)
+    if not await runtime.db.write(lambda conn: repo.delete_cron(conn, cron_id)):
+        raise NotFound.of("Cron", cron_id)

@@ -27,8 +27,8 @@ async def put(
 ) -> dict[str, Any]:
     """Set the caller's feedback on the run (replacing an earlier one)."""
     await load_run(runtime, access, thread_id, run_id)
-    async with runtime.db.tx() as conn:
-        return await repo.upsert(
+    return await runtime.db.write(
+        lambda conn: repo.upsert(
             conn,
             run_id=run_id,
             thread_id=thread_id,
@@ -37,6 +37,7 @@ async def put(
             comment=comment,
             message_id=message_id,
         )
+    )
 
 
 async def get(
@@ -44,15 +45,13 @@ async def get(
 ) -> dict[str, Any] | None:
     """The caller's feedback on the run (None when they gave none)."""
     await load_run(runtime, access, thread_id, run_id)
-    async with runtime.db.read() as conn:
-        return await repo.get(conn, run_id, access.identity)
+    return await runtime.db.read(lambda conn: repo.get(conn, run_id, access.identity))
 
 
 async def remove(runtime: AppRuntime, access: Access, thread_id: str, run_id: str) -> None:
     """Remove the caller's feedback on the run; `NotFound` when there is none."""
     await load_run(runtime, access, thread_id, run_id)
-    async with runtime.db.tx() as conn:
-        removed = await repo.remove(conn, run_id, access.identity)
+    removed = await runtime.db.write(lambda conn: repo.remove(conn, run_id, access.identity))
     if not removed:
         raise NotFound(f"No feedback on run {run_id}")
 
@@ -60,5 +59,4 @@ async def remove(runtime: AppRuntime, access: Access, thread_id: str, run_id: st
 async def for_thread(runtime: AppRuntime, access: Access, thread_id: str) -> list[dict[str, Any]]:
     """The caller's feedback on every run of the thread."""
     await load_thread(runtime, access, thread_id)
-    async with runtime.db.read() as conn:
-        return await repo.for_thread(conn, thread_id, access.identity)
+    return await runtime.db.read(lambda conn: repo.for_thread(conn, thread_id, access.identity))

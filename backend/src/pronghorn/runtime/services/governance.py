@@ -25,17 +25,18 @@ class SqlGovernance:
 
     async def spend(self, run_id: str, owner_id: str) -> SpendWindows:
         day, month = window_starts(now())
-        async with self.db.read() as conn:
-            got = await model_usage.spend(
+        got = await self.db.read(
+            lambda conn: model_usage.spend(
                 conn, run_id=run_id, owner_id=owner_id, day_start=day, month_start=month
             )
+        )
         return SpendWindows(
             run=Spend(*got["run"]), day=Spend(*got["day"]), month=Spend(*got["month"])
         )
 
     async def record_call(self, usage: CallUsage) -> None:
-        async with self.db.tx() as conn:
-            await model_usage.append(
+        await self.db.write(
+            lambda conn: model_usage.append(
                 conn,
                 at=now(),
                 owner_id=usage.owner_id,
@@ -46,6 +47,7 @@ class SqlGovernance:
                 output_tokens=usage.output_tokens,
                 cost_usd=usage.cost_usd,
             )
+        )
 
     async def audit(
         self, action: str, *, actor: str | None, target: str | None, detail: Mapping[str, object]

@@ -25,7 +25,7 @@ class IdempotencyKeys:
     ) -> KeyRecord | None:
         """Take the key for this request (None), or the record already holding it (a
         pending one older than `stale_s` is taken over)."""
-        return await self.db.run(
+        return await self.db.write(
             lambda conn: repo.claim(
                 conn,
                 owner_id=owner_id,
@@ -39,10 +39,10 @@ class IdempotencyKeys:
 
     async def finish(self, *, owner_id: str, key: str, result: dict[str, Any]) -> None:
         """Record what a retry with the key replays."""
-        await self.db.run(
+        await self.db.write(
             lambda conn: repo.finish(conn, owner_id=owner_id, key=key, result=result, at=now())
         )
 
     async def release(self, *, owner_id: str, key: str) -> None:
         """Free the key (the request failed: a retry runs it again)."""
-        await self.db.run(lambda conn: repo.release(conn, owner_id=owner_id, key=key))
+        await self.db.write(lambda conn: repo.release(conn, owner_id=owner_id, key=key))

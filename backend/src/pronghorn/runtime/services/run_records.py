@@ -34,10 +34,11 @@ async def list_runs(
 ) -> list[dict[str, Any]]:
     """A page of the thread's runs, newest first."""
     await load_thread(runtime, access, thread_id)
-    async with runtime.db.read() as conn:
-        return await repo.list_for_thread(
+    return await runtime.db.read(
+        lambda conn: repo.list_for_thread(
             conn, thread_id, limit=limit, offset=offset, status=status
         )
+    )
 
 
 async def get_run(
@@ -53,7 +54,7 @@ async def get_run(
         runtime, access, "threads", action, {"thread_id": thread_id, "run_id": run_id}
     )
     # The SDKs GET the run after every stream: one hop, not a multi-hop async session.
-    found = await runtime.db.run(lambda conn: run_units.get_owned_run(conn, run_id, thread_id))
+    found = await runtime.db.write(lambda conn: run_units.get_owned_run(conn, run_id, thread_id))
     if found is None or not visible(access, found.owner_id, found.thread_metadata, filt):
         raise NotFound.of("Run", run_id)
     return runtime.runs.overlay(found.run)
@@ -64,5 +65,4 @@ async def delete_run(runtime: AppRuntime, access: Access, thread_id: str, run_id
     run = await get_run(runtime, access, run_id, thread_id, "delete")
     if in_flight(run):
         raise Conflict(f"Run {run_id} is {run['status']}; cancel it before deleting it")
-    async with runtime.db.tx() as conn:
-        await repo.delete_run(conn, run_id)
+    await runtime.db.write(lambda conn: repo.delete_run(conn, run_id))

@@ -184,10 +184,11 @@ def _task(cron: dict[str, Any], runs: list[dict[str, Any]], run_count: int) -> d
 
 
 async def _view(runtime: AppRuntime, cron: dict[str, Any]) -> dict[str, Any]:
-    async with runtime.db.read() as conn:
-        runs, total = await runs_repo.list_for_cron(
+    runs, total = await runtime.db.read(
+        lambda conn: runs_repo.list_for_cron(
             conn, cron["cron_id"], owner_id=cron["user_id"], limit=1
         )
+    )
     return _task(cron, runs, total)
 
 
@@ -290,8 +291,9 @@ async def set_enabled(
 async def trigger(runtime: AppRuntime, access: Access, task_id: str) -> dict[str, Any]:
     """Run the task now, as its owner (409 while a run of it is still going)."""
     row = await crons.get_row(runtime, access, task_id, "update")
-    async with runtime.db.read() as conn:
-        latest, _ = await runs_repo.list_for_cron(conn, task_id, owner_id=row["owner_id"], limit=1)
+    latest, _ = await runtime.db.read(
+        lambda conn: runs_repo.list_for_cron(conn, task_id, owner_id=row["owner_id"], limit=1)
+    )
     if latest and latest[0]["status"] in runs_repo.INFLIGHT:
         raise Conflict("The task is running; trigger it again when its run has finished")
     await fire_cron(runtime, dict(row), trigger="manual")
@@ -326,8 +328,9 @@ async def task_runs(
     runtime: AppRuntime, access: Access, task_id: str, *, limit: int, offset: int
 ) -> list[dict[str, Any]]:
     cron = await crons.get(runtime, access, task_id)  # the caller's, or not found
-    async with runtime.db.read() as conn:
-        found, _ = await runs_repo.list_for_cron(
+    found, _ = await runtime.db.read(
+        lambda conn: runs_repo.list_for_cron(
             conn, task_id, owner_id=cron["user_id"], limit=limit, offset=offset
         )
+    )
     return [_run_entry(task_id, run) for run in found]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import AsyncGenerator, Mapping
 from datetime import UTC, datetime
@@ -111,8 +112,7 @@ class Scheduler:
     async def tick(self, at: datetime | None = None) -> int:
         at = at or datetime.now(UTC)
         db = self.runtime.db
-        async with db.read() as conn:
-            due = await crons_repo.due(conn, at)
+        due = await db.read(lambda conn: crons_repo.due(conn, at))
         fired = 0
         for row in due:
             due_at = row["next_run_date"]
@@ -127,8 +127,10 @@ class Scheduler:
                     log.exception("bad cron schedule", extra={"cron_id": row["cron_id"]})
             if nxt is not None and end is not None and nxt >= end:
                 nxt = None
-            async with db.tx() as conn:
-                won = await crons_repo.claim(conn, row["cron_id"], due_at, nxt)
+            claim = functools.partial(
+                crons_repo.claim, cron_id=row["cron_id"], due_at=due_at, next_at=nxt
+            )
+            won = await db.write(claim)
             if won and not expired:
                 fired += 1
                 await self._fire(row)

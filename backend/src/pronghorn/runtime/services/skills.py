@@ -111,8 +111,7 @@ class SkillCatalog:
 
     async def _views(self, identity: str, config: AppConfig | None = None) -> list[SkillView]:
         found = await self.discover(identity, config)
-        async with self.db.read() as conn:
-            states = await repo.states(conn, identity)
+        states = await self.db.read(lambda conn: repo.states(conn, identity))
         return [
             SkillView(
                 skill=s,
@@ -140,8 +139,11 @@ class SkillCatalog:
         view = await self.get(access, name)
         if view.skill.category == "public" and not access.principal.is_admin:
             raise Forbidden(f"Skill {name!r} is shared by every user: only an admin may switch it")
-        async with self.db.tx() as conn:
-            await repo.set_enabled(conn, _owner_of(view.skill, access.identity), name, enabled)
+        await self.db.write(
+            lambda conn: repo.set_enabled(
+                conn, _owner_of(view.skill, access.identity), name, enabled
+            )
+        )
         return SkillView(view.skill, enabled, view.editable)
 
     async def install(self, access: Access, data: bytes) -> SkillView:
@@ -156,8 +158,7 @@ class SkillCatalog:
             raise InvalidInput(f"Invalid skill archive: {exc}") from None
         except SkillExists as exc:
             raise Conflict(str(exc)) from None
-        async with self.db.tx() as conn:  # a reinstalled skill starts enabled
-            await repo.forget(conn, access.identity, [name])
+        await self.db.write(lambda conn: repo.forget(conn, access.identity, [name]))
         return await self.get(access, name)
 
     async def delete_custom(self, access: Access, name: str) -> None:
@@ -165,8 +166,7 @@ class SkillCatalog:
         if view.skill.category != "custom":
             raise NotFound(f"Custom skill {name!r} not found")
         await asyncio.to_thread(remove_skill, view.skill.host_dir)
-        async with self.db.tx() as conn:
-            await repo.forget(conn, access.identity, [name])
+        await self.db.write(lambda conn: repo.forget(conn, access.identity, [name]))
 
     # -- runs and sandboxes ----------------------------------------------------------------------
 

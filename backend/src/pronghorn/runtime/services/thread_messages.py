@@ -117,7 +117,7 @@ async def load_run(
     filt = await authorize(
         runtime, access, "threads", "read", {"thread_id": thread_id, "run_id": run_id}
     )
-    found = await runtime.db.run(lambda conn: run_units.get_owned_run(conn, run_id, thread_id))
+    found = await runtime.db.write(lambda conn: run_units.get_owned_run(conn, run_id, thread_id))
     if found is None or not visible(access, found.owner_id, found.thread_metadata, filt):
         raise NotFound.of("Run", run_id)
     return found.run

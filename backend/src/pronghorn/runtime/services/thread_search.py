@@ -20,7 +20,7 @@ async def search_threads(
     words = repo.words(query)
     if not words:
         raise InvalidInput("Search for at least one word (letters or digits).")
-    async with runtime.db.tx() as conn:
-        await repo.refresh(conn, access.owner_scope)
-    async with runtime.db.read() as conn:
-        return await repo.search(conn, words, access.owner_scope, limit, offset)
+    await runtime.db.write(lambda conn: repo.refresh(conn, access.owner_scope))
+    return await runtime.db.read(
+        lambda conn: repo.search(conn, words, access.owner_scope, limit, offset)
+    )

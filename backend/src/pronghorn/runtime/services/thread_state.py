@@ -92,12 +92,14 @@ async def idle_turn(runtime: AppRuntime, thread_id: str) -> AsyncGenerator[SaveC
         thread_id, busy=lambda run_id: ThreadBusy(thread_id, run_id)
     ):
         if runtime.db.is_sqlite:
-            async with runtime.db.read() as conn:
-                _check_idle(thread_id, await repo.status_of(conn, thread_id))
+            _check_idle(thread_id, await runtime.db.read(lambda c: repo.status_of(c, thread_id)))
 
             async def save_apart(cache: CachedState) -> None:
-                async with runtime.db.tx() as conn:
-                    await repo.set_fields(conn, thread_id, values=cache[0], interrupts=cache[1])
+                await runtime.db.write(
+                    lambda conn: repo.set_fields(
+                        conn, thread_id, values=cache[0], interrupts=cache[1]
+                    )
+                )
 
             yield save_apart
             return
@@ -110,9 +112,8 @@ async def _database_turn(runtime: AppRuntime, thread_id: str) -> AsyncGenerator[
     """PostgreSQL: the thread's turn in the database, for every replica (`take_turn`): two
     short transactions around the update, none held open while the checkpointer writes on
     its own connection. A replica that dies within its turn loses it after runs.lease_s."""
-    async with runtime.db.tx() as conn:
-        hold_s = runtime.config.runs.lease_s
-        status, held = await conn.run_sync(lambda c: repo.take_turn(c, thread_id, hold_s=hold_s))
+    hold_s = runtime.config.runs.lease_s
+    status, held = await runtime.db.write(lambda c: repo.take_turn(c, thread_id, hold_s=hold_s))
     if held:
         raise ThreadBusy(thread_id, doing="another state update is in progress")
     _check_idle(thread_id, status)
@@ -121,8 +122,7 @@ async def _database_turn(runtime: AppRuntime, thread_id: str) -> AsyncGenerator[
     async def save_ending_turn(cache: CachedState) -> None:
         nonlocal ended
         stmt = repo.set_fields_stmt(thread_id, values=cache[0], interrupts=cache[1])
-        async with runtime.db.tx() as conn:
-            await conn.execute(stmt.values(turn_until=None))
+        await runtime.db.write(lambda conn: conn.execute(stmt.values(turn_until=None)))
         ended = True
 
     try:
@@ -130,16 +130,16 @@ async def _database_turn(runtime: AppRuntime, thread_id: str) -> AsyncGenerator[
     finally:
         if not ended:
             try:
-                async with runtime.db.tx() as conn:
-                    await conn.execute(repo.end_turn_stmt(thread_id))
+                await runtime.db.write(lambda conn: conn.execute(repo.end_turn_stmt(thread_id)))
             except Exception:  # it lapses on its own; the update's own error matters more
                 log.warning("a thread's turn was not ended; it lapses", exc_info=True)
 
 
 async def refresh_cache(runtime: AppRuntime, thread_id: str, graph: Any) -> None:
     cache = await st.current_cache(graph, thread_id)
-    async with runtime.db.tx() as conn:
-        await repo.set_fields(conn, thread_id, values=cache[0], interrupts=cache[1])
+    await runtime.db.write(
+        lambda conn: repo.set_fields(conn, thread_id, values=cache[0], interrupts=cache[1])
+    )
 
 
 async def apply_supersteps(

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING
+
+from sqlalchemy.engine import Connection, RowMapping
 
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.sandbox.paths import delete_thread_dirs, user_folder
@@ -25,9 +28,11 @@ async def purge_thread(runtime: AppRuntime, thread_id: str) -> bool:
     folder). False if unknown."""
     if runtime.is_started("runs"):
         await runtime.runs.cancel_thread(thread_id)
-    async with runtime.db.tx() as conn:
-        row = await threads_repo.get_row(conn, thread_id)
-        existed = await threads_repo.delete_thread(conn, thread_id)
+
+    def unit(conn: Connection) -> tuple[RowMapping | None, bool]:
+        return threads_repo.get_row(conn, thread_id), threads_repo.delete_thread(conn, thread_id)
+
+    row, existed = await runtime.db.write(unit)
     user_id = user_folder(row["owner_id"] if row is not None else None)
     # Outside the transaction: on SQLite the checkpointer shares the connection lock.
     await runtime.checkpointer.adelete_thread(thread_id)
@@ -40,14 +45,14 @@ async def purge_thread(runtime: AppRuntime, thread_id: str) -> bool:
 
 async def sweep_once(runtime: AppRuntime) -> int:
     """Apply the TTL strategy to every expired thread; returns how many were handled."""
-    async with runtime.db.read() as conn:
-        due = await threads_repo.expired(conn)
+    due = await runtime.db.read(lambda conn: threads_repo.expired(conn))
     for thread_id, strategy in due:
         try:
             if strategy == "keep_latest":
                 await runtime.checkpointer.aprune([thread_id], strategy="keep_latest")
-                async with runtime.db.tx() as conn:
-                    await threads_repo.renew_ttl(conn, thread_id)
+                await runtime.db.write(
+                    functools.partial(threads_repo.renew_ttl, thread_id=thread_id)
+                )
             else:
                 await purge_thread(runtime, thread_id)
         except Exception:

@@ -7,6 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from sqlalchemy.engine import Connection
+
 from pronghorn.persistence.repos import model_usage
 from pronghorn.persistence.repos import runs as runs_repo
 from pronghorn.runtime.access import Access
@@ -38,14 +40,16 @@ async def thread_usage(
 ) -> ThreadUsage:
     """The usage of a thread `access` may read (`NotFound` otherwise)."""
     await load_thread(runtime, access, thread_id)
-    async with runtime.db.read() as conn:
-        total = await runs_repo.token_usage_for_thread(conn, thread_id)
-        per_run = await runs_repo.token_usage_by_run(conn, thread_id)
+
+    def unit(conn: Connection):
+        total = runs_repo.token_usage_for_thread(conn, thread_id)
+        per_run = runs_repo.token_usage_by_run(conn, thread_id)
         statuses = None if include_active else _settled(per_run)
-        by_model = await model_usage.by_model_for_thread(conn, thread_id, statuses=statuses)
-        active = (
-            await model_usage.active_for_thread(conn, thread_id, ACTIVE) if include_active else None
-        )
+        by_model = model_usage.by_model_for_thread(conn, thread_id, statuses=statuses)
+        active = model_usage.active_for_thread(conn, thread_id, ACTIVE) if include_active else None
+        return total, per_run, by_model, active
+
+    total, per_run, by_model, active = await runtime.db.read(unit)
     inputs, outputs = int(total["input_tokens"]), int(total["output_tokens"])
     tokens, calls = int(total["total_tokens"]), int(total["llm_calls"])
     if active is not None:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from pronghorn.auth.authorizer import Action
@@ -120,8 +121,9 @@ async def _create_row(
     ttl, expires_at = repo.ttl_fields(new.ttl)
     for attempt in (1, 2):  # with do_nothing, a concurrent create of the same id may win
         try:
-            async with runtime.db.tx() as conn:
-                existing = await repo.get_row(conn, thread_id)
+
+            def unit(conn: Connection) -> tuple[RowMapping | None, dict[str, Any]]:
+                existing = repo.get_row(conn, thread_id)
                 if existing is not None:
                     mine = visible(access, existing["owner_id"], existing["metadata"], filt)
                     if not mine and others_missing:
@@ -129,7 +131,7 @@ async def _create_row(
                     if new.if_exists == "do_nothing" and mine:
                         return existing, repo.to_api(existing)
                     raise Conflict(f"Thread {thread_id} already exists")
-                created = await repo.insert_thread(
+                created = repo.insert_thread(
                     conn,
                     thread_id,
                     metadata=metadata,
@@ -137,7 +139,9 @@ async def _create_row(
                     expires_at=expires_at,
                     owner_id=access.identity,
                 )
-            return None, created
+                return None, created
+
+            return await runtime.db.write(unit)
         except IntegrityError:
             if attempt == 2 or new.if_exists != "do_nothing":
                 raise
@@ -176,8 +180,7 @@ async def create(runtime: AppRuntime, access: Access, new: NewThread) -> dict[st
     except BaseException:
         await purge_thread(runtime, thread_id)  # no partial thread on a bad superstep
         raise
-    async with runtime.db.read() as conn:
-        done = await repo.get(conn, thread_id)
+    done = await runtime.db.read(lambda conn: repo.get(conn, thread_id))
     if done is None:  # deleted meanwhile
         raise NotFound.of("Thread", thread_id)
     return done
@@ -197,8 +200,8 @@ async def search(
     at least `offset + limit + 1` on the others (`value`: the request as the authorizer
     sees it)."""
     scope = await _scope(runtime, access, value)
-    async with runtime.db.read() as conn:
-        return await repo.search(
+    return await runtime.db.read(
+        lambda conn: repo.search(
             conn,
             metadata=query.metadata,
             values=query.values,
@@ -211,16 +214,18 @@ async def search(
             scope=scope,
             exact_total=False,
         )
+    )
 
 
 async def count(
     runtime: AppRuntime, access: Access, query: ThreadQuery, value: dict[str, object]
 ) -> int:
     scope = await _scope(runtime, access, value)
-    async with runtime.db.read() as conn:
-        return await repo.count(
+    return await runtime.db.read(
+        lambda conn: repo.count(
             conn, metadata=query.metadata, values=query.values, status=query.status, scope=scope
         )
+    )
 
 
 async def update(
@@ -236,8 +241,9 @@ async def update(
     await load_row(runtime, access, thread_id, "update", value)
     if isinstance(value.get("metadata"), dict):  # the authorizer may change it
         metadata = dict(cast(Mapping[str, Any], value["metadata"]))
-    async with runtime.db.tx() as conn:
-        updated = await repo.update_thread(conn, thread_id, metadata=metadata, ttl=ttl)
+    updated = await runtime.db.write(
+        lambda conn: repo.update_thread(conn, thread_id, metadata=metadata, ttl=ttl)
+    )
     if updated is None:
         raise NotFound.of("Thread", thread_id)
     return updated
@@ -278,15 +284,14 @@ async def copy(runtime: AppRuntime, access: Access, thread_id: str) -> dict[str,
     await runtime.checkpointer.acopy_thread(row["thread_id"], new_thread)
     try:
         await runtime.db.retry(
-            lambda: runtime.db.run(
+            lambda: runtime.db.write(
                 lambda conn: repo.insert_copy(conn, row, new_thread, access.identity)
             )
         )
     except BaseException:
         await asyncio.shield(runtime.checkpointer.adelete_thread(new_thread))
         raise
-    async with runtime.db.read() as conn:
-        copied = await repo.get(conn, new_thread)
+    copied = await runtime.db.read(lambda conn: repo.get(conn, new_thread))
     if copied is None:  # deleted meanwhile
         raise NotFound.of("Thread", new_thread)
     return copied

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sqlalchemy.engine import Connection
+
 from pronghorn.auth.errors import AccountError
 from pronghorn.persistence.repos import assistants as assistants_repo
 from pronghorn.persistence.repos import crons as crons_repo
@@ -54,30 +56,40 @@ class Removed:
 async def remove_user(runtime: AppRuntime, user_id: str) -> tuple[User, Removed]:
     """Delete the user and everything of theirs; 404 if unknown, 409 for the last enabled
     admin."""
-    async with runtime.db.tx() as conn:
-        user = await users_repo.get(conn, user_id)
+
+    def disable(conn: Connection) -> User:
+        user = users_repo.get(conn, user_id)
         if user is None:
             raise AccountError(f"User with ID {user_id} not found", 404)
-        if user.is_admin and not user.disabled and await users_repo.count_admins(conn) <= 1:
+        if user.is_admin and not user.disabled and users_repo.count_admins(conn) <= 1:
             raise AccountError("Refused: this is the last enabled admin", 409)
-        await users_repo.update_user(conn, user_id, disabled=True)
-        await sessions_repo.delete_for_user(conn, user_id)
-    async with runtime.db.read() as conn:
-        thread_ids = await owners_repo.thread_ids(conn, user_id)
+        users_repo.update_user(conn, user_id, disabled=True)
+        sessions_repo.delete_for_user(conn, user_id)
+        return user
+
+    user = await runtime.db.write(disable)
+    thread_ids = await runtime.db.read(lambda conn: owners_repo.thread_ids(conn, user_id))
     for thread_id in thread_ids:
         await purge_thread(runtime, thread_id)
-    async with runtime.db.tx() as conn:
-        cron_ids = await owners_repo.cron_ids(conn, user_id)
+
+    def delete_owned(conn: Connection) -> tuple[list[str], list[str]]:
+        cron_ids = owners_repo.cron_ids(conn, user_id)
         for cron_id in cron_ids:
-            await crons_repo.delete_cron(conn, cron_id)
-        assistant_ids = await owners_repo.assistant_ids(conn, user_id)
+            crons_repo.delete_cron(conn, cron_id)
+        assistant_ids = owners_repo.assistant_ids(conn, user_id)
         for assistant_id in assistant_ids:
-            await assistants_repo.delete_assistant(conn, assistant_id)
+            assistants_repo.delete_assistant(conn, assistant_id)
+        return cron_ids, assistant_ids
+
+    cron_ids, assistant_ids = await runtime.db.write(delete_owned)
     documents = await runtime.memory.forget_user(user_id) if runtime.is_started("memory") else 0
     items = await _delete_store_items(runtime, (USER_ROOT, owner_label(user_id)))
-    async with runtime.db.tx() as conn:
-        await owners_repo.forget_links(conn, user_id)
-        await users_repo.delete_user(conn, user_id)
+
+    def forget(conn: Connection) -> None:
+        owners_repo.forget_links(conn, user_id)
+        users_repo.delete_user(conn, user_id)
+
+    await runtime.db.write(forget)
     await asyncio.to_thread(_remove_folder, runtime.data_dir / "users" / user_folder(user_id))
     return user, Removed(len(thread_ids), len(cron_ids), len(assistant_ids), documents, items)
 

@@ -77,8 +77,9 @@ async def open_runtime(
         # The AppRuntime is a LeadAgentHost; pyright does not apply `Started.__get__` when it
         # matches a descriptor against a protocol's property, hence the cast.
         graphs.add_builtin("lead_agent", LeadAgentFactory(cast("LeadAgentHost", runtime)))
-        await ensure_system_assistants(db, graphs.known_ids())
-        pruned = await prune_system_assistants(db, graphs.known_ids())
+        known = graphs.known_ids()
+        await db.write(lambda conn: ensure_system_assistants(conn, known))
+        pruned = await db.write(lambda conn: prune_system_assistants(conn, known))
         if pruned:
             log.info("system assistants of graphs no longer configured removed: %s", pruned)
         await prepare_setup(db, config, data_dir)

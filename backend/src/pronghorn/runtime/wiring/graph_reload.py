@@ -47,9 +47,10 @@ class GraphReloader:
             result = await graphs.apply(specs, changed)
             new = [g for g in graphs.known_ids() if g not in known_before]
             if new:
-                await ensure_system_assistants(self.runtime.db, new)
+                await self.runtime.db.write(lambda conn: ensure_system_assistants(conn, new))
             if result.removed:
-                await remove_system_assistants(self.runtime.db, result.removed)
+                removed = result.removed
+                await self.runtime.db.write(lambda conn: remove_system_assistants(conn, removed))
             if graphs.watched_files() != files_before:
                 self.rewatch.set()
 

@@ -22,7 +22,7 @@ async def redis_broker(runtime: AppRuntime) -> AsyncGenerator[None, None]:
     db = runtime.db
 
     async def run_finished(run_id: str) -> bool:
-        found = await db.run(lambda conn: run_units.run_status_owner(conn, run_id))
+        found = await db.write(lambda conn: run_units.run_status_owner(conn, run_id))
         return found is None or found[0] not in runs_repo.INFLIGHT
 
     async with redis_client(cfg.redis_url, block_s=BLOCK_S) as client:

@@ -19,20 +19,24 @@ TELEGRAM_OFF = {"telegram": {"enabled": False, "bot_token": "123:abc"}}
 async def test_connections_is_an_object_with_deerflow_fields(make_app: StartApp) -> None:
     app = await make_app(channels=TELEGRAM_OFF)
     db = app.runtime.db
-    await repo.add_code(
-        db,
-        code_hash=code_hash("c1"),
-        channel="telegram",
-        owner_id="alice",
-        principal={"identity": "alice"},
-        ttl_s=600,
+    await db.write(
+        lambda conn: repo.add_code(
+            conn,
+            code_hash=code_hash("c1"),
+            channel="telegram",
+            owner_id="alice",
+            principal={"identity": "alice"},
+            ttl_s=600,
+        )
     )
-    bound = await repo.redeem_code(
-        db,
-        code_hash=code_hash("c1"),
-        channel="telegram",
-        external_id="42",
-        external_name="alice_tg",
+    bound = await db.write(
+        lambda conn: repo.redeem_code(
+            conn,
+            code_hash=code_hash("c1"),
+            channel="telegram",
+            external_id="42",
+            external_name="alice_tg",
+        )
     )
     assert bound is not None
     async with app.http("alice") as http:

@@ -46,6 +46,10 @@ class LocalServer:
     port: int = 0
     routes: dict[str, Handler] = field(default_factory=dict)
     requests: list[Request] = field(default_factory=list)
+    # Connections being served: a handler still waiting when the test ends (a client that
+    # timed out on a slow route) is cancelled and its socket closed at teardown, instead of
+    # being left to the garbage collector (an unclosed-transport warning in a later test).
+    serving: set[asyncio.Task[None]] = field(default_factory=set)
 
     @property
     def base_url(self) -> str:
@@ -59,6 +63,9 @@ class LocalServer:
         return register
 
     async def handle(self, reader: asyncio.StreamReader, writer: Writer) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self.serving.add(task)
         try:
             raw = await reader.readuntil(b"\r\n\r\n")
             first, *header_lines = raw.decode("latin-1").split("\r\n")
@@ -80,8 +87,15 @@ class LocalServer:
         except (asyncio.IncompleteReadError, ConnectionError):
             pass
         finally:
+            self.serving.discard(task)
             with contextlib.suppress(Exception):
-                writer.close()
+                writer.transport.abort() if task.cancelling() else writer.close()
+
+    async def stop(self) -> None:
+        """End every connection still being served."""
+        for task in list(self.serving):
+            task.cancel()
+        await asyncio.gather(*self.serving, return_exceptions=True)
 
 
 @pytest.fixture
@@ -92,3 +106,4 @@ async def server() -> AsyncIterator[LocalServer]:
     async with tcp:
         yield srv
         tcp.close()
+        await srv.stop()

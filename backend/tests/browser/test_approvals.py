@@ -113,7 +113,9 @@ def test_deny_with_a_reason(approvals_page: Any, approvals_server: LiveServer) -
 def test_feedback_and_budget_badge(approvals_page: Any, approvals_server: LiveServer) -> None:
     page = approvals_page
     send(page, "hello")
-    page.get_by_text("Just chatting.").wait_for()
+    # The answer, not the follow-up chip: the suggestions call gets the same scripted reply,
+    # and once its chip is shown an unscoped text locator matches both.
+    page.get_by_test_id("message-assistant").get_by_text("Just chatting.").wait_for()
     wait_idle(page)
     thread = thread_id(page)
     (run,) = runs_of(approvals_server, thread)

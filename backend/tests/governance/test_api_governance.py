@@ -120,9 +120,21 @@ async def test_budget_refusal_before_the_model_call(budget_srv: InProcessServer)
     assert budget["per_run"]["cost_limit_usd"] == 5.0
 
 
-async def test_budget_error_is_streamed(budget_srv: InProcessServer) -> None:
-    client = budget_srv.sdk()
+@pytest.fixture(scope="module")
+def streamed_budget_srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessServer]:
+    """A server of its own: the streaming test spends its own budget, so it passes alone
+    and in any order (sharing budget_srv, it relied on the refusal test having run first)."""
+    cfg = config(budgets={"per_user_daily": {"tokens": 1200}})
+    server = InProcessServer(tmp_path_factory.mktemp("budget-stream"), cfg).start()
+    yield server
+    server.stop()
+
+
+async def test_budget_error_is_streamed(streamed_budget_srv: InProcessServer) -> None:
+    client = streamed_budget_srv.sdk()
     tid = (await client.threads.create())["thread_id"]
+    spent = await client.runs.wait(tid, "lead_agent", input=msg("spend it"))
+    assert spent["messages"][-1]["content"] == "spent"  # 1,000 of the 1,200 tokens
     events = [
         (p.event, p.data)
         async for p in client.runs.stream(tid, "lead_agent", input=msg("anything"))

@@ -28,18 +28,14 @@ TIMEOUT = pytest.mark.timeout(1800)
 
 
 @pytest.fixture(scope="session")
-def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+def engine() -> Engine:
     try:
-        eng = ensure_engine(tmp_path_factory.mktemp("engine"))
+        return ensure_engine()
     except EngineUnavailable as exc:
         message = f"container tests need a Docker engine: {exc}"
         if os.environ.get("PRONGHORN_REQUIRE_CONTAINERS") == "1":
             pytest.fail(message)
         pytest.skip(message)
-    try:
-        yield eng
-    finally:
-        eng.stop()
 
 
 @pytest.fixture(scope="session")

@@ -47,6 +47,7 @@ SOCKET = Path("/var/run/docker.sock")
 SUITE = "bookworm"
 BASE_REPO = "pronghorn-sandbox-base"
 SANDBOX_REPO = "pronghorn-sandbox"
+APT_GET = ["apt-get", "-o", "DPkg::Lock::Timeout=300", "-qq"]
 
 
 class EngineUnavailable(Exception):
@@ -87,18 +88,32 @@ def _answers(path: Path) -> bool:
         return False
 
 
+def apt_install(*packages: str) -> None:
+    """Install Debian `packages` (an `apt-get update` and a second try when the first fails:
+    a fresh machine's package lists may be stale); EngineUnavailable when it cannot."""
+    if os.geteuid() != 0 or shutil.which("apt-get") is None:
+        what = ", ".join(packages)
+        raise EngineUnavailable(f"{what} missing and cannot be installed here (needs root, apt)")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    install = [*APT_GET, "install", "-y", *packages]
+    done = _run(install, 900, env=env)
+    if done.returncode != 0:
+        _run([*APT_GET, "update"], 300, env=env)
+        done = _run(install, 900, env=env)
+    if done.returncode != 0:
+        raise EngineUnavailable(
+            f"apt-get install {' '.join(packages)} failed: {done.stderr.strip()[-300:]}"
+        )
+
+
 def _install_engine() -> None:
     if shutil.which("dockerd") is not None:
         return
     if os.geteuid() != 0:
         raise EngineUnavailable("dockerd is not installed and installing it needs root")
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    done = _run(["apt-get", "install", "-y", "docker.io"], 900, env=env)
-    if done.returncode != 0:
-        _run(["apt-get", "update"], 300, env=env)
-        done = _run(["apt-get", "install", "-y", "docker.io"], 900, env=env)
-    if done.returncode != 0 or shutil.which("dockerd") is None:
-        raise EngineUnavailable(f"apt-get install docker.io failed: {done.stderr.strip()[-300:]}")
+    apt_install("docker.io")
+    if shutil.which("dockerd") is None:
+        raise EngineUnavailable("apt-get installed docker.io but there is no dockerd")
 
 
 def _start_engine() -> None:
@@ -164,9 +179,7 @@ def _base_image() -> str:
     if _has_image(tag):
         return tag
     if shutil.which("debootstrap") is None:
-        if os.geteuid() != 0:
-            raise EngineUnavailable("debootstrap is not installed (apt-get install debootstrap)")
-        _run(["apt-get", "install", "-y", "debootstrap"], 600)
+        apt_install("debootstrap")
     with tempfile.TemporaryDirectory(prefix="pronghorn-rootfs-") as tmp:
         rootfs = Path(tmp) / "rootfs"
         done = _run(["debootstrap", "--variant=minbase", SUITE, str(rootfs), mirror], 1200)
@@ -207,18 +220,27 @@ def _sandbox_image(base: str) -> str:
     return tag
 
 
+def running_engine() -> str:
+    """The URL of a Docker engine that answers: ``DOCKER_HOST``'s, else the local socket's,
+    starting (and installing) ``dockerd`` when none answers. Under the machine-wide lock, so
+    parallel test workers and the container tests start one daemon between them; it runs
+    until ``python tests/support/docker_engine.py --stop`` (``make test`` does)."""
+    host = os.environ.get("DOCKER_HOST")
+    if host:
+        return host
+    with LOCK_FILE.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not _answers(SOCKET):
+            _start_engine()
+    return f"unix://{SOCKET}"
+
+
 @functools.cache
 def sandbox_engine() -> Engine:
     """The engine and the sandbox image (see the module's doc); cached per process."""
+    url = running_engine()
     with LOCK_FILE.open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        host = os.environ.get("DOCKER_HOST")
-        if host:
-            url = host
-        else:
-            if not _answers(SOCKET):
-                _start_engine()
-            url = f"unix://{SOCKET}"
         base = _base_image()
         return Engine(url=url, sandbox_image=_sandbox_image(base), base_image=base)
 

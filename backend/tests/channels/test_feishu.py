@@ -43,11 +43,12 @@ from fakes.feishu_server import (
     encrypt,
     mention,
 )
+from pronghorn.channels.access_token import AccessToken
 from pronghorn.channels.errors import PlatformError
 from pronghorn.channels.feishu.channel import FeishuTransport
 from pronghorn.channels.feishu.crypto import decrypt
 from pronghorn.channels.feishu.frame import Frame, FrameError, decode, encode
-from pronghorn.channels.feishu.token import TenantToken
+from pronghorn.channels.feishu.token import TenantFetch
 from pronghorn.channels.feishu.ws import LongConnection
 from pronghorn.channels.http_api import Backoff
 from pronghorn.channels.types import InboundFile, Target
@@ -441,9 +442,8 @@ async def test_token_is_refreshed_before_it_expires(fake: FakeFeishu):
     fake.token_ttl = 100
     try:
         async with httpx.AsyncClient() as client:
-            tokens = TenantToken(
-                client, fake.url, APP_ID, APP_SECRET, Backoff(0.05, 0.2), clock=lambda: now[0]
-            )
+            fetch = TenantFetch(client, fake.url, APP_ID, APP_SECRET, Backoff(0.05, 0.2))
+            tokens = AccessToken(fetch, early_s=600, clock=lambda: now[0])
             first = await tokens.get()
             assert await tokens.get() == first and tokens.fetches == 1  # cached
             now[0] += 49  # half the TTL is the safety margin for so short a token
@@ -455,7 +455,7 @@ async def test_token_is_refreshed_before_it_expires(fake: FakeFeishu):
             assert await tokens.get() == second
             tokens.invalidate(second)
             assert await tokens.get() not in (first, second) and tokens.fetches == 3
-            bad = TenantToken(client, fake.url, APP_ID, "wrong", Backoff(0.05, 0.2))
+            bad = AccessToken(TenantFetch(client, fake.url, APP_ID, "wrong", Backoff(0.05, 0.2)))
             with pytest.raises(Exception, match="10014"):
                 await bad.get()
     finally:

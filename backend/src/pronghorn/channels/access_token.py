@@ -1,6 +1,7 @@
-"""An app access token (WeCom's `gettoken`, DingTalk's `oauth2/accessToken`): fetched by a
-platform-specific call, cached, refreshed ahead of its expiry (five minutes, at most half
-its lifetime) and at once when the platform refuses it (`invalidate`). One fetch at a time."""
+"""An app access token (WeCom's `gettoken`, DingTalk's `oauth2/accessToken`, Feishu's
+`tenant_access_token`): fetched by a platform-specific call, cached, refreshed ahead of its
+expiry (`early_s` before it, at most half its lifetime) and at once when the platform
+refuses it (`invalidate`). One fetch at a time."""
 
 from __future__ import annotations
 
@@ -11,12 +12,17 @@ from collections.abc import Awaitable, Callable
 # The platform's answer: the token and its lifetime in seconds.
 Fetch = Callable[[], Awaitable[tuple[str, float]]]
 
-_EARLY_S = 300.0
-
 
 class AccessToken:
-    def __init__(self, fetch: Fetch, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        fetch: Fetch,
+        *,
+        early_s: float = 300.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._fetch = fetch
+        self._early_s = early_s
         self._clock = clock
         self._token: str | None = None
         self._refresh_at = 0.0
@@ -33,7 +39,7 @@ class AccessToken:
             token, ttl = await self._fetch()
             self.fetches += 1
             self._token = token
-            self._refresh_at = self._clock() + ttl - min(_EARLY_S, ttl / 2)
+            self._refresh_at = self._clock() + ttl - min(self._early_s, ttl / 2)
             return token
 
     def invalidate(self, token: str) -> None:

@@ -34,7 +34,7 @@ import httpx
 from pronghorn.channels.errors import BadSignature, ChannelError, PlatformError
 from pronghorn.channels.feishu.card import card, card_markdown, mention_text, post_text
 from pronghorn.channels.feishu.crypto import decrypt, verify_signature
-from pronghorn.channels.feishu.token import TOKEN_INVALID_CODES, TenantToken
+from pronghorn.channels.feishu.token import TOKEN_INVALID_CODES, tenant_token
 from pronghorn.channels.feishu.ws import LongConnection
 from pronghorn.channels.http_api import Backoff, as_json, call, read_capped
 from pronghorn.channels.transport import ErrorReport, Sink
@@ -104,7 +104,7 @@ class FeishuTransport:
         self._base = config.api_base_url.rstrip("/")
         self._client = httpx.AsyncClient(timeout=httpx.Timeout(30, connect=10))
         self._backoff = Backoff(config.retry_initial_s, config.retry_max_s)
-        self.tokens = TenantToken(
+        self.tokens = tenant_token(
             self._client,
             self._base,
             config.app_id,

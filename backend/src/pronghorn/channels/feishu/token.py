@@ -1,15 +1,12 @@
-"""The app's `tenant_access_token` (self-built app): fetched from
-`/open-apis/auth/v3/tenant_access_token/internal`, cached, refreshed ahead of its expiry
-and at once when the platform says it is invalid (`invalidate`). One fetch at a time."""
+"""The app's `tenant_access_token` (self-built app), fetched from
+`/open-apis/auth/v3/tenant_access_token/internal`; `channels/access_token.py` caches and
+refreshes it like the other platforms' tokens."""
 
 from __future__ import annotations
 
-import asyncio
-import time
-from collections.abc import Callable
-
 import httpx
 
+from pronghorn.channels.access_token import AccessToken
 from pronghorn.channels.errors import PlatformError
 from pronghorn.channels.http_api import Backoff, as_json, call
 
@@ -20,7 +17,16 @@ _DEFAULT_TTL_S = 7200.0
 _EARLY_S = 600.0  # refresh this long before the announced expiry (at most half the TTL)
 
 
-class TenantToken:
+def tenant_token(
+    client: httpx.AsyncClient, base_url: str, app_id: str, app_secret: str, backoff: Backoff
+) -> AccessToken:
+    """The app's token, cached (pass `clock` on the result's constructor in tests)."""
+    return AccessToken(TenantFetch(client, base_url, app_id, app_secret, backoff), early_s=_EARLY_S)
+
+
+class TenantFetch:
+    """One `tenant_access_token` call: the token and its lifetime in seconds."""
+
     def __init__(
         self,
         client: httpx.AsyncClient,
@@ -28,34 +34,13 @@ class TenantToken:
         app_id: str,
         app_secret: str,
         backoff: Backoff,
-        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._client = client
         self._url = base_url.rstrip("/") + TOKEN_PATH
         self._app_id, self._app_secret = app_id, app_secret
         self._backoff = backoff
-        self._clock = clock
-        self._token: str | None = None
-        self._refresh_at = 0.0
-        self._lock = asyncio.Lock()
-        self.fetches = 0
 
-    async def get(self) -> str:
-        token = self._token
-        if token is not None and self._clock() < self._refresh_at:
-            return token
-        async with self._lock:
-            if self._token is not None and self._clock() < self._refresh_at:
-                return self._token
-            return await self._fetch()
-
-    def invalidate(self, token: str) -> None:
-        """The platform refused `token`: the next `get` fetches a new one (unless another
-        caller already did)."""
-        if self._token == token:
-            self._token = None
-
-    async def _fetch(self) -> str:
+    async def __call__(self) -> tuple[str, float]:
         response = await call(
             self._client,
             "tenant_access_token",
@@ -72,7 +57,4 @@ class TenantToken:
             )
         expire = body.get("expire")
         ttl = float(expire) if isinstance(expire, (int, float)) and expire > 0 else _DEFAULT_TTL_S
-        self.fetches += 1
-        self._token = token
-        self._refresh_at = self._clock() + ttl - min(_EARLY_S, ttl / 2)
-        return token
+        return token, ttl

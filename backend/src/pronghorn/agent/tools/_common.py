@@ -22,7 +22,7 @@ class ToolError(Exception):
 
 def thread_of(runtime: AgentToolRuntime) -> tuple[str, str]:
     """``(user_id, thread_id)`` of the run calling the tool."""
-    configurable: dict[str, Any] = dict((runtime.config or {}).get("configurable") or {})
+    configurable: dict[str, object] = dict((runtime.config or {}).get("configurable") or {})
     thread_id = configurable.get("thread_id")
     if not thread_id:
         raise ToolError("This tool needs a thread: the run has no thread_id.")

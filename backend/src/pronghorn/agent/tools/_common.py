@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TypeVar
 
 from langchain_core.messages import ToolMessage
 
@@ -12,6 +12,8 @@ from pronghorn.agent.tools.deps import ToolDeps
 from pronghorn.sandbox.base import Sandbox
 from pronghorn.sandbox.errors import SandboxError
 from pronghorn.sandbox.paths import ThreadPaths
+
+T = TypeVar("T")
 
 DEFAULT_USER_ID = "default"
 
@@ -54,8 +56,8 @@ def failure(runtime: AgentToolRuntime | None, name: str, message: str) -> ToolMe
 
 
 async def guarded(
-    name: str, runtime: AgentToolRuntime | None, body: Callable[[], Awaitable[Any]]
-) -> Any:
+    name: str, runtime: AgentToolRuntime | None, body: Callable[[], Awaitable[T]]
+) -> T | ToolMessage | str:
     """Run a tool body; expected errors (denied path, missing file...) become error results."""
     try:
         return await body()

@@ -72,6 +72,7 @@ _.password_changed_at  # persistence/repos/users.py record of a row
 _.last_seen  # runtime/cluster/replicas.py replica card
 _.limits_hit  # sandbox/base.py command result
 _.graph_reloader  # runtime/wiring/app_runtime.py component slot
+_.input_mode  # agent/human_input.py HumanInputRequest: DeerFlow's shape, read by its clients
 
 # Read by the tests: counters, test hooks and helpers.
 _.fetches

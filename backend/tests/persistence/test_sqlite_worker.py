@@ -23,7 +23,8 @@ from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
 from pronghorn.persistence.db import SQLITE_PRAGMAS, Database, DatabaseError
-from pronghorn.persistence.sqlite_worker import SqliteWorker, WorkerClosed
+from pronghorn.persistence.sqlite_thread import WorkerClosed
+from pronghorn.persistence.sqlite_worker import SqliteWorker
 
 DEADLINE_S = 30
 

@@ -59,8 +59,8 @@ export function listTools(fetch: Fetch): Promise<ToolsResponse> {
   return call<ToolsResponse>(fetch, "GET", "/api/tools");
 }
 
-export async function listAgents(fetch: Fetch, signal?: AbortSignal): Promise<AgentInfo[]> {
-  const response = await fetch("/api/agents", { signal, headers: { Accept: "application/json" } });
+export async function listAgents(fetch: Fetch): Promise<AgentInfo[]> {
+  const response = await fetch("/api/agents", { headers: { Accept: "application/json" } });
   if (!response.ok) throw await errorFrom(response);
   return ((await response.json()) as Schema<"AgentList">).agents;
 }

@@ -45,7 +45,7 @@ export function Workspace({ session, actions, route, go }: Props) {
   const [theme, cycleTheme] = useTheme();
   const status = useGatewayStatus(fetch);
   const models = useModels(fetch);
-  const agents = useAgents(fetch);
+  const agents = useAgents();
   const threads = useThreads(client);
   const [sidebarOpen, setSidebarOpen] = useState(false);
 

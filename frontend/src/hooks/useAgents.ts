@@ -1,8 +1,9 @@
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useState } from "react";
 import { listAgents, type AgentInfo } from "../api/extensions";
-import type { Fetch } from "../api/http";
+import { useResource } from "./useResource";
 
 const KEY = "pronghorn.agent";
+const NONE: AgentInfo[] = [];
 
 export interface AgentsState {
   agents: AgentInfo[];
@@ -12,9 +13,13 @@ export interface AgentsState {
   refresh: () => void;
 }
 
-/** Custom agents from /api/agents; the pick is remembered in localStorage while the agent exists. */
-export function useAgents(fetch: Fetch): AgentsState {
-  const [agents, setAgents] = useState<AgentInfo[]>([]);
+/**
+ * Custom agents from /api/agents (loaded with the session's fetch; while none answered, or
+ * when the list cannot be loaded, there are none); the pick is remembered in localStorage
+ * while the agent exists.
+ */
+export function useAgents(): AgentsState {
+  const { data, reload } = useResource(listAgents, "the agents");
   const [name, setName] = useState<string | null>(() => {
     try {
       return window.localStorage.getItem(KEY);
@@ -22,17 +27,6 @@ export function useAgents(fetch: Fetch): AgentsState {
       return null;
     }
   });
-  const [version, setVersion] = useState(0);
-
-  useEffect(() => {
-    const controller = new AbortController();
-    listAgents(fetch, controller.signal)
-      .then(setAgents)
-      .catch(() => {
-        if (!controller.signal.aborted) setAgents([]);
-      });
-    return () => controller.abort();
-  }, [fetch, version]);
 
   const select = useCallback((next: string | null) => {
     setName(next);
@@ -43,7 +37,7 @@ export function useAgents(fetch: Fetch): AgentsState {
       /* ignore */
     }
   }, []);
-  const refresh = useCallback(() => setVersion((v) => v + 1), []);
+  const agents = data ?? NONE;
   const selected = agents.find((a) => a.name === name) ?? null;
-  return { agents, selected, select, refresh };
+  return { agents, selected, select, refresh: reload };
 }

@@ -14,7 +14,6 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 # LangGraph's ``Checkpointer`` alias in create_agent's signature leaves out
 # BaseCheckpointSaver's type argument (a library typing gap, not a value of ours).
@@ -50,7 +49,7 @@ from pronghorn.agent.middlewares.skills import SkillActivationMiddleware
 from pronghorn.agent.middlewares.tool_timeouts import ToolTimeoutMiddleware
 from pronghorn.agent.options import AgentOptions
 from pronghorn.agent.prompt import build_system_prompt
-from pronghorn.agent.state import ThreadState
+from pronghorn.agent.state import AgentGraph, ThreadState
 from pronghorn.config.schema.app import AgentConfig, AppConfig
 from pronghorn.config.schema.memory import MemoryConfig
 from pronghorn.governance.plan import GovernancePlan
@@ -209,7 +208,7 @@ def build_agent(
     *,
     today: dt.date | None = None,
     middleware: Sequence[Middleware] | None = None,
-) -> Any:  # Any: create_agent's CompiledStateGraph (the registry serves it as AnyGraph)
+) -> AgentGraph:
     """A compiled lead-agent graph (no checkpointer: the caller attaches one).
 
     The chain's node hooks are folded (``fold_hooks``): a turn is ``__start__``, one
@@ -279,7 +278,7 @@ def build_lead_agent(
     tools: Sequence[BaseTool] | None = None,
     today: dt.date | None = None,
     skills: Sequence[RunSkill] = (),
-) -> Any:  # Any: create_agent's CompiledStateGraph, as build_agent
+) -> AgentGraph:
     """The lead agent for one (config snapshot, options): ``config``/``models`` are the
     run's snapshot and its model factory; ``skills`` the run's enabled skills."""
     entry = models.resolve(options.model_name)

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
-from langchain.agents.middleware import AgentMiddleware
 from langchain_core.tools import BaseTool
 
 from pronghorn.agent.middlewares import CircuitBreakers
+from pronghorn.agent.middlewares.folding import Middleware
 from pronghorn.config.schema.app import AppConfig
 from pronghorn.models.factory import ModelFactory
 
@@ -29,6 +29,6 @@ class ToolExtension(Protocol):
         tools: Sequence[BaseTool],
         data_dir: Path,
         breakers: CircuitBreakers,
-    ) -> tuple[BaseTool, AgentMiddleware[Any, Any, Any]]:
+    ) -> tuple[BaseTool, Middleware]:
         """The tool (it may use the agent's ``tools``) and its guard, for one build."""
         ...

@@ -14,7 +14,7 @@ a resume, the message's content is the answer and the artifact also holds
 from __future__ import annotations
 
 import json
-from typing import Any, cast
+from typing import Literal, NotRequired, TypedDict, cast
 
 from langchain_core.messages import ToolCall, ToolMessage
 
@@ -22,6 +22,26 @@ from pronghorn.agent.untyped import as_dict
 
 TOOL = "ask_clarification"
 MAX_OPTIONS = 10
+
+
+class HumanInputOption(TypedDict):
+    id: str
+    label: str
+    value: str
+
+
+class HumanInputRequest(TypedDict):
+    """The request ``question_message`` writes (see the module docstring)."""
+
+    version: int
+    kind: Literal["human_input_request"]
+    source: str
+    request_id: str
+    tool_call_id: str
+    question: str
+    context: str | None
+    input_mode: Literal["free_text", "choice_with_other"]
+    options: NotRequired[list[HumanInputOption]]
 
 
 def answer_text(value: object) -> str:
@@ -59,7 +79,7 @@ def question_message(call: ToolCall) -> ToolMessage | None:
         return None
     options = choices(args.get("options"))
     context = args.get("context")
-    request: dict[str, Any] = {
+    request: HumanInputRequest = {
         "version": 1,
         "kind": "human_input_request",
         "source": TOOL,
@@ -85,18 +105,21 @@ def question_message(call: ToolCall) -> ToolMessage | None:
     )
 
 
-def pending_request(message: ToolMessage) -> dict[str, Any] | None:
+def pending_request(message: ToolMessage) -> HumanInputRequest | None:
     """The request of a question message still waiting for its answer, else None."""
     if message.name != TOOL or not isinstance(message.artifact, dict):
         return None
-    artifact = cast("dict[str, Any]", message.artifact)
+    artifact = cast("dict[str, object]", message.artifact)
     request = artifact.get("human_input")
     if not isinstance(request, dict) or "human_input_response" in artifact:
         return None
-    return cast("dict[str, Any]", request)
+    # Our own write (question_message), read back from the checkpoint as it was stored.
+    return cast("HumanInputRequest", request)
 
 
-def answered_message(message: ToolMessage, request: dict[str, Any], answer: Any) -> ToolMessage:
+def answered_message(
+    message: ToolMessage, request: HumanInputRequest, answer: object
+) -> ToolMessage:
     """The question message replaced (same id) by its answer."""
     text = answer_text(answer)
     response = {

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import astuple, dataclass
-from typing import Any, cast
+from typing import cast
+
+from pronghorn.agent.untyped import as_mapping
 
 _TRUE = {"1", "true", "yes", "on"}
 _EFFORTS = {"minimal", "low", "medium", "high"}
@@ -56,14 +58,14 @@ class AgentOptions:
 
     @classmethod
     def from_run(
-        # Any: a run's config and context are the caller's JSON (each option is checked here)
         cls,
-        config: Mapping[str, Any] | None = None,
-        context: Mapping[str, Any] | None = None,
+        config: Mapping[str, object] | None = None,
+        context: Mapping[str, object] | None = None,
     ) -> AgentOptions:
-        """Read the options from a run's ``context`` first, then ``configurable``."""
-        configurable = dict((config or {}).get("configurable") or {})
-        ctx = dict(context or {})
+        """Read the options from a run's ``context`` first, then ``configurable`` (both the
+        caller's JSON: each option is checked here)."""
+        configurable = as_mapping((config or {}).get("configurable")) or {}
+        ctx = context or {}
 
         def pick(key: str) -> object:
             if ctx.get(key) is not None:

@@ -6,13 +6,18 @@ Keys the web UI reads: ``messages``, ``title``, ``artifacts`` (virtual paths), `
 
 from __future__ import annotations
 
-from typing import Annotated, Any, NotRequired
+from typing import Annotated, NotRequired
 
 from langchain.agents import AgentState
+from langchain.agents.middleware.types import InputAgentState, OutputAgentState
+from langgraph.graph.state import (  # pyright: ignore[reportMissingTypeStubs]
+    CompiledStateGraph,
+)
 
-# Any: the state's JSON objects (todos, uploads, images, thread data...) are checkpointed and
-# read back as plain JSON, written by tools, the UI's state edits and older checkpoints; a
-# reader checks each field it uses.
+# One of the state's JSON objects (a todo, an upload, an image, thread data...): checkpointed
+# and read back as plain JSON, written by tools, the UI's state edits and older checkpoints,
+# so its values are unchecked; a reader checks each field it uses.
+StateObject = dict[str, object]
 
 
 def merge_artifacts(left: list[str] | None, right: list[str] | None) -> list[str]:
@@ -27,8 +32,8 @@ def merge_artifacts(left: list[str] | None, right: list[str] | None) -> list[str
 
 
 def replace_todos(
-    left: list[dict[str, Any]] | None, right: list[dict[str, Any]] | None
-) -> list[dict[str, Any]]:
+    left: list[StateObject] | None, right: list[StateObject] | None
+) -> list[StateObject]:
     """``write_todos`` replaces the whole list; ``None`` keeps the current one."""
     if right is None:
         return list(left or [])
@@ -36,11 +41,11 @@ def replace_todos(
 
 
 def _merge_by(
-    key: str, left: list[dict[str, Any]] | None, right: list[dict[str, Any]] | None
-) -> list[dict[str, Any]]:
+    key: str, left: list[StateObject] | None, right: list[StateObject] | None
+) -> list[StateObject]:
     if right is not None and len(right) == 0:
         return []  # an explicit empty list clears
-    merged: dict[Any, dict[str, Any]] = {}
+    merged: dict[object, StateObject] = {}
     for item in [*(left or []), *(right or [])]:
         ident = item.get(key)
         if ident in merged:
@@ -51,34 +56,39 @@ def _merge_by(
 
 
 def merge_uploaded_files(
-    left: list[dict[str, Any]] | None, right: list[dict[str, Any]] | None
-) -> list[dict[str, Any]]:
+    left: list[StateObject] | None, right: list[StateObject] | None
+) -> list[StateObject]:
     """Union by ``virtual_path`` (later entries update earlier ones); ``[]`` clears."""
     return _merge_by("virtual_path", left, right)
 
 
 def merge_viewed_images(
-    left: list[dict[str, Any]] | None, right: list[dict[str, Any]] | None
-) -> list[dict[str, Any]]:
+    left: list[StateObject] | None, right: list[StateObject] | None
+) -> list[StateObject]:
     """``view_image`` appends; the same ``path`` is kept once (latest wins); ``[]`` clears."""
     return _merge_by("path", left, right)
 
 
-def merge_dict(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
+def merge_dict(left: StateObject | None, right: StateObject | None) -> StateObject:
     """Shallow merge; ``None`` keeps the current value."""
     if right is None:
         return dict(left or {})
     return {**(left or {}), **right}
 
 
-class ThreadState(AgentState[Any]):
+class ThreadState(AgentState[object]):
     """State of a lead-agent thread (``messages`` with ``add_messages`` is inherited)."""
 
     title: NotRequired[str | None]
     artifacts: NotRequired[Annotated[list[str], merge_artifacts]]
-    todos: NotRequired[Annotated[list[dict[str, Any]], replace_todos]]
-    uploaded_files: NotRequired[Annotated[list[dict[str, Any]], merge_uploaded_files]]
-    thread_data: NotRequired[Annotated[dict[str, Any], merge_dict]]
-    sandbox: NotRequired[Annotated[dict[str, Any], merge_dict]]
-    viewed_images: NotRequired[Annotated[list[dict[str, Any]], merge_viewed_images]]
-    summary: NotRequired[dict[str, Any] | None]
+    todos: NotRequired[Annotated[list[StateObject], replace_todos]]
+    uploaded_files: NotRequired[Annotated[list[StateObject], merge_uploaded_files]]
+    thread_data: NotRequired[Annotated[StateObject, merge_dict]]
+    sandbox: NotRequired[Annotated[StateObject, merge_dict]]
+    viewed_images: NotRequired[Annotated[list[StateObject], merge_viewed_images]]
+    summary: NotRequired[StateObject | None]
+
+
+# What ``create_agent`` compiles over ``ThreadState`` (the lead agent, a sub-agent): no
+# structured response, no context schema.
+AgentGraph = CompiledStateGraph[AgentState[object], None, InputAgentState, OutputAgentState[object]]

@@ -11,7 +11,6 @@ appends it to the run's event log as a ``custom`` stream event.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from langchain_core.callbacks import adispatch_custom_event
 from langchain_core.runnables import RunnableConfig
@@ -19,6 +18,6 @@ from langchain_core.runnables import RunnableConfig
 DIRECT_EVENT = "pronghorn.custom_stream_event"
 
 
-async def write_direct(data: Mapping[str, Any], config: RunnableConfig) -> None:
+async def write_direct(data: Mapping[str, object], config: RunnableConfig) -> None:
     """Send ``data`` as a ``custom`` stream event of the run, past the stream writer."""
     await adispatch_custom_event(DIRECT_EVENT, dict(data), config=config)

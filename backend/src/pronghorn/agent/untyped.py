@@ -21,3 +21,8 @@ def as_list(value: object) -> list[object] | None:
 def as_dict(value: object) -> dict[str, object] | None:
     """``value`` if it is a dict (a JSON object), else None."""
     return cast("dict[str, object]", value) if isinstance(value, dict) else None
+
+
+def as_int(value: object) -> int:
+    """``value`` as a whole number if it is a JSON number (a float is truncated), else 0."""
+    return int(value) if isinstance(value, int | float) else 0

@@ -11,7 +11,6 @@ import dataclasses
 import functools
 import logging
 from collections.abc import Mapping
-from typing import Any
 
 from pydantic import BaseModel
 from typing_extensions import is_typeddict
@@ -46,8 +45,7 @@ def declared_keys(schema: object) -> frozenset[str] | None:
         return None
 
 
-# Any: a run's context values are the caller's JSON, passed through untouched.
-def filter_context(schema: object, context: Mapping[str, Any]) -> dict[str, Any]:
+def filter_context(schema: object, context: Mapping[str, object]) -> dict[str, object]:
     """``context`` without the keys ``schema`` does not declare (all of it without one)."""
     keys = declared_keys(schema)
     if keys is None:

@@ -34,7 +34,6 @@ import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.store.base import BaseStore
@@ -60,7 +59,7 @@ class Param:
     name: str
     arg: Arg
     positional: bool  # positional-only (or *args); the others are passed by name
-    context_type: Any = None  # Ctx of ServerRuntime[Ctx]
+    context_type: object = None  # Ctx of ServerRuntime[Ctx] (a type, or a typing form)
 
 
 def _runtime_classes() -> tuple[type, type]:
@@ -79,14 +78,14 @@ _RUNTIME_CLASSES = (EXECUTION_RUNTIME, READ_RUNTIME)
 
 # Names a string annotation may use without importing them at run time (e.g. imported under
 # TYPE_CHECKING), as the reference resolves them.
-_LOCALNS: dict[str, Any] = {
+_LOCALNS: dict[str, object] = {
     "ServerRuntime": ServerRuntime,
     "RunnableConfig": RunnableConfig,
     "GraphRequest": GraphRequest,
 }
 
 
-def _runtime_context(annotation: Any) -> tuple[bool, Any]:
+def _runtime_context(annotation: object) -> tuple[bool, object]:
     """(whether ``annotation`` is a ServerRuntime, its ``Ctx`` if subscripted)."""
     if annotation is ServerRuntime:
         return True, None
@@ -106,7 +105,7 @@ def _runtime_context(annotation: Any) -> tuple[bool, Any]:
     return False, None
 
 
-def _is_request(annotation: Any) -> bool:
+def _is_request(annotation: object) -> bool:
     if typing.get_origin(annotation) in (typing.Union, types.UnionType, typing.Annotated):
         return any(_is_request(a) for a in typing.get_args(annotation)[:1])
     return annotation is GraphRequest
@@ -122,7 +121,7 @@ def _kind_from_text(text: str) -> Arg | None:
     return {"ServerRuntime": Arg.SERVER_RUNTIME, "GraphRequest": Arg.REQUEST}.get(base)
 
 
-def _hints(factory: Callable[..., Any]) -> dict[str, Any]:
+def _hints(factory: Callable[..., object]) -> dict[str, object]:
     target = inspect.unwrap(factory)
     if not (inspect.isfunction(target) or inspect.ismethod(target)):
         target = getattr(target, "__call__", target)  # noqa: B004 - a callable object
@@ -132,7 +131,7 @@ def _hints(factory: Callable[..., Any]) -> dict[str, Any]:
         return {}
 
 
-def _kind(p: inspect.Parameter, hints: dict[str, Any]) -> tuple[Arg | None, Any]:
+def _kind(p: inspect.Parameter, hints: dict[str, object]) -> tuple[Arg | None, object]:
     """What a parameter is annotated to receive: the runtime (and its Ctx), the request, or
     None (it gets the config if it is the one left)."""
     if p.name in hints:
@@ -146,7 +145,7 @@ def _kind(p: inspect.Parameter, hints: dict[str, Any]) -> tuple[Arg | None, Any]
     return None, None
 
 
-def plan_call(factory: Callable[..., Any]) -> list[Param]:
+def plan_call(factory: Callable[..., object]) -> list[Param]:
     """The parameters to fill for ``factory``; FactoryError for one that cannot be."""
     try:
         signature = inspect.signature(factory)
@@ -191,7 +190,7 @@ def _names(params: list[inspect.Parameter]) -> str:
     return ", ".join(repr(str(p).split("=", 1)[0].strip()) for p in params)
 
 
-def _coerce_context(context_type: Any, context: Mapping[str, Any]) -> Any:
+def _coerce_context(context_type: object, context: Mapping[str, object]) -> object:
     if isinstance(context_type, type) and (
         dataclasses.is_dataclass(context_type) or issubclass(context_type, BaseModel)
     ):
@@ -199,7 +198,7 @@ def _coerce_context(context_type: Any, context: Mapping[str, Any]) -> Any:
     return dict(context)
 
 
-def server_runtime(request: GraphRequest, store: BaseStore, context_type: Any = None) -> Any:
+def server_runtime(request: GraphRequest, store: BaseStore, context_type: object = None) -> object:
     """The ``ServerRuntime`` of one access (the execution variant for a run)."""
     if request.executes:
         return EXECUTION_RUNTIME(
@@ -212,13 +211,13 @@ def server_runtime(request: GraphRequest, store: BaseStore, context_type: Any = 
 
 
 def call_factory(
-    factory: Callable[..., Any], plan: list[Param], request: GraphRequest, store: BaseStore
-) -> Any:
-    args: list[Any] = []
-    kwargs: dict[str, Any] = {}
+    factory: Callable[..., object], plan: list[Param], request: GraphRequest, store: BaseStore
+) -> object:
+    args: list[object] = []
+    kwargs: dict[str, object] = {}
     for param in plan:
         if param.arg is Arg.CONFIG:
-            value: Any = request.config
+            value: object = request.config
         elif param.arg is Arg.REQUEST:
             value = request
         else:

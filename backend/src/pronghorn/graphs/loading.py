@@ -11,7 +11,6 @@ import types
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pronghorn.config.graph_specs import graph_file
 
@@ -22,7 +21,7 @@ class LoadError(Exception):
 
 @dataclass(frozen=True)
 class Loaded:
-    target: Any
+    target: object  # whatever the module exports under the name; its user checks it
     file: Path | None  # the source file the object came from (watched for live reload)
 
 
@@ -74,7 +73,7 @@ def load_spec(spec: str, base_dir: Path, *, reimport: bool = False) -> Loaded:
         elif reimport:
             module = importlib.reload(module)
     try:
-        target: Any = module
+        target: object = module
         for part in attr.split("."):
             target = getattr(target, part)
     except AttributeError as exc:
@@ -82,6 +81,6 @@ def load_spec(spec: str, base_dir: Path, *, reimport: bool = False) -> Loaded:
     return Loaded(target, file)
 
 
-def load_object(spec: str, base_dir: Path) -> Any:
+def load_object(spec: str, base_dir: Path) -> object:
     """The object ``spec`` names (blocking: imports code; call it in a worker thread)."""
     return load_spec(spec, base_dir).target

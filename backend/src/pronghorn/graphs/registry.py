@@ -25,10 +25,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
+from langgraph.checkpoint.base import BaseCheckpointSaver
+
 # langgraph's graph and pregel packages ship without a py.typed marker: pyright reads their
 # source (typed), and strict mode would otherwise ask for stubs.
 from langgraph.graph import StateGraph  # pyright: ignore[reportMissingTypeStubs]
 from langgraph.pregel import Pregel  # pyright: ignore[reportMissingTypeStubs]
+from langgraph.store.base import BaseStore
 
 from pronghorn.config.graph_specs import graph_file
 from pronghorn.graphs.factory_call import Arg, FactoryError, Param, call_factory, plan_call
@@ -42,7 +45,7 @@ log = logging.getLogger("pronghorn.graphs")
 AnyGraph = Pregel[Any, Any, Any, Any]
 AnyStateGraph = StateGraph[Any, Any, Any, Any]
 
-BuiltinFactory = Callable[[GraphRequest], Any]
+BuiltinFactory = Callable[[GraphRequest], object]
 
 
 def builtin_spec(graph_id: str) -> str:
@@ -60,7 +63,9 @@ class GraphLoadError(LoadError):
 class GraphEntry:
     graph_id: str
     spec: str
-    target: Any  # a Pregel or a callable factory (Any: whatever the user's module exports)
+    # Any: a compiled graph (AnyGraph) or a factory taking what its plan fills; the loader
+    # checked which, and the runtime reads the graph's own members.
+    target: Any
     plan: list[Param] = field(default_factory=list)  # how to call a factory
     file: Path | None = None  # its source file (watched for live reload)
     _bound: AnyGraph | None = field(default=None, repr=False)
@@ -86,7 +91,7 @@ class GraphProblem:
     previous_serving: bool  # its last good version still serves
     file: Path | None = None  # its source file, when known (watched for a fix)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {
             "graph_id": self.graph_id,
             "spec": self.spec,
@@ -105,7 +110,7 @@ class GraphReload:
     removed: list[str]
     failed: list[str]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {
             "at": self.at.isoformat(),
             "added": self.added,
@@ -165,7 +170,9 @@ def check_graph_specs(specs: Mapping[str, str], base_dir: Path) -> list[str]:
 class GraphRegistry:
     """Loads graphs and hands out runnable graphs bound to our checkpointer and store."""
 
-    def __init__(self, checkpointer: Any, store: Any, *, base_dir: Path) -> None:
+    def __init__(
+        self, checkpointer: BaseCheckpointSaver[str], store: BaseStore, *, base_dir: Path
+    ) -> None:
         self.checkpointer = checkpointer
         self.store = store
         self.base_dir = base_dir

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph_sdk.auth.types import BaseUser
@@ -34,8 +33,8 @@ class GraphRequest:
     """The run's config (assistant + run config + injected ids), or a config addressing the
     thread / assistant for the other accesses."""
 
-    context: Mapping[str, Any] | None = None
-    """The run's context (`threads.create_run` only)."""
+    context: Mapping[str, object] | None = None
+    """The run's context (`threads.create_run` only): the caller's JSON object."""
 
     user: BaseUser | None = None
     """The authenticated user; None while no authentication is configured (as the

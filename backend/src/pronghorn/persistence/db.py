@@ -12,8 +12,8 @@ one file, both owned here, each on a thread of its own so a unit costs one threa
 
 - a ``SqliteWorker`` (``persistence/sqlite_worker.py``) for every write, and LangGraph's
   checkpointer and store: concurrent writes are grouped into one commit;
-- a ``SqliteReader`` (``persistence/sqlite_reader.py``, ``query_only``) for every read, so a
-  read never queues behind a write group (WAL snapshots need no lock).
+- a read-only ``SqliteThread`` (``persistence/sqlite_thread.py``, ``query_only``) for every
+  read, so a read never queues behind a write group (WAL snapshots need no lock).
 
 PostgreSQL has an asyncpg pool for the app tables (units run through ``run_sync``) and a
 psycopg pool for the LangGraph checkpointer and store (those libraries speak psycopg).
@@ -37,7 +37,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from pronghorn.persistence.json_codec import json_dumps, json_loads
 from pronghorn.persistence.outage import OutageWaits
 from pronghorn.persistence.pool_checks import check_idle_connections
-from pronghorn.persistence.sqlite_reader import SqliteReader
+from pronghorn.persistence.sqlite_thread import SqliteThread
 from pronghorn.persistence.sqlite_worker import SqliteWorker
 
 log = logging.getLogger("pronghorn.db")
@@ -100,7 +100,7 @@ class Database:
         self.echo = echo
         self._engine: AsyncEngine | None = None
         self._worker: SqliteWorker | None = None
-        self._reader: SqliteReader | None = None
+        self._reader: SqliteThread | None = None
         # SQLite: held by every write group of the worker and by exclusive worker calls.
         self.write_lock: asyncio.Lock | None = asyncio.Lock() if self.is_sqlite else None
         self.sqlite_path: str | None = (parsed.database or ":memory:") if self.is_sqlite else None
@@ -187,7 +187,13 @@ class Database:
         )
         await worker.start()  # first: it switches the file to WAL
         self._worker = worker
-        reader = SqliteReader(path, pragmas=SQLITE_PRAGMAS, busy_timeout_ms=self.busy_timeout_ms)
+        reader = SqliteThread(
+            path,
+            name="sqlite-reader",
+            pragmas=SQLITE_PRAGMAS,
+            busy_timeout_ms=self.busy_timeout_ms,
+            read_only=True,
+        )
         await reader.start()
         self._reader = reader
 

@@ -10,7 +10,8 @@ run's event log like every stream part, so a client that reconnects replays them
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Literal
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
@@ -44,7 +45,7 @@ def message_text(message: BaseMessage) -> str:
     return "".join(parts)
 
 
-def step_of(message: BaseMessage) -> dict[str, Any] | None:
+def step_of(message: BaseMessage) -> dict[str, object] | None:
     """A compact, JSON-able view of a sub-agent message for ``task_running``."""
     if isinstance(message, AIMessage):
         calls = [
@@ -65,7 +66,7 @@ def step_of(message: BaseMessage) -> dict[str, Any] | None:
     return None
 
 
-def _args(args: dict[str, Any]) -> str:
+def _args(args: Mapping[str, object]) -> str:
     try:
         return json.dumps(args, ensure_ascii=False, default=str)
     except (TypeError, ValueError):

@@ -8,8 +8,6 @@ so nothing is started and then thrown away.
 
 from __future__ import annotations
 
-from typing import Any
-
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import AIMessage, AnyMessage, ToolCall
 from langgraph.runtime import Runtime
@@ -33,7 +31,8 @@ def earlier_task_calls(messages: list[AnyMessage]) -> int:
 
 
 def with_note(message: AIMessage, note: str, kept: list[ToolCall]) -> AIMessage:
-    content: Any = message.content
+    # The note goes after the text, or as one more block of a list of blocks.
+    content: str | list[str | dict[str, object]] = message.content
     if isinstance(content, str):
         content = f"{content}\n\n{note}".strip()
     else:
@@ -58,7 +57,7 @@ class SubagentLimitMiddleware(AgentMiddleware[ThreadState]):
         self.max_per_response = max_per_response
         self.max_per_run = max_per_run
 
-    def after_model(self, state: ThreadState, runtime: Runtime) -> dict[str, Any] | None:
+    def after_model(self, state: ThreadState, runtime: Runtime) -> dict[str, object] | None:
         messages = state.get("messages") or []
         if not messages or not isinstance(messages[-1], AIMessage):
             return None

@@ -15,15 +15,13 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 # LangGraph's ``Checkpointer`` alias in create_agent's signature leaves out
 # BaseCheckpointSaver's type argument (a library typing gap, not a value of ours).
 from langchain.agents import create_agent  # pyright: ignore[reportUnknownVariableType]
-from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
@@ -37,8 +35,9 @@ from pronghorn.agent.middlewares import (
     ToolErrorMiddleware,
     ToolOutputBudgetMiddleware,
 )
+from pronghorn.agent.middlewares.folding import Middleware
 from pronghorn.agent.prompt_extensions import skills_section
-from pronghorn.agent.state import ThreadState
+from pronghorn.agent.state import AgentGraph, ThreadState
 from pronghorn.agent.stream_events import write_direct
 from pronghorn.config.schema.app import AppConfig
 from pronghorn.models.factory import ModelFactory
@@ -50,7 +49,8 @@ from pronghorn.subagents.turns import STOP_KEY, TurnLimitMiddleware
 
 log = logging.getLogger("pronghorn.subagents")
 
-Writer = Callable[[Any], None]
+# The task tool's stream writer: each call sends one ``custom`` event of the run.
+Writer = Callable[[Mapping[str, object]], None]
 
 MAX_STEPS = 100  # steps of the trail kept in the tool result (the live events have all)
 MAX_SAVED_TEXT = 500  # characters of a step's text kept there
@@ -102,10 +102,10 @@ class Outcome:
     usage: Usage = field(default_factory=Usage)
     duration_s: float = 0.0
     model: str = ""
-    steps: list[dict[str, Any]] = field(default_factory=list)  # the trail, for reloads
+    steps: list[dict[str, object]] = field(default_factory=list)  # the trail, for reloads
 
-    def event(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
+    def event(self) -> dict[str, object]:
+        data: dict[str, object] = {
             "type": FINAL_EVENT[self.status],
             "task_id": self.task_id,
             "status": self.status,
@@ -121,7 +121,7 @@ class Outcome:
                 data["result"] = self.result
         return data
 
-    def note(self, index: int, step: dict[str, Any]) -> None:
+    def note(self, index: int, step: dict[str, object]) -> None:
         """Record step ``index`` (1-based) of the trail, or replace it when rewritten (kept
         shorter than the live event: the trail lives in the thread's state)."""
         step = {**step, "content": clip(str(step.get("content") or ""), MAX_SAVED_TEXT)}
@@ -141,7 +141,7 @@ class Outcome:
             head += f"\n\nResult:\n{self.result}"
         return head
 
-    def details(self) -> dict[str, Any]:
+    def details(self) -> dict[str, object]:
         return {
             "task_id": self.task_id,
             "subagent_type": self.subagent_type,
@@ -169,7 +169,7 @@ class SubagentRunner:
     data_dir: Path
     breakers: CircuitBreakers = field(default_factory=CircuitBreakers)
     retry_base_delay_s: float = 0.5
-    _graphs: dict[tuple[object, ...], tuple[Any, str]] = field(default_factory=dict)
+    _graphs: dict[tuple[object, ...], tuple[AgentGraph, str]] = field(default_factory=dict)
 
     async def skills_for(self, spec: SubagentSpec, config: RunnableConfig) -> tuple[RunSkill, ...]:
         """The run user's enabled skills within the type's allow-list (None: all of them)."""
@@ -178,11 +178,13 @@ class SubagentRunner:
             return ()
         return await self.pool.skills.for_run(str(owner), spec.skills, self.config)
 
-    def _build(self, spec: SubagentSpec, skills: tuple[RunSkill, ...] = ()) -> tuple[Any, str]:
+    def _build(
+        self, spec: SubagentSpec, skills: tuple[RunSkill, ...] = ()
+    ) -> tuple[AgentGraph, str]:
         entry = self.models.resolve(spec.model or self.parent_model)
         model = self.models.create(entry.name, thinking_enabled=False)
         cfg = self.config.agent
-        chain: list[AgentMiddleware[Any, Any, Any]] = [
+        chain: list[Middleware] = [
             DanglingToolCallMiddleware(),
             LLMErrorMiddleware(
                 entry.name,
@@ -215,7 +217,7 @@ class SubagentRunner:
 
     async def graph_for(
         self, spec: SubagentSpec, skills: tuple[RunSkill, ...] = ()
-    ) -> tuple[Any, str]:
+    ) -> tuple[AgentGraph, str]:
         key = (*spec.key(), skills)
         found = self._graphs.get(key)
         if found is None:
@@ -276,7 +278,7 @@ class SubagentRunner:
 
     async def _stream(
         self,
-        graph: Any,
+        graph: AgentGraph,
         spec: SubagentSpec,
         prompt: str,
         config: RunnableConfig,
@@ -295,9 +297,10 @@ class SubagentRunner:
         # A message keeps its index; a guard may rewrite it in a later step (same id, new
         # content: e.g. the turn limit drops its tool calls), and then it is sent again
         # with the same ``message_index`` for the client to replace.
-        sent: dict[str, tuple[int, dict[str, Any]]] = {}
+        sent: dict[str, tuple[int, dict[str, object]]] = {}
         last: BaseMessage | None = None
-        stream = graph.astream(
+        # LangGraph's astream leaves its Command input unparameterised (Command[Unknown]).
+        stream = graph.astream(  # pyright: ignore[reportUnknownMemberType]
             {"messages": [HumanMessage(content=prompt)]}, child, stream_mode="values"
         )
         async for values in stream:

@@ -8,8 +8,6 @@ carries its answer; ``artifact`` holds the same facts as data (status, usage, du
 
 from __future__ import annotations
 
-from typing import Any
-
 from langchain.tools import tool
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool
@@ -34,7 +32,7 @@ def describe(specs: dict[str, SubagentSpec]) -> str:
 
 
 def _owner(runtime: AgentToolRuntime) -> str | None:
-    configurable: dict[str, Any] = dict((runtime.config or {}).get("configurable") or {})
+    configurable: dict[str, object] = dict((runtime.config or {}).get("configurable") or {})
     owner = configurable.get("langgraph_auth_user_id")
     return str(owner) if owner else None
 

@@ -7,8 +7,6 @@ the sub-agent ends there and its runner reports the stop reason.
 
 from __future__ import annotations
 
-from typing import Any
-
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
@@ -26,7 +24,7 @@ class TurnLimitMiddleware(AgentMiddleware[ThreadState]):
         super().__init__()
         self.max_turns = max_turns
 
-    def after_model(self, state: ThreadState, runtime: Runtime) -> dict[str, Any] | None:
+    def after_model(self, state: ThreadState, runtime: Runtime) -> dict[str, object] | None:
         messages = state.get("messages") or []
         if not messages or not isinstance(messages[-1], AIMessage):
             return None

@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from langchain.agents.middleware import AgentMiddleware
 from langchain_core.tools import BaseTool
 
 from pronghorn.agent.middlewares import CircuitBreakers
+from pronghorn.agent.middlewares.folding import Middleware
 from pronghorn.config.schema.app import AppConfig
 from pronghorn.models.factory import ModelFactory
 from pronghorn.subagents.limits import SubagentLimitMiddleware
@@ -35,7 +34,7 @@ class SubagentExtension:
         tools: Sequence[BaseTool],
         data_dir: Path,
         breakers: CircuitBreakers,
-    ) -> tuple[BaseTool, AgentMiddleware[Any, Any, Any]]:
+    ) -> tuple[BaseTool, Middleware]:
         """The ``task`` tool (its sub-agents pick from ``tools``) and the limit guard."""
         runner = SubagentRunner(
             config=config,

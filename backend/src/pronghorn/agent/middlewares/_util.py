@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from langchain.agents.middleware import ModelRequest
 from langchain_core.messages import BaseMessage, SystemMessage
+from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_config
 
 from pronghorn.agent.untyped import as_list, as_mapping
@@ -18,13 +19,18 @@ class RunIds:
     run_id: str | None
 
 
+def run_config() -> RunnableConfig:
+    """The current run's config (``get_config()`` inside a node); empty outside a graph run."""
+    try:
+        return get_config()
+    except RuntimeError:
+        return {}
+
+
 def run_ids(config: object = None) -> RunIds:
-    """Who and where this run is, from the run config (``get_config()`` inside a node)."""
+    """Who and where this run is, from the run config (``run_config()`` by default)."""
     if config is None:
-        try:
-            config = get_config()
-        except RuntimeError:
-            config = {}
+        config = run_config()
     conf = as_mapping((as_mapping(config) or {}).get("configurable")) or {}
     thread = conf.get("thread_id")
     run = conf.get("run_id")

@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, cast
 
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import ToolMessage
@@ -24,6 +23,7 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import interrupt
 
 from pronghorn.agent.tool_types import ToolResult, request_runtime
+from pronghorn.agent.untyped import as_mapping
 from pronghorn.governance.approvals import (
     Decision,
     decide,
@@ -41,18 +41,16 @@ MAX_PREVIEW = 500
 
 
 def _is_mcp(request: ToolCallRequest) -> bool:
-    meta: Mapping[str, Any] = (request.tool.metadata if request.tool is not None else None) or {}
+    meta: Mapping[str, object] = (request.tool.metadata if request.tool is not None else None) or {}
     return bool(meta.get("mcp")) or meta.get("source") == "mcp"
 
 
-def _context(request: ToolCallRequest) -> Mapping[str, Any] | None:
-    ctx: object = getattr(request_runtime(request), "context", None)
-    return cast("Mapping[str, Any]", ctx) if isinstance(ctx, Mapping) else None
+def _context(request: ToolCallRequest) -> Mapping[str, object] | None:
+    return as_mapping(getattr(request_runtime(request), "context", None))
 
 
-def _config(request: ToolCallRequest) -> Mapping[str, Any]:
-    cfg: object = getattr(request_runtime(request), "config", None)
-    return cast("Mapping[str, Any]", cfg) if isinstance(cfg, Mapping) else {}
+def _config(request: ToolCallRequest) -> Mapping[str, object]:
+    return as_mapping(getattr(request_runtime(request), "config", None)) or {}
 
 
 class ApprovalMiddleware(AgentMiddleware):

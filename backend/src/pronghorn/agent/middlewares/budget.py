@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
 from langchain_core.messages import AIMessage, BaseMessage
-from langgraph.config import get_config
 
+from pronghorn.agent.middlewares._util import run_config
 from pronghorn.governance.budget import check, cost_of, estimate_tokens, is_limited
 from pronghorn.governance.identity import identity_of
 from pronghorn.governance.memory import MemoryPorts
@@ -55,13 +54,6 @@ def _answered_by(result: ModelResponse | AIMessage) -> str | None:
     return None
 
 
-def _config() -> dict[str, Any]:
-    try:
-        return dict(get_config())
-    except RuntimeError:  # called outside a graph run
-        return {}
-
-
 class BudgetMiddleware(AgentMiddleware):
     def __init__(self, plan: GovernancePlan, model_name: str) -> None:
         super().__init__()
@@ -76,7 +68,7 @@ class BudgetMiddleware(AgentMiddleware):
         handler: Callable[[ModelRequest], Awaitable[ModelResponse]],
     ) -> ModelResponse | AIMessage:
         ports = self.ports
-        who = identity_of(_config())
+        who = identity_of(run_config())
         pricing = self.plan.pricing.get(self.model_name)
         if is_limited(self.plan.budgets):
             spent = await ports.spend(who.run_id, who.owner_id)

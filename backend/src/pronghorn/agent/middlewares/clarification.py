@@ -20,10 +20,8 @@ answers it with an error.
 
 from __future__ import annotations
 
-from typing import Any
-
 from langchain.agents.middleware import AgentMiddleware
-from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
@@ -35,7 +33,7 @@ from pronghorn.agent.untyped import as_list, as_mapping
 class ClarificationMiddleware(AgentMiddleware[ThreadState]):
     state_schema = ThreadState
 
-    def after_model(self, state: ThreadState, runtime: Runtime) -> dict[str, Any] | None:
+    def after_model(self, state: ThreadState, runtime: Runtime) -> dict[str, object] | None:
         messages = state.get("messages") or []
         if not messages or not isinstance(messages[-1], AIMessage):
             return None
@@ -45,7 +43,7 @@ class ClarificationMiddleware(AgentMiddleware[ThreadState]):
         if not asks:
             return None
         kept = asks[0]
-        out: list[Any] = []
+        out: list[BaseMessage] = []
         if len(calls) > 1:
             extra = dict(message.additional_kwargs)
             raw = as_list(extra.get("tool_calls"))
@@ -61,7 +59,7 @@ class ClarificationMiddleware(AgentMiddleware[ThreadState]):
             out.append(question)
         return {"messages": out} if out else None
 
-    def before_model(self, state: ThreadState, runtime: Runtime) -> dict[str, Any] | None:
+    def before_model(self, state: ThreadState, runtime: Runtime) -> dict[str, object] | None:
         messages = state.get("messages") or []
         last = messages[-1] if messages else None
         if not isinstance(last, ToolMessage):

@@ -34,6 +34,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from langchain.agents import AgentState
 from langchain.agents.middleware import (
     AgentMiddleware,
     ExtendedModelResponse,
@@ -51,9 +52,11 @@ from pronghorn.agent.tool_types import ToolResult
 # Any: a chain mixes middlewares of different state, context and response types (LangChain
 # declares each one's own); the fold only calls their hooks.
 Middleware = AgentMiddleware[Any, Any, Any]
-# Any: a state channel's reducer and a hook's update carry whatever that channel holds.
+# Any: a state channel's reducer takes and returns whatever that channel holds (each one
+# declares its own channel's type).
 Reducer = Callable[[Any, Any], Any]
-Update = dict[str, Any]
+# A hook's update: channel name → the value its reducer combines.
+Update = dict[str, object]
 HOOKS = ("before_agent", "before_model", "after_model", "after_agent")
 
 
@@ -69,7 +72,7 @@ def _own(m: Middleware, name: str) -> bool:
     return getattr(type(m), name, None) is not getattr(AgentMiddleware, name)
 
 
-def _unwrap(hint: Any) -> Any:
+def _unwrap(hint: object) -> object:
     """``NotRequired[Annotated[T, r]]`` → ``Annotated[T, r]``."""
     while typing.get_origin(hint) in (typing.NotRequired, typing.Required):
         hint = typing.get_args(hint)[0]
@@ -82,7 +85,8 @@ def state_reducers(schema: type) -> dict[str, Reducer]:
     for key, hint in typing.get_type_hints(schema, include_extras=True).items():
         hint = _unwrap(hint)
         if typing.get_origin(hint) is typing.Annotated:
-            reducer = next((a for a in reversed(hint.__metadata__) if callable(a)), None)
+            metadata: tuple[object, ...] = getattr(hint, "__metadata__", ())
+            reducer = next((a for a in reversed(metadata) if callable(a)), None)
             if reducer is not None:
                 out[key] = cast(Reducer, reducer)
     return out
@@ -93,9 +97,9 @@ class Writes:
     """State writes collected from hooks, combined with the state's reducers."""
 
     reducers: Mapping[str, Reducer]
-    values: Update = field(default_factory=dict[str, Any])
+    values: Update = field(default_factory=dict[str, object])
 
-    def apply(self, state: Mapping[str, Any], update: Update) -> dict[str, Any]:
+    def apply(self, state: Mapping[str, object], update: Update) -> dict[str, object]:
         """``state`` with ``update`` applied; ``update`` is also recorded here."""
         new = dict(state)
         for key, value in update.items():
@@ -115,14 +119,18 @@ def _check_no_jumps(m: Middleware, hook: str) -> None:
             raise ValueError(msg)
 
 
-async def _call_async(m: Middleware, hook: str, state: Any, runtime: Runtime) -> Update | None:
+async def _call_async(
+    m: Middleware, hook: str, state: Mapping[str, object], runtime: Runtime
+) -> Update | None:
     if _own(m, f"a{hook}"):
         return await getattr(m, f"a{hook}")(state, runtime)
     result = getattr(m, hook)(state, runtime)
     return await result if inspect.isawaitable(result) else result
 
 
-def _call_sync(m: Middleware, hook: str, state: Any, runtime: Runtime) -> Update | None:
+def _call_sync(
+    m: Middleware, hook: str, state: Mapping[str, object], runtime: Runtime
+) -> Update | None:
     if not _own(m, hook):
         msg = f"{m.name}.{hook} is async only; run the agent with ainvoke/astream"
         raise NotImplementedError(msg)
@@ -145,7 +153,7 @@ class TurnStartMiddleware(AgentMiddleware[ThreadState]):
 
     async def abefore_agent(self, state: ThreadState, runtime: Runtime) -> Update | None:
         writes = Writes(self.reducers)
-        current: Mapping[str, Any] = state
+        current: Mapping[str, object] = state
         for m in self.hooks:
             update = await _call_async(m, "before_agent", current, runtime)
             if update:
@@ -154,7 +162,7 @@ class TurnStartMiddleware(AgentMiddleware[ThreadState]):
 
     def before_agent(self, state: ThreadState, runtime: Runtime) -> Update | None:
         writes = Writes(self.reducers)
-        current: Mapping[str, Any] = state
+        current: Mapping[str, object] = state
         for m in self.hooks:
             update = _call_sync(m, "before_agent", current, runtime)
             if update:
@@ -169,13 +177,15 @@ def _with_ids(messages: list[BaseMessage]) -> list[BaseMessage]:
     return messages
 
 
-def _merge_messages(response: list[BaseMessage], written: Sequence[Any]) -> list[BaseMessage]:
+def _merge_messages(response: list[BaseMessage], written: object) -> list[BaseMessage]:
     """A hook's ``messages`` write against the model's output: same id replaces, else
     appended (``add_messages`` semantics for the messages this step produced)."""
     out = list(response)
-    for m in written:
+    msg = "a folded after_model hook must write message objects"
+    if not isinstance(written, list | tuple):
+        raise TypeError(msg)
+    for m in cast("Sequence[object]", written):
         if not isinstance(m, BaseMessage):
-            msg = "a folded after_model hook must write message objects"
             raise TypeError(msg)
         at = next((i for i, r in enumerate(out) if m.id is not None and r.id == m.id), None)
         if at is None:
@@ -187,10 +197,10 @@ def _merge_messages(response: list[BaseMessage], written: Sequence[Any]) -> list
 
 def _after(
     update: Update | None,
-    state: Mapping[str, Any],
+    state: Mapping[str, object],
     messages: list[BaseMessage],
     writes: Writes,
-) -> tuple[Mapping[str, Any], list[BaseMessage]]:
+) -> tuple[Mapping[str, object], list[BaseMessage]]:
     """An after hook's update: its messages rewrite the step's output, the rest is state."""
     if not update:
         return state, messages
@@ -245,7 +255,9 @@ class ModelStep(AgentMiddleware[ThreadState]):
             return out
         return ExtendedModelResponse(model_response=out, command=Command(update=writes.values))
 
-    def _after_state(self, state: Mapping[str, Any], messages: list[BaseMessage]) -> dict[str, Any]:
+    def _after_state(
+        self, state: Mapping[str, object], messages: list[BaseMessage]
+    ) -> dict[str, object]:
         return {
             **state,
             "messages": [*cast(list[AnyMessage], state.get("messages") or []), *messages],
@@ -257,7 +269,7 @@ class ModelStep(AgentMiddleware[ThreadState]):
         handler: Callable[[ModelRequest], Awaitable[ModelResponse]],
     ) -> ModelResponse | ExtendedModelResponse:
         writes = Writes(self.reducers)
-        state: Mapping[str, Any] = request.state
+        state: Mapping[str, object] = request.state
         runtime = request.runtime
         for m in self.before_model_hooks:
             update = await _call_async(m, "before_model", state, runtime)
@@ -283,7 +295,7 @@ class ModelStep(AgentMiddleware[ThreadState]):
         self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
     ) -> ModelResponse | ExtendedModelResponse:
         writes = Writes(self.reducers)
-        state: Mapping[str, Any] = request.state
+        state: Mapping[str, object] = request.state
         runtime = request.runtime
         for m in self.before_model_hooks:
             update = _call_sync(m, "before_model", state, runtime)
@@ -304,16 +316,18 @@ class ModelStep(AgentMiddleware[ThreadState]):
         return self._result(response, messages, writes)
 
 
-def _refresh(request: ModelRequest, state: Mapping[str, Any]) -> ModelRequest:
+def _refresh(request: ModelRequest, state: Mapping[str, object]) -> ModelRequest:
     """The request after ``before_model`` writes: its state, and its messages when a hook
     wrote messages (the model node builds the request from the state it was given)."""
-    changes: dict[str, Any] = {"state": state}
-    if state.get("messages") is not request.state.get("messages"):
-        changes["messages"] = list(state.get("messages") or [])
-    return request.override(**changes)
+    # The agent's state with the hooks' writes applied through its reducers.
+    new_state = cast("AgentState[object]", state)
+    if state.get("messages") is request.state.get("messages"):
+        return request.override(state=new_state)
+    messages = list(cast(list[AnyMessage], state.get("messages") or []))
+    return request.override(state=new_state, messages=messages)
 
 
-class _Facade(AgentMiddleware[Any]):
+class _Facade(Middleware):
     """A middleware as ``create_agent`` should see it: its identity and its ``wrap_*``
     hooks (the subclasses), none of its node hooks."""
 
@@ -331,19 +345,25 @@ class _Facade(AgentMiddleware[Any]):
 
 
 class _ModelWrap(_Facade):
-    def wrap_model_call(self, request: ModelRequest, handler: Callable[..., Any]) -> Any:
+    def wrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
+    ) -> ModelResponse | AIMessage | ExtendedModelResponse:
         return self.inner.wrap_model_call(request, handler)
 
-    async def awrap_model_call(self, request: ModelRequest, handler: Callable[..., Any]) -> Any:
+    async def awrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
+    ) -> ModelResponse | AIMessage | ExtendedModelResponse:
         return await self.inner.awrap_model_call(request, handler)
 
 
 class _ToolWrap(_Facade):
-    def wrap_tool_call(self, request: ToolCallRequest, handler: Callable[..., Any]) -> ToolResult:
+    def wrap_tool_call(
+        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolResult]
+    ) -> ToolResult:
         return self.inner.wrap_tool_call(request, handler)
 
     async def awrap_tool_call(
-        self, request: ToolCallRequest, handler: Callable[..., Any]
+        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Awaitable[ToolResult]]
     ) -> ToolResult:
         return await self.inner.awrap_tool_call(request, handler)
 

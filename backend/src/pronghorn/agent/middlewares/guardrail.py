@@ -11,14 +11,14 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, cast
+from typing import cast
 
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
 from langchain_core.messages import AIMessage, ToolMessage
-from langgraph.config import get_config
 from langgraph.errors import GraphBubbleUp
 from langgraph.prebuilt.tool_node import ToolCallRequest
 
+from pronghorn.agent.middlewares._util import run_config
 from pronghorn.agent.tool_types import ToolResult, request_runtime
 from pronghorn.agent.untyped import as_dict, as_list, as_mapping
 from pronghorn.governance.guardrails import Verdict, check_answer, check_tool_call
@@ -44,20 +44,13 @@ def _text(message: AIMessage) -> str:
     return "".join(parts)
 
 
-def _run_config() -> Mapping[str, Any]:
-    try:
-        return get_config()
-    except RuntimeError:
-        return {}
-
-
 class GuardrailMiddleware(AgentMiddleware):
     def __init__(self, plan: GovernancePlan) -> None:
         super().__init__()
         self.plan = plan
 
     async def _audit(
-        self, config: Mapping[str, Any], verdict: Verdict, detail: dict[str, object]
+        self, config: Mapping[str, object], verdict: Verdict, detail: dict[str, object]
     ) -> None:
         log.warning("guardrail blocked", extra={"provider": verdict.provider, **detail})
         if self.plan.ports is None:
@@ -82,7 +75,7 @@ class GuardrailMiddleware(AgentMiddleware):
     ) -> ToolResult:
         call = request.tool_call
         name = str(call.get("name") or "")
-        args: dict[str, Any] = dict(call.get("args") or {})
+        args: dict[str, object] = dict(call.get("args") or {})
         try:
             verdict = await check_tool_call(self.plan.guardrails, name, args)
         except GraphBubbleUp:
@@ -131,7 +124,7 @@ class GuardrailMiddleware(AgentMiddleware):
                 )
             if verdict is None:
                 continue
-            await self._audit(_run_config(), verdict, {"answer_chars": len(text)})
+            await self._audit(run_config(), verdict, {"answer_chars": len(text)})
             out[i] = message.model_copy(
                 update={
                     "content": f"[The answer was withheld by a guardrail: {verdict.reason}.]",

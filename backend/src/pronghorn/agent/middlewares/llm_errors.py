@@ -31,9 +31,10 @@ from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResp
 from langchain_core.callbacks import adispatch_custom_event
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
-from langgraph.config import get_config, get_stream_writer
+from langgraph.config import get_stream_writer
 from langgraph.errors import GraphBubbleUp
 
+from pronghorn.agent.middlewares._util import run_config
 from pronghorn.governance.identity import identity_of
 from pronghorn.governance.ports import GovernancePorts
 
@@ -312,7 +313,7 @@ class LLMErrorMiddleware(AgentMiddleware):
         with contextlib.suppress(RuntimeError):  # no callback context: nothing listens
             await adispatch_custom_event("pronghorn_model_fallback", data)
         if self.ports is not None:
-            who = identity_of(_run_config())
+            who = identity_of(run_config())
             with contextlib.suppress(Exception):
                 await self.ports.audit(
                     "model.fallback", actor=who.owner_id, target=who.run_id, detail=data
@@ -403,10 +404,3 @@ class LLMErrorMiddleware(AgentMiddleware):
             self.breakers.success(link.name)
             return response
         raise AssertionError("unreachable")
-
-
-def _run_config() -> dict[str, object]:
-    try:
-        return dict(get_config())
-    except RuntimeError:
-        return {}

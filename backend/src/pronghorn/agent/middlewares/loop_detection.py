@@ -14,7 +14,6 @@ Everything is derived from the messages, so it survives restarts and needs no cl
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from langchain.agents.middleware import ModelRequest
 from langchain_core.messages import AIMessage, AnyMessage
@@ -55,7 +54,8 @@ def repeats(messages: list[AnyMessage], window: int = 20) -> tuple[int, AIMessag
 def strip_tool_calls(message: AIMessage, note: str) -> AIMessage:
     extra = {k: v for k, v in message.additional_kwargs.items() if k not in ("tool_calls",)}
     extra.pop("function_call", None)
-    content: Any = message.content
+    # The note goes after the text, or as one more block of a list of blocks.
+    content: str | list[str | dict[str, object]] = message.content
     if isinstance(content, str):
         content = f"{content}\n\n{note}".strip()
     else:
@@ -79,7 +79,7 @@ class LoopDetectionMiddleware(RequestProjection):
         self.stop_repeats = max(stop_repeats, 2)
         self.window = window
 
-    def after_model(self, state: ThreadState, runtime: Runtime) -> dict[str, Any] | None:
+    def after_model(self, state: ThreadState, runtime: Runtime) -> dict[str, object] | None:
         messages = state.get("messages") or []
         if not messages or not isinstance(messages[-1], AIMessage):
             return None

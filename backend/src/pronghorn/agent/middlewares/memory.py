@@ -17,27 +17,19 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
 from langchain_core.messages import BaseMessage, HumanMessage
-from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
-from pronghorn.agent.middlewares._util import run_ids, text_of, with_system_note
+from pronghorn.agent.middlewares._util import run_config, run_ids, text_of, with_system_note
+from pronghorn.agent.middlewares.folding import Middleware
 from pronghorn.agent.state import ThreadState
 from pronghorn.config.schema.memory import MemoryConfig
 from pronghorn.memory.service import MemoryService
 from pronghorn.memory.turns import as_turns, last_exchange, scope_of
 
 log = logging.getLogger("pronghorn.agent.memory")
-
-
-def _config() -> Any:
-    try:
-        return get_config()
-    except RuntimeError:
-        return {}
 
 
 class MemoryInjectionMiddleware(AgentMiddleware[ThreadState]):
@@ -50,7 +42,7 @@ class MemoryInjectionMiddleware(AgentMiddleware[ThreadState]):
         self.agent_name = agent_name
 
     async def _project(self, request: ModelRequest) -> ModelRequest:
-        scope = scope_of(_config(), self.agent_name)
+        scope = scope_of(run_config(), self.agent_name)
         if scope is None or not self.service.config.enabled:
             return request
         last = next((m for m in reversed(request.messages) if isinstance(m, HumanMessage)), None)
@@ -85,9 +77,9 @@ class MemoryUpdateMiddleware(AgentMiddleware[ThreadState]):
         self.model_name = model_name
         self.agent_name = agent_name
 
-    async def aafter_agent(self, state: ThreadState, runtime: Runtime) -> dict[str, Any] | None:
+    async def aafter_agent(self, state: ThreadState, runtime: Runtime) -> dict[str, object] | None:
         try:
-            config = _config()
+            config = run_config()
             scope = scope_of(config, self.agent_name)
             turns = last_exchange(list(state.get("messages") or []))
             if scope is not None and turns:
@@ -109,7 +101,7 @@ def memory_flush_hook(
 
     def flush(messages: Sequence[BaseMessage]) -> None:
         try:
-            config = _config()
+            config = run_config()
             scope = scope_of(config, agent_name)
             if scope is not None:
                 service.enqueue(
@@ -128,8 +120,8 @@ def memory_flush_hook(
 class MemoryChain:
     """The memory parts of one lead agent's chain (all empty without memory)."""
 
-    injection: list[AgentMiddleware[Any, Any, Any]] = field(default_factory=list)
-    finalization: list[AgentMiddleware[Any, Any, Any]] = field(default_factory=list)
+    injection: list[Middleware] = field(default_factory=list)
+    finalization: list[Middleware] = field(default_factory=list)
     before_compact: Callable[[Sequence[BaseMessage]], None] | None = None
 
 
@@ -144,7 +136,7 @@ def memory_chain(
     ``middleware`` mode (``tool`` mode: the tools write instead)."""
     if service is None or not cfg.enabled:
         return MemoryChain()
-    injection: list[AgentMiddleware[Any, Any, Any]] = []
+    injection: list[Middleware] = []
     if cfg.injection_enabled:
         injection.append(
             MemoryInjectionMiddleware(

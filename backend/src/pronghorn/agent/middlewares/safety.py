@@ -10,7 +10,6 @@ event ``{"type": "safety_stop", "reason": ...}`` is emitted (``stream_mode=custo
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import AIMessage
@@ -48,7 +47,7 @@ def safety_reason(message: AIMessage) -> str | None:
 class SafetyFinishReasonMiddleware(AgentMiddleware[ThreadState]):
     state_schema = ThreadState
 
-    def after_model(self, state: ThreadState, runtime: Runtime) -> dict[str, Any] | None:
+    def after_model(self, state: ThreadState, runtime: Runtime) -> dict[str, object] | None:
         messages = state.get("messages") or []
         if not messages or not isinstance(messages[-1], AIMessage):
             return None

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware
 from langgraph.prebuilt.tool_node import ToolCallRequest
@@ -52,7 +51,7 @@ class SandboxMiddleware(AgentMiddleware[ThreadState]):
         self._note(request)
         return await handler(request)
 
-    async def aafter_agent(self, state: ThreadState, runtime: Runtime) -> dict[str, Any] | None:
+    async def aafter_agent(self, state: ThreadState, runtime: Runtime) -> dict[str, object] | None:
         ids = run_ids()
         if self.provider is None or ids.thread_id is None:
             return None  # no provider, or no thread: nothing was noted (see _note)

@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from langchain.agents.middleware import ModelRequest
 from langchain_core.language_models import BaseChatModel
@@ -35,7 +34,8 @@ from langgraph.runtime import Runtime
 
 from pronghorn.agent.middlewares._projecting import RequestProjection
 from pronghorn.agent.middlewares._util import text_of
-from pronghorn.agent.state import ThreadState
+from pronghorn.agent.state import StateObject, ThreadState
+from pronghorn.agent.untyped import as_dict
 
 log = logging.getLogger("pronghorn.agent.summary")
 
@@ -68,7 +68,7 @@ def summary_message(text: str) -> HumanMessage:
     )
 
 
-def visible_messages(messages: list[AnyMessage], summary: dict[str, Any] | None) -> int:
+def visible_messages(messages: list[AnyMessage], summary: StateObject | None) -> int:
     """Index of the first message not covered by ``summary``."""
     upto = (summary or {}).get("upto_id")
     if not upto:
@@ -77,6 +77,12 @@ def visible_messages(messages: list[AnyMessage], summary: dict[str, Any] | None)
         if m.id == upto:
             return i + 1
     return 0
+
+
+def _summary_text(summary: StateObject | None) -> str | None:
+    """The summary's text (None without one, or when the stored value is not a string)."""
+    text = (summary or {}).get("text")
+    return text if isinstance(text, str) else None
 
 
 def choose_cut(messages: list[AnyMessage], keep_tokens: int) -> int:
@@ -150,12 +156,12 @@ class SummarizationMiddleware(RequestProjection):
             log.warning("summary failed: %s", exc)
             return local_digest(previous, messages, self.trigger_tokens)
 
-    async def abefore_model(self, state: ThreadState, runtime: Runtime) -> dict[str, Any] | None:
+    async def abefore_model(self, state: ThreadState, runtime: Runtime) -> dict[str, object] | None:
         messages = list(state.get("messages") or [])
         summary = state.get("summary") or None
         start = visible_messages(messages, summary)
         visible = messages[start:]
-        previous = (summary or {}).get("text")
+        previous = _summary_text(summary)
         size = estimate_tokens(visible) + (len(previous) // 4 if previous else 0)
         if size <= self.trigger_tokens:
             return None
@@ -168,11 +174,12 @@ class SummarizationMiddleware(RequestProjection):
         return {"summary": {"text": text, "upto_id": visible[cut - 1].id}}
 
     def _project(self, request: ModelRequest) -> ModelRequest:
-        summary = request.state.get("summary")
-        if not summary or not summary.get("text"):
+        summary = as_dict(request.state.get("summary"))
+        text = _summary_text(summary)
+        if not text:
             return request
         start = visible_messages(request.messages, summary)
         if start == 0:
             return request
-        messages = [summary_message(summary["text"]), *request.messages[start:]]
+        messages = [summary_message(text), *request.messages[start:]]
         return request.override(messages=messages)

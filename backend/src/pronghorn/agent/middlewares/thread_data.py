@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware
 from langgraph.runtime import Runtime
@@ -29,7 +28,7 @@ THREAD_DATA = {
 }
 
 
-def thread_paths(data_dir: Path, config: Any = None) -> ThreadPaths | None:
+def thread_paths(data_dir: Path, config: object = None) -> ThreadPaths | None:
     """The host folders of the current run's thread (None outside a thread)."""
     ids = run_ids(config)
     if ids.thread_id is None:
@@ -49,7 +48,7 @@ class ThreadDataMiddleware(AgentMiddleware[ThreadState]):
         super().__init__()
         self.data_dir = Path(data_dir)
 
-    async def abefore_agent(self, state: ThreadState, runtime: Runtime) -> dict[str, Any] | None:
+    async def abefore_agent(self, state: ThreadState, runtime: Runtime) -> dict[str, object] | None:
         paths = thread_paths(self.data_dir)
         if paths is None:
             return None

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.language_models import BaseChatModel
@@ -55,7 +54,7 @@ class TitleMiddleware(AgentMiddleware[ThreadState]):
         self.max_chars = max_chars
         self.model = model
 
-    async def aafter_model(self, state: ThreadState, runtime: Runtime) -> dict[str, Any] | None:
+    async def aafter_model(self, state: ThreadState, runtime: Runtime) -> dict[str, object] | None:
         if state.get("title"):
             return None
         messages = state.get("messages") or []

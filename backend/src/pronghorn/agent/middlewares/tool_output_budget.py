@@ -14,7 +14,6 @@ import dataclasses
 import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import ToolMessage
@@ -77,7 +76,7 @@ class ToolOutputBudgetMiddleware(AgentMiddleware):
         self.tail_chars = tail_chars
         self.exempt = exempt
 
-    def _save(self, config: Any, call_id: str, text: str) -> str | None:
+    def _save(self, config: object, call_id: str, text: str) -> str | None:
         paths = thread_paths(self.data_dir, config)
         if paths is None:
             return None
@@ -89,7 +88,7 @@ class ToolOutputBudgetMiddleware(AgentMiddleware):
             return None
         return virtual
 
-    def budget(self, message: ToolMessage, config: Any) -> ToolMessage:
+    def budget(self, message: ToolMessage, config: object) -> ToolMessage:
         """The message with its content within budget (blocking: file write)."""
         text = message.content
         if not isinstance(text, str) or len(text) <= self.soft_chars:
@@ -133,7 +132,7 @@ class ToolOutputBudgetMiddleware(AgentMiddleware):
             return [m for m in as_list(update.get("messages")) or [] if isinstance(m, ToolMessage)]
         return []
 
-    def apply(self, result: ToolResult, config: Any) -> ToolResult:
+    def apply(self, result: ToolResult, config: object) -> ToolResult:
         if isinstance(result, ToolMessage):
             return self.budget(result, config)
         update = as_dict(result.update)

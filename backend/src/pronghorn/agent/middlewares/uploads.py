@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 from langchain.agents.middleware import ModelRequest
 from langchain_core.messages import HumanMessage
@@ -19,7 +18,8 @@ from langgraph.runtime import Runtime
 
 from pronghorn.agent.middlewares._projecting import RequestProjection
 from pronghorn.agent.middlewares.thread_data import thread_paths
-from pronghorn.agent.state import ThreadState
+from pronghorn.agent.state import StateObject, ThreadState
+from pronghorn.agent.untyped import as_int
 from pronghorn.sandbox.convert import pair_copies
 from pronghorn.sandbox.paths import VIRTUAL_UPLOADS, ThreadPaths
 from pronghorn.sandbox.uploads import list_uploads
@@ -27,12 +27,12 @@ from pronghorn.sandbox.uploads import list_uploads
 MAX_LISTED = 50
 
 
-def _list_uploads(paths: ThreadPaths) -> list[dict[str, Any]]:
+def _list_uploads(paths: ThreadPaths) -> list[StateObject]:
     """Each upload; a document's Markdown copy (``NAME.md``, made at upload time) is
     listed with it, as ``markdown_path``, not as a file of its own."""
-    out: list[dict[str, Any]] = []
+    out: list[StateObject] = []
     for name, size, copy in pair_copies(list_uploads(paths)):
-        entry: dict[str, Any] = {
+        entry: StateObject = {
             "name": name,
             "size": size,
             "virtual_path": f"{VIRTUAL_UPLOADS}/{name}",
@@ -51,14 +51,14 @@ def _size(n: int) -> str:
     return f"{n} B"
 
 
-def _line(f: dict[str, Any]) -> str:
-    line = f"- {f['virtual_path']} ({_size(int(f.get('size') or 0))})"
+def _line(f: StateObject) -> str:
+    line = f"- {f['virtual_path']} ({_size(as_int(f.get('size')))})"
     if f.get("markdown_path"):
         line += f"; as Markdown: {f['markdown_path']}"
     return line
 
 
-def upload_note(files: list[dict[str, Any]]) -> str:
+def upload_note(files: list[StateObject]) -> str:
     lines = [_line(f) for f in files]
     if len(lines) > MAX_LISTED:
         lines = [*lines[:MAX_LISTED], f"- … and {len(lines) - MAX_LISTED} more"]
@@ -77,7 +77,7 @@ def upload_note(files: list[dict[str, Any]]) -> str:
 def _annotate(message: HumanMessage, note: str) -> HumanMessage:
     content = message.content
     if isinstance(content, str):
-        new: Any = f"{content}\n\n{note}" if content else note
+        new: object = f"{content}\n\n{note}" if content else note
     else:
         new = [*content, {"type": "text", "text": note}]
     return message.model_copy(update={"content": new})
@@ -90,7 +90,7 @@ class UploadsMiddleware(RequestProjection):
         super().__init__()
         self.data_dir = Path(data_dir)
 
-    async def abefore_agent(self, state: ThreadState, runtime: Runtime) -> dict[str, Any] | None:
+    async def abefore_agent(self, state: ThreadState, runtime: Runtime) -> dict[str, object] | None:
         paths = thread_paths(self.data_dir)
         if paths is None:
             return None
@@ -107,11 +107,12 @@ class UploadsMiddleware(RequestProjection):
         return {"uploaded_files": [{**f, "message_id": anchor} for f in new]}
 
     def _project(self, request: ModelRequest) -> ModelRequest:
-        by_message: dict[str, list[dict[str, Any]]] = {}
-        files: list[dict[str, Any]] = request.state.get("uploaded_files") or []
+        by_message: dict[str, list[StateObject]] = {}
+        files: list[StateObject] = request.state.get("uploaded_files") or []
         for f in files:
-            if f.get("message_id"):
-                by_message.setdefault(f["message_id"], []).append(f)
+            anchor = f.get("message_id")
+            if anchor and isinstance(anchor, str):
+                by_message.setdefault(anchor, []).append(f)
         if not by_message:
             return request
         messages = [

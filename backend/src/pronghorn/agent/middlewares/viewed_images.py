@@ -16,14 +16,14 @@ Only added to the chain of models with ``supports_vision``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from langchain.agents.middleware import ModelRequest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langgraph.runtime import Runtime
 
 from pronghorn.agent.middlewares._projecting import RequestProjection
-from pronghorn.agent.state import ThreadState
+from pronghorn.agent.state import StateObject, ThreadState
+from pronghorn.agent.untyped import as_int
 from pronghorn.models.notes import NOTE_KEY
 
 MAX_IMAGES = 4
@@ -42,14 +42,14 @@ def latest_tool_call_ids(messages: Sequence[BaseMessage]) -> set[str]:
 
 
 def select(
-    images: list[dict[str, Any]], *, max_images: int, max_bytes: int
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    images: list[StateObject], *, max_images: int, max_bytes: int
+) -> tuple[list[StateObject], list[StateObject]]:
     """(attached, left out), in the order the images were viewed."""
-    attached: list[dict[str, Any]] = []
-    left: list[dict[str, Any]] = []
+    attached: list[StateObject] = []
+    left: list[StateObject] = []
     total = 0
     for image in images:
-        size = int(image.get("size") or 0)
+        size = as_int(image.get("size"))
         if len(attached) < max_images and total + size <= max_bytes:
             attached.append(image)
             total += size
@@ -59,7 +59,7 @@ def select(
 
 
 def image_message(
-    attached: list[dict[str, Any]], left: list[dict[str, Any]], *, max_images: int, max_bytes: int
+    attached: list[StateObject], left: list[StateObject], *, max_images: int, max_bytes: int
 ) -> HumanMessage:
     lines = [f"- {i['path']} ({i['mime_type']}, {i['size']} bytes)" for i in attached]
     text = "<viewed_images>\nThe images you loaded with view_image:\n" + "\n".join(lines)
@@ -70,7 +70,7 @@ def image_message(
             f"{max_bytes // (1024 * 1024)} MB): {names}. View them again later, fewer at a time."
         )
     text += "\n</viewed_images>"
-    blocks: list[str | dict[str, Any]] = [{"type": "text", "text": text}]
+    blocks: list[str | dict[str, object]] = [{"type": "text", "text": text}]
     blocks += [
         {"type": "image", "base64": i["base64"], "mime_type": i["mime_type"]} for i in attached
     ]
@@ -88,7 +88,7 @@ class ViewedImagesMiddleware(RequestProjection):
         self.max_bytes = max_bytes
 
     def _project(self, request: ModelRequest) -> ModelRequest:
-        images: list[dict[str, Any]] = request.state.get("viewed_images") or []
+        images: list[StateObject] = request.state.get("viewed_images") or []
         if not images:
             return request
         answered = latest_tool_call_ids(request.messages)
@@ -101,10 +101,10 @@ class ViewedImagesMiddleware(RequestProjection):
         )
         return request.override(messages=[*request.messages, message])
 
-    def after_model(self, state: ThreadState, runtime: Runtime) -> dict[str, Any] | None:
+    def after_model(self, state: ThreadState, runtime: Runtime) -> dict[str, object] | None:
         if state.get("viewed_images"):
             return {"viewed_images": []}  # shown (or left out) once; never kept
         return None
 
-    async def aafter_model(self, state: ThreadState, runtime: Runtime) -> dict[str, Any] | None:
+    async def aafter_model(self, state: ThreadState, runtime: Runtime) -> dict[str, object] | None:
         return self.after_model(state, runtime)

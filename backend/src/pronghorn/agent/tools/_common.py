@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TypeVar
 
 from langchain_core.messages import ToolMessage
 
@@ -12,6 +12,8 @@ from pronghorn.agent.tools.deps import ToolDeps
 from pronghorn.sandbox.base import Sandbox
 from pronghorn.sandbox.errors import SandboxError
 from pronghorn.sandbox.paths import ThreadPaths
+
+T = TypeVar("T")
 
 DEFAULT_USER_ID = "default"
 
@@ -22,7 +24,7 @@ class ToolError(Exception):
 
 def thread_of(runtime: AgentToolRuntime) -> tuple[str, str]:
     """``(user_id, thread_id)`` of the run calling the tool."""
-    configurable: dict[str, Any] = dict((runtime.config or {}).get("configurable") or {})
+    configurable: dict[str, object] = dict((runtime.config or {}).get("configurable") or {})
     thread_id = configurable.get("thread_id")
     if not thread_id:
         raise ToolError("This tool needs a thread: the run has no thread_id.")
@@ -54,8 +56,8 @@ def failure(runtime: AgentToolRuntime | None, name: str, message: str) -> ToolMe
 
 
 async def guarded(
-    name: str, runtime: AgentToolRuntime | None, body: Callable[[], Awaitable[Any]]
-) -> Any:
+    name: str, runtime: AgentToolRuntime | None, body: Callable[[], Awaitable[T]]
+) -> T | ToolMessage | str:
     """Run a tool body; expected errors (denied path, missing file...) become error results."""
     try:
         return await body()

@@ -17,10 +17,11 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from pronghorn.agent.builder import AgentDeps, build_lead_agent
 from pronghorn.agent.options import AgentOptions
+from pronghorn.agent.state import AgentGraph
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.governance.ports import GovernancePorts
 from pronghorn.graphs.requests import GraphRequest
@@ -41,19 +42,18 @@ class GraphCache:
 
     def __init__(self, max_size: int = MAX_CACHED) -> None:
         self.max_size = max_size
-        # Any: a compiled lead agent (create_agent's CompiledStateGraph, see build_agent)
-        self._items: OrderedDict[tuple[object, ...], Any] = OrderedDict()
+        self._items: OrderedDict[tuple[object, ...], AgentGraph] = OrderedDict()
         self._lock = threading.Lock()
         self.builds = 0
 
-    def get(self, key: tuple[object, ...]) -> Any | None:
+    def get(self, key: tuple[object, ...]) -> AgentGraph | None:
         with self._lock:
             if key in self._items:
                 self._items.move_to_end(key)
                 return self._items[key]
         return None
 
-    def get_or_build(self, key: tuple[object, ...], build: Callable[[], Any]) -> Any:
+    def get_or_build(self, key: tuple[object, ...], build: Callable[[], AgentGraph]) -> AgentGraph:
         found = self.get(key)
         if found is not None:
             return found
@@ -93,7 +93,7 @@ def run_identity(request: GraphRequest) -> str | None:
     """Who a run executes as (the executor sets it), None for other accesses."""
     if not request.executes:
         return None
-    configurable: dict[str, Any] = dict(request.config.get("configurable") or {})
+    configurable: dict[str, object] = dict(request.config.get("configurable") or {})
     identity = configurable.get("langgraph_auth_user_id")
     return str(identity) if identity else None
 
@@ -131,7 +131,7 @@ class LeadAgentFactory:
             )
         return self._deps
 
-    async def __call__(self, request: GraphRequest) -> Any:
+    async def __call__(self, request: GraphRequest) -> AgentGraph:
         settings = self.host.settings
         if request.app_config is not None and request.config_version is not None:
             config, version = request.app_config, request.config_version
@@ -151,7 +151,7 @@ class LeadAgentFactory:
         models = self.host.models if config is settings.current else ModelFactory(config)
         deps = self.deps()
 
-        def build() -> Any:
+        def build() -> AgentGraph:
             return build_lead_agent(
                 deps, options, today=today, config=config, models=models, skills=skills
             )

@@ -164,7 +164,9 @@ def get_row(conn: Connection, assistant_id: str) -> RowMapping | None:
     return (conn.execute(stmt)).mappings().first()
 
 
-def _usable(row: RowMapping | None, owner_scope: str | None) -> bool:
+def usable(row: RowMapping | None, owner_scope: str | None) -> bool:
+    """Whether the assistant row is there for `owner_scope` (None: any owner): a system
+    assistant (no owner) is everyone's."""
     return row is not None and (
         owner_scope is None or row["owner_id"] is None or row["owner_id"] == owner_scope
     )
@@ -177,10 +179,10 @@ def resolve_row(
     assistant; with `owner_scope`, only a system assistant or one of that owner."""
     if _is_uuid(id_or_graph_id):
         row = get_row(conn, str(uuid.UUID(id_or_graph_id)))
-        if _usable(row, owner_scope):
+        if usable(row, owner_scope):
             return row
     row = get_row(conn, system_assistant_id(id_or_graph_id))
-    return row if _usable(row, owner_scope) else None
+    return row if usable(row, owner_scope) else None
 
 
 def resolve_assistant(

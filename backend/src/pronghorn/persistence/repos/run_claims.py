@@ -22,12 +22,11 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from pronghorn.persistence.repos import run_units
 from pronghorn.persistence.repos import runs as runs_repo
+from pronghorn.persistence.repos.run_queue_load import claimed_inflight
 from pronghorn.persistence.tables import runs, threads
 
 # pg_advisory_xact_lock key serialising claims while a cluster-wide cap is counted.
 CAP_LOCK_KEY = 0x70726E67  # "prng"
-# ... and the one serialising accepts while the queue caps (runs.max_queued*) are counted.
-QUEUE_LOCK_KEY = 0x70726E71  # "prnq"
 
 
 @dataclass(frozen=True)
@@ -47,10 +46,6 @@ def claimed_row(row: Any) -> dict[str, Any]:
         "fence": row["fence"],
         "attempt": row["attempt"],
     }
-
-
-def _claimed_inflight() -> ColumnElement[bool]:
-    return and_(runs.c.status.in_(runs_repo.INFLIGHT), runs.c.owner.is_not(None))
 
 
 def _user_running(r: Any) -> Any:
@@ -162,7 +157,7 @@ def claim_next(
         conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": CAP_LOCK_KEY})
         if caps.total is not None:
             busy = conn.execute(
-                select(func.count()).select_from(runs).where(_claimed_inflight())
+                select(func.count()).select_from(runs).where(claimed_inflight())
             ).scalar_one()
             if busy >= caps.total:
                 return None
@@ -317,28 +312,3 @@ def expire_queued(
         )
         out.append(Recovered(run_id, thread_id, False, error))
     return out
-
-
-@dataclass(frozen=True)
-class QueueLoad:
-    queued: int  # unclaimed unfinished runs, all users
-    user_queued: int  # of those, the user's
-    user_running: int  # the user's claimed unfinished runs
-
-
-def queue_load(conn: Connection, owner_id: str | None, *, lock: bool) -> QueueLoad:
-    """How full the cluster's queue is, for `owner_id`'s runs and in all. `lock`: first
-    take the advisory lock that serialises the accepts counting it (until the transaction
-    ends), so two replicas never both admit a run past a cap."""
-    if lock:
-        conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": QUEUE_LOCK_KEY})
-    waiting = and_(runs.c.status == "pending", runs.c.owner.is_(None))
-    mine = runs.c.owner_id == owner_id
-    row = conn.execute(
-        select(
-            func.count().filter(waiting),
-            func.count().filter(and_(waiting, mine)),
-            func.count().filter(and_(_claimed_inflight(), mine)),
-        ).where(runs.c.status.in_(runs_repo.INFLIGHT))
-    ).one()
-    return QueueLoad(int(row[0]), int(row[1]), int(row[2]))

@@ -17,11 +17,9 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
-
-from sqlalchemy.engine import Connection
 
 from pronghorn.auth.principal import LOCAL_PRINCIPAL
 from pronghorn.config.holder import ConfigHolder
@@ -30,6 +28,7 @@ from pronghorn.persistence.repos import assistants as assistants_repo
 from pronghorn.persistence.repos import run_claims, run_units
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.persistence.repos.common import now
+from pronghorn.persistence.repos.run_queue_load import QueueCaps, queue_load
 from pronghorn.persistence.repos.runs import INFLIGHT
 from pronghorn.runtime.access import principal_from_record
 from pronghorn.runtime.cluster.claim_loop import ClaimLoop
@@ -120,7 +119,7 @@ class ClusterRunQueue:
             owner=None,
             claimable_at=self.claimable_at(req),
             claim_if_idle=self.fast_claim(req, thread_id),
-            queue_check=self.queue_check(),
+            queue_caps=self.queue_caps(),
         )
 
     def release(self, terms: AcceptTerms) -> None:
@@ -184,21 +183,15 @@ class ClusterRunQueue:
         }
 
     # -- queue caps ----------------------------------------------------------------------
-    def queue_check(self) -> Callable[[Connection, str | None], None] | None:
-        """The accept transaction's check of `runs.max_queued` / `max_queued_per_user`
-        against the cluster's queue (None: no cap): it counts the unclaimed runs in the
+    def queue_caps(self) -> QueueCaps | None:
+        """The caps `runs.max_queued` / `max_queued_per_user` the accept transaction counts
+        the cluster's queue against (None: no cap): it counts the unclaimed runs in the
         database under an advisory lock, so concurrent accepts on any replica count each
-        other, and refuses (`Overloaded`, 429) as on one process."""
+        other, and refuses (`QueueFull`, then `Overloaded`, 429) as on one process."""
         cfg = self.config
         if cfg.max_queued is None and cfg.max_queued_per_user is None:
             return None
-        admission = self.admission
-
-        def check(conn: Connection, owner_id: str | None) -> None:
-            load = run_claims.queue_load(conn, owner_id, lock=True)
-            admission.refuse_if_full(load.queued, load.user_queued, load.user_running)
-
-        return check
+        return QueueCaps(cfg.max_queued, cfg.max_queued_per_user)
 
     async def check_room(self, user: str, count: int) -> None:
         """A batch of `count` stateless runs of `user`, before any is created: refused when
@@ -212,7 +205,7 @@ class ClusterRunQueue:
         queued = count - max(at_once, 0)
         if queued <= 0:
             return
-        load = await self.db.read(lambda c: run_claims.queue_load(c, user, lock=False))
+        load = await self.db.read(lambda c: queue_load(c, user, lock=False))
         self.admission.refuse_if_full(
             load.queued + queued - 1, load.user_queued + queued - 1, load.user_running
         )

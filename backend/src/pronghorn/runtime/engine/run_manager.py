@@ -20,12 +20,13 @@ from typing import Any
 
 from pronghorn.auth.authorizer import AllowAll, Authorizer
 from pronghorn.auth.principal import LOCAL_PRINCIPAL
+from pronghorn.persistence.errors import QueueFull, RecordError
 from pronghorn.persistence.json_codec import json_loads
 from pronghorn.persistence.repos import assistants as assistants_repo
 from pronghorn.persistence.repos import run_units
 from pronghorn.persistence.repos import runs as runs_repo
 from pronghorn.persistence.repos import threads as threads_repo
-from pronghorn.persistence.repos.common import new_id
+from pronghorn.persistence.repos.common import OwnerScope, new_id
 from pronghorn.runtime.access import Access, principal_from_record, principal_record
 from pronghorn.runtime.engine.admission import Admission
 from pronghorn.runtime.engine.admission import queue_timeout_error as timeout_error
@@ -46,9 +47,10 @@ from pronghorn.runtime.errors import (
     InvalidRequest,
     NotFound,
     Unavailable,
+    domain_error,
 )
 from pronghorn.runtime.observability.metrics import Metrics
-from pronghorn.runtime.owned import authorize_with, visible
+from pronghorn.runtime.owned import authorize_with
 
 log = logging.getLogger("pronghorn.runs")
 
@@ -104,14 +106,14 @@ class RunManager:
     def active(self, run_id: str) -> Job | None:
         return self._jobs.get(run_id)
 
-    def _inflight(self, conn: Any, thread_id: str) -> list[dict[str, Any]]:
-        """Unfinished runs of a thread. On SQLite every run of a thread belongs to this
-        process and every write is serialised, so memory is authoritative; elsewhere ask
-        the database (under the thread row lock taken by the caller)."""
+    def _inflight_known(self, thread_id: str) -> list[dict[str, Any]] | None:
+        """Unfinished runs of a thread, when this process knows them: on SQLite every run of
+        a thread belongs to this process and every write is serialised, so memory is
+        authoritative (called from the database thread: of_thread works on a snapshot);
+        None elsewhere: the accept reads them under the thread's row lock."""
         if self.db.is_sqlite:
-            # Called from the database thread: of_thread works on a snapshot.
             return [j.run for j in self._jobs.of_thread(thread_id)]
-        return run_units.inflight_rows(conn, thread_id)
+        return None
 
     @property
     def in_memory(self) -> int:
@@ -170,8 +172,7 @@ class RunManager:
         return run_units.RunOwnership(
             owner_id=access.identity,
             principal=principal_record(access.principal),
-            may_use_thread=lambda owner_id, metadata: visible(access, owner_id, metadata, filt),
-            may_use_assistant=lambda owner_id: owner_id is None or access.may_see(owner_id),
+            thread_scope=OwnerScope(access.owner_scope, filt),
         )
 
     async def create(self, thread_id: str | None, req: RunCreate, access: Access) -> Job:
@@ -191,9 +192,6 @@ class RunManager:
         run_id = new_id()
         tid = thread_id or new_id()
 
-        def check(assistant: dict[str, Any]) -> None:
-            self._check(req, assistant)
-
         kwargs = req.kwargs()
         kwargs["temporary"] = stateless
         # Admission: refuse before anything is written; from here the run holds its place.
@@ -202,15 +200,16 @@ class RunManager:
         self.admission.enter(access.identity)
         terms = self.queue.terms(req, tid)
 
-        def unit(conn: Any) -> run_units.Accepted:
-            return run_units.accept_run(
+        def unit(conn: Any) -> tuple[dict[str, Any], run_units.Accepted]:
+            assistant = run_units.resolve_assistant(conn, req.assistant_id, access.owner_scope)
+            self._check(req, assistant)
+            return assistant, run_units.accept_run(
                 conn,
-                assistant_ref=req.assistant_id,
+                assistant=assistant,
                 thread_id=tid,
                 create_thread=stateless or new_thread is not None,
                 new_thread_metadata=new_thread or {},
-                check=check,
-                inflight_of=self._inflight,
+                inflight_known=self._inflight_known(tid),
                 reject_if_busy=req.multitask_strategy == "reject",
                 run_fields={
                     "run_id": run_id,
@@ -222,13 +221,9 @@ class RunManager:
                     "owner": terms.owner,
                     "claimable_at": terms.claimable_at,
                 },
-                busy_error=lambda t, r: Conflict(
-                    f"Thread {t} is busy with run {r} (multitask_strategy=reject)"
-                ),
-                missing_error=NotFound.of,
                 ownership=ownership,
                 claim_if_idle=terms.claim_if_idle,
-                queue_check=terms.queue_check,
+                queue_caps=terms.queue_caps,
             )
 
         # The run's log first: a broker that cannot be reached fails the request (503)
@@ -236,14 +231,19 @@ class RunManager:
         # the replica that executes the run opens its log (it may be another one).
         try:
             await self.queue.open_log(run_id, tid)
-            accepted = await self.db.retry(lambda: self.db.write(unit))
+            try:
+                assistant, accepted = await self.db.retry(lambda: self.db.write(unit))
+            except QueueFull as full:
+                self.admission.refuse(full)
+            except RecordError as exc:
+                raise domain_error(exc) from None
         except BaseException:
             self.queue.release(terms)
             self.admission.leave(access.identity)
             await self.queue.abandon_log(run_id)
             raise
         self.queue.release(terms)
-        assistant, run, inflight = accepted.assistant, accepted.run, accepted.inflight
+        run, inflight = accepted.run, accepted.inflight
         thread_meta = accepted.thread_metadata
         job = Job(
             run=run,

@@ -15,20 +15,16 @@ runs the same ordering, strategy, limit and cancel tests on both.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from sqlalchemy.engine import Connection
-
+from pronghorn.persistence.repos.run_queue_load import QueueCaps
 from pronghorn.runtime.engine.control import ControlMessage
 from pronghorn.runtime.engine.jobs import Job
 from pronghorn.runtime.engine.run_request import RunCreate
 from pronghorn.runtime.engine.run_state import CancelAction
-
-QueueCheck = Callable[[Connection, str | None], None]
-"""The accept transaction's check of the queue caps (raises `Overloaded`)."""
 
 
 @dataclass(frozen=True)
@@ -40,7 +36,7 @@ class AcceptTerms:
     owner: str | None
     claimable_at: datetime | None = None
     claim_if_idle: dict[str, Any] | None = None  # the claim columns
-    queue_check: QueueCheck | None = None
+    queue_caps: QueueCaps | None = None
 
 
 class RunHost(Protocol):

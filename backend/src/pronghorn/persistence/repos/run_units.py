@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -22,6 +22,7 @@ from sqlalchemy.engine import Connection
 from pronghorn.ids import system_assistant_id
 from pronghorn.persistence.errors import AssistantMissing, ThreadBusy, ThreadMissing
 from pronghorn.persistence.metadata_filter import matches
+from pronghorn.persistence.records.assistants import AssistantRecord, assistant_record
 from pronghorn.persistence.repos import assistants as assistants_repo
 from pronghorn.persistence.repos import runs as runs_repo
 from pronghorn.persistence.repos import threads as threads_repo
@@ -49,7 +50,7 @@ _THREAD_META = (
 
 def resolve_assistant(
     conn: Connection, id_or_graph_id: str, owner_scope: str | None = None
-) -> dict[str, Any]:
+) -> AssistantRecord:
     """The assistant with this id, or — for a graph id — that graph's system assistant;
     with `owner_scope`, only a system assistant or one of that owner; else
     `AssistantMissing`."""
@@ -59,8 +60,8 @@ def resolve_assistant(
     candidates.append(system_assistant_id(id_or_graph_id))
     for candidate in candidates:
         row = conn.execute(_ASSISTANT, {"b_id": candidate}).mappings().first()
-        if assistants_repo.usable(row, owner_scope):
-            return assistants_repo.to_api(row)
+        if row is not None and assistants_repo.usable(row, owner_scope):
+            return assistant_record(row)
     raise AssistantMissing(id_or_graph_id)
 
 
@@ -92,7 +93,7 @@ class RunOwnership:
 def accept_run(
     conn: Connection,
     *,
-    assistant: Mapping[str, Any],
+    assistant: AssistantRecord,
     thread_id: str,
     create_thread: bool,
     reject_if_busy: bool,
@@ -116,7 +117,7 @@ def accept_run(
     the run is queued unclaimed (no owner) for any replica to claim, within `queue_caps`
     (scale-out: counted in the database under an advisory lock)."""
     row = conn.execute(_THREAD_BUSY, {"b_id": thread_id, "b_ts": now()}).mappings().first()
-    graph_meta = {"graph_id": assistant["graph_id"], "assistant_id": assistant["assistant_id"]}
+    graph_meta = {"graph_id": assistant.graph_id, "assistant_id": assistant.assistant_id}
     scope = ownership.thread_scope
     if row is not None and not (
         (scope.owner_id is None or row["owner_id"] == scope.owner_id)
@@ -148,7 +149,7 @@ def accept_run(
         new_meta = meta if changed else None  # the thread's first run of this graph/assistant
     values = runs_repo.new_run_row(
         thread_id=thread_id,
-        assistant_id=assistant["assistant_id"],
+        assistant_id=assistant.assistant_id,
         owner_id=owner_id,
         principal=ownership.principal,
         **run_fields,

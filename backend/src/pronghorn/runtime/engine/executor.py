@@ -94,10 +94,10 @@ def _tags(cfg: dict[str, Any]) -> list[Any]:
 
 def build_config(job: Job, callbacks: list[Any]) -> dict[str, Any]:
     req = job.request
-    a_cfg: dict[str, Any] = job.assistant.get("config") or {}
+    a_cfg: dict[str, Any] = dict(job.assistant.config)
     r_cfg = req.config or {}
     configurable = {**_client_configurable(a_cfg), **_client_configurable(r_cfg)}
-    a_context: dict[str, Any] = job.assistant.get("context") or {}
+    a_context: dict[str, Any] = dict(job.assistant.context)
     context = {**a_context, **(req.context or {})}
     if req.checkpoint:
         configurable.update(
@@ -115,8 +115,8 @@ def build_config(job: Job, callbacks: list[Any]) -> dict[str, Any]:
     configurable.update(
         thread_id=job.thread_id,
         run_id=job.run_id,
-        assistant_id=job.assistant["assistant_id"],
-        graph_id=job.assistant["graph_id"],
+        assistant_id=job.assistant.assistant_id,
+        graph_id=job.assistant.graph_id,
         user_id=user_folder_id,
         langgraph_auth_user=job.principal.auth_user(),
         langgraph_auth_user_id=job.principal.identity,
@@ -129,8 +129,8 @@ def build_config(job: Job, callbacks: list[Any]) -> dict[str, Any]:
         **(req.metadata or {}),
         "run_id": job.run_id,
         "thread_id": job.thread_id,
-        "assistant_id": job.assistant["assistant_id"],
-        "graph_id": job.assistant["graph_id"],
+        "assistant_id": job.assistant.assistant_id,
+        "graph_id": job.assistant.graph_id,
         "run_attempt": job.attempt,
         "user_id": user_folder_id,
     }
@@ -327,9 +327,7 @@ class Executor:
                 config_version=job.config_version or None,
             )
             async with asyncio.timeout(limit_s):
-                async with self.graphs.graph(
-                    job.assistant["graph_id"], request, job.graph
-                ) as graph:
+                async with self.graphs.graph(job.assistant.graph_id, request, job.graph) as graph:
                     await stream_graph(
                         graph,
                         build_input(job),
@@ -521,7 +519,7 @@ class Executor:
                 app_config=job.config,
                 config_version=job.config_version or None,
             )
-            async with self.graphs.graph(job.assistant["graph_id"], read, job.graph) as graph:
+            async with self.graphs.graph(job.assistant.graph_id, read, job.graph) as graph:
                 return await graph.aget_state(state_config)
         except Exception as exc:
             if is_database_unreachable(exc):

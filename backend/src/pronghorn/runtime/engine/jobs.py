@@ -9,6 +9,7 @@ from typing import Any
 from pronghorn.auth.principal import LOCAL_PRINCIPAL, Principal
 from pronghorn.config.schema.app import AppConfig
 from pronghorn.graphs.registry import GraphEntry
+from pronghorn.persistence.records.assistants import AssistantRecord
 from pronghorn.runtime.engine.run_request import RunCreate
 from pronghorn.runtime.engine.run_state import CancelAction, RunPhase, RunState, RunStatus
 
@@ -17,7 +18,7 @@ from pronghorn.runtime.engine.run_state import CancelAction, RunPhase, RunState,
 class Job:
     run: dict[str, Any]  # the Run as the API shows it
     request: RunCreate
-    assistant: dict[str, Any]
+    assistant: AssistantRecord
     config: AppConfig  # the snapshot the run was accepted under: it executes with it
     config_version: str = ""  # that snapshot's content hash (the holder's version)
     # The graph version serving when the run was accepted: it runs on it even if the graph

@@ -22,6 +22,7 @@ from pronghorn.auth.authorizer import AllowAll, Authorizer
 from pronghorn.auth.principal import LOCAL_PRINCIPAL
 from pronghorn.persistence.errors import QueueFull, RecordError
 from pronghorn.persistence.json_codec import json_loads
+from pronghorn.persistence.records.assistants import AssistantRecord
 from pronghorn.persistence.repos import assistants as assistants_repo
 from pronghorn.persistence.repos import run_units
 from pronghorn.persistence.repos import runs as runs_repo
@@ -54,7 +55,7 @@ from pronghorn.runtime.owned import authorize_with
 
 log = logging.getLogger("pronghorn.runs")
 
-RunValidator = Callable[[RunCreate, dict[str, Any]], None]
+RunValidator = Callable[[RunCreate, AssistantRecord], None]
 
 
 def final_status(status: str) -> str:
@@ -130,8 +131,8 @@ class RunManager:
         self.admission.resize(new.runs)
 
     # -- create ----------------------------------------------------------------------
-    def _check(self, req: RunCreate, assistant: dict[str, Any]) -> None:
-        require_graph(self.ex.graphs, assistant["graph_id"])
+    def _check(self, req: RunCreate, assistant: AssistantRecord) -> None:
+        require_graph(self.ex.graphs, assistant.graph_id)
         for validate in self.validators:
             validate(req, assistant)
 
@@ -200,7 +201,7 @@ class RunManager:
         self.admission.enter(access.identity)
         terms = self.queue.terms(req, tid)
 
-        def unit(conn: Any) -> tuple[dict[str, Any], run_units.Accepted]:
+        def unit(conn: Any) -> tuple[AssistantRecord, run_units.Accepted]:
             assistant = run_units.resolve_assistant(conn, req.assistant_id, access.owner_scope)
             self._check(req, assistant)
             return assistant, run_units.accept_run(
@@ -251,7 +252,7 @@ class RunManager:
             assistant=assistant,
             config=snapshot,
             config_version=version,
-            graph=self.ex.graphs.serving(assistant["graph_id"]),
+            graph=self.ex.graphs.serving(assistant.graph_id),
             temporary=stateless,
             thread_metadata=thread_meta,
             owner_id=accepted.owner_id or access.identity,
@@ -459,9 +460,7 @@ class RunManager:
         for row in rows:
             with contextlib.suppress(DomainError):
                 await self.cancel(row["thread_id"], row["run_id"], action="interrupt")
-        for job in [
-            j for j in self._jobs.snapshot() if j.assistant["assistant_id"] == assistant_id
-        ]:
+        for job in [j for j in self._jobs.snapshot() if j.assistant.assistant_id == assistant_id]:
             await job.done.wait()
         return len(rows)
 

@@ -35,6 +35,7 @@ from pronghorn.runtime.services import assistants as assistants_service
 from pronghorn.runtime.services import threads
 from pronghorn.runtime.services.agent_output import interrupts_of
 from pronghorn.runtime.services.assistants import search_scope
+from pronghorn.runtime.services.record_api import assistant_api
 from pronghorn.runtime.services.runs import Resume, Runs, RunStart
 
 if TYPE_CHECKING:
@@ -132,11 +133,12 @@ async def list_callees(
     if not exposure:
         return []
     scope = await search_scope(runtime, access, {"limit": MAX_CALLEES, "offset": 0})
-    rows, _ = await runtime.db.read(
+    found, _ = await runtime.db.read(
         lambda conn: assistants_repo.search(
             conn, limit=MAX_CALLEES, sort_by="created_at", sort_order="asc", scope=scope
         )
     )
+    rows = [assistant_api(a) for a in found]
     out: list[Callee] = []
     schemas: dict[str, dict[str, Any] | None] = {}
     for row in rows:
@@ -161,7 +163,7 @@ async def find_callee(
         assistant = await assistants_service.get(runtime, access, ref)
     except NotFound:
         scope = await search_scope(runtime, access, {"name": ref})
-        rows, _ = await runtime.db.read(
+        found, _ = await runtime.db.read(
             lambda conn: assistants_repo.search(
                 conn,
                 name=ref,
@@ -171,7 +173,7 @@ async def find_callee(
                 scope=scope,
             )
         )
-        named = [r for r in rows if r.get("name") == ref]
+        named = [assistant_api(a) for a in found if a.name == ref]
         if not named:
             raise missing from None
         assistant = named[0]

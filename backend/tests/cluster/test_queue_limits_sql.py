@@ -64,7 +64,7 @@ def test_the_wait_counts_from_when_the_run_became_due(engine):
 def test_a_claimed_run_is_never_expired(engine):
     rid = add_run(engine, add_thread(engine), 1, updated_at=T0)
     got = claim(engine)
-    assert got is not None and got["run_id"] == rid
+    assert got is not None and got.run_id == rid
     with engine.begin() as conn:
         assert expire(conn) == []
     assert status_of(engine, rid)[0] == "pending"

@@ -4,8 +4,10 @@ transaction rolls back) and the runtime maps it to its own error in one place
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Literal
+
+from pronghorn.persistence.records.runs import RunRecord
 
 QueueCap = Literal["max_queued", "max_queued_per_user"]
 
@@ -34,7 +36,7 @@ class ThreadBusy(RecordError):
     """The thread has unfinished runs (`inflight`, oldest first) and the new run may not
     wait for them (multitask strategy `reject`)."""
 
-    def __init__(self, thread_id: str, inflight: Sequence[Mapping[str, object]]) -> None:
+    def __init__(self, thread_id: str, inflight: Sequence[RunRecord]) -> None:
         super().__init__(thread_id)
         self.thread_id = thread_id
         self.inflight = tuple(inflight)
@@ -42,7 +44,7 @@ class ThreadBusy(RecordError):
     @property
     def run_id(self) -> str:
         """The oldest unfinished run of the thread."""
-        return str(self.inflight[0]["run_id"])
+        return self.inflight[0].run_id
 
 
 class QueueFull(RecordError):

@@ -20,6 +20,7 @@ from sqlalchemy import Interval, and_, bindparam, exists, func, literal, or_, se
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql.elements import ColumnElement
 
+from pronghorn.persistence.records.runs import RunRecord, run_record
 from pronghorn.persistence.repos import run_units
 from pronghorn.persistence.repos import runs as runs_repo
 from pronghorn.persistence.repos.run_queue_load import claimed_inflight
@@ -35,17 +36,6 @@ class Caps:
 
     total: int | None = None  # runs.cluster_max_concurrency
     per_user: int | None = None  # runs.max_concurrency_per_user
-
-
-def claimed_row(row: Any) -> dict[str, Any]:
-    """A claimed run: the API fields plus what executing it needs."""
-    return runs_repo.to_api(row) | {
-        "owner": row["owner"],
-        "owner_id": row["owner_id"],
-        "principal": row["principal"],
-        "fence": row["fence"],
-        "attempt": row["attempt"],
-    }
 
 
 def _user_running(r: Any) -> Any:
@@ -136,10 +126,10 @@ _TAKE = (
 )
 
 
-def _take(conn: Connection, run_id: str, owner: str, lease_s: float) -> dict[str, Any]:
+def _take(conn: Connection, run_id: str, owner: str, lease_s: float) -> RunRecord:
     params = {"b_run_id": run_id, "b_owner": owner, "b_lease": timedelta(seconds=lease_s)}
     row = conn.execute(_TAKE, params).mappings().one()
-    return claimed_row(row)
+    return run_record(row)  # with what executing it needs: its owner, fence, attempt
 
 
 def claim_next(
@@ -149,7 +139,7 @@ def claim_next(
     lease_s: float,
     caps: Caps = Caps(),
     exclude_threads: list[str] | None = None,
-) -> dict[str, Any] | None:
+) -> RunRecord | None:
     """Claim the oldest claimable run (users with fewer claimed runs first: the fair queue)
     for `owner`; None when there is none (or a cluster-wide cap is reached)."""
     if caps.total is not None or caps.per_user is not None:
@@ -173,7 +163,7 @@ def claim_next(
 
 def claim_unclaimed(
     conn: Connection, run_id: str, *, owner: str, lease_s: float
-) -> dict[str, Any] | None:
+) -> RunRecord | None:
     """Claim one queued run whatever its turn (to settle it without executing it: a cancel
     of a run nobody executes yet); None when it is claimed, locked or finished."""
     found = conn.execute(

@@ -23,6 +23,7 @@ from pronghorn.ids import system_assistant_id
 from pronghorn.persistence.errors import AssistantMissing, ThreadBusy, ThreadMissing
 from pronghorn.persistence.metadata_filter import matches
 from pronghorn.persistence.records.assistants import AssistantRecord, assistant_record
+from pronghorn.persistence.records.runs import RunRecord, run_record
 from pronghorn.persistence.repos import assistants as assistants_repo
 from pronghorn.persistence.repos import runs as runs_repo
 from pronghorn.persistence.repos import threads as threads_repo
@@ -67,8 +68,8 @@ def resolve_assistant(
 
 @dataclass
 class Accepted:
-    run: dict[str, Any]
-    inflight: list[dict[str, Any]]
+    run: RunRecord
+    inflight: list[RunRecord]
     thread_metadata: dict[str, Any]
     owner_id: str | None  # the thread's owner: the run belongs to it
     claimed: bool = False  # claimed by the accepting replica in the same transaction
@@ -99,7 +100,7 @@ def accept_run(
     reject_if_busy: bool,
     run_fields: dict[str, Any],
     ownership: RunOwnership,
-    inflight_known: list[dict[str, Any]] | None = None,
+    inflight_known: list[RunRecord] | None = None,
     new_thread_metadata: dict[str, Any] | None = None,
     claim_if_idle: dict[str, Any] | None = None,
     queue_caps: QueueCaps | None = None,
@@ -136,7 +137,7 @@ def accept_run(
                 thread_id, metadata=meta, status="busy", owner_id=ownership.owner_id
             ),
         )
-        inflight: list[dict[str, Any]] = []
+        inflight: list[RunRecord] = []
         new_meta = None
     else:
         owner_id = row["owner_id"]
@@ -175,7 +176,7 @@ def accept_run(
         if new_meta is not None:
             conn.execute(_THREAD_META, {"b_id": thread_id, "b_metadata": new_meta})
         conn.execute(insert(runs), values)
-    return Accepted(runs_repo.to_api(values), inflight, meta, owner_id, claimed)
+    return Accepted(run_record(values), inflight, meta, owner_id, claimed)
 
 
 def _in_turn(thread: Any) -> bool:
@@ -185,13 +186,13 @@ def _in_turn(thread: Any) -> bool:
     return until is not None and until > now()
 
 
-def inflight_rows(conn: Connection, thread_id: str) -> list[dict[str, Any]]:
+def inflight_rows(conn: Connection, thread_id: str) -> list[RunRecord]:
     rows = conn.execute(
         select(runs)
         .where(runs.c.thread_id == thread_id, runs.c.status.in_(runs_repo.INFLIGHT))
         .order_by(runs.c.created_at)
     ).mappings()
-    return [runs_repo.to_api(r) for r in rows]
+    return [run_record(r) for r in rows]
 
 
 # Hot statements are built once with bound parameters, so SQLAlchemy compiles each once and
@@ -374,7 +375,7 @@ def settle_run(
 
 def get_run(
     conn: Connection, run_id: str, thread_id: str | None, owner_id: str | None = None
-) -> dict[str, Any] | None:
+) -> RunRecord | None:
     """The run (of that thread, and of that owner, when given)."""
     stmt = select(runs).where(runs.c.run_id == run_id)
     if thread_id is not None:
@@ -382,12 +383,12 @@ def get_run(
     if owner_id is not None:
         stmt = stmt.where(runs.c.owner_id == owner_id)
     row = conn.execute(stmt).mappings().first()
-    return runs_repo.to_api(row) if row is not None else None
+    return run_record(row) if row is not None else None
 
 
 @dataclass
 class OwnedRun:
-    run: dict[str, Any]
+    run: RunRecord
     owner_id: str | None  # the run's owner (its thread's)
     thread_metadata: dict[str, Any]
 
@@ -405,7 +406,7 @@ def get_owned_run(conn: Connection, run_id: str, thread_id: str | None) -> Owned
     row = conn.execute(stmt).mappings().first()
     if row is None:
         return None
-    return OwnedRun(runs_repo.to_api(row), row["owner_id"], dict(row["thread_metadata"] or {}))
+    return OwnedRun(run_record(row), row["owner_id"], dict(row["thread_metadata"] or {}))
 
 
 def settle_orphan(
@@ -427,7 +428,7 @@ def settle_orphan(
     ).first()
     if thread is None:
         return
-    if any(r["run_id"] != run_id for r in inflight_rows(conn, thread_id)):
+    if any(r.run_id != run_id for r in inflight_rows(conn, thread_id)):
         new_status = "busy"
     elif status == "error":
         new_status = "error"

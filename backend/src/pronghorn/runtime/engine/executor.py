@@ -22,6 +22,7 @@ from pronghorn.persistence.outage import (
     is_database_unreachable,
     outlast_outage,
 )
+from pronghorn.persistence.records.runs import RunRecord
 from pronghorn.persistence.repos import run_units
 from pronghorn.runtime.access import graph_user
 from pronghorn.runtime.engine.direct_events import DirectEvents
@@ -38,6 +39,7 @@ from pronghorn.runtime.events.broker import BrokerUnavailable, EventBroker
 from pronghorn.runtime.events.serialization import dumps, to_jsonable
 from pronghorn.runtime.observability.log_context import run_id_var
 from pronghorn.runtime.observability.trace_vendors import vendor_metadata
+from pronghorn.runtime.record_api import run_api
 from pronghorn.sandbox.paths import user_folder
 
 log = logging.getLogger("pronghorn.runs")
@@ -535,7 +537,7 @@ class Executor:
     def _after(self, job: Job, status: str, started_at: datetime | None) -> None:
         if job.request.webhook:
             payload = {
-                **job.run,
+                **run_api(job.run),
                 "status": status,
                 "values": job.output if not job.error else None,
                 "error": job.error,
@@ -576,7 +578,7 @@ class Executor:
 
     async def settle_orphan(
         self,
-        row: dict[str, Any],
+        row: RunRecord,
         *,
         status: str,
         error: dict[str, Any] | None,
@@ -587,8 +589,8 @@ class Executor:
         def unit(conn: Any) -> None:
             run_units.settle_orphan(
                 conn,
-                row["run_id"],
-                row["thread_id"],
+                row.run_id,
+                row.thread_id,
                 status=status,
                 error=error,
                 cancel_reason=cancel_reason,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import time
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
@@ -23,6 +24,7 @@ from pronghorn.auth.principal import LOCAL_PRINCIPAL
 from pronghorn.persistence.errors import QueueFull, RecordError
 from pronghorn.persistence.json_codec import json_loads
 from pronghorn.persistence.records.assistants import AssistantRecord
+from pronghorn.persistence.records.runs import RunRecord
 from pronghorn.persistence.repos import assistants as assistants_repo
 from pronghorn.persistence.repos import run_units
 from pronghorn.persistence.repos import runs as runs_repo
@@ -107,7 +109,7 @@ class RunManager:
     def active(self, run_id: str) -> Job | None:
         return self._jobs.get(run_id)
 
-    def _inflight_known(self, thread_id: str) -> list[dict[str, Any]] | None:
+    def _inflight_known(self, thread_id: str) -> list[RunRecord] | None:
         """Unfinished runs of a thread, when this process knows them: on SQLite every run of
         a thread belongs to this process and every write is serialised, so memory is
         authoritative (called from the database thread: of_thread works on a snapshot);
@@ -120,11 +122,11 @@ class RunManager:
     def in_memory(self) -> int:
         return len(self._jobs)
 
-    def overlay(self, run: dict[str, Any]) -> dict[str, Any]:
-        """A run row with the live status of this process (rows may lag by one write)."""
-        job = self._jobs.get(run["run_id"])
-        if job is not None and run["status"] in ("pending", "running"):
-            return {**run, "status": job.status}
+    def overlay(self, run: RunRecord) -> RunRecord:
+        """A stored run with the live status of this process (rows may lag by one write)."""
+        job = self._jobs.get(run.run_id)
+        if job is not None and run.status in ("pending", "running"):
+            return dataclasses.replace(run, status=job.status)
         return run
 
     def on_config_change(self, old: Any, new: Any) -> None:
@@ -270,7 +272,7 @@ class RunManager:
         if inflight and req.multitask_strategy in ("interrupt", "rollback"):
             for other in inflight:
                 with contextlib.suppress(DomainError):
-                    await self.cancel(tid, other["run_id"], action=req.multitask_strategy)
+                    await self.cancel(tid, other.run_id, action=req.multitask_strategy)
         return job
 
     async def start_job(self, job: Job) -> None:
@@ -343,23 +345,23 @@ class RunManager:
             row = await self.db.write(lambda c: run_units.get_run(c, run_id, thread_id))
             if row is None:
                 raise NotFound.of("Run", run_id)
-            if row["status"] in runs_repo.INFLIGHT and await self.cancel_elsewhere(
+            if row.status in runs_repo.INFLIGHT and await self.cancel_elsewhere(
                 run_id, action, wait
             ):
                 return None
-            if row["status"] in runs_repo.INFLIGHT and await self.queue.cancel_queued(
+            if row.status in runs_repo.INFLIGHT and await self.queue.cancel_queued(
                 run_id, act, wait
             ):
                 return None
-            if row["status"] in runs_repo.INFLIGHT:
+            if row.status in runs_repo.INFLIGHT:
                 # Owned by no live task here (a dead process): settle it directly.
                 await self.ex.settle_orphan(
                     row, status="interrupted", error=None, cancel_reason=action
                 )
                 return None
-            if row["status"] == "interrupted":
+            if row.status == "interrupted":
                 return None  # already cancelled: cancelling again is a no-op
-            raise Conflict(f"Run {run_id} already finished with status {row['status']!r}")
+            raise Conflict(f"Run {run_id} already finished with status {row.status!r}")
         job.interrupt(act)
         if wait:
             await job.done.wait()
@@ -446,7 +448,7 @@ class RunManager:
         )
         for row in rows:
             with contextlib.suppress(DomainError):
-                await self.cancel(row["thread_id"], row["run_id"], action=action)
+                await self.cancel(row.thread_id, row.run_id, action=action)
         return len(rows)
 
     async def cancel_assistant(self, assistant_id: str) -> int:
@@ -459,7 +461,7 @@ class RunManager:
         )
         for row in rows:
             with contextlib.suppress(DomainError):
-                await self.cancel(row["thread_id"], row["run_id"], action="interrupt")
+                await self.cancel(row.thread_id, row.run_id, action="interrupt")
         for job in [j for j in self._jobs.snapshot() if j.assistant.assistant_id == assistant_id]:
             await job.done.wait()
         return len(rows)
@@ -478,9 +480,9 @@ class RunManager:
                 )
             )
             for row in rows:
-                if row["run_id"] not in mine:
+                if row.run_id not in mine:
                     with contextlib.suppress(DomainError):
-                        await self.cancel(thread_id, row["run_id"], action="interrupt", wait=True)
+                        await self.cancel(thread_id, row.run_id, action="interrupt", wait=True)
         for job in jobs:
             await job.done.wait()
         await self.broker.drop_thread(thread_id)
@@ -492,8 +494,8 @@ class RunManager:
         if run is None:
             raise NotFound.of("Run", run_id)
         thread = await self.db.read(lambda conn: threads_repo.get(conn, thread_id))
-        if run["status"] in ("error", "timeout") and run.get("error"):
-            return {"__error__": run["error"]}
+        if run.status in ("error", "timeout") and run.error:
+            return {"__error__": run.error}
         values = dict((thread or {}).get("values") or {})
         by_task: dict[str, list[Any]] = (thread or {}).get("interrupts") or {}
         interrupts = [i for items in by_task.values() for i in items]
@@ -508,9 +510,7 @@ class RunManager:
         if not orphans:
             return
         orphans = [
-            dict(row)
-            for row in self.queue.orphans(orphans)
-            if not await self._owner_alive(row.get("owner"))
+            row for row in self.queue.orphans(orphans) if not await self._owner_alive(row.owner)
         ]
         if not orphans:
             return
@@ -543,17 +543,17 @@ class RunManager:
             log.warning("cannot tell whether a run's process is alive; left as is")
             return True
 
-    async def _resume(self, row: dict[str, Any]) -> None:
+    async def _resume(self, row: RunRecord) -> None:
         assistant, thread = await self.db.read(
             lambda c: (
-                assistants_repo.get(c, row["assistant_id"]),
-                threads_repo.get(c, row["thread_id"]),
+                assistants_repo.get(c, row.assistant_id),
+                threads_repo.get(c, row.thread_id),
             )
         )
-        kwargs = dict(row["kwargs"] or {})
+        kwargs = dict(row.kwargs)
         try:
             req = RunCreate.model_validate(
-                {**kwargs, "assistant_id": row["assistant_id"], "metadata": row["metadata"]}
+                {**kwargs, "assistant_id": row.assistant_id, "metadata": row.metadata}
             )
         except Exception as exc:
             await self.ex.settle_orphan(
@@ -574,7 +574,7 @@ class RunManager:
                 },
             )
             return
-        await self.db.write(lambda conn: runs_repo.take_for_resume(conn, row["run_id"], self.owner))
+        await self.db.write(lambda conn: runs_repo.take_for_resume(conn, row.run_id, self.owner))
         job = Job(
             run=row,
             request=req,
@@ -582,17 +582,17 @@ class RunManager:
             config=self.ex.settings.current,
             config_version=self.ex.settings.version,
             temporary=bool(kwargs.get("temporary")),
-            resume=await self.wrote_checkpoint(row["thread_id"], row["run_id"]),
+            resume=await self.wrote_checkpoint(row.thread_id, row.run_id),
             thread_metadata=thread["metadata"],
-            owner_id=row.get("owner_id") or LOCAL_PRINCIPAL.identity,
-            principal=principal_from_record(row.get("principal"), row.get("owner_id")),
+            owner_id=row.owner_id or LOCAL_PRINCIPAL.identity,
+            principal=principal_from_record(row.principal, row.owner_id),
             attempt=2,
         )
         self.admission.enter(job.principal.identity)
         await self._start(job)
 
     async def settle_orphan(
-        self, row: dict[str, Any], *, status: str, error: dict[str, Any] | None
+        self, row: RunRecord, *, status: str, error: dict[str, Any] | None
     ) -> None:
         """Settle a run no live task executes (it cannot run, or its process died)."""
         await self.ex.settle_orphan(row, status=status, error=error, cancel_reason=None)

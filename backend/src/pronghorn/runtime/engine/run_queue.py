@@ -15,11 +15,12 @@ runs the same ordering, strategy, limit and cancel tests on both.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
+from pronghorn.persistence.records.runs import RunRecord
 from pronghorn.persistence.repos.run_queue_load import QueueCaps
 from pronghorn.runtime.engine.control import ControlMessage
 from pronghorn.runtime.engine.jobs import Job
@@ -51,7 +52,7 @@ class RunHost(Protocol):
     async def wrote_checkpoint(self, thread_id: str, run_id: str) -> bool: ...
 
     async def settle_orphan(
-        self, row: dict[str, Any], *, status: str, error: dict[str, Any] | None
+        self, row: RunRecord, *, status: str, error: dict[str, Any] | None
     ) -> None: ...
 
 
@@ -117,7 +118,7 @@ class RunQueue(Protocol):
         """A `work` notice from another process."""
         ...
 
-    def orphans(self, rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    def orphans(self, rows: Sequence[RunRecord]) -> list[RunRecord]:
         """Of the unfinished runs at startup, the ones this process may recover."""
         ...
 

@@ -24,7 +24,7 @@ from pronghorn.runtime.access import Access
 from pronghorn.runtime.engine.graph_access import require_graph
 from pronghorn.runtime.errors import Conflict, Forbidden, NotFound
 from pronghorn.runtime.owned import authorize
-from pronghorn.runtime.services.record_api import assistant_api, assistant_version_api
+from pronghorn.runtime.record_api import assistant_api, assistant_version_api
 from pronghorn.runtime.services.thread_sweeper import purge_thread
 
 if TYPE_CHECKING:

@@ -66,7 +66,7 @@ def resolve_assistant(
     raise AssistantMissing(id_or_graph_id)
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class Accepted:
     run: RunRecord
     inflight: list[RunRecord]
@@ -386,7 +386,7 @@ def get_run(
     return run_record(row) if row is not None else None
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class OwnedRun:
     run: RunRecord
     owner_id: str | None  # the run's owner (its thread's)

@@ -68,15 +68,15 @@ def test_the_oldest_claimable_run_is_claimed_and_a_threads_runs_wait_their_turn(
     r2 = add_run(engine, t1, 2)
     r3 = add_run(engine, t2, 3)
     first = claim(engine)
-    assert first is not None and first["run_id"] == r1
-    assert first["owner"] == "A" and first["fence"] == 1
+    assert first is not None and first.run_id == r1
+    assert first.owner == "A" and first.fence == 1
     # r2 waits for r1 (same thread, still running): the other thread's run is next.
     second = claim(engine, "B")
-    assert second is not None and second["run_id"] == r3
+    assert second is not None and second.run_id == r3
     assert claim(engine, "B") is None
     finish(engine, r1)
     third = claim(engine, "B")
-    assert third is not None and third["run_id"] == r2
+    assert third is not None and third.run_id == r2
 
 
 def test_a_run_is_not_claimable_before_it_is_due_nor_while_an_earlier_one_is_pending(engine):
@@ -88,7 +88,7 @@ def test_a_run_is_not_claimable_before_it_is_due_nor_while_an_earlier_one_is_pen
     with engine.begin() as conn:
         conn.execute(update(runs).where(runs.c.run_id == delayed).values(claimable_at=T0))
     got = claim(engine)
-    assert got is not None and got["run_id"] == delayed
+    assert got is not None and got.run_id == delayed
 
 
 def test_two_concurrent_claimers_skip_each_others_locked_rows(engine):
@@ -99,12 +99,12 @@ def test_two_concurrent_claimers_skip_each_others_locked_rows(engine):
     with engine.connect() as a, engine.connect() as b:
         ta = a.begin()
         got_a = run_claims.claim_next(a, owner="A", lease_s=30)
-        assert got_a is not None and got_a["run_id"] == r1
+        assert got_a is not None and got_a.run_id == r1
         # A has not committed: B neither waits nor takes r1 (locked) nor r2 (its thread
         # is locked), it takes the other thread's run.
         tb = b.begin()
         got_b = run_claims.claim_next(b, owner="B", lease_s=30)
-        assert got_b is not None and got_b["run_id"] == r3
+        assert got_b is not None and got_b.run_id == r3
         ta.commit()
         tb.commit()
     with engine.connect() as conn:
@@ -118,17 +118,17 @@ def test_the_fair_queue_prefers_users_with_fewer_running_runs(engine):
     add_run(engine, t1, 1, user="busy")
     older = add_run(engine, t2, 2, user="busy")
     newer = add_run(engine, t3, 3, user="idle")
-    assert claim(engine)["run_id"] != newer  # type: ignore[index]  (busy's first)
+    assert claim(engine).run_id != newer  # type: ignore[union-attr]  (busy's first)
     got = claim(engine)
-    assert got is not None and got["run_id"] == newer  # idle has none running
-    assert claim(engine)["run_id"] == older  # type: ignore[index]
+    assert got is not None and got.run_id == newer  # idle has none running
+    assert claim(engine).run_id == older  # type: ignore[union-attr]
 
 
 def test_cluster_and_per_user_caps(engine):
     ids = [add_run(engine, add_thread(engine), i, user="u" if i < 3 else "v") for i in range(4)]
     caps = run_claims.Caps(total=3, per_user=2)
     got = [claim(engine, caps=caps) for _ in range(4)]
-    claimed = [g["run_id"] for g in got if g is not None]
+    claimed = [g.run_id for g in got if g is not None]
     assert len(claimed) == 3  # the cluster-wide cap
     assert ids[2] not in claimed  # u's third: over its cap of 2
     assert ids[3] in claimed
@@ -139,7 +139,7 @@ def test_excluded_threads_are_skipped(engine):
     add_run(engine, t1, 1)
     r2 = add_run(engine, t2, 2)
     got = claim(engine, exclude_threads=[t1])
-    assert got is not None and got["run_id"] == r2
+    assert got is not None and got.run_id == r2
 
 
 def test_renew_keeps_only_leases_still_held_with_the_same_fence(engine):
@@ -171,8 +171,8 @@ def test_an_expired_lease_is_requeued_with_a_new_fence_and_attempt(engine):
         found = run_claims.recover_expired(conn, mode="resume", error={})
     assert [(f.run_id, f.requeued) for f in found] == [(rid, True)]
     again = claim(engine, "B")
-    assert again is not None and again["run_id"] == rid
-    assert again["fence"] == 3 and again["attempt"] == 2  # claim, recovery, claim
+    assert again is not None and again.run_id == rid
+    assert again.fence == 3 and again.attempt == 2  # claim, recovery, claim
     with engine.begin() as conn:  # the old claimant's renewal fails
         assert run_claims.renew(conn, owner="A", lease_s=30, held={rid: 1}) == set()
 
@@ -225,7 +225,7 @@ def test_settling_with_a_stale_fence_is_refused_and_writes_nothing(engine):
     again = claim(engine, "B")
     assert again is not None
     with engine.begin() as conn:
-        settle(conn, ("B", again["fence"]))
+        settle(conn, ("B", again.fence))
     with engine.connect() as conn:
         assert conn.execute(select(runs.c.status).where(runs.c.run_id == rid)).scalar() == "success"
 
@@ -236,7 +236,7 @@ def test_a_queued_run_can_be_claimed_out_of_turn_to_cancel_it_once(engine):
     second = add_run(engine, tid, 2)
     with engine.begin() as conn:
         got = run_claims.claim_unclaimed(conn, second, owner="A", lease_s=30)
-        assert got is not None and got["owner"] == "A"
+        assert got is not None and got.owner == "A"
         assert run_claims.claim_unclaimed(conn, second, owner="B", lease_s=30) is None
 
 

@@ -52,7 +52,7 @@ async def queued_run(db: Database) -> str:
 async def claim(db: Database, run_id: str, owner: str) -> int:
     row = await db.write(lambda c: run_claims.claim_unclaimed(c, run_id, owner=owner, lease_s=30))
     assert row is not None
-    return int(row["fence"])
+    return row.fence
 
 
 async def take_over(db: Database, run_id: str, new_owner: str) -> int:

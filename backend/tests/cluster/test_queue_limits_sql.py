@@ -1,6 +1,6 @@
-"""The cluster queue's limits in SQL on a real PostgreSQL (persistence/repos/run_claims.py):
-queued runs that waited past `runs.max_queue_wait_s` end `error` exactly once, and only
-while nobody claimed them."""
+"""The cluster queue's limits in SQL on a real PostgreSQL (persistence/repos/run_claims.py
+and run_queue_load.py): queued runs that waited past `runs.max_queue_wait_s` end `error`
+exactly once, and only while nobody claimed them."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from sqlalchemy.exc import OperationalError
 
 from cluster.test_claim_sql import T0, add_run, add_thread, claim
 from pronghorn.persistence.repos import run_claims
+from pronghorn.persistence.repos.run_queue_load import queue_load
 from pronghorn.persistence.tables import runs, threads
 from runs.backends import PG_URL
 
@@ -63,7 +64,7 @@ def test_the_wait_counts_from_when_the_run_became_due(engine):
 def test_a_claimed_run_is_never_expired(engine):
     rid = add_run(engine, add_thread(engine), 1, updated_at=T0)
     got = claim(engine)
-    assert got is not None and got["run_id"] == rid
+    assert got is not None and got.run_id == rid
     with engine.begin() as conn:
         assert expire(conn) == []
     assert status_of(engine, rid)[0] == "pending"
@@ -88,15 +89,15 @@ def test_accepts_counting_the_queue_wait_for_each_other(engine):
     add_run(engine, add_thread(engine), 2, user="u2")
     with engine.connect() as a, engine.connect() as b:
         ta = a.begin()
-        load = run_claims.queue_load(a, "u1", lock=True)
+        load = queue_load(a, "u1", lock=True)
         assert (load.queued, load.user_queued, load.user_running) == (2, 1, 0)
         with pytest.raises(OperationalError, match="lock timeout"), b.begin():
             b.execute(text("SET LOCAL lock_timeout = '300ms'"))
-            run_claims.queue_load(b, "u1", lock=True)
+            queue_load(b, "u1", lock=True)
         ta.commit()
         with b.begin():
-            assert run_claims.queue_load(b, "u1", lock=True).queued == 2
+            assert queue_load(b, "u1", lock=True).queued == 2
     claim(engine)
     with engine.connect() as conn:
-        load = run_claims.queue_load(conn, "u1", lock=False)
+        load = queue_load(conn, "u1", lock=False)
         assert (load.queued, load.user_queued, load.user_running) == (1, 0, 1)

@@ -68,7 +68,7 @@ def test_one_update_at_a_time_holds_a_thread_and_no_run_is_claimed_meanwhile(eng
     with engine.begin() as conn:
         conn.execute(threads_repo.end_turn_stmt(tid))
     claimed = claim(engine)
-    assert claimed is not None and claimed["run_id"] == rid
+    assert claimed is not None and claimed.run_id == rid
     assert take(engine, uuid.uuid4().hex) == (None, False)  # unknown thread
 
 
@@ -88,4 +88,4 @@ def test_a_busy_thread_gives_no_turn_and_a_dead_replicas_turn_lapses(engine: Eng
             .values(turn_until=datetime.now(UTC) - timedelta(seconds=1))
         )
     claimed = claim(engine)
-    assert claimed is not None and claimed["run_id"] == rid
+    assert claimed is not None and claimed.run_id == rid

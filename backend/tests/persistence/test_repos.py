@@ -10,12 +10,13 @@ from sqlalchemy.engine import Connection
 
 from pronghorn.ids import system_assistant_id
 from pronghorn.persistence.db import Database
+from pronghorn.persistence.records.assistants import AssistantRecord
 from pronghorn.persistence.repos import assistants, threads
 from pronghorn.persistence.repos.common import now
 from pronghorn.persistence.tables import threads as threads_table
 
 
-async def _make_assistant(db: Database, **kw) -> dict:
+async def _make_assistant(db: Database, **kw) -> AssistantRecord:
     fields = {"graph_id": "echo", "config": {}, "context": {}, "metadata": {}, "name": "a"}
     fields.update(kw)
     return await db.write(
@@ -31,10 +32,10 @@ async def test_resolve_assistant(db: Database) -> None:
 
     def unit(conn: Connection):
         by_graph = assistants.resolve_assistant(conn, "echo")
-        assert by_graph["assistant_id"] == system_assistant_id("echo")
-        assert (assistants.resolve_assistant(conn, made["assistant_id"]))["name"] == "a"
-        upper = made["assistant_id"].upper()
-        assert (assistants.resolve_assistant(conn, upper))["assistant_id"] == made["assistant_id"]
+        assert by_graph.assistant_id == system_assistant_id("echo")
+        assert (assistants.resolve_assistant(conn, made.assistant_id)).name == "a"
+        upper = made.assistant_id.upper()
+        assert (assistants.resolve_assistant(conn, upper)).assistant_id == made.assistant_id
         assert assistants.resolve_assistant(conn, "unknown_graph") is None
         assert assistants.resolve_assistant(conn, str(uuid.uuid4())) is None
 
@@ -43,33 +44,33 @@ async def test_resolve_assistant(db: Database) -> None:
 
 async def test_assistant_versions(db: Database) -> None:
     made = await _make_assistant(db, metadata={"a": 1, "b": {"c": [1, 2]}})
-    aid = made["assistant_id"]
+    aid = made.assistant_id
 
     def unit(conn: Connection):
         v2 = assistants.update_assistant(conn, aid, name="two", metadata={"a": 2})
-        assert v2["version"] == 2 and v2["metadata"] == {"a": 2, "b": {"c": [1, 2]}}
+        assert v2.version == 2 and v2.metadata == {"a": 2, "b": {"c": [1, 2]}}
         v3 = assistants.update_assistant(conn, aid, config={"tags": ["x"]})
-        assert v3["version"] == 3 and v3["name"] == "two" and v3["config"] == {"tags": ["x"]}
+        assert v3.version == 3 and v3.name == "two" and v3.config == {"tags": ["x"]}
         assert assistants.update_assistant(conn, str(uuid.uuid4()), name="x") is None
 
     await db.write(unit)
 
     def unit(conn: Connection):
         versions = assistants.list_versions(conn, aid)
-        assert [v["version"] for v in versions] == [3, 2, 1]
-        assert [v["version"] for v in assistants.list_versions(conn, aid, limit=1)] == [3]
+        assert [v.version for v in versions] == [3, 2, 1]
+        assert [v.version for v in assistants.list_versions(conn, aid, limit=1)] == [3]
         nested = assistants.list_versions(conn, aid, metadata={"b": {"c": [2]}})
-        assert [v["version"] for v in nested] == [3, 2, 1]
+        assert [v.version for v in nested] == [3, 2, 1]
         assert assistants.list_versions(conn, aid, metadata={"a": 1}) != []
 
     await db.read(unit)
 
     def unit(conn: Connection):
         back = assistants.set_latest(conn, aid, 1)
-        assert back["version"] == 1 and back["name"] == "a" and back["metadata"]["a"] == 1
+        assert back.version == 1 and back.name == "a" and back.metadata["a"] == 1
         assert assistants.set_latest(conn, aid, 42) is None
         v4 = assistants.update_assistant(conn, aid, description="d")
-        assert v4["version"] == 4  # numbering continues after set_latest
+        assert v4.version == 4  # numbering continues after set_latest
         assert assistants.delete_assistant(conn, aid)
         assert not assistants.delete_assistant(conn, aid)
         assert assistants.list_versions(conn, aid) == []
@@ -84,9 +85,9 @@ async def test_assistant_search(db: Database) -> None:
 
     def unit(conn: Connection):
         found, total = assistants.search(conn, metadata={"tag": tag}, name="alpha")
-        assert total == 2 and {a["name"] for a in found} == {"Alpha", "ALPHABET"}
+        assert total == 2 and {a.name for a in found} == {"Alpha", "ALPHABET"}
         found, _ = assistants.search(conn, metadata={"tag": tag}, name="%_")
-        assert [a["name"] for a in found] == ["100%_odd"]  # LIKE wildcards are literal
+        assert [a.name for a in found] == ["100%_odd"]  # LIKE wildcards are literal
         found, total = assistants.search(
             conn, metadata={"tag": tag}, sort_by="name", sort_order="asc", limit=2, offset=1
         )

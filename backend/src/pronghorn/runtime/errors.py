@@ -6,6 +6,13 @@ Every error carries a message meant for the client, as is.
 
 from __future__ import annotations
 
+from pronghorn.persistence.errors import (
+    AssistantMissing,
+    RecordError,
+    ThreadBusy,
+    ThreadMissing,
+)
+
 # re-exported: the gateway answers 503 for these (persistence/outage.py tells them apart)
 from pronghorn.persistence.outage import is_database_unreachable as is_database_unreachable
 
@@ -74,3 +81,18 @@ class Overloaded(DomainError):
         super().__init__(message)
         self.retry_after_s = retry_after_s
         self.reason = reason
+
+
+def domain_error(exc: RecordError) -> DomainError:
+    """The runtime's error for what a repository unit refused (persistence/errors.py); the
+    one place they are mapped. (`QueueFull` is the admission's to refuse: it counts it and
+    knows when to retry: engine/admission.py, `Admission.refuse`.)"""
+    if isinstance(exc, AssistantMissing):
+        return NotFound.of("Assistant", exc.ref)
+    if isinstance(exc, ThreadMissing):
+        return NotFound.of("Thread", exc.thread_id)
+    if isinstance(exc, ThreadBusy):
+        return Conflict(
+            f"Thread {exc.thread_id} is busy with run {exc.run_id} (multitask_strategy=reject)"
+        )
+    return Conflict(str(exc))

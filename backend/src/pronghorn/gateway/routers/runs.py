@@ -32,6 +32,7 @@ from pronghorn.runtime.engine.run_request import (
 )
 from pronghorn.runtime.events.broker import BrokerUnavailable
 from pronghorn.runtime.owned import load_thread
+from pronghorn.runtime.record_api import run_api
 from pronghorn.runtime.services import run_records
 from pronghorn.runtime.services.runs import Runs
 from pronghorn.runtime.wiring.app_runtime import AppRuntime
@@ -134,7 +135,7 @@ def _created(job: Job, *, stateless: bool) -> tuple[Response, dict[str, Any]]:
     """A created run's answer (the run, with its Content-Location) and its idempotency
     record."""
     _, content = _run_paths(job, stateless)
-    response = JSONResponse(job.run, headers={"Content-Location": content})
+    response = JSONResponse(run_api(job.run), headers={"Content-Location": content})
     return response, json_record(response)
 
 
@@ -336,7 +337,7 @@ async def create_batch(
             await runtime.runs.precheck(req, access)
         await runtime.runs.check_room(access, len(requests))
         jobs = [await Runs(runtime).start(access, None, req) for req in requests]
-        response = JSONResponse([j.run for j in jobs])
+        response = JSONResponse([run_api(j.run) for j in jobs])
         return response, json_record(response)
 
     return await idempotent(request, runtime, access, act)

@@ -11,43 +11,24 @@ from sqlalchemy.engine import Connection, RowMapping
 from pronghorn.ids import system_assistant_id
 from pronghorn.persistence.metadata_filter import matches, sql_condition
 from pronghorn.persistence.migrate import SCHEMA_LOCK_KEY
+from pronghorn.persistence.records.assistants import AssistantRecord, assistant_record
 from pronghorn.persistence.repos.common import (
     ANY_OWNER,
     OwnerScope,
     contains,
-    iso,
     json_filter,
     now,
 )
 from pronghorn.persistence.tables import assistant_versions, assistants
 
 
-def to_api(row: Any) -> dict[str, Any]:
-    return {**version_to_api(row), "updated_at": iso(row["updated_at"])}
-
-
-def version_to_api(row: Any) -> dict[str, Any]:
-    """An assistant version (the `assistant_versions` row has no updated_at)."""
-    return {
-        "assistant_id": row["assistant_id"],
-        "graph_id": row["graph_id"],
-        "config": row["config"] or {},
-        "context": row["context"] or {},
-        "metadata": row["metadata"] or {},
-        "name": row["name"],
-        "description": row["description"],
-        "version": row["version"],
-        "created_at": iso(row["created_at"]),
-    }
-
-
-def get(conn: Connection, assistant_id: str) -> dict[str, Any] | None:
+def get(conn: Connection, assistant_id: str) -> AssistantRecord | None:
     row = (
         (conn.execute(select(assistants).where(assistants.c.assistant_id == assistant_id)))
         .mappings()
         .first()
     )
-    return to_api(row) if row else None
+    return assistant_record(row) if row else None
 
 
 def insert_assistant(
@@ -61,7 +42,7 @@ def insert_assistant(
     name: str,
     description: str | None,
     owner_id: str | None = None,
-) -> dict[str, Any]:
+) -> AssistantRecord:
     """A new assistant (`owner_id` None: a system assistant, shared read-only)."""
     ts = now()
     values = {
@@ -80,7 +61,7 @@ def insert_assistant(
     conn.execute(
         insert(assistant_versions).values(**{k: v for k, v in values.items() if k != "updated_at"})
     )
-    return to_api(values)
+    return assistant_record({**values, "owner_id": owner_id})
 
 
 def ensure_system_assistants(conn: Connection, graph_ids: list[str]) -> None:
@@ -164,7 +145,9 @@ def get_row(conn: Connection, assistant_id: str) -> RowMapping | None:
     return (conn.execute(stmt)).mappings().first()
 
 
-def _usable(row: RowMapping | None, owner_scope: str | None) -> bool:
+def usable(row: RowMapping | None, owner_scope: str | None) -> bool:
+    """Whether the assistant row is there for `owner_scope` (None: any owner): a system
+    assistant (no owner) is everyone's."""
     return row is not None and (
         owner_scope is None or row["owner_id"] is None or row["owner_id"] == owner_scope
     )
@@ -177,19 +160,19 @@ def resolve_row(
     assistant; with `owner_scope`, only a system assistant or one of that owner."""
     if _is_uuid(id_or_graph_id):
         row = get_row(conn, str(uuid.UUID(id_or_graph_id)))
-        if _usable(row, owner_scope):
+        if usable(row, owner_scope):
             return row
     row = get_row(conn, system_assistant_id(id_or_graph_id))
-    return row if _usable(row, owner_scope) else None
+    return row if usable(row, owner_scope) else None
 
 
 def resolve_assistant(
     conn: Connection, id_or_graph_id: str, *, owner_scope: str | None = None
-) -> dict[str, Any] | None:
+) -> AssistantRecord | None:
     """The assistant with this id, or — for a graph id — that graph's system assistant
     (see `resolve_row`)."""
     row = resolve_row(conn, id_or_graph_id, owner_scope=owner_scope)
-    return to_api(row) if row is not None else None
+    return assistant_record(row) if row is not None else None
 
 
 def _like_escape(text: str) -> str:
@@ -226,7 +209,7 @@ def search(
     sort_by: str | None = None,
     sort_order: str | None = None,
     scope: OwnerScope = ANY_OWNER,
-) -> tuple[list[dict[str, Any]], int]:
+) -> tuple[list[AssistantRecord], int]:
     """One page of assistants and the total number matching, within `scope`."""
     conds, rest, auth_rest = _conditions(metadata, graph_id, name, scope, conn.dialect.name)
     column = assistants.c[sort_by if sort_by in ASSISTANT_SORT_FIELDS else "created_at"]
@@ -238,12 +221,12 @@ def search(
             for r in (conn.execute(query)).mappings()
             if contains(r["metadata"], rest) and matches(r["metadata"], auth_rest)
         ]
-        return [to_api(r) for r in rows[offset : offset + limit]], len(rows)
+        return [assistant_record(r) for r in rows[offset : offset + limit]], len(rows)
     total = (
         conn.execute(select(func.count()).select_from(assistants).where(and_(*conds)))
     ).scalar_one()
     rows = (conn.execute(query.limit(limit).offset(offset))).mappings().all()
-    return [to_api(r) for r in rows], int(total)
+    return [assistant_record(r) for r in rows], int(total)
 
 
 def count(
@@ -268,7 +251,7 @@ def update_assistant(
     metadata: dict[str, Any] | None = None,
     name: str | None = None,
     description: str | None = None,
-) -> dict[str, Any] | None:
+) -> AssistantRecord | None:
     """PATCH: a new version with the given fields (omitted ones kept, metadata merged)."""
     row = (
         (conn.execute(select(assistants).where(assistants.c.assistant_id == assistant_id)))
@@ -320,7 +303,7 @@ def list_versions(
     metadata: dict[str, Any] | None = None,
     limit: int = 10,
     offset: int = 0,
-) -> list[dict[str, Any]]:
+) -> list[AssistantRecord]:
     """Versions of one assistant, newest first."""
     cond, rest = json_filter(assistant_versions, "metadata", metadata)
     rows = (
@@ -336,10 +319,10 @@ def list_versions(
     )
     if rest:
         rows = [r for r in rows if contains(r["metadata"], rest)]
-    return [version_to_api(r) for r in rows[offset : offset + limit]]
+    return [assistant_record(r) for r in rows[offset : offset + limit]]
 
 
-def set_latest(conn: Connection, assistant_id: str, version: int) -> dict[str, Any] | None:
+def set_latest(conn: Connection, assistant_id: str, version: int) -> AssistantRecord | None:
     """Make an existing version current; None when the assistant or version is unknown."""
     row = (
         (

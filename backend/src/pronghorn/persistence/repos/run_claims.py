@@ -20,14 +20,14 @@ from sqlalchemy import Interval, and_, bindparam, exists, func, literal, or_, se
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql.elements import ColumnElement
 
+from pronghorn.persistence.records.runs import RunRecord, run_record
 from pronghorn.persistence.repos import run_units
 from pronghorn.persistence.repos import runs as runs_repo
+from pronghorn.persistence.repos.run_queue_load import claimed_inflight
 from pronghorn.persistence.tables import runs, threads
 
 # pg_advisory_xact_lock key serialising claims while a cluster-wide cap is counted.
 CAP_LOCK_KEY = 0x70726E67  # "prng"
-# ... and the one serialising accepts while the queue caps (runs.max_queued*) are counted.
-QUEUE_LOCK_KEY = 0x70726E71  # "prnq"
 
 
 @dataclass(frozen=True)
@@ -36,21 +36,6 @@ class Caps:
 
     total: int | None = None  # runs.cluster_max_concurrency
     per_user: int | None = None  # runs.max_concurrency_per_user
-
-
-def claimed_row(row: Any) -> dict[str, Any]:
-    """A claimed run: the API fields plus what executing it needs."""
-    return runs_repo.to_api(row) | {
-        "owner": row["owner"],
-        "owner_id": row["owner_id"],
-        "principal": row["principal"],
-        "fence": row["fence"],
-        "attempt": row["attempt"],
-    }
-
-
-def _claimed_inflight() -> ColumnElement[bool]:
-    return and_(runs.c.status.in_(runs_repo.INFLIGHT), runs.c.owner.is_not(None))
 
 
 def _user_running(r: Any) -> Any:
@@ -141,10 +126,10 @@ _TAKE = (
 )
 
 
-def _take(conn: Connection, run_id: str, owner: str, lease_s: float) -> dict[str, Any]:
+def _take(conn: Connection, run_id: str, owner: str, lease_s: float) -> RunRecord:
     params = {"b_run_id": run_id, "b_owner": owner, "b_lease": timedelta(seconds=lease_s)}
     row = conn.execute(_TAKE, params).mappings().one()
-    return claimed_row(row)
+    return run_record(row)  # with what executing it needs: its owner, fence, attempt
 
 
 def claim_next(
@@ -154,7 +139,7 @@ def claim_next(
     lease_s: float,
     caps: Caps = Caps(),
     exclude_threads: list[str] | None = None,
-) -> dict[str, Any] | None:
+) -> RunRecord | None:
     """Claim the oldest claimable run (users with fewer claimed runs first: the fair queue)
     for `owner`; None when there is none (or a cluster-wide cap is reached)."""
     if caps.total is not None or caps.per_user is not None:
@@ -162,7 +147,7 @@ def claim_next(
         conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": CAP_LOCK_KEY})
         if caps.total is not None:
             busy = conn.execute(
-                select(func.count()).select_from(runs).where(_claimed_inflight())
+                select(func.count()).select_from(runs).where(claimed_inflight())
             ).scalar_one()
             if busy >= caps.total:
                 return None
@@ -178,7 +163,7 @@ def claim_next(
 
 def claim_unclaimed(
     conn: Connection, run_id: str, *, owner: str, lease_s: float
-) -> dict[str, Any] | None:
+) -> RunRecord | None:
     """Claim one queued run whatever its turn (to settle it without executing it: a cancel
     of a run nobody executes yet); None when it is claimed, locked or finished."""
     found = conn.execute(
@@ -317,28 +302,3 @@ def expire_queued(
         )
         out.append(Recovered(run_id, thread_id, False, error))
     return out
-
-
-@dataclass(frozen=True)
-class QueueLoad:
-    queued: int  # unclaimed unfinished runs, all users
-    user_queued: int  # of those, the user's
-    user_running: int  # the user's claimed unfinished runs
-
-
-def queue_load(conn: Connection, owner_id: str | None, *, lock: bool) -> QueueLoad:
-    """How full the cluster's queue is, for `owner_id`'s runs and in all. `lock`: first
-    take the advisory lock that serialises the accepts counting it (until the transaction
-    ends), so two replicas never both admit a run past a cap."""
-    if lock:
-        conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": QUEUE_LOCK_KEY})
-    waiting = and_(runs.c.status == "pending", runs.c.owner.is_(None))
-    mine = runs.c.owner_id == owner_id
-    row = conn.execute(
-        select(
-            func.count().filter(waiting),
-            func.count().filter(and_(waiting, mine)),
-            func.count().filter(and_(_claimed_inflight(), mine)),
-        ).where(runs.c.status.in_(runs_repo.INFLIGHT))
-    ).one()
-    return QueueLoad(int(row[0]), int(row[1]), int(row[2]))

@@ -20,10 +20,15 @@ from sqlalchemy import bindparam, case, delete, exists, func, insert, select, up
 from sqlalchemy.engine import Connection
 
 from pronghorn.ids import system_assistant_id
+from pronghorn.persistence.errors import AssistantMissing, ThreadBusy, ThreadMissing
+from pronghorn.persistence.metadata_filter import matches
+from pronghorn.persistence.records.assistants import AssistantRecord, assistant_record
+from pronghorn.persistence.records.runs import RunRecord, run_record
 from pronghorn.persistence.repos import assistants as assistants_repo
 from pronghorn.persistence.repos import runs as runs_repo
 from pronghorn.persistence.repos import threads as threads_repo
-from pronghorn.persistence.repos.common import now
+from pronghorn.persistence.repos.common import OwnerScope, now
+from pronghorn.persistence.repos.run_queue_load import QueueCaps, queue_full, queue_load
 from pronghorn.persistence.tables import assistants, runs, threads
 
 # The accept transaction's statements, built once with bound parameters (see _START below).
@@ -45,28 +50,26 @@ _THREAD_META = (
 
 
 def resolve_assistant(
-    conn: Connection,
-    id_or_graph_id: str,
-    may_use: Callable[[str | None], bool] = lambda owner_id: True,
-) -> dict[str, Any] | None:
+    conn: Connection, id_or_graph_id: str, owner_scope: str | None = None
+) -> AssistantRecord:
     """The assistant with this id, or — for a graph id — that graph's system assistant;
-    only one whose owner id (None: a system assistant) `may_use` accepts."""
+    with `owner_scope`, only a system assistant or one of that owner; else
+    `AssistantMissing`."""
     candidates: list[str] = []
     with contextlib.suppress(ValueError, AttributeError, TypeError):
         candidates.append(str(uuid.UUID(id_or_graph_id)))
     candidates.append(system_assistant_id(id_or_graph_id))
     for candidate in candidates:
         row = conn.execute(_ASSISTANT, {"b_id": candidate}).mappings().first()
-        if row is not None and may_use(row["owner_id"]):
-            return assistants_repo.to_api(row)
-    return None
+        if row is not None and assistants_repo.usable(row, owner_scope):
+            return assistant_record(row)
+    raise AssistantMissing(id_or_graph_id)
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class Accepted:
-    assistant: dict[str, Any]
-    run: dict[str, Any]
-    inflight: list[dict[str, Any]]
+    run: RunRecord
+    inflight: list[RunRecord]
     thread_metadata: dict[str, Any]
     owner_id: str | None  # the thread's owner: the run belongs to it
     claimed: bool = False  # claimed by the accepting replica in the same transaction
@@ -77,57 +80,54 @@ class Fenced(Exception):
     another replica took the run over): refused, the transaction rolls back."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RunOwnership:
     """Who a run is accepted for: `owner_id` owns a thread the run creates; an existing
-    thread must pass `may_use_thread` (its owner id and metadata) and the assistant
-    `may_use_assistant` (its owner id), or they are *missing*; `principal` (JSON) is who
-    the run executes as."""
+    thread must be within `thread_scope` (its owner and the authorizer's metadata filter)
+    or it is *missing*; `principal` (JSON) is who the run executes as."""
 
     owner_id: str
     principal: dict[str, object]
-    may_use_thread: Callable[[str | None, dict[str, Any]], bool]
-    may_use_assistant: Callable[[str | None], bool]
+    thread_scope: OwnerScope
 
 
 def accept_run(
     conn: Connection,
     *,
-    assistant_ref: str,
+    assistant: AssistantRecord,
     thread_id: str,
     create_thread: bool,
-    check: Callable[[dict[str, Any]], None],
-    inflight_of: Callable[[Connection, str], list[dict[str, Any]]],
     reject_if_busy: bool,
     run_fields: dict[str, Any],
-    busy_error: Callable[[str, str], Exception],
-    missing_error: Callable[[str, str], Exception],
     ownership: RunOwnership,
+    inflight_known: list[RunRecord] | None = None,
     new_thread_metadata: dict[str, Any] | None = None,
     claim_if_idle: dict[str, Any] | None = None,
-    queue_check: Callable[[Connection, str | None], None] | None = None,
+    queue_caps: QueueCaps | None = None,
 ) -> Accepted:
-    """Resolve the assistant, check the thread and the multitask strategy, insert the run as
-    pending and mark the thread busy — all or nothing (an exception rolls it all back). A
-    thread it creates gets `new_thread_metadata` (as its creation was authorized) and the
-    graph's ids.
+    """Check the thread and the multitask strategy, insert the run of `assistant` (as
+    `resolve_assistant` found it, in the same transaction) as pending and mark the thread
+    busy — all or nothing: a refusal raises a typed error (persistence/errors.py:
+    `ThreadMissing`, `ThreadBusy`, `QueueFull`) and rolls it all back. A thread it creates
+    gets `new_thread_metadata` (as its creation was authorized) and the graph's ids.
 
+    `inflight_known`: the thread's unfinished runs when the caller knows them (SQLite: the
+    process's memory is authoritative); None: read them under the thread's row lock.
     `claim_if_idle` (scale-out): the claim columns (owner, fence, lease) the run gets when
     its thread has no unfinished run, so the accepting replica executes it at once; otherwise
-    the run is queued unclaimed (no owner) for any replica to claim. `queue_check`
-    (scale-out) is called with the run's owner id before a run is queued unclaimed, and
-    raises to refuse it (the cluster's queue caps)."""
-    assistant = resolve_assistant(conn, assistant_ref, ownership.may_use_assistant)
-    if assistant is None:
-        raise missing_error("Assistant", assistant_ref)
-    check(assistant)
+    the run is queued unclaimed (no owner) for any replica to claim, within `queue_caps`
+    (scale-out: counted in the database under an advisory lock)."""
     row = conn.execute(_THREAD_BUSY, {"b_id": thread_id, "b_ts": now()}).mappings().first()
-    graph_meta = {"graph_id": assistant["graph_id"], "assistant_id": assistant["assistant_id"]}
-    if row is not None and not ownership.may_use_thread(row["owner_id"], row["metadata"] or {}):
-        raise missing_error("Thread", thread_id)  # another user's: as if there were none
+    graph_meta = {"graph_id": assistant.graph_id, "assistant_id": assistant.assistant_id}
+    scope = ownership.thread_scope
+    if row is not None and not (
+        (scope.owner_id is None or row["owner_id"] == scope.owner_id)
+        and matches(row["metadata"], scope.filter)
+    ):
+        raise ThreadMissing(thread_id)  # another user's: as if there were none
     if row is None:
         if not create_thread:
-            raise missing_error("Thread", thread_id)
+            raise ThreadMissing(thread_id)
         meta = {**(new_thread_metadata or {}), **graph_meta}
         owner_id: str | None = ownership.owner_id
         # Parameters apart from the statement: the compiled INSERT is cached once.
@@ -137,27 +137,29 @@ def accept_run(
                 thread_id, metadata=meta, status="busy", owner_id=ownership.owner_id
             ),
         )
-        inflight: list[dict[str, Any]] = []
+        inflight: list[RunRecord] = []
         new_meta = None
     else:
         owner_id = row["owner_id"]
         meta = dict(row["metadata"] or {})
-        inflight = inflight_of(conn, thread_id)
+        inflight = inflight_known if inflight_known is not None else inflight_rows(conn, thread_id)
         if inflight and reject_if_busy:
-            raise busy_error(thread_id, inflight[0]["run_id"])
+            raise ThreadBusy(thread_id, inflight)
         changed = {k: v for k, v in graph_meta.items() if meta.get(k) != v}
         meta.update(changed)
         new_meta = meta if changed else None  # the thread's first run of this graph/assistant
     values = runs_repo.new_run_row(
         thread_id=thread_id,
-        assistant_id=assistant["assistant_id"],
+        assistant_id=assistant.assistant_id,
         owner_id=owner_id,
         principal=ownership.principal,
         **run_fields,
     )
     claimed = claim_if_idle is not None and not inflight and not _in_turn(row)
-    if queue_check is not None and not claimed:
-        queue_check(conn, owner_id)
+    if queue_caps is not None and not claimed:
+        full = queue_full(queue_caps, queue_load(conn, owner_id, lock=True))
+        if full is not None:
+            raise full
     if claim_if_idle is not None:
         values.update(claim_if_idle if claimed else {"owner": None})
     if new_meta is not None and conn.dialect.name == "postgresql":
@@ -174,7 +176,7 @@ def accept_run(
         if new_meta is not None:
             conn.execute(_THREAD_META, {"b_id": thread_id, "b_metadata": new_meta})
         conn.execute(insert(runs), values)
-    return Accepted(assistant, runs_repo.to_api(values), inflight, meta, owner_id, claimed)
+    return Accepted(run_record(values), inflight, meta, owner_id, claimed)
 
 
 def _in_turn(thread: Any) -> bool:
@@ -184,13 +186,13 @@ def _in_turn(thread: Any) -> bool:
     return until is not None and until > now()
 
 
-def inflight_rows(conn: Connection, thread_id: str) -> list[dict[str, Any]]:
+def inflight_rows(conn: Connection, thread_id: str) -> list[RunRecord]:
     rows = conn.execute(
         select(runs)
         .where(runs.c.thread_id == thread_id, runs.c.status.in_(runs_repo.INFLIGHT))
         .order_by(runs.c.created_at)
     ).mappings()
-    return [runs_repo.to_api(r) for r in rows]
+    return [run_record(r) for r in rows]
 
 
 # Hot statements are built once with bound parameters, so SQLAlchemy compiles each once and
@@ -373,7 +375,7 @@ def settle_run(
 
 def get_run(
     conn: Connection, run_id: str, thread_id: str | None, owner_id: str | None = None
-) -> dict[str, Any] | None:
+) -> RunRecord | None:
     """The run (of that thread, and of that owner, when given)."""
     stmt = select(runs).where(runs.c.run_id == run_id)
     if thread_id is not None:
@@ -381,12 +383,12 @@ def get_run(
     if owner_id is not None:
         stmt = stmt.where(runs.c.owner_id == owner_id)
     row = conn.execute(stmt).mappings().first()
-    return runs_repo.to_api(row) if row is not None else None
+    return run_record(row) if row is not None else None
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class OwnedRun:
-    run: dict[str, Any]
+    run: RunRecord
     owner_id: str | None  # the run's owner (its thread's)
     thread_metadata: dict[str, Any]
 
@@ -404,7 +406,7 @@ def get_owned_run(conn: Connection, run_id: str, thread_id: str | None) -> Owned
     row = conn.execute(stmt).mappings().first()
     if row is None:
         return None
-    return OwnedRun(runs_repo.to_api(row), row["owner_id"], dict(row["thread_metadata"] or {}))
+    return OwnedRun(run_record(row), row["owner_id"], dict(row["thread_metadata"] or {}))
 
 
 def settle_orphan(
@@ -426,7 +428,7 @@ def settle_orphan(
     ).first()
     if thread is None:
         return
-    if any(r["run_id"] != run_id for r in inflight_rows(conn, thread_id)):
+    if any(r.run_id != run_id for r in inflight_rows(conn, thread_id)):
         new_status = "busy"
     elif status == "error":
         new_status = "error"

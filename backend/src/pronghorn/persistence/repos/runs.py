@@ -9,34 +9,11 @@ from typing import Any
 from sqlalchemy import Update, and_, delete, func, select, update
 from sqlalchemy.engine import Connection
 
+from pronghorn.persistence.records.runs import RunRecord, run_record
 from pronghorn.persistence.repos.common import iso, now
 from pronghorn.persistence.tables import runs
 
 INFLIGHT = ("pending", "running")
-
-
-def to_api(row: Any) -> dict[str, Any]:
-    return {
-        "run_id": row["run_id"],
-        "thread_id": row["thread_id"],
-        "assistant_id": row["assistant_id"],
-        "created_at": iso(row["created_at"]),
-        "updated_at": iso(row["updated_at"]),
-        "status": row["status"],
-        "metadata": row["metadata"] or {},
-        "kwargs": row["kwargs"] or {},
-        "multitask_strategy": row["multitask_strategy"],
-        "cancel_reason": row.get("cancel_reason"),
-        "error": row.get("error"),
-        "started_at": iso(row.get("started_at")),
-        "ended_at": iso(row.get("ended_at")),
-        "usage": {
-            "input_tokens": row.get("input_tokens") or 0,
-            "output_tokens": row.get("output_tokens") or 0,
-            "total_tokens": row.get("total_tokens") or 0,
-            "llm_calls": row.get("llm_calls") or 0,
-        },
-    }
 
 
 def new_run_row(
@@ -94,17 +71,17 @@ def list_for_thread(
     limit: int,
     offset: int,
     status: str | None,
-) -> list[dict[str, Any]]:
+) -> list[RunRecord]:
     stmt = select(runs).where(runs.c.thread_id == thread_id)
     if status:
         stmt = stmt.where(runs.c.status == status)
     stmt = stmt.order_by(runs.c.created_at.desc(), runs.c.run_id.desc()).limit(limit).offset(offset)
-    return [to_api(r) for r in (conn.execute(stmt)).mappings()]
+    return [run_record(r) for r in (conn.execute(stmt)).mappings()]
 
 
 def list_for_cron(
     conn: Connection, cron_id: str, *, owner_id: str | None, limit: int, offset: int = 0
-) -> tuple[list[dict[str, Any]], int]:
+) -> tuple[list[RunRecord], int]:
     """The runs a cron made (metadata `cron_id`, owned by the cron's owner), newest first,
     and how many there are."""
     where = runs.c.metadata["cron_id"].as_string() == cron_id
@@ -118,7 +95,7 @@ def list_for_cron(
         .limit(limit)
         .offset(offset)
     )
-    return [to_api(r) for r in (conn.execute(stmt)).mappings()], int(total or 0)
+    return [run_record(r) for r in (conn.execute(stmt)).mappings()], int(total or 0)
 
 
 def finish_stmt(
@@ -151,20 +128,11 @@ def delete_run(conn: Connection, run_id: str) -> int:
     return (conn.execute(delete(runs).where(runs.c.run_id == run_id))).rowcount
 
 
-def inflight_all(conn: Connection, owner: str | None = None) -> list[dict[str, Any]]:
+def inflight_all(conn: Connection, owner: str | None = None) -> list[RunRecord]:
     stmt = select(runs).where(runs.c.status.in_(INFLIGHT)).order_by(runs.c.created_at)
     if owner is not None:
         stmt = stmt.where(runs.c.owner == owner)
-    return [
-        to_api(r)
-        | {
-            "owner": r["owner"],
-            "owner_id": r["owner_id"],
-            "principal": r["principal"],
-            "leased": r["lease_expires_at"] is not None,
-        }
-        for r in (conn.execute(stmt)).mappings()
-    ]
+    return [run_record(r) for r in (conn.execute(stmt)).mappings()]
 
 
 def take_for_resume(conn: Connection, run_id: str, owner: str) -> None:
@@ -185,7 +153,7 @@ def select_for_cancel(
     status: str | None,
     assistant_id: str | None = None,
     owner_id: str | None = None,
-) -> list[dict[str, Any]]:
+) -> list[RunRecord]:
     stmt = select(runs)
     if owner_id is not None:
         stmt = stmt.where(runs.c.owner_id == owner_id)
@@ -199,7 +167,7 @@ def select_for_cancel(
         stmt = stmt.where(runs.c.status == status)
     else:
         stmt = stmt.where(runs.c.status.in_(INFLIGHT))
-    return [to_api(r) for r in (conn.execute(stmt)).mappings()]
+    return [run_record(r) for r in (conn.execute(stmt)).mappings()]
 
 
 def token_usage_for_thread(conn: Connection, thread_id: str) -> dict[str, Any]:

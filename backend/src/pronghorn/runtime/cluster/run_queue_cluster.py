@@ -17,19 +17,19 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
-
-from sqlalchemy.engine import Connection
 
 from pronghorn.auth.principal import LOCAL_PRINCIPAL
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.persistence.db import Database
+from pronghorn.persistence.records.runs import RunRecord
 from pronghorn.persistence.repos import assistants as assistants_repo
 from pronghorn.persistence.repos import run_claims, run_units
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.persistence.repos.common import now
+from pronghorn.persistence.repos.run_queue_load import QueueCaps, queue_load
 from pronghorn.persistence.repos.runs import INFLIGHT
 from pronghorn.runtime.access import principal_from_record
 from pronghorn.runtime.cluster.claim_loop import ClaimLoop
@@ -120,7 +120,7 @@ class ClusterRunQueue:
             owner=None,
             claimable_at=self.claimable_at(req),
             claim_if_idle=self.fast_claim(req, thread_id),
-            queue_check=self.queue_check(),
+            queue_caps=self.queue_caps(),
         )
 
     def release(self, terms: AcceptTerms) -> None:
@@ -159,9 +159,9 @@ class ClusterRunQueue:
     def turn_ended(self, thread_id: str) -> None:
         self.notify()  # runs queued behind the turn, on any replica
 
-    def orphans(self, rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    def orphans(self, rows: Sequence[RunRecord]) -> list[RunRecord]:
         """Queued runs are nobody's yet; leased ones are the lease sweeper's."""
-        return [r for r in rows if r.get("owner") is not None and not r.get("leased")]
+        return [r for r in rows if r.owner is not None and not r.leased]
 
     def fast_claim(self, req: RunCreate, thread_id: str) -> dict[str, Any] | None:
         """The claim columns a new run gets if its thread turns out idle, with a slot
@@ -184,21 +184,15 @@ class ClusterRunQueue:
         }
 
     # -- queue caps ----------------------------------------------------------------------
-    def queue_check(self) -> Callable[[Connection, str | None], None] | None:
-        """The accept transaction's check of `runs.max_queued` / `max_queued_per_user`
-        against the cluster's queue (None: no cap): it counts the unclaimed runs in the
+    def queue_caps(self) -> QueueCaps | None:
+        """The caps `runs.max_queued` / `max_queued_per_user` the accept transaction counts
+        the cluster's queue against (None: no cap): it counts the unclaimed runs in the
         database under an advisory lock, so concurrent accepts on any replica count each
-        other, and refuses (`Overloaded`, 429) as on one process."""
+        other, and refuses (`QueueFull`, then `Overloaded`, 429) as on one process."""
         cfg = self.config
         if cfg.max_queued is None and cfg.max_queued_per_user is None:
             return None
-        admission = self.admission
-
-        def check(conn: Connection, owner_id: str | None) -> None:
-            load = run_claims.queue_load(conn, owner_id, lock=True)
-            admission.refuse_if_full(load.queued, load.user_queued, load.user_running)
-
-        return check
+        return QueueCaps(cfg.max_queued, cfg.max_queued_per_user)
 
     async def check_room(self, user: str, count: int) -> None:
         """A batch of `count` stateless runs of `user`, before any is created: refused when
@@ -212,7 +206,7 @@ class ClusterRunQueue:
         queued = count - max(at_once, 0)
         if queued <= 0:
             return
-        load = await self.db.read(lambda c: run_claims.queue_load(c, user, lock=False))
+        load = await self.db.read(lambda c: queue_load(c, user, lock=False))
         self.admission.refuse_if_full(
             load.queued + queued - 1, load.user_queued + queued - 1, load.user_running
         )
@@ -237,7 +231,7 @@ class ClusterRunQueue:
             async for _ in self.broker.subscribe(job.run_id, None):
                 pass
             row = await self.db.write(lambda c: run_units.get_run(c, job.run_id, job.thread_id))
-            status = run_status(row["status"]) if row is not None else "interrupted"
+            status = run_status(row.status) if row is not None else "interrupted"
             job.state.ended_elsewhere(status, await self.host.output(job.thread_id, job.run_id))
         except DomainError as exc:
             job.state.unreadable(
@@ -294,7 +288,7 @@ class ClusterRunQueue:
                 return True
             self._reserved -= 1
             reserved = False
-            await self._begin(job, row["fence"], since)
+            await self._begin(job, row.fence, since)
             return True
         finally:
             if reserved:
@@ -337,7 +331,7 @@ class ClusterRunQueue:
         if job is None:
             return True
         job.interrupt(action)
-        await self._begin(job, row["fence"], since)
+        await self._begin(job, row.fence, since)
         if wait:
             await job.done.wait()
         return True
@@ -360,30 +354,30 @@ class ClusterRunQueue:
                 )
             raise
 
-    async def _job_of(self, row: dict[str, Any]) -> Job | None:
+    async def _job_of(self, row: RunRecord) -> Job | None:
         """The job of a claimed run: this replica's handle when it accepted the run, else
         one rebuilt from the row; None when it cannot run (then it is settled `error`)."""
-        attempt = int(row["attempt"])
-        resume = attempt > 1 and await self.host.wrote_checkpoint(row["thread_id"], row["run_id"])
-        handle = self._handles.pop(row["run_id"], None)
+        attempt = row.attempt
+        resume = attempt > 1 and await self.host.wrote_checkpoint(row.thread_id, row.run_id)
+        handle = self._handles.pop(row.run_id, None)
         if handle is not None:
-            follower = self._followers.pop(row["run_id"], None)
+            follower = self._followers.pop(row.run_id, None)
             if follower is not None:
                 follower.cancel()
             handle.attempt, handle.resume = attempt, resume
             return handle
         assistant, thread = await self.db.read(
             lambda c: (
-                assistants_repo.get(c, row["assistant_id"]),
-                threads_repo.get(c, row["thread_id"]),
+                assistants_repo.get(c, row.assistant_id),
+                threads_repo.get(c, row.thread_id),
             )
         )
-        kwargs = dict(row["kwargs"] or {})
+        kwargs = dict(row.kwargs)
         problem = None
         req: RunCreate | None = None
         try:
             req = RunCreate.model_validate(
-                {**kwargs, "assistant_id": row["assistant_id"], "metadata": row["metadata"]}
+                {**kwargs, "assistant_id": row.assistant_id, "metadata": row.metadata}
             )
         except Exception as exc:
             problem = f"cannot run: {exc}"
@@ -392,7 +386,7 @@ class ClusterRunQueue:
         if problem is not None or req is None or assistant is None or thread is None:
             error = {"error": "RunUnavailable", "message": problem or "cannot run"}
             await self.host.settle_orphan(row, status="error", error=error)
-            await self._close_log(row["run_id"], row["thread_id"], error)
+            await self._close_log(row.run_id, row.thread_id, error)
             return None
         snapshot = self.settings
         return Job(
@@ -404,8 +398,8 @@ class ClusterRunQueue:
             temporary=bool(kwargs.get("temporary")),
             resume=resume,
             thread_metadata=dict(thread["metadata"] or {}),
-            owner_id=row.get("owner_id") or LOCAL_PRINCIPAL.identity,
-            principal=principal_from_record(row.get("principal"), row.get("owner_id")),
+            owner_id=row.owner_id or LOCAL_PRINCIPAL.identity,
+            principal=principal_from_record(row.principal, row.owner_id),
             attempt=attempt,
         )
 

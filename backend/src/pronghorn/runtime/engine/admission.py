@@ -11,15 +11,19 @@ concurrent creations never both take the last place.
 The counts are this process's (every run of a thread belongs to one process on SQLite).
 Scale-out (PostgreSQL + Redis) the queue caps count the cluster's queue instead: a run that
 is not claimed in its accept transaction is refused there when the database already holds
-that many unclaimed runs (cluster/run_queue_cluster.py, `queue_check`).
+that many unclaimed runs (persistence/repos/run_queue_load.py: the accept transaction
+raises `QueueFull`, which `refuse` turns into `Overloaded`).
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncGenerator
+from typing import NoReturn
 
 from pronghorn.config.schema.app import RunsConfig
+from pronghorn.persistence.errors import QueueFull
+from pronghorn.persistence.repos.run_queue_load import QueueCaps, QueueLoad, queue_full
 from pronghorn.runtime.engine.limiter import FairLimiter
 from pronghorn.runtime.errors import Overloaded
 from pronghorn.runtime.observability.metrics import Metrics
@@ -81,20 +85,27 @@ class Admission:
         many runs wait (in all, and the user's) and how many of the user's run. Scale-out
         the counts are the cluster's, from the database (cluster/run_queue_cluster.py)."""
         cfg = self.config
-        if cfg.max_queued is not None and queued >= cfg.max_queued:
-            self._refuse(
-                "max_queued",
-                f"Too many runs are waiting ({queued}, runs.max_queued is "
-                f"{cfg.max_queued}); retry later",
+        caps = QueueCaps(cfg.max_queued, cfg.max_queued_per_user)
+        full = queue_full(caps, QueueLoad(queued, user_queued, user_active))
+        if full is not None:
+            self.refuse(full)
+
+    def refuse(self, full: QueueFull) -> NoReturn:
+        """Refuse a run past the queue cap `full` names (`Overloaded`, counted)."""
+        if full.cap == "max_queued":
+            message = (
+                f"Too many runs are waiting ({full.queued}, runs.max_queued is "
+                f"{full.limit}); retry later"
             )
-        cap = cfg.max_queued_per_user
-        if cap is not None and user_queued >= cap:
-            self._refuse(
-                "max_queued_per_user",
-                f"You have {user_queued} runs waiting and "
-                f"{user_active} running (runs.max_queued_per_user is {cap}); "
-                "retry when one has finished",
+        else:
+            message = (
+                f"You have {full.user_queued} runs waiting and "
+                f"{full.user_running} running (runs.max_queued_per_user is {full.limit}); "
+                "retry when one has finished"
             )
+        if self.metrics is not None:
+            self.metrics.runs_refused.labels(full.cap).inc()
+        raise Overloaded(message, retry_after_s=self.retry_after_s(), reason=full.cap)
 
     def check_many(self, user: str, count: int) -> None:
         """Raise `Overloaded` unless `count` new runs of `user` on fresh threads (a batch)
@@ -108,11 +119,6 @@ class Admission:
         finally:
             for _ in range(entered):
                 self.leave(user)
-
-    def _refuse(self, reason: str, message: str) -> None:
-        if self.metrics is not None:
-            self.metrics.runs_refused.labels(reason).inc()
-        raise Overloaded(message, retry_after_s=self.retry_after_s(), reason=reason)
 
     def retry_after_s(self) -> float:
         """About when a slot frees: the recent average run time, within [1 s, 60 s]."""

@@ -22,6 +22,7 @@ from pronghorn.persistence.outage import (
     is_database_unreachable,
     outlast_outage,
 )
+from pronghorn.persistence.records.runs import RunRecord
 from pronghorn.persistence.repos import run_units
 from pronghorn.runtime.access import graph_user
 from pronghorn.runtime.engine.direct_events import DirectEvents
@@ -38,6 +39,7 @@ from pronghorn.runtime.events.broker import BrokerUnavailable, EventBroker
 from pronghorn.runtime.events.serialization import dumps, to_jsonable
 from pronghorn.runtime.observability.log_context import run_id_var
 from pronghorn.runtime.observability.trace_vendors import vendor_metadata
+from pronghorn.runtime.record_api import run_api
 from pronghorn.sandbox.paths import user_folder
 
 log = logging.getLogger("pronghorn.runs")
@@ -94,10 +96,10 @@ def _tags(cfg: dict[str, Any]) -> list[Any]:
 
 def build_config(job: Job, callbacks: list[Any]) -> dict[str, Any]:
     req = job.request
-    a_cfg: dict[str, Any] = job.assistant.get("config") or {}
+    a_cfg: dict[str, Any] = dict(job.assistant.config)
     r_cfg = req.config or {}
     configurable = {**_client_configurable(a_cfg), **_client_configurable(r_cfg)}
-    a_context: dict[str, Any] = job.assistant.get("context") or {}
+    a_context: dict[str, Any] = dict(job.assistant.context)
     context = {**a_context, **(req.context or {})}
     if req.checkpoint:
         configurable.update(
@@ -115,8 +117,8 @@ def build_config(job: Job, callbacks: list[Any]) -> dict[str, Any]:
     configurable.update(
         thread_id=job.thread_id,
         run_id=job.run_id,
-        assistant_id=job.assistant["assistant_id"],
-        graph_id=job.assistant["graph_id"],
+        assistant_id=job.assistant.assistant_id,
+        graph_id=job.assistant.graph_id,
         user_id=user_folder_id,
         langgraph_auth_user=job.principal.auth_user(),
         langgraph_auth_user_id=job.principal.identity,
@@ -129,8 +131,8 @@ def build_config(job: Job, callbacks: list[Any]) -> dict[str, Any]:
         **(req.metadata or {}),
         "run_id": job.run_id,
         "thread_id": job.thread_id,
-        "assistant_id": job.assistant["assistant_id"],
-        "graph_id": job.assistant["graph_id"],
+        "assistant_id": job.assistant.assistant_id,
+        "graph_id": job.assistant.graph_id,
         "run_attempt": job.attempt,
         "user_id": user_folder_id,
     }
@@ -327,9 +329,7 @@ class Executor:
                 config_version=job.config_version or None,
             )
             async with asyncio.timeout(limit_s):
-                async with self.graphs.graph(
-                    job.assistant["graph_id"], request, job.graph
-                ) as graph:
+                async with self.graphs.graph(job.assistant.graph_id, request, job.graph) as graph:
                     await stream_graph(
                         graph,
                         build_input(job),
@@ -521,7 +521,7 @@ class Executor:
                 app_config=job.config,
                 config_version=job.config_version or None,
             )
-            async with self.graphs.graph(job.assistant["graph_id"], read, job.graph) as graph:
+            async with self.graphs.graph(job.assistant.graph_id, read, job.graph) as graph:
                 return await graph.aget_state(state_config)
         except Exception as exc:
             if is_database_unreachable(exc):
@@ -537,7 +537,7 @@ class Executor:
     def _after(self, job: Job, status: str, started_at: datetime | None) -> None:
         if job.request.webhook:
             payload = {
-                **job.run,
+                **run_api(job.run),
                 "status": status,
                 "values": job.output if not job.error else None,
                 "error": job.error,
@@ -578,7 +578,7 @@ class Executor:
 
     async def settle_orphan(
         self,
-        row: dict[str, Any],
+        row: RunRecord,
         *,
         status: str,
         error: dict[str, Any] | None,
@@ -589,8 +589,8 @@ class Executor:
         def unit(conn: Any) -> None:
             run_units.settle_orphan(
                 conn,
-                row["run_id"],
-                row["thread_id"],
+                row.run_id,
+                row.thread_id,
                 status=status,
                 error=error,
                 cancel_reason=cancel_reason,

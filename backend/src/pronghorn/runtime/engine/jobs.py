@@ -9,15 +9,17 @@ from typing import Any
 from pronghorn.auth.principal import LOCAL_PRINCIPAL, Principal
 from pronghorn.config.schema.app import AppConfig
 from pronghorn.graphs.registry import GraphEntry
+from pronghorn.persistence.records.assistants import AssistantRecord
+from pronghorn.persistence.records.runs import RunRecord
 from pronghorn.runtime.engine.run_request import RunCreate
 from pronghorn.runtime.engine.run_state import CancelAction, RunPhase, RunState, RunStatus
 
 
 @dataclass(eq=False)
 class Job:
-    run: dict[str, Any]  # the Run as the API shows it
+    run: RunRecord  # as accepted (or claimed): the live status is the state's
     request: RunCreate
-    assistant: dict[str, Any]
+    assistant: AssistantRecord
     config: AppConfig  # the snapshot the run was accepted under: it executes with it
     config_version: str = ""  # that snapshot's content hash (the holder's version)
     # The graph version serving when the run was accepted: it runs on it even if the graph
@@ -80,8 +82,8 @@ class Job:
 
     @property
     def run_id(self) -> str:
-        return self.run["run_id"]
+        return self.run.run_id
 
     @property
     def thread_id(self) -> str:
-        return self.run["thread_id"]
+        return self.run.thread_id

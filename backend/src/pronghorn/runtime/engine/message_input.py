@@ -21,6 +21,7 @@ from langgraph.graph.message import add_messages  # pyright: ignore[reportMissin
 from pydantic import ValidationError
 
 from pronghorn.graphs.registry import GraphRegistry, builtin_spec
+from pronghorn.persistence.records.assistants import AssistantRecord
 from pronghorn.runtime.engine.run_request import RunCreate
 from pronghorn.runtime.errors import InvalidRun
 
@@ -90,11 +91,11 @@ def takes_messages(graphs: GraphRegistry, graph_id: str) -> bool:
 
 def message_input_validator(
     graphs: GraphRegistry,
-) -> Callable[[RunCreate, dict[str, Any]], None]:
+) -> Callable[[RunCreate, AssistantRecord], None]:
     """A RunManager validator (runs before the run is written), raising InvalidRunInput."""
 
-    def validate(req: RunCreate, assistant: dict[str, Any]) -> None:
-        if req.input is None or not takes_messages(graphs, assistant["graph_id"]):
+    def validate(req: RunCreate, assistant: AssistantRecord) -> None:
+        if req.input is None or not takes_messages(graphs, assistant.graph_id):
             return
         check_input_messages(req.input)
 

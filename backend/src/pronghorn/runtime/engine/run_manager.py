@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import time
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
@@ -20,12 +21,15 @@ from typing import Any
 
 from pronghorn.auth.authorizer import AllowAll, Authorizer
 from pronghorn.auth.principal import LOCAL_PRINCIPAL
+from pronghorn.persistence.errors import QueueFull, RecordError
 from pronghorn.persistence.json_codec import json_loads
+from pronghorn.persistence.records.assistants import AssistantRecord
+from pronghorn.persistence.records.runs import RunRecord
 from pronghorn.persistence.repos import assistants as assistants_repo
 from pronghorn.persistence.repos import run_units
 from pronghorn.persistence.repos import runs as runs_repo
 from pronghorn.persistence.repos import threads as threads_repo
-from pronghorn.persistence.repos.common import new_id
+from pronghorn.persistence.repos.common import OwnerScope, new_id
 from pronghorn.runtime.access import Access, principal_from_record, principal_record
 from pronghorn.runtime.engine.admission import Admission
 from pronghorn.runtime.engine.admission import queue_timeout_error as timeout_error
@@ -46,13 +50,14 @@ from pronghorn.runtime.errors import (
     InvalidRequest,
     NotFound,
     Unavailable,
+    domain_error,
 )
 from pronghorn.runtime.observability.metrics import Metrics
-from pronghorn.runtime.owned import authorize_with, visible
+from pronghorn.runtime.owned import authorize_with
 
 log = logging.getLogger("pronghorn.runs")
 
-RunValidator = Callable[[RunCreate, dict[str, Any]], None]
+RunValidator = Callable[[RunCreate, AssistantRecord], None]
 
 
 def final_status(status: str) -> str:
@@ -104,32 +109,32 @@ class RunManager:
     def active(self, run_id: str) -> Job | None:
         return self._jobs.get(run_id)
 
-    def _inflight(self, conn: Any, thread_id: str) -> list[dict[str, Any]]:
-        """Unfinished runs of a thread. On SQLite every run of a thread belongs to this
-        process and every write is serialised, so memory is authoritative; elsewhere ask
-        the database (under the thread row lock taken by the caller)."""
+    def _inflight_known(self, thread_id: str) -> list[RunRecord] | None:
+        """Unfinished runs of a thread, when this process knows them: on SQLite every run of
+        a thread belongs to this process and every write is serialised, so memory is
+        authoritative (called from the database thread: of_thread works on a snapshot);
+        None elsewhere: the accept reads them under the thread's row lock."""
         if self.db.is_sqlite:
-            # Called from the database thread: of_thread works on a snapshot.
             return [j.run for j in self._jobs.of_thread(thread_id)]
-        return run_units.inflight_rows(conn, thread_id)
+        return None
 
     @property
     def in_memory(self) -> int:
         return len(self._jobs)
 
-    def overlay(self, run: dict[str, Any]) -> dict[str, Any]:
-        """A run row with the live status of this process (rows may lag by one write)."""
-        job = self._jobs.get(run["run_id"])
-        if job is not None and run["status"] in ("pending", "running"):
-            return {**run, "status": job.status}
+    def overlay(self, run: RunRecord) -> RunRecord:
+        """A stored run with the live status of this process (rows may lag by one write)."""
+        job = self._jobs.get(run.run_id)
+        if job is not None and run.status in ("pending", "running"):
+            return dataclasses.replace(run, status=job.status)
         return run
 
     def on_config_change(self, old: Any, new: Any) -> None:
         self.admission.resize(new.runs)
 
     # -- create ----------------------------------------------------------------------
-    def _check(self, req: RunCreate, assistant: dict[str, Any]) -> None:
-        require_graph(self.ex.graphs, assistant["graph_id"])
+    def _check(self, req: RunCreate, assistant: AssistantRecord) -> None:
+        require_graph(self.ex.graphs, assistant.graph_id)
         for validate in self.validators:
             validate(req, assistant)
 
@@ -170,8 +175,7 @@ class RunManager:
         return run_units.RunOwnership(
             owner_id=access.identity,
             principal=principal_record(access.principal),
-            may_use_thread=lambda owner_id, metadata: visible(access, owner_id, metadata, filt),
-            may_use_assistant=lambda owner_id: owner_id is None or access.may_see(owner_id),
+            thread_scope=OwnerScope(access.owner_scope, filt),
         )
 
     async def create(self, thread_id: str | None, req: RunCreate, access: Access) -> Job:
@@ -191,9 +195,6 @@ class RunManager:
         run_id = new_id()
         tid = thread_id or new_id()
 
-        def check(assistant: dict[str, Any]) -> None:
-            self._check(req, assistant)
-
         kwargs = req.kwargs()
         kwargs["temporary"] = stateless
         # Admission: refuse before anything is written; from here the run holds its place.
@@ -202,15 +203,16 @@ class RunManager:
         self.admission.enter(access.identity)
         terms = self.queue.terms(req, tid)
 
-        def unit(conn: Any) -> run_units.Accepted:
-            return run_units.accept_run(
+        def unit(conn: Any) -> tuple[AssistantRecord, run_units.Accepted]:
+            assistant = run_units.resolve_assistant(conn, req.assistant_id, access.owner_scope)
+            self._check(req, assistant)
+            return assistant, run_units.accept_run(
                 conn,
-                assistant_ref=req.assistant_id,
+                assistant=assistant,
                 thread_id=tid,
                 create_thread=stateless or new_thread is not None,
                 new_thread_metadata=new_thread or {},
-                check=check,
-                inflight_of=self._inflight,
+                inflight_known=self._inflight_known(tid),
                 reject_if_busy=req.multitask_strategy == "reject",
                 run_fields={
                     "run_id": run_id,
@@ -222,13 +224,9 @@ class RunManager:
                     "owner": terms.owner,
                     "claimable_at": terms.claimable_at,
                 },
-                busy_error=lambda t, r: Conflict(
-                    f"Thread {t} is busy with run {r} (multitask_strategy=reject)"
-                ),
-                missing_error=NotFound.of,
                 ownership=ownership,
                 claim_if_idle=terms.claim_if_idle,
-                queue_check=terms.queue_check,
+                queue_caps=terms.queue_caps,
             )
 
         # The run's log first: a broker that cannot be reached fails the request (503)
@@ -236,14 +234,19 @@ class RunManager:
         # the replica that executes the run opens its log (it may be another one).
         try:
             await self.queue.open_log(run_id, tid)
-            accepted = await self.db.retry(lambda: self.db.write(unit))
+            try:
+                assistant, accepted = await self.db.retry(lambda: self.db.write(unit))
+            except QueueFull as full:
+                self.admission.refuse(full)
+            except RecordError as exc:
+                raise domain_error(exc) from None
         except BaseException:
             self.queue.release(terms)
             self.admission.leave(access.identity)
             await self.queue.abandon_log(run_id)
             raise
         self.queue.release(terms)
-        assistant, run, inflight = accepted.assistant, accepted.run, accepted.inflight
+        run, inflight = accepted.run, accepted.inflight
         thread_meta = accepted.thread_metadata
         job = Job(
             run=run,
@@ -251,7 +254,7 @@ class RunManager:
             assistant=assistant,
             config=snapshot,
             config_version=version,
-            graph=self.ex.graphs.serving(assistant["graph_id"]),
+            graph=self.ex.graphs.serving(assistant.graph_id),
             temporary=stateless,
             thread_metadata=thread_meta,
             owner_id=accepted.owner_id or access.identity,
@@ -269,7 +272,7 @@ class RunManager:
         if inflight and req.multitask_strategy in ("interrupt", "rollback"):
             for other in inflight:
                 with contextlib.suppress(DomainError):
-                    await self.cancel(tid, other["run_id"], action=req.multitask_strategy)
+                    await self.cancel(tid, other.run_id, action=req.multitask_strategy)
         return job
 
     async def start_job(self, job: Job) -> None:
@@ -342,23 +345,23 @@ class RunManager:
             row = await self.db.write(lambda c: run_units.get_run(c, run_id, thread_id))
             if row is None:
                 raise NotFound.of("Run", run_id)
-            if row["status"] in runs_repo.INFLIGHT and await self.cancel_elsewhere(
+            if row.status in runs_repo.INFLIGHT and await self.cancel_elsewhere(
                 run_id, action, wait
             ):
                 return None
-            if row["status"] in runs_repo.INFLIGHT and await self.queue.cancel_queued(
+            if row.status in runs_repo.INFLIGHT and await self.queue.cancel_queued(
                 run_id, act, wait
             ):
                 return None
-            if row["status"] in runs_repo.INFLIGHT:
+            if row.status in runs_repo.INFLIGHT:
                 # Owned by no live task here (a dead process): settle it directly.
                 await self.ex.settle_orphan(
                     row, status="interrupted", error=None, cancel_reason=action
                 )
                 return None
-            if row["status"] == "interrupted":
+            if row.status == "interrupted":
                 return None  # already cancelled: cancelling again is a no-op
-            raise Conflict(f"Run {run_id} already finished with status {row['status']!r}")
+            raise Conflict(f"Run {run_id} already finished with status {row.status!r}")
         job.interrupt(act)
         if wait:
             await job.done.wait()
@@ -445,7 +448,7 @@ class RunManager:
         )
         for row in rows:
             with contextlib.suppress(DomainError):
-                await self.cancel(row["thread_id"], row["run_id"], action=action)
+                await self.cancel(row.thread_id, row.run_id, action=action)
         return len(rows)
 
     async def cancel_assistant(self, assistant_id: str) -> int:
@@ -458,10 +461,8 @@ class RunManager:
         )
         for row in rows:
             with contextlib.suppress(DomainError):
-                await self.cancel(row["thread_id"], row["run_id"], action="interrupt")
-        for job in [
-            j for j in self._jobs.snapshot() if j.assistant["assistant_id"] == assistant_id
-        ]:
+                await self.cancel(row.thread_id, row.run_id, action="interrupt")
+        for job in [j for j in self._jobs.snapshot() if j.assistant.assistant_id == assistant_id]:
             await job.done.wait()
         return len(rows)
 
@@ -479,9 +480,9 @@ class RunManager:
                 )
             )
             for row in rows:
-                if row["run_id"] not in mine:
+                if row.run_id not in mine:
                     with contextlib.suppress(DomainError):
-                        await self.cancel(thread_id, row["run_id"], action="interrupt", wait=True)
+                        await self.cancel(thread_id, row.run_id, action="interrupt", wait=True)
         for job in jobs:
             await job.done.wait()
         await self.broker.drop_thread(thread_id)
@@ -493,8 +494,8 @@ class RunManager:
         if run is None:
             raise NotFound.of("Run", run_id)
         thread = await self.db.read(lambda conn: threads_repo.get(conn, thread_id))
-        if run["status"] in ("error", "timeout") and run.get("error"):
-            return {"__error__": run["error"]}
+        if run.status in ("error", "timeout") and run.error:
+            return {"__error__": run.error}
         values = dict((thread or {}).get("values") or {})
         by_task: dict[str, list[Any]] = (thread or {}).get("interrupts") or {}
         interrupts = [i for items in by_task.values() for i in items]
@@ -509,9 +510,7 @@ class RunManager:
         if not orphans:
             return
         orphans = [
-            dict(row)
-            for row in self.queue.orphans(orphans)
-            if not await self._owner_alive(row.get("owner"))
+            row for row in self.queue.orphans(orphans) if not await self._owner_alive(row.owner)
         ]
         if not orphans:
             return
@@ -544,17 +543,17 @@ class RunManager:
             log.warning("cannot tell whether a run's process is alive; left as is")
             return True
 
-    async def _resume(self, row: dict[str, Any]) -> None:
+    async def _resume(self, row: RunRecord) -> None:
         assistant, thread = await self.db.read(
             lambda c: (
-                assistants_repo.get(c, row["assistant_id"]),
-                threads_repo.get(c, row["thread_id"]),
+                assistants_repo.get(c, row.assistant_id),
+                threads_repo.get(c, row.thread_id),
             )
         )
-        kwargs = dict(row["kwargs"] or {})
+        kwargs = dict(row.kwargs)
         try:
             req = RunCreate.model_validate(
-                {**kwargs, "assistant_id": row["assistant_id"], "metadata": row["metadata"]}
+                {**kwargs, "assistant_id": row.assistant_id, "metadata": row.metadata}
             )
         except Exception as exc:
             await self.ex.settle_orphan(
@@ -575,7 +574,7 @@ class RunManager:
                 },
             )
             return
-        await self.db.write(lambda conn: runs_repo.take_for_resume(conn, row["run_id"], self.owner))
+        await self.db.write(lambda conn: runs_repo.take_for_resume(conn, row.run_id, self.owner))
         job = Job(
             run=row,
             request=req,
@@ -583,17 +582,17 @@ class RunManager:
             config=self.ex.settings.current,
             config_version=self.ex.settings.version,
             temporary=bool(kwargs.get("temporary")),
-            resume=await self.wrote_checkpoint(row["thread_id"], row["run_id"]),
+            resume=await self.wrote_checkpoint(row.thread_id, row.run_id),
             thread_metadata=thread["metadata"],
-            owner_id=row.get("owner_id") or LOCAL_PRINCIPAL.identity,
-            principal=principal_from_record(row.get("principal"), row.get("owner_id")),
+            owner_id=row.owner_id or LOCAL_PRINCIPAL.identity,
+            principal=principal_from_record(row.principal, row.owner_id),
             attempt=2,
         )
         self.admission.enter(job.principal.identity)
         await self._start(job)
 
     async def settle_orphan(
-        self, row: dict[str, Any], *, status: str, error: dict[str, Any] | None
+        self, row: RunRecord, *, status: str, error: dict[str, Any] | None
     ) -> None:
         """Settle a run no live task executes (it cannot run, or its process died)."""
         await self.ex.settle_orphan(row, status=status, error=error, cancel_reason=None)

@@ -15,20 +15,17 @@ runs the same ordering, strategy, limit and cancel tests on both.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from sqlalchemy.engine import Connection
-
+from pronghorn.persistence.records.runs import RunRecord
+from pronghorn.persistence.repos.run_queue_load import QueueCaps
 from pronghorn.runtime.engine.control import ControlMessage
 from pronghorn.runtime.engine.jobs import Job
 from pronghorn.runtime.engine.run_request import RunCreate
 from pronghorn.runtime.engine.run_state import CancelAction
-
-QueueCheck = Callable[[Connection, str | None], None]
-"""The accept transaction's check of the queue caps (raises `Overloaded`)."""
 
 
 @dataclass(frozen=True)
@@ -40,7 +37,7 @@ class AcceptTerms:
     owner: str | None
     claimable_at: datetime | None = None
     claim_if_idle: dict[str, Any] | None = None  # the claim columns
-    queue_check: QueueCheck | None = None
+    queue_caps: QueueCaps | None = None
 
 
 class RunHost(Protocol):
@@ -55,7 +52,7 @@ class RunHost(Protocol):
     async def wrote_checkpoint(self, thread_id: str, run_id: str) -> bool: ...
 
     async def settle_orphan(
-        self, row: dict[str, Any], *, status: str, error: dict[str, Any] | None
+        self, row: RunRecord, *, status: str, error: dict[str, Any] | None
     ) -> None: ...
 
 
@@ -121,7 +118,7 @@ class RunQueue(Protocol):
         """A `work` notice from another process."""
         ...
 
-    def orphans(self, rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    def orphans(self, rows: Sequence[RunRecord]) -> list[RunRecord]:
         """Of the unfinished runs at startup, the ones this process may recover."""
         ...
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
+from pronghorn.persistence.records.runs import RunRecord
 from pronghorn.runtime.engine.admission import Admission
 from pronghorn.runtime.engine.control import ControlMessage
 from pronghorn.runtime.engine.jobs import Job
@@ -75,7 +75,7 @@ class LocalRunQueue:
     def heard(self, message: ControlMessage) -> None:
         """No other process queues runs for this one."""
 
-    def orphans(self, rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    def orphans(self, rows: Sequence[RunRecord]) -> list[RunRecord]:
         return list(rows)
 
     async def stop(self) -> None:

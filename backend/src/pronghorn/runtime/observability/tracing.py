@@ -42,8 +42,8 @@ def job_attributes(job: Job) -> dict[str, str]:
     return {
         RUN_ID: job.run_id,
         THREAD_ID: job.thread_id,
-        ASSISTANT_ID: str(job.assistant.get("assistant_id", "")),
-        GRAPH_ID: str(job.assistant.get("graph_id", "")),
+        ASSISTANT_ID: job.assistant.assistant_id,
+        GRAPH_ID: job.assistant.graph_id,
     }
 
 

@@ -21,6 +21,7 @@ from sqlalchemy.engine import Connection
 from pronghorn.auth.authorizer import Action
 from pronghorn.graphs.requests import GraphRequest
 from pronghorn.ids import system_assistant_id
+from pronghorn.persistence.records.runs import RunRecord
 from pronghorn.persistence.repos import assistants as assistants_repo
 from pronghorn.persistence.repos import run_units
 from pronghorn.persistence.repos import runs as runs_repo
@@ -31,6 +32,7 @@ from pronghorn.runtime.engine.jobs import Job
 from pronghorn.runtime.errors import NotFound
 from pronghorn.runtime.events.broker import Event
 from pronghorn.runtime.owned import authorize, load_thread, visible
+from pronghorn.runtime.record_api import assistant_api, run_api
 from pronghorn.runtime.services import assistants as assistants_service
 from pronghorn.runtime.services import threads
 from pronghorn.runtime.services.agent_output import interrupts_of
@@ -132,11 +134,12 @@ async def list_callees(
     if not exposure:
         return []
     scope = await search_scope(runtime, access, {"limit": MAX_CALLEES, "offset": 0})
-    rows, _ = await runtime.db.read(
+    found, _ = await runtime.db.read(
         lambda conn: assistants_repo.search(
             conn, limit=MAX_CALLEES, sort_by="created_at", sort_order="asc", scope=scope
         )
     )
+    rows = [assistant_api(a) for a in found]
     out: list[Callee] = []
     schemas: dict[str, dict[str, Any] | None] = {}
     for row in rows:
@@ -161,7 +164,7 @@ async def find_callee(
         assistant = await assistants_service.get(runtime, access, ref)
     except NotFound:
         scope = await search_scope(runtime, access, {"name": ref})
-        rows, _ = await runtime.db.read(
+        found, _ = await runtime.db.read(
             lambda conn: assistants_repo.search(
                 conn,
                 name=ref,
@@ -171,7 +174,7 @@ async def find_callee(
                 scope=scope,
             )
         )
-        named = [r for r in rows if r.get("name") == ref]
+        named = [assistant_api(a) for a in found if a.name == ref]
         if not named:
             raise missing from None
         assistant = named[0]
@@ -223,15 +226,14 @@ def events(runtime: AppRuntime, job: Job) -> AsyncIterator[Event]:
     return runtime.broker.subscribe(job.run_id, 0)
 
 
-async def stored_run(runtime: AppRuntime, run_id: str) -> dict[str, Any] | None:
+async def stored_run(runtime: AppRuntime, run_id: str) -> RunRecord | None:
     return await runtime.db.write(lambda conn: run_units.get_run(conn, run_id, None))
 
 
 async def usage_of(runtime: AppRuntime, job: Job) -> dict[str, int]:
     """The token usage recorded for a finished run."""
     run = await stored_run(runtime, job.run_id)
-    usage = cast(dict[str, Any], (run or {}).get("usage") or {})
-    return {k: int(v or 0) for k, v in usage.items()}
+    return {} if run is None else dict(run_api(run)["usage"])
 
 
 async def owned_run(
@@ -243,7 +245,7 @@ async def owned_run(
     found = await runtime.db.write(lambda conn: run_units.get_owned_run(conn, run_id, None))
     if found is None or not visible(access, found.owner_id, found.thread_metadata, filt):
         raise NotFound.of("Run", run_id)
-    return runtime.runs.overlay(found.run)
+    return run_api(runtime.runs.overlay(found.run))
 
 
 async def thread_runs(
@@ -253,7 +255,7 @@ async def thread_runs(
     rows = await runtime.db.read(
         lambda conn: runs_repo.list_for_thread(conn, thread_id, limit=limit, offset=0, status=None)
     )
-    return [runtime.runs.overlay(r) for r in rows]
+    return [run_api(runtime.runs.overlay(r)) for r in rows]
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,7 +44,7 @@ class AssistantAgentDirectory:
             )
         )
         for row in rows:
-            context: dict[str, Any] = row.get("context") or {}
+            context = dict(row.context)
             if context.get("agent_name") == name:
-                return custom_agent(context, row.get("description"))
+                return custom_agent(context, row.description)
         return None

@@ -16,6 +16,7 @@ from sqlalchemy.exc import IntegrityError
 
 from pronghorn.auth.authorizer import Action
 from pronghorn.persistence.metadata_filter import matches
+from pronghorn.persistence.records.assistants import assistant_record
 from pronghorn.persistence.repos import assistants as repo
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.persistence.repos.common import OwnerScope, new_id
@@ -23,6 +24,7 @@ from pronghorn.runtime.access import Access
 from pronghorn.runtime.engine.graph_access import require_graph
 from pronghorn.runtime.errors import Conflict, Forbidden, NotFound
 from pronghorn.runtime.owned import authorize
+from pronghorn.runtime.record_api import assistant_api, assistant_version_api
 from pronghorn.runtime.services.thread_sweeper import purge_thread
 
 if TYPE_CHECKING:
@@ -61,7 +63,7 @@ async def load_row(
 
 
 async def get(runtime: AppRuntime, access: Access, id_or_graph_id: str) -> dict[str, Any]:
-    return repo.to_api(await load_row(runtime, access, id_or_graph_id))
+    return assistant_api(assistant_record(await load_row(runtime, access, id_or_graph_id)))
 
 
 async def create(
@@ -103,10 +105,10 @@ async def create(
                 and _shown(access, existing)
                 and matches(existing["metadata"], filt)
             ):
-                return repo.to_api(existing)
+                return assistant_api(assistant_record(existing))
             raise Conflict(f"Assistant {aid} already exists")
         try:
-            return repo.insert_assistant(
+            new = repo.insert_assistant(
                 conn,
                 assistant_id=aid,
                 graph_id=graph_id,
@@ -119,6 +121,7 @@ async def create(
             )
         except IntegrityError:  # a concurrent create of the same id committed first
             raise Conflict(f"Assistant {aid} already exists") from None
+        return assistant_api(new)
 
     return await runtime.db.write(unit)
 
@@ -150,7 +153,7 @@ async def search(
         "offset": offset,
     }
     scope = await search_scope(runtime, access, value)
-    return await runtime.db.read(
+    found, total = await runtime.db.read(
         lambda conn: repo.search(
             conn,
             metadata=metadata,
@@ -163,6 +166,7 @@ async def search(
             scope=scope,
         )
     )
+    return [assistant_api(a) for a in found], total
 
 
 async def count(
@@ -221,7 +225,7 @@ async def update(
     )
     if updated is None:
         raise NotFound.of("Assistant", id_or_graph_id)
-    return updated
+    return assistant_api(updated)
 
 
 async def delete(
@@ -261,11 +265,12 @@ async def versions(
     offset: int,
 ) -> list[dict[str, Any]]:
     row = await load_row(runtime, access, id_or_graph_id)
-    return await runtime.db.read(
+    found = await runtime.db.read(
         lambda conn: repo.list_versions(
             conn, row["assistant_id"], metadata=metadata, limit=limit, offset=offset
         )
     )
+    return [assistant_version_api(a) for a in found]
 
 
 async def set_latest(
@@ -277,4 +282,4 @@ async def set_latest(
     )
     if updated is None:
         raise NotFound(f"Assistant {id_or_graph_id} has no version {version}")
-    return updated
+    return assistant_api(updated)

@@ -84,7 +84,7 @@ async def create(
         cron = repo.insert_cron(
             conn,
             cron_id=new_id(),
-            assistant_id=assistant["assistant_id"],
+            assistant_id=assistant.assistant_id,
             thread_id=thread_id,
             schedule=spec.schedule,
             timezone=spec.timezone,
@@ -116,7 +116,7 @@ async def assistant_key(
             conn, assistant_id, owner_scope=access.owner_scope
         )
     )
-    return found["assistant_id"] if found else assistant_id
+    return found.assistant_id if found else assistant_id
 
 
 async def search(
@@ -221,7 +221,7 @@ async def update(
             )
             if assistant is None:
                 raise NotFound.of("Assistant", spec.assistant_id)
-            assistant_id = assistant["assistant_id"]
+            assistant_id = assistant.assistant_id
         repo.update_cron(
             conn,
             cron_id,

@@ -13,6 +13,7 @@ from pronghorn.persistence.repos import runs as repo
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.errors import Conflict, NotFound
 from pronghorn.runtime.owned import authorize, load_thread, visible
+from pronghorn.runtime.record_api import run_api
 
 if TYPE_CHECKING:
     from pronghorn.runtime.wiring.app_runtime import AppRuntime
@@ -34,11 +35,12 @@ async def list_runs(
 ) -> list[dict[str, Any]]:
     """A page of the thread's runs, newest first."""
     await load_thread(runtime, access, thread_id)
-    return await runtime.db.read(
+    found = await runtime.db.read(
         lambda conn: repo.list_for_thread(
             conn, thread_id, limit=limit, offset=offset, status=status
         )
     )
+    return [run_api(r) for r in found]
 
 
 async def get_run(
@@ -57,7 +59,7 @@ async def get_run(
     found = await runtime.db.write(lambda conn: run_units.get_owned_run(conn, run_id, thread_id))
     if found is None or not visible(access, found.owner_id, found.thread_metadata, filt):
         raise NotFound.of("Run", run_id)
-    return runtime.runs.overlay(found.run)
+    return run_api(runtime.runs.overlay(found.run))
 
 
 async def delete_run(runtime: AppRuntime, access: Access, thread_id: str, run_id: str) -> None:

@@ -20,6 +20,7 @@ from pronghorn.persistence.repos import runs as runs_repo
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.errors import Conflict, Unprocessable
 from pronghorn.runtime.owned import load_thread
+from pronghorn.runtime.record_api import run_api
 from pronghorn.runtime.services import crons
 from pronghorn.runtime.services.scheduler import fire_cron, validate_schedule
 
@@ -189,7 +190,7 @@ async def _view(runtime: AppRuntime, cron: dict[str, Any]) -> dict[str, Any]:
             conn, cron["cron_id"], owner_id=cron["user_id"], limit=1
         )
     )
-    return _task(cron, runs, total)
+    return _task(cron, [run_api(r) for r in runs], total)
 
 
 async def list_tasks(
@@ -294,7 +295,7 @@ async def trigger(runtime: AppRuntime, access: Access, task_id: str) -> dict[str
     latest, _ = await runtime.db.read(
         lambda conn: runs_repo.list_for_cron(conn, task_id, owner_id=row["owner_id"], limit=1)
     )
-    if latest and latest[0]["status"] in runs_repo.INFLIGHT:
+    if latest and latest[0].status in runs_repo.INFLIGHT:
         raise Conflict("The task is running; trigger it again when its run has finished")
     await fire_cron(runtime, dict(row), trigger="manual")
     return {"id": task_id, "triggered": True}
@@ -333,4 +334,4 @@ async def task_runs(
             conn, task_id, owner_id=cron["user_id"], limit=limit, offset=offset
         )
     )
-    return [_run_entry(task_id, run) for run in found]
+    return [_run_entry(task_id, run_api(run)) for run in found]

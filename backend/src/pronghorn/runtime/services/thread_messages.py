@@ -19,6 +19,7 @@ from pronghorn.runtime.access import Access
 from pronghorn.runtime.errors import NotFound
 from pronghorn.runtime.events.serialization import to_jsonable
 from pronghorn.runtime.owned import authorize, visible
+from pronghorn.runtime.record_api import run_api
 
 if TYPE_CHECKING:
     from pronghorn.runtime.wiring.app_runtime import AppRuntime
@@ -120,4 +121,4 @@ async def load_run(
     found = await runtime.db.write(lambda conn: run_units.get_owned_run(conn, run_id, thread_id))
     if found is None or not visible(access, found.owner_id, found.thread_metadata, filt):
         raise NotFound.of("Run", run_id)
-    return found.run
+    return run_api(found.run)

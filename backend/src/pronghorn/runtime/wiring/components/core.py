@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from pronghorn.config.schema.app import RunsConfig
 from pronghorn.models.errors import UnknownModelError
 from pronghorn.models.factory import ModelFactory
+from pronghorn.persistence.records.assistants import AssistantRecord
 from pronghorn.runtime.cluster.leases import Leases
 from pronghorn.runtime.cluster.replicas import replicas
 from pronghorn.runtime.cluster.run_queue_cluster import ClusterRunQueue
@@ -22,7 +23,7 @@ from pronghorn.runtime.engine.executor import Executor
 from pronghorn.runtime.engine.job_table import JobTable
 from pronghorn.runtime.engine.message_input import message_input_validator
 from pronghorn.runtime.engine.run_hooks import RunHooks
-from pronghorn.runtime.engine.run_manager import RunManager
+from pronghorn.runtime.engine.run_manager import RunManager, RunValidator
 from pronghorn.runtime.engine.run_queue import RunQueue
 from pronghorn.runtime.engine.run_queue_local import LocalRunQueue
 from pronghorn.runtime.engine.run_request import RunCreate
@@ -71,8 +72,8 @@ def model_name_of(req: RunCreate) -> str | None:
     return name
 
 
-def check_model(runtime: AppRuntime) -> Callable[[RunCreate, dict[str, Any]], None]:
-    def validate(req: RunCreate, assistant: dict[str, Any]) -> None:
+def check_model(runtime: AppRuntime) -> RunValidator:
+    def validate(req: RunCreate, assistant: AssistantRecord) -> None:
         name = model_name_of(req)
         if name is None:
             return
@@ -84,8 +85,8 @@ def check_model(runtime: AppRuntime) -> Callable[[RunCreate, dict[str, Any]], No
     return validate
 
 
-def check_webhook(runtime: AppRuntime) -> Callable[[RunCreate, dict[str, Any]], None]:
-    def validate(req: RunCreate, assistant: dict[str, Any]) -> None:
+def check_webhook(runtime: AppRuntime) -> RunValidator:
+    def validate(req: RunCreate, assistant: AssistantRecord) -> None:
         if req.webhook is None:
             return
         allow = runtime.config.runs.webhook_allow_private_addresses

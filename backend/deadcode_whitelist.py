@@ -13,6 +13,7 @@ _._load_env_vars  # pydantic-settings EnvSettingsSource (config/envsource.py)
 _.preserve_quotes  # ruamel.yaml option (config/file_edit.py)
 _.daemon_threads  # socketserver (gateway/metrics_listener.py)
 _.log_message  # http.server BaseHTTPRequestHandler
+_.BoundedHttpToolsProtocol  # uvicorn imports it by path (cli.py: `http=`)
 _.async_auth_flow  # httpx.Auth (mcp/oauth.py)
 _.aget_delta_channel_history  # LangGraph checkpoint saver (runtime/checkpoints/sqlite_checkpoint.py)
 _.abatch

@@ -109,8 +109,9 @@ def serve(
             timeout_worker_healthcheck=WORKER_HEALTHCHECK_S,
             timeout_keep_alive=int(cfg.server.keep_alive_s),
             lifespan="on",
-            # h11, not httptools: only h11 bounds the request line plus headers.
-            http="h11",
+            # httptools (C) with the request head bounded while it arrives: 431 past
+            # server.max_header_bytes, which the protocol reads from this h11 setting.
+            http="pronghorn.gateway.bounded_http:BoundedHttpToolsProtocol",
             h11_max_incomplete_event_size=cfg.server.max_header_bytes,
         )
     finally:

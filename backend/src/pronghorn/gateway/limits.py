@@ -5,10 +5,11 @@ The HTTP parser bounds the request line plus headers while they arrive
 more than ``server.max_header_count`` headers, or headers larger together than
 ``server.max_header_bytes`` (one read can bring a whole head past the parser), gets 431;
 a body larger than ``server.max_body_bytes`` gets 413 — at once when ``Content-Length``
-says so, else as soon as the streamed bytes pass the cap, so the body is never read
-whole. The uploads route streams to disk under its own limits (``uploads.*``) and is not
-capped here. A request with both ``Content-Length`` and ``Transfer-Encoding`` is refused
-(400, connection closed): a proxy in front could frame it the other way.
+says so, else (a chunked body) as soon as the streamed bytes pass the cap, so the body is
+never read whole; only a chunked body is counted. The uploads route streams to disk under
+its own limits (``uploads.*``) and is not capped here. A request with both
+``Content-Length`` and ``Transfer-Encoding`` is refused (400, connection closed): a proxy
+in front could frame it the other way.
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ class RequestLimitsMiddleware:
             await JSONResponse({"detail": detail}, status_code=431)(scope, receive, send)
             return
         length = header(scope, b"content-length")
-        if length is not None and header(scope, b"transfer-encoding") is not None:
+        chunked = header(scope, b"transfer-encoding") is not None
+        if length is not None and chunked:
             # Two framings: a proxy in front may pick the other one (request smuggling).
             refused = JSONResponse(
                 {
@@ -75,6 +77,11 @@ class RequestLimitsMiddleware:
             )
             response = JSONResponse({"detail": detail}, status_code=status)
             await response(scope, receive, send)
+            return
+        if not chunked:
+            # The body is framed by its Content-Length (checked above) or empty: the HTTP
+            # server delivers no more than that, so there is nothing to count.
+            await self.app(scope, receive, send)
             return
         await self._counted(scope, receive, send)
 

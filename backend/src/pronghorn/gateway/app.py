@@ -34,7 +34,6 @@ from pronghorn.gateway.path_alias import PathAliasMiddleware
 from pronghorn.gateway.protocols.mcp_server import McpService, add_mcp_routes
 from pronghorn.gateway.rate_limit import RateLimitMiddleware
 from pronghorn.gateway.routers import register_routers
-from pronghorn.gateway.server_exit import ServerExit
 from pronghorn.gateway.static import mount_ui
 from pronghorn.runtime.wiring.assemble import open_runtime
 
@@ -67,8 +66,6 @@ def create_app(
             await stack.enter_async_context(metrics_listener(runtime))
             state = await stack.enter_async_context(custom_lifespan(custom)) if custom else None
             watcher = asyncio.create_task(settings.watch(stop), name="config-watcher")
-            # Open event streams end when uvicorn is told to exit (gateway/server_exit.py).
-            exit_watch = asyncio.create_task(server_exit.watch(), name="server-exit-watch")
             # Ready means watched: an edit saved after startup is applied. (A watcher that
             # cannot start keeps retrying in the background; startup does not wait for it.)
             with contextlib.suppress(TimeoutError):
@@ -83,7 +80,6 @@ def create_app(
                 yield state  # the custom app's lifespan state, if any
             finally:
                 stop.set()
-                exit_watch.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await asyncio.wait_for(watcher, timeout=2)
 
@@ -95,8 +91,6 @@ def create_app(
         redoc_url=None,
         openapi_url="/openapi.json" if config.server.docs_enabled else None,
     )
-    server_exit = ServerExit()
-    app.state.server_exit = server_exit  # read by the event streams (server_exit_of)
     install_error_handlers(app)
     # innermost: DeerFlow's /api/threads/*, /api/runs/* paths of the LangGraph routes
     app.add_middleware(PathAliasMiddleware, routes=app.router.routes)

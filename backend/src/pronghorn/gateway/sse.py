@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from pronghorn.gateway.event_stream import EventStreamResponse
+from sse_starlette import EventSourceResponse, ServerSentEvent
+
 from pronghorn.runtime.engine.request_fields import INT64_MAX
 from pronghorn.runtime.errors import Unavailable
 from pronghorn.runtime.events.broker import Event
@@ -34,17 +35,20 @@ def error_frame(error: str, message: str) -> bytes:
     return b"event: error\r\ndata: " + data.encode() + b"\r\n\r\n"
 
 
+def _heartbeat() -> ServerSentEvent:
+    return ServerSentEvent(comment="heartbeat")
+
+
 def sse_response(
     events: AsyncIterator[Event],
     *,
     heartbeat_s: float,
     headers: dict[str, str] | None = None,
     on_disconnect: Callable[[], Any] | None = None,
-) -> EventStreamResponse:
-    """Stream `events`; `on_disconnect` runs if the client leaves (or the server stops)
-    before the stream ends."""
+) -> EventSourceResponse:
+    """Stream `events`; `on_disconnect` runs if the client leaves before the stream ends."""
 
-    async def body() -> AsyncGenerator[bytes, None]:
+    async def body() -> AsyncIterator[bytes]:
         finished = False
         try:
             try:
@@ -59,7 +63,13 @@ def sse_response(
             with contextlib.suppress(Exception):
                 await events.aclose()  # type: ignore[attr-defined]
 
-    return EventStreamResponse(body(), heartbeat_s=heartbeat_s, headers=headers)
+    return EventSourceResponse(
+        body(),
+        headers=headers,
+        ping=heartbeat_s,
+        ping_message_factory=_heartbeat,
+        sep="\r\n",
+    )
 
 
 def parse_last_event_id(value: str | None, *, thread: bool = False) -> int | None:

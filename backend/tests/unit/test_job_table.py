@@ -2,19 +2,8 @@
 
 from __future__ import annotations
 
-from pronghorn.config.schema.app import AppConfig
 from pronghorn.runtime.engine.job_table import JobTable
-from pronghorn.runtime.engine.jobs import Job
-from pronghorn.runtime.engine.run_request import RunCreate
-
-
-def job(run_id: str, thread_id: str) -> Job:
-    return Job(
-        run={"run_id": run_id, "thread_id": thread_id},
-        request=RunCreate.model_validate({"assistant_id": "a"}),
-        assistant={"assistant_id": "a", "graph_id": "g"},
-        config=AppConfig(),
-    )
+from support.jobs import bare_job as job
 
 
 def test_a_thread_gets_its_own_runs_in_the_order_they_came() -> None:

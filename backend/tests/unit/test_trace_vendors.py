@@ -5,19 +5,15 @@ from __future__ import annotations
 
 import sys
 import types
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
 
 from pronghorn.config.schema.app import AppConfig
-from pronghorn.persistence.records.assistants import AssistantRecord
-from pronghorn.persistence.records.runs import run_record
-from pronghorn.persistence.repos.runs import new_run_row
 from pronghorn.runtime.engine.jobs import Job
-from pronghorn.runtime.engine.run_request import RunCreate
 from pronghorn.runtime.observability.trace_vendors import VendorCallbacks, vendor_metadata
+from support.jobs import bare_job
 
 LANGFUSE = {"public_key": "pk-1", "secret_key": "sk-1", "host": "http://127.0.0.1:9"}
 
@@ -28,33 +24,9 @@ class FakeHandler(BaseCallbackHandler):
 
 
 def job() -> Job:
-    return Job(
-        run=run_record(
-            new_run_row(
-                run_id="r1",
-                thread_id="t1",
-                assistant_id="a",
-                kwargs={},
-                metadata={},
-                multitask_strategy="reject",
-                temporary=False,
-                owner=None,
-            )
-        ),
-        request=RunCreate.model_validate({"assistant_id": "a"}),
-        assistant=AssistantRecord(
-            assistant_id="a",
-            graph_id="g",
-            config={},
-            context={},
-            metadata={},
-            name="a",
-            description=None,
-            version=1,
-            created_at=datetime.now(UTC),
-            updated_at=None,
-            owner_id=None,
-        ),
+    return bare_job(
+        "r1",
+        "t1",
         config=AppConfig.model_validate({"tracing": {"langfuse": LANGFUSE}}),
         owner_id="alice",
     )

@@ -17,6 +17,7 @@ OPTIONAL = {
     "langchain_anthropic": "an Anthropic model is built",
     "redis": "broker.kind or rate_limits.backend is redis",
     "psycopg": "the database is PostgreSQL",
+    "asyncpg": "the database is PostgreSQL",
     "jwt": "an OIDC login",
     "ruamel": "the config file is edited through the API",
     "google.protobuf": "an A2A 1.0 request",

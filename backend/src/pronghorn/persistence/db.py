@@ -15,11 +15,11 @@ one file, both owned here, each on a thread of its own so a unit costs one threa
 - a ``SqliteReader`` (``persistence/sqlite_reader.py``, ``query_only``) for every read, so a
   read never queues behind a write group (WAL snapshots need no lock).
 
-PostgreSQL has one driver, psycopg (3): SQLAlchemy's pool for the app tables (its
-``postgresql+psycopg`` async dialect; units run through ``run_sync``) and a psycopg pool for
-the LangGraph checkpointer and store (those libraries speak psycopg). Any PostgreSQL URL is
-accepted, whichever driver it names (``postgresql+asyncpg://`` from older configs too):
-`engine_url` and `libpq_url` map it.
+PostgreSQL has an asyncpg pool for the app tables (units run through ``run_sync``) and a
+psycopg pool for the LangGraph checkpointer and store (those libraries speak psycopg). Two
+drivers, measured: on psycopg (SQLAlchemy's ``postgresql+psycopg`` async dialect) the same
+units cost ~20-25 % more CPU (docs/performance.md, "one driver per engine?"). Any PostgreSQL
+URL is accepted, whichever driver it names: `engine_url` and `libpq_url` map it.
 """
 
 from __future__ import annotations
@@ -61,13 +61,13 @@ SQLITE_PRAGMAS = (
 SESSION_PREFIX = "pronghorn/"
 
 
-# The app tables' SQLAlchemy dialect on PostgreSQL: the driver LangGraph's libraries use too.
-POSTGRES_DRIVER = "postgresql+psycopg"
+# The app tables' SQLAlchemy dialect on PostgreSQL (LangGraph's libraries use psycopg).
+POSTGRES_DRIVER = "postgresql+asyncpg"
 
 
 def engine_url(url: str) -> URL:
     """A PostgreSQL URL as the app tables' engine takes it: whichever driver it names
-    (postgresql://, postgresql+asyncpg://, postgresql+psycopg://), psycopg's async dialect."""
+    (postgresql://, postgresql+asyncpg://, postgresql+psycopg://), the asyncpg dialect."""
     return make_url(url).set(drivername=POSTGRES_DRIVER)
 
 
@@ -165,8 +165,8 @@ class Database:
         return libpq_url(self.url)
 
     def session_options(self) -> str:
-        """`session_settings` as libpq's ``options`` (``-c name=value`` each), how psycopg
-        connections of both pools are given them at connect."""
+        """`session_settings` as libpq's ``options`` (``-c name=value`` each), how the
+        checkpointer's psycopg connections are given them at connect."""
 
         def escaped(value: str) -> str:  # libpq splits options at unescaped spaces
             return value.replace("\\", "\\\\").replace(" ", "\\ ")
@@ -185,7 +185,7 @@ class Database:
             pool_size=self.pool_size,
             max_overflow=self.pool_size,
             pool_timeout=self.pool_timeout_s,
-            connect_args={"options": self.session_options()},
+            connect_args={"server_settings": self.session_settings()},
             # The most recently returned connection first: the hot path reuses a few warm
             # ones (no liveness check needed, prepared statements cached), idle ones rest.
             pool_use_lifo=True,

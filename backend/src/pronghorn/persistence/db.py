@@ -18,7 +18,7 @@ one file, both owned here, each on a thread of its own so a unit costs one threa
 PostgreSQL has an asyncpg pool for the app tables (units run through ``run_sync``) and a
 psycopg pool for the LangGraph checkpointer and store (those libraries speak psycopg). Two
 drivers, measured: on psycopg (SQLAlchemy's ``postgresql+psycopg`` async dialect) the same
-units cost ~20-25 % more CPU (docs/performance.md, "one driver per engine?"). Any PostgreSQL
+units cost ~20-27 % more CPU (docs/performance.md, "one driver per engine?"). Any PostgreSQL
 URL is accepted, whichever driver it names: `engine_url` and `libpq_url` map it.
 """
 

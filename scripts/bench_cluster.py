@@ -81,7 +81,7 @@ class Database:
 
     @property
     def url(self) -> str:
-        url = self.admin.set(drivername="postgresql+asyncpg", database=self.name)
+        url = self.admin.set(drivername="postgresql", database=self.name)
         return url.render_as_string(hide_password=False)
 
     def drop(self) -> None:

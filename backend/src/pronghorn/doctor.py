@@ -4,10 +4,6 @@ Each check returns a ``CheckResult``; every failure carries a hint saying what t
 run concurrently and never block the event loop. Secrets are never printed.
 """
 
-# asyncpg ships no type stubs (strict mode would report its import); the few calls made here
-# go through the typed _PgConnection protocol below.
-# pyright: reportMissingTypeStubs=false
-
 from __future__ import annotations
 
 import asyncio
@@ -21,7 +17,7 @@ import tempfile
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, LiteralString, Protocol, cast
 from urllib.parse import urlsplit
 
 import httpx
@@ -34,15 +30,11 @@ from pronghorn.gateway.static import find_ui_dir
 from pronghorn.sandbox import LocalSandboxProvider
 from pronghorn.sandbox.limits import human_bytes
 
+if TYPE_CHECKING:
+    from psycopg import AsyncConnection
+    from psycopg.rows import TupleRow
+
 NET_TIMEOUT_S = 5.0
-
-
-class _PgConnection(Protocol):
-    """The part of an asyncpg connection the checks use (asyncpg itself is untyped)."""
-
-    async def fetchval(self, query: str) -> object: ...
-
-    async def close(self) -> None: ...
 
 
 class _Pingable(Protocol):
@@ -55,12 +47,22 @@ async def _ping(client: _Pingable) -> bool:
     return await client.ping()
 
 
-async def _pg_connect(dsn: str) -> _PgConnection:
-    import asyncpg
+async def _pg_connect(url: str) -> AsyncConnection[TupleRow]:
+    """A short-lived psycopg connection to the PostgreSQL database at `url` (whichever
+    driver its scheme names)."""
+    from psycopg import AsyncConnection
 
-    # asyncpg's `timeout` takes seconds as a float; its signature only shows `= 60`.
-    connect = cast("Callable[..., Awaitable[_PgConnection]]", asyncpg.connect)
-    return await connect(dsn, timeout=NET_TIMEOUT_S)
+    from pronghorn.persistence.db import libpq_url
+
+    return await AsyncConnection.connect(
+        libpq_url(url), autocommit=True, connect_timeout=round(NET_TIMEOUT_S)
+    )
+
+
+async def _pg_value(conn: AsyncConnection[TupleRow], query: LiteralString) -> object:
+    """The first column of the query's first row (None when it has none)."""
+    row = await (await conn.execute(query)).fetchone()
+    return None if row is None else row[0]
 
 
 MODEL_TIMEOUT_S = 15.0
@@ -241,11 +243,6 @@ def _sqlite_path(url: str) -> Path | None:
     return None if path in ("", ":memory:") else Path(path)
 
 
-def _asyncpg_dsn(url: str) -> str:
-    scheme, rest = url.split("://", 1)
-    return f"postgresql://{rest}" if scheme.startswith("postgres") else url
-
-
 def _writable_dir(path: Path) -> str | None:
     """None when files can be created in ``path`` (or it can be created); else why not."""
     probe = path
@@ -298,7 +295,7 @@ async def check_database(config: AppConfig) -> CheckResult:
         "database",
         False,
         f"unsupported database URL scheme {scheme!r}",
-        "use sqlite:///path or postgresql+asyncpg://user:pass@host:5432/db",
+        "use sqlite:///path or postgresql://user:pass@host:5432/db",
     )
 
 
@@ -308,17 +305,14 @@ def _sqlite_select_one(path: Path) -> None:
 
 
 async def _check_postgres(url: str) -> CheckResult:
-    import asyncpg
+    import psycopg
 
-    where = urlsplit(_asyncpg_dsn(url))
+    where = urlsplit(url)
     label = f"PostgreSQL {where.hostname}:{where.port or 5432}{where.path}"
     try:
-        conn = await _pg_connect(_asyncpg_dsn(url))
-        try:
-            version = await conn.fetchval("SHOW server_version")
-        finally:
-            await conn.close()
-    except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        async with await _pg_connect(url) as conn:
+            version = await _pg_value(conn, "SHOW server_version")
+    except (OSError, TimeoutError, psycopg.Error) as exc:
         return CheckResult(
             "database",
             False,
@@ -413,14 +407,11 @@ async def _read_revision(url: str) -> str | bool | None:
 
         return await asyncio.to_thread(_read)
 
-    conn = await _pg_connect(_asyncpg_dsn(url))
-    try:
-        if await conn.fetchval("SELECT to_regclass('alembic_version')") is None:
+    async with await _pg_connect(url) as conn:
+        if await _pg_value(conn, "SELECT to_regclass('alembic_version')") is None:
             return None
-        version = await conn.fetchval("SELECT version_num FROM alembic_version LIMIT 1")
+        version = await _pg_value(conn, "SELECT version_num FROM alembic_version LIMIT 1")
         return None if version is None else str(version)
-    finally:
-        await conn.close()
 
 
 async def check_broker(config: AppConfig) -> CheckResult | None:

@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from pronghorn.config.schema.app import StoreConfig
-from pronghorn.persistence.db import Database, default_sqlite_url
+from pronghorn.persistence.db import Database, default_sqlite_url, libpq_url
 from pronghorn.persistence.migrate import upgrade
 from pronghorn.runtime.checkpoints.checkpoint import Persistence, open_persistence
 
@@ -21,20 +21,10 @@ PG_ENV = "PRONGHORN_TEST_POSTGRES_URL"
 
 
 async def _admin(url: str, statement: str) -> None:
-    import asyncpg
+    from psycopg import AsyncConnection
 
-    parsed = make_url(url)
-    conn = await asyncpg.connect(
-        host=parsed.host or "127.0.0.1",
-        port=parsed.port or 5432,
-        user=parsed.username or "postgres",
-        password=parsed.password,
-        database=parsed.database or "postgres",
-    )
-    try:
-        await conn.execute(statement)
-    finally:
-        await conn.close()
+    async with await AsyncConnection.connect(libpq_url(url), autocommit=True) as conn:
+        await conn.execute(statement.encode())
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -48,7 +38,7 @@ async def db(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Da
         return
     base = os.environ.get(PG_ENV)
     if not base:
-        pytest.skip(f"{PG_ENV} is not set (e.g. postgresql+asyncpg://postgres@127.0.0.1/test)")
+        pytest.skip(f"{PG_ENV} is not set (e.g. postgresql://postgres@127.0.0.1/test)")
     name = f"pronghorn_t_{uuid.uuid4().hex[:12]}"
     await _admin(base, f'CREATE DATABASE "{name}"')
     database = Database(make_url(base).set(database=name).render_as_string(hide_password=False))

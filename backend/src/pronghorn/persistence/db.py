@@ -16,7 +16,10 @@ one file, both owned here, each on a thread of its own so a unit costs one threa
   read, so a read never queues behind a write group (WAL snapshots need no lock).
 
 PostgreSQL has an asyncpg pool for the app tables (units run through ``run_sync``) and a
-psycopg pool for the LangGraph checkpointer and store (those libraries speak psycopg).
+psycopg pool for the LangGraph checkpointer and store (those libraries speak psycopg). Two
+drivers, measured: on psycopg (SQLAlchemy's ``postgresql+psycopg`` async dialect) the same
+units cost ~20-27 % more CPU (docs/performance.md, "one driver per engine?"). Any PostgreSQL
+URL is accepted, whichever driver it names: `engine_url` and `libpq_url` map it.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
 
-from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
@@ -56,6 +59,22 @@ SQLITE_PRAGMAS = (
 # PostgreSQL: every session's application_name is this and the replica id (lease sweepers
 # end a frozen replica's sessions by it: persistence/repos/stale_sessions.py).
 SESSION_PREFIX = "pronghorn/"
+
+
+# The app tables' SQLAlchemy dialect on PostgreSQL (LangGraph's libraries use psycopg).
+POSTGRES_DRIVER = "postgresql+asyncpg"
+
+
+def engine_url(url: str) -> URL:
+    """A PostgreSQL URL as the app tables' engine takes it: whichever driver it names
+    (postgresql://, postgresql+asyncpg://, postgresql+psycopg://), the asyncpg dialect."""
+    return make_url(url).set(drivername=POSTGRES_DRIVER)
+
+
+def libpq_url(url: str) -> str:
+    """A PostgreSQL URL in the libpq form psycopg's own connections take (the checkpointer's
+    pool, the doctor): no driver in the scheme."""
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
 def default_sqlite_url(data_dir: Path) -> str:
@@ -143,8 +162,17 @@ class Database:
 
     def psycopg_conninfo(self) -> str:
         """The PostgreSQL URL in the libpq form psycopg (LangGraph's saver/store) wants."""
-        parsed = make_url(self.url).set(drivername="postgresql")
-        return parsed.render_as_string(hide_password=False)
+        return libpq_url(self.url)
+
+    def session_options(self) -> str:
+        """`session_settings` as libpq's ``options`` (``-c name=value`` each), how the
+        checkpointer's psycopg connections are given them at connect."""
+
+        def escaped(value: str) -> str:  # libpq splits options at unescaped spaces
+            return value.replace("\\", "\\\\").replace(" ", "\\ ")
+
+        settings = self.session_settings().items()
+        return " ".join(f"-c {name}={escaped(value)}" for name, value in settings)
 
     async def connect(self) -> None:
         if self._engine is not None or self._worker is not None:
@@ -153,9 +181,7 @@ class Database:
             await self._connect_sqlite()
             return
         self._engine = create_async_engine(
-            # The app tables' driver, whichever one the URL names (postgresql://,
-            # postgresql+asyncpg://, postgresql+psycopg://): one driver for them here.
-            make_url(self.url).set(drivername="postgresql+asyncpg"),
+            engine_url(self.url),
             pool_size=self.pool_size,
             max_overflow=self.pool_size,
             pool_timeout=self.pool_timeout_s,

@@ -27,17 +27,18 @@ def _driver_errors() -> tuple[type[BaseException], ...]:
     """The driver errors that mean "unreachable", of the PostgreSQL drivers in use: a driver
     never imported raised nothing, and importing both costs every SQLite start ~0.2 s."""
     found: list[type[BaseException]] = [PoolTimeout]  # every pooled connection busy
-    if "asyncpg" in sys.modules:
+    if "asyncpg" in sys.modules:  # the app's tables
         import asyncpg  # pyright: ignore[reportMissingTypeStubs]
 
         found += [
             asyncpg.PostgresConnectionError,  # connection lost, cannot connect now, …
             asyncpg.InterfaceError,  # "connection is closed" and other client-side states
         ]
-    if "psycopg" in sys.modules:
+    if "psycopg" in sys.modules:  # LangGraph's saver and store, the doctor
         import psycopg
 
-        found.append(psycopg.OperationalError)  # LangGraph's saver and store (psycopg)
+        # Connection refused or lost, server shutting down, "the connection is closed".
+        found.append(psycopg.OperationalError)
     return tuple(found)
 
 

@@ -123,7 +123,8 @@ class DatabaseConfig(Section):
         description=(
             "SQLAlchemy URL. Default: sqlite:///<data_dir>/pronghorn.db "
             "(sqlite+aiosqlite:// is accepted too). "
-            "PostgreSQL: postgresql+asyncpg://user:pass@host:5432/db."
+            "PostgreSQL: postgresql://user:pass@host:5432/db (the app's tables on asyncpg, "
+            "the checkpointer on psycopg, whichever driver the URL names)."
         ),
     )
     pool_size: int = Field(

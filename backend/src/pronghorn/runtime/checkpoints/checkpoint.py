@@ -90,7 +90,7 @@ async def open_persistence(
             "autocommit": True,
             "prepare_threshold": 0,
             "row_factory": dict_row,
-            "options": " ".join(f"-c {k}={v}" for k, v in db.session_settings().items()),
+            "options": db.session_options(),
         },
         check=idle_check.check,
         reset=idle_check.reset,

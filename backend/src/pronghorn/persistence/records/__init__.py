@@ -1,0 +1,1 @@
+"""Typed frozen records the repository units return."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from datetime import timedelta
 
+import pytest
 from sqlalchemy import update
 from sqlalchemy.engine import Connection
 
@@ -13,6 +14,7 @@ from pronghorn.persistence.db import Database
 from pronghorn.persistence.repos import assistants, threads
 from pronghorn.persistence.repos.common import now
 from pronghorn.persistence.tables import threads as threads_table
+from pronghorn.persistence.thread_errors import ThreadMissing
 from pronghorn.runtime.services.thread_json import thread_json
 
 
@@ -107,7 +109,8 @@ async def test_thread_crud_and_ttl(db: Database) -> None:
         assert made.status == "idle" and "ttl" not in thread_json(made)
         updated = threads.update_thread(conn, tid, metadata={"b": 2})
         assert updated is not None and updated.metadata == {"a": 1, "b": 2}
-        assert threads.update_thread(conn, str(uuid.uuid4()), metadata={}) is None
+        with pytest.raises(ThreadMissing):
+            threads.update_thread(conn, str(uuid.uuid4()), metadata={})
         row = threads.get_row(conn, tid)
         assert row is not None
         shown = thread_json(row, include_ttl=True)["ttl"]

@@ -19,6 +19,7 @@ from pronghorn.persistence.repos.common import (
     now,
 )
 from pronghorn.persistence.tables import crons
+from pronghorn.persistence.thread_errors import CronMissing
 
 SORTABLE = {
     "cron_id",
@@ -68,13 +69,18 @@ def get_row(conn: Connection, cron_id: str) -> CronRecord | None:
     return None if row is None else record_of(row)
 
 
-def update_cron(conn: Connection, cron_id: str, **values: Any) -> bool:
+def update_cron(conn: Connection, cron_id: str, **values: Any) -> CronRecord:
+    """Set the given columns; the cron as it is now. `CronMissing` when unknown."""
     values["updated_at"] = now()
     result = conn.execute(update(crons).where(crons.c.cron_id == cron_id).values(**values))
-    return result.rowcount == 1
+    cron = get_row(conn, cron_id) if result.rowcount == 1 else None
+    if cron is None:
+        raise CronMissing(cron_id)
+    return cron
 
 
 def delete_cron(conn: Connection, cron_id: str) -> bool:
+    """Delete the cron; whether there was one."""
     return (conn.execute(delete(crons).where(crons.c.cron_id == cron_id))).rowcount == 1
 
 

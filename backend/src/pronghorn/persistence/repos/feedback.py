@@ -9,6 +9,7 @@ from sqlalchemy.engine import Connection, RowMapping
 from pronghorn.persistence.records.feedback import FeedbackRecord
 from pronghorn.persistence.repos.common import new_id, now
 from pronghorn.persistence.tables import run_feedback
+from pronghorn.persistence.thread_errors import FeedbackMissing
 
 
 def _record(row: RowMapping) -> FeedbackRecord:
@@ -76,17 +77,19 @@ def upsert(
         )
     result = get(conn, run_id, user_id)
     if result is None:  # pragma: no cover - written just above in the same transaction
-        raise LookupError(f"feedback of run {run_id} vanished")
+        raise FeedbackMissing(run_id, user_id)
     return result
 
 
-def remove(conn: Connection, run_id: str, user_id: str) -> bool:
+def remove(conn: Connection, run_id: str, user_id: str) -> None:
+    """Remove `user_id`'s feedback on the run; `FeedbackMissing` when there is none."""
     result = conn.execute(
         delete(run_feedback).where(
             run_feedback.c.run_id == run_id, run_feedback.c.user_id == user_id
         )
     )
-    return bool(result.rowcount)
+    if not result.rowcount:
+        raise FeedbackMissing(run_id, user_id)
 
 
 def for_thread(conn: Connection, thread_id: str, user_id: str) -> list[FeedbackRecord]:

@@ -30,6 +30,7 @@ from pronghorn.persistence.repos.common import (
     now,
 )
 from pronghorn.persistence.tables import threads
+from pronghorn.persistence.thread_errors import ThreadMissing
 
 UNSET: Any = object()
 
@@ -214,11 +215,12 @@ def update_thread(
     *,
     metadata: dict[str, Any] | None = None,
     ttl: dict[str, Any] | None = UNSET,
-) -> ThreadRecord | None:
-    """PATCH: merge metadata, set (or clear with None) the TTL. None when unknown."""
+) -> ThreadRecord:
+    """PATCH: merge metadata, set (or clear with None) the TTL; `ThreadMissing` when
+    unknown."""
     record = get_row(conn, thread_id)
     if record is None:
-        return None
+        raise ThreadMissing(thread_id)
     changes: dict[str, Any] = {"updated_at": now()}
     if metadata:
         changes["metadata"] = {**record.metadata, **metadata}

@@ -22,6 +22,7 @@ from pronghorn.persistence.repos.common import OwnerScope, iso, new_id
 from pronghorn.runtime.access import Access, principal_record
 from pronghorn.runtime.errors import NotFound
 from pronghorn.runtime.owned import authorize, load_thread, visible
+from pronghorn.runtime.refusals import refusals_mapped
 from pronghorn.runtime.services.scheduler import next_run
 
 if TYPE_CHECKING:
@@ -235,7 +236,7 @@ async def update(
     metadata = value["metadata"] if isinstance(value.get("metadata"), dict) else spec.metadata
     nxt = _first_run(spec)
 
-    def unit(conn: Connection) -> CronRecord | None:
+    def unit(conn: Connection) -> CronRecord:
         assistant_id = current.assistant_id
         if spec.assistant_id != assistant_id:
             assistant = assistants_repo.resolve_assistant(
@@ -244,7 +245,7 @@ async def update(
             if assistant is None:
                 raise NotFound.of("Assistant", spec.assistant_id)
             assistant_id = assistant["assistant_id"]
-        repo.update_cron(
+        return repo.update_cron(
             conn,
             cron_id,
             assistant_id=assistant_id,
@@ -257,12 +258,10 @@ async def update(
             metadata=metadata,
             next_run_date=nxt,
         )
-        return repo.get_row(conn, cron_id)
 
-    cron = await runtime.db.write(unit)
+    with refusals_mapped():  # deleted meanwhile: not found
+        cron = await runtime.db.write(unit)
     _poke(runtime)
-    if cron is None:  # deleted meanwhile
-        raise NotFound.of("Cron", cron_id)
     return cron_json(cron)
 
 

@@ -9,8 +9,8 @@ from pronghorn.persistence.records.feedback import FeedbackRecord
 from pronghorn.persistence.repos import feedback as repo
 from pronghorn.persistence.repos.common import iso
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.errors import NotFound
 from pronghorn.runtime.owned import load_thread
+from pronghorn.runtime.refusals import refusals_mapped
 from pronghorn.runtime.services.thread_messages import load_run
 
 if TYPE_CHECKING:
@@ -45,17 +45,18 @@ async def put(
 ) -> dict[str, Any]:
     """Set the caller's feedback on the run (replacing an earlier one)."""
     await load_run(runtime, access, thread_id, run_id)
-    saved = await runtime.db.write(
-        lambda conn: repo.upsert(
-            conn,
-            run_id=run_id,
-            thread_id=thread_id,
-            user_id=access.identity,
-            rating=rating,
-            comment=comment,
-            message_id=message_id,
+    with refusals_mapped():
+        saved = await runtime.db.write(
+            lambda conn: repo.upsert(
+                conn,
+                run_id=run_id,
+                thread_id=thread_id,
+                user_id=access.identity,
+                rating=rating,
+                comment=comment,
+                message_id=message_id,
+            )
         )
-    )
     return feedback_json(saved)
 
 
@@ -71,9 +72,8 @@ async def get(
 async def remove(runtime: AppRuntime, access: Access, thread_id: str, run_id: str) -> None:
     """Remove the caller's feedback on the run; `NotFound` when there is none."""
     await load_run(runtime, access, thread_id, run_id)
-    removed = await runtime.db.write(lambda conn: repo.remove(conn, run_id, access.identity))
-    if not removed:
-        raise NotFound(f"No feedback on run {run_id}")
+    with refusals_mapped():
+        await runtime.db.write(lambda conn: repo.remove(conn, run_id, access.identity))
 
 
 async def for_thread(runtime: AppRuntime, access: Access, thread_id: str) -> list[dict[str, Any]]:

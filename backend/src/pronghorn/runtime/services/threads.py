@@ -22,6 +22,7 @@ from pronghorn.persistence.repos.common import OwnerScope, new_id
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.errors import Conflict, NotFound, Unprocessable
 from pronghorn.runtime.owned import authorize, load_thread, visible
+from pronghorn.runtime.refusals import refusals_mapped
 from pronghorn.runtime.services.thread_json import thread_json
 from pronghorn.runtime.services.thread_state import apply_supersteps
 from pronghorn.runtime.services.thread_sweeper import purge_thread
@@ -238,11 +239,10 @@ async def update(
     await load_row(runtime, access, thread_id, "update", value)
     if isinstance(value.get("metadata"), dict):  # the authorizer may change it
         metadata = dict(cast(Mapping[str, Any], value["metadata"]))
-    updated = await runtime.db.write(
-        lambda conn: repo.update_thread(conn, thread_id, metadata=metadata, ttl=ttl)
-    )
-    if updated is None:
-        raise NotFound.of("Thread", thread_id)
+    with refusals_mapped():  # deleted meanwhile: not found
+        updated = await runtime.db.write(
+            lambda conn: repo.update_thread(conn, thread_id, metadata=metadata, ttl=ttl)
+        )
     return thread_json(updated)
 
 

@@ -28,7 +28,21 @@ async def test_changing_what_is_not_there_is_refused(db: Database) -> None:
         await db.write(rename_then_update_missing)
     assert await db.read(lambda conn: threads.get_row(conn, tid)) is None  # all rolled back
     with pytest.raises(CronMissing) as cron:
-        await db.write(lambda conn: crons.update_cron(conn, "no-such-cron", enabled=False))
+        await db.write(
+            lambda conn: crons.update_cron(
+                conn,
+                "no-such-cron",
+                assistant_id="a",
+                schedule="0 * * * *",
+                timezone=None,
+                end_time=None,
+                enabled=False,
+                on_run_completed=None,
+                payload={},
+                metadata={},
+                next_run_date=None,
+            )
+        )
     assert cron.value.cron_id == "no-such-cron"
     with pytest.raises(FeedbackMissing) as removed:
         await db.write(lambda conn: feedback.remove(conn, "no-such-run", "alice"))

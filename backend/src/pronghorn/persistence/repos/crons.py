@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import fields
 from datetime import datetime
 from typing import Any
 
@@ -11,6 +12,7 @@ from sqlalchemy.engine import Connection, RowMapping
 
 from pronghorn.persistence.metadata_filter import matches, sql_condition
 from pronghorn.persistence.records.crons import CronRecord
+from pronghorn.persistence.records.threads import JsonObject
 from pronghorn.persistence.repos.common import (
     ANY_OWNER,
     OwnerScope,
@@ -55,12 +57,46 @@ def record_of(row: RowMapping | Mapping[str, Any]) -> CronRecord:
     )
 
 
-def insert_cron(conn: Connection, **values: Any) -> CronRecord:
-    """Insert a cron (`values`: its columns but the timestamps) and return it."""
+def insert_cron(
+    conn: Connection,
+    *,
+    cron_id: str,
+    assistant_id: str,
+    thread_id: str | None,
+    schedule: str,
+    timezone: str | None,
+    end_time: datetime | None,
+    enabled: bool,
+    on_run_completed: str | None,
+    payload: JsonObject,
+    metadata: JsonObject,
+    user_id: str | None,
+    owner_id: str | None,
+    principal: JsonObject | None,
+    next_run_date: datetime | None,
+) -> CronRecord:
+    """Insert a cron (the fields of `CronRecord`, stamped now) and return it."""
     ts = now()
-    row = {"created_at": ts, "updated_at": ts, **values}
-    conn.execute(insert(crons).values(**row))
-    return record_of(row)
+    cron = CronRecord(
+        cron_id=cron_id,
+        assistant_id=assistant_id,
+        thread_id=thread_id,
+        schedule=schedule,
+        timezone=timezone,
+        end_time=end_time,
+        enabled=enabled,
+        on_run_completed=on_run_completed,
+        payload=payload,
+        metadata=metadata,
+        user_id=user_id,
+        owner_id=owner_id,
+        principal=principal,
+        next_run_date=next_run_date,
+        created_at=ts,
+        updated_at=ts,
+    )
+    conn.execute(insert(crons).values({f.name: getattr(cron, f.name) for f in fields(cron)}))
+    return cron
 
 
 def get_row(conn: Connection, cron_id: str) -> CronRecord | None:
@@ -69,10 +105,35 @@ def get_row(conn: Connection, cron_id: str) -> CronRecord | None:
     return None if row is None else record_of(row)
 
 
-def update_cron(conn: Connection, cron_id: str, **values: Any) -> CronRecord:
-    """Set the given columns; the cron as it is now. `CronMissing` when unknown."""
-    values["updated_at"] = now()
-    result = conn.execute(update(crons).where(crons.c.cron_id == cron_id).values(**values))
+def update_cron(
+    conn: Connection,
+    cron_id: str,
+    *,
+    assistant_id: str,
+    schedule: str,
+    timezone: str | None,
+    end_time: datetime | None,
+    enabled: bool,
+    on_run_completed: str | None,
+    payload: JsonObject,
+    metadata: JsonObject,
+    next_run_date: datetime | None,
+) -> CronRecord:
+    """Replace the cron's schedule and run; the cron as it is now. `CronMissing` when
+    unknown."""
+    values = {
+        "assistant_id": assistant_id,
+        "schedule": schedule,
+        "timezone": timezone,
+        "end_time": end_time,
+        "enabled": enabled,
+        "on_run_completed": on_run_completed,
+        "payload": payload,
+        "metadata": metadata,
+        "next_run_date": next_run_date,
+        "updated_at": now(),
+    }
+    result = conn.execute(update(crons).where(crons.c.cron_id == cron_id).values(values))
     cron = get_row(conn, cron_id) if result.rowcount == 1 else None
     if cron is None:
         raise CronMissing(cron_id)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy.engine import Connection
 
@@ -82,6 +82,12 @@ def _value(spec: CronSpec, **extra: object) -> dict[str, object]:
     }
 
 
+def _stamped(value: dict[str, object], spec: CronSpec) -> dict[str, Any]:
+    """The metadata after the authorizer saw `value` (it may stamp or replace it)."""
+    metadata = value.get("metadata")
+    return cast(dict[str, Any], metadata) if isinstance(metadata, dict) else spec.metadata
+
+
 def _poke(runtime: AppRuntime) -> None:
     if runtime.is_started("scheduler"):
         runtime.scheduler.poke()
@@ -93,7 +99,7 @@ async def create(
     """A new cron of `access`'s principal, on one of its threads or stateless."""
     value = _value(spec, thread_id=thread_id)
     await authorize(runtime, access, "crons", "create", value)
-    metadata = value["metadata"] if isinstance(value.get("metadata"), dict) else spec.metadata
+    metadata = _stamped(value, spec)
     if thread_id is not None:
         await load_thread(runtime, access, thread_id, "create_run", {"thread_id": thread_id})
     first = _first_run(spec)
@@ -233,7 +239,7 @@ async def update(
     """Replace the cron's schedule and payload (the gateway merged the patch into it)."""
     value = _value(spec, cron_id=cron_id)
     current = await _load(runtime, access, cron_id, "update", value)
-    metadata = value["metadata"] if isinstance(value.get("metadata"), dict) else spec.metadata
+    metadata = _stamped(value, spec)
     nxt = _first_run(spec)
 
     def unit(conn: Connection) -> CronRecord:

@@ -9,6 +9,7 @@ from pronghorn.auth.principal import Principal
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.migrate import upgrade
 from pronghorn.persistence.repos import crons as crons_repo
+from pronghorn.persistence.repos.common import as_utc
 from pronghorn.runtime.access import principal_record
 from pronghorn.runtime.services.scheduler import Scheduler, next_run
 
@@ -59,8 +60,9 @@ async def test_due_time_is_claimed_once(tmp_path):
         assert access.identity == "carol"  # the cron's runs execute as its owner
         assert thread_id is None and req.input == {"x": 1} and req.on_completion == "keep"
         assert req.metadata == {"cron_id": "c1"}
-        cron = await db.read(lambda conn: crons_repo.get(conn, "c1"))
-        assert cron["next_run_date"] == next_run("0 * * * *", None, now).isoformat()
+        cron = await db.read(lambda conn: crons_repo.get_row(conn, "c1"))
+        assert cron is not None
+        assert as_utc(cron.next_run_date) == next_run("0 * * * *", None, now)
         # a "restart" after the claim does not fire it again
         assert await Scheduler(SimpleNamespace(db=db, runs=runs)).tick(now) == 0
     finally:

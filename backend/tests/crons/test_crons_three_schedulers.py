@@ -21,6 +21,7 @@ from pronghorn.auth.principal import Principal
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.migrate import upgrade
 from pronghorn.persistence.repos import crons as crons_repo
+from pronghorn.persistence.repos.common import iso
 from pronghorn.runtime.access import principal_record
 from pronghorn.runtime.services.scheduler import Scheduler
 from runs.backends import KINDS, database
@@ -92,13 +93,13 @@ async def test_three_schedulers_fire_each_due_time_once(db_url: str) -> None:
             fired_per_round.append(sum(await asyncio.gather(*ticks)))
 
             def unit(conn: Connection):
-                rows = [crons_repo.get(conn, f"c{i:02d}") for i in range(CRONS)]
+                rows = [crons_repo.get_row(conn, f"c{i:02d}") for i in range(CRONS)]
                 return rows
 
             rows = await dbs[1].read(unit)
             # Every cron moved on to the next minute, once.
             expected_next = (start + timedelta(minutes=n + 1)).isoformat()
-            assert {r["next_run_date"] for r in rows if r} == {expected_next}
+            assert {iso(r.next_run_date) for r in rows if r} == {expected_next}
         assert fired_per_round == [CRONS] * ROUNDS
         per_cron = Counter(cron_id for cron_id, _ in runs.created)
         assert per_cron == {f"c{i:02d}": ROUNDS for i in range(CRONS)}

@@ -157,7 +157,7 @@ async def test_purge_and_sweep(db: Database, persistence: Persistence, tmp_path:
         return kept
 
     kept = await db.read(unit)
-    assert kept is not None and kept["expires_at"] is not None  # renewed
+    assert kept is not None and kept.expires_at is not None  # renewed
     assert await list_oldest_first(persistence.checkpointer, gone) == []
     assert len(await list_oldest_first(persistence.checkpointer, pruned)) == 1
     assert len(await list_oldest_first(persistence.checkpointer, alive)) > 1

@@ -5,15 +5,18 @@ from __future__ import annotations
 import uuid
 from datetime import timedelta
 
+import pytest
 from sqlalchemy import update
 from sqlalchemy.engine import Connection
 
 from pronghorn.ids import system_assistant_id
 from pronghorn.persistence.db import Database
+from pronghorn.persistence.errors import ThreadMissing
 from pronghorn.persistence.records.assistants import AssistantRecord
 from pronghorn.persistence.repos import assistants, threads
 from pronghorn.persistence.repos.common import now
 from pronghorn.persistence.tables import threads as threads_table
+from pronghorn.runtime.services.thread_json import thread_json
 
 
 async def _make_assistant(db: Database, **kw) -> AssistantRecord:
@@ -104,16 +107,18 @@ async def test_thread_crud_and_ttl(db: Database) -> None:
 
     def unit(conn: Connection):
         made = threads.insert_thread(conn, tid, metadata={"a": 1}, ttl=ttl, expires_at=expires_at)
-        assert made["status"] == "idle" and "ttl" not in made
+        assert made.status == "idle" and "ttl" not in thread_json(made)
         updated = threads.update_thread(conn, tid, metadata={"b": 2})
-        assert updated["metadata"] == {"a": 1, "b": 2}
-        assert threads.update_thread(conn, str(uuid.uuid4()), metadata={}) is None
+        assert updated is not None and updated.metadata == {"a": 1, "b": 2}
+        with pytest.raises(ThreadMissing):
+            threads.update_thread(conn, str(uuid.uuid4()), metadata={})
         row = threads.get_row(conn, tid)
-        shown = threads.to_api(row, include_ttl=True)["ttl"]
+        assert row is not None
+        shown = thread_json(row, include_ttl=True)["ttl"]
         assert shown["strategy"] == "keep_latest" and shown["ttl_minutes"] == 10
         threads.update_thread(conn, tid, ttl=None)  # clears
         row = threads.get_row(conn, tid)
-        assert row["ttl"] is None and row["expires_at"] is None
+        assert row is not None and row.ttl is None and row.expires_at is None
 
     await db.write(unit)
     other = str(uuid.uuid4())
@@ -160,18 +165,18 @@ async def test_thread_search(db: Database) -> None:
     await db.write(unit)
 
     def unit(conn: Connection):
-        found, total = threads.search(conn, metadata={"tag": tag})
-        assert total == 4 and [t["thread_id"] for t in found] == ids[::-1]  # newest first
-        found, _ = threads.search(conn, metadata={"tag": tag, "l": [2]})
-        assert [t["thread_id"] for t in found] == [ids[2]]
-        found, _ = threads.search(conn, values={"msgs": [{"c": "m1"}]})
-        assert [t["thread_id"] for t in found] == [ids[1]]
-        found, _ = threads.search(conn, values={"n": 0}, metadata={"tag": tag})
-        assert [t["thread_id"] for t in found] == [ids[0]]
-        found, _ = threads.search(conn, ids=ids[:2], sort_by="thread_id", sort_order="asc")
-        assert [t["thread_id"] for t in found] == sorted(ids[:2])
+        found, total = threads.search_rows(conn, metadata={"tag": tag})
+        assert total == 4 and [t.thread_id for t in found] == ids[::-1]  # newest first
+        found, _ = threads.search_rows(conn, metadata={"tag": tag, "l": [2]})
+        assert [t.thread_id for t in found] == [ids[2]]
+        found, _ = threads.search_rows(conn, values={"msgs": [{"c": "m1"}]})
+        assert [t.thread_id for t in found] == [ids[1]]
+        found, _ = threads.search_rows(conn, values={"n": 0}, metadata={"tag": tag})
+        assert [t.thread_id for t in found] == [ids[0]]
+        found, _ = threads.search_rows(conn, ids=ids[:2], sort_by="thread_id", sort_order="asc")
+        assert [t.thread_id for t in found] == sorted(ids[:2])
         assert threads.count(conn, metadata={"tag": tag}, status="interrupted") == 1
-        page, total = threads.search(conn, metadata={"tag": tag}, limit=3, offset=3)
+        page, total = threads.search_rows(conn, metadata={"tag": tag}, limit=3, offset=3)
         assert total == 4 and len(page) == 1
 
     await db.read(unit)

@@ -1,6 +1,6 @@
 """A user's page of threads is read in index order, not by sorting all their threads.
 
-`threads.search` is scoped to one owner (the local user owns everything with auth off) and
+`threads.search_rows` is scoped to one owner (the local user owns everything with auth off) and
 sorted by `created_at` or `updated_at`. The test runs the repository's own page query on
 SQLite and asks SQLite for its plan: a full "USE TEMP B-TREE FOR ORDER BY" is a sort of every
 row of the owner (what made a page of 10 take ~200 ms at 100,000 threads); only the
@@ -56,8 +56,8 @@ async def test_a_users_page_is_read_in_index_order(db: Database, sort_by: str) -
         event.remove(conn, "before_cursor_execute", keep)
         assert total == 250
         assert len(rows) == 10
-        assert {r["owner_id"] for r in rows} == {"alice"}
-        times = [r[sort_by] for r in rows]
+        assert {r.owner_id for r in rows} == {"alice"}
+        times = [getattr(r, sort_by) for r in rows]
         assert times == sorted(times, reverse=True)
         assert len(pages) == 1
         statement, parameters = pages[0]

@@ -41,7 +41,7 @@ async def _search(db: Database, q: str, owner: str | None = "alice", **page: int
             conn, repo.words(q), owner, page.get("limit", 50), page.get("offset", 0)
         )
     )
-    return [t["thread_id"] for t in found]
+    return [t.thread_id for t in found]
 
 
 async def test_titles_and_message_text_are_found(db: Database) -> None:

@@ -1,6 +1,9 @@
 """What a repository unit refuses, as typed values: the unit raises one of these (its
 transaction rolls back) and the runtime maps it to its own error in one place
-(runtime/errors.py, `domain_error`). Persistence never raises the runtime's errors."""
+(runtime/errors.py, `domain_error`). Persistence never raises the runtime's errors.
+
+A lookup that finds nothing returns None, and the deletes that sweeps and user removal
+share (a thread, a cron) say whether there was anything to delete: neither is a refusal."""
 
 from __future__ import annotations
 
@@ -25,11 +28,28 @@ class AssistantMissing(RecordError):
 
 
 class ThreadMissing(RecordError):
-    """No thread by this id the caller may use (another user's counts as none)."""
+    """No thread by this id the caller may use or change (another user's counts as none)."""
 
     def __init__(self, thread_id: str) -> None:
         super().__init__(thread_id)
         self.thread_id = thread_id
+
+
+class CronMissing(RecordError):
+    """No cron by this id (to change)."""
+
+    def __init__(self, cron_id: str) -> None:
+        super().__init__(cron_id)
+        self.cron_id = cron_id
+
+
+class FeedbackMissing(RecordError):
+    """No feedback of this user on this run (to remove, or to read back once set)."""
+
+    def __init__(self, run_id: str, user_id: str) -> None:
+        super().__init__(run_id, user_id)
+        self.run_id = run_id
+        self.user_id = user_id
 
 
 class ThreadBusy(RecordError):

@@ -6,8 +6,13 @@ Every error carries a message meant for the client, as is.
 
 from __future__ import annotations
 
+from collections.abc import Generator
+from contextlib import contextmanager
+
 from pronghorn.persistence.errors import (
     AssistantMissing,
+    CronMissing,
+    FeedbackMissing,
     RecordError,
     ThreadBusy,
     ThreadMissing,
@@ -91,8 +96,22 @@ def domain_error(exc: RecordError) -> DomainError:
         return NotFound.of("Assistant", exc.ref)
     if isinstance(exc, ThreadMissing):
         return NotFound.of("Thread", exc.thread_id)
+    if isinstance(exc, CronMissing):
+        return NotFound.of("Cron", exc.cron_id)
+    if isinstance(exc, FeedbackMissing):
+        return NotFound(f"No feedback on run {exc.run_id}")
     if isinstance(exc, ThreadBusy):
         return Conflict(
             f"Thread {exc.thread_id} is busy with run {exc.run_id} (multitask_strategy=reject)"
         )
     return Conflict(str(exc))
+
+
+@contextmanager
+def refusals_mapped() -> Generator[None]:
+    """Raise the runtime's error (`domain_error`) for a repository unit's refusal raised
+    inside."""
+    try:
+        yield
+    except RecordError as exc:
+        raise domain_error(exc) from None

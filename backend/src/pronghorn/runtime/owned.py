@@ -10,12 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping, MutableMapping
 from typing import Protocol
 
-from sqlalchemy.engine import RowMapping
-
 from pronghorn.auth.authenticator import AuthError
 from pronghorn.auth.authorizer import Action, Authorizer, MetadataFilter, Resource
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.metadata_filter import matches
+from pronghorn.persistence.records.threads import ThreadRecord
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.errors import Forbidden, NotFound
@@ -75,11 +74,11 @@ async def load_thread(
     thread_id: str,
     action: Action = "read",
     value: MutableMapping[str, object] | None = None,
-) -> RowMapping:
-    """The thread's row if `access` may `action` it; `NotFound` otherwise (unknown, another
+) -> ThreadRecord:
+    """The thread if `access` may `action` it; `NotFound` otherwise (unknown, another
     user's, or filtered out by the authorizer); `Forbidden` if the authorizer refused."""
     filt = await authorize(runtime, access, "threads", action, value or {"thread_id": thread_id})
-    row = await runtime.db.read(lambda conn: threads_repo.get_row(conn, thread_id))
-    if row is None or not visible(access, row["owner_id"], row["metadata"], filt):
+    thread = await runtime.db.read(lambda conn: threads_repo.get_row(conn, thread_id))
+    if thread is None or not visible(access, thread.owner_id, thread.metadata, filt):
         raise NotFound.of("Thread", thread_id)
-    return row
+    return thread

@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
-from pronghorn.persistence.records.runs import JsonObject, Row
+from pronghorn.persistence.records.json_object import JsonObject
+from pronghorn.persistence.records.runs import Row
 
 
 @dataclass(frozen=True, slots=True)

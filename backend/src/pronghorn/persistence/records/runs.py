@@ -8,8 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-JsonObject = Mapping[str, object]
-"""A JSON object as a JSON column gives it back (the decoded dict, not copied)."""
+from pronghorn.persistence.records.json_object import JsonObject
 
 Row = Mapping[Any, object]  # Any: a database row's keys are column names or columns
 

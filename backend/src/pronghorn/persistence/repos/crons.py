@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import fields
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, delete, func, insert, select, update
 from sqlalchemy.engine import Connection, RowMapping
 
+from pronghorn.persistence.errors import CronMissing
 from pronghorn.persistence.metadata_filter import matches, sql_condition
+from pronghorn.persistence.records.crons import CronRecord
+from pronghorn.persistence.records.threads import JsonObject
 from pronghorn.persistence.repos.common import (
     ANY_OWNER,
     OwnerScope,
     contains,
-    iso,
     json_filter,
     now,
 )
@@ -30,48 +34,114 @@ SORTABLE = {
 }
 
 
-def to_api(row: Any) -> dict[str, Any]:
-    return {
-        "cron_id": row["cron_id"],
-        "assistant_id": row["assistant_id"],
-        "thread_id": row["thread_id"],
-        "schedule": row["schedule"],
-        "timezone": row["timezone"],
-        "end_time": iso(row["end_time"]),
-        "enabled": row["enabled"],
-        "on_run_completed": row["on_run_completed"],
-        "payload": row["payload"] or {},
-        "metadata": row["metadata"] or {},
-        "user_id": row["user_id"],
-        "next_run_date": iso(row["next_run_date"]),
-        "created_at": iso(row["created_at"]),
-        "updated_at": iso(row["updated_at"]),
-    }
+def record_of(row: RowMapping | Mapping[str, Any]) -> CronRecord:
+    """The record of a `crons` row."""
+    # Any: a row as SQLAlchemy gives it (or the values just inserted); columns as in tables.py
+    return CronRecord(
+        cron_id=row["cron_id"],
+        assistant_id=row["assistant_id"],
+        thread_id=row["thread_id"],
+        schedule=row["schedule"],
+        timezone=row["timezone"],
+        end_time=row["end_time"],
+        enabled=row["enabled"],
+        on_run_completed=row["on_run_completed"],
+        payload=row["payload"] or {},
+        metadata=row["metadata"] or {},
+        user_id=row["user_id"],
+        owner_id=row["owner_id"],
+        principal=row["principal"],
+        next_run_date=row["next_run_date"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+    )
 
 
-def insert_cron(conn: Connection, **values: Any) -> dict[str, Any]:
+def insert_cron(
+    conn: Connection,
+    *,
+    cron_id: str,
+    assistant_id: str,
+    thread_id: str | None,
+    schedule: str,
+    timezone: str | None,
+    end_time: datetime | None,
+    enabled: bool,
+    on_run_completed: str | None,
+    payload: JsonObject,
+    metadata: JsonObject,
+    user_id: str | None,
+    owner_id: str | None,
+    principal: JsonObject | None,
+    next_run_date: datetime | None,
+) -> CronRecord:
+    """Insert a cron (the fields of `CronRecord`, stamped now) and return it."""
     ts = now()
-    row = {"created_at": ts, "updated_at": ts, **values}
-    conn.execute(insert(crons).values(**row))
-    return to_api(row)
+    cron = CronRecord(
+        cron_id=cron_id,
+        assistant_id=assistant_id,
+        thread_id=thread_id,
+        schedule=schedule,
+        timezone=timezone,
+        end_time=end_time,
+        enabled=enabled,
+        on_run_completed=on_run_completed,
+        payload=payload,
+        metadata=metadata,
+        user_id=user_id,
+        owner_id=owner_id,
+        principal=principal,
+        next_run_date=next_run_date,
+        created_at=ts,
+        updated_at=ts,
+    )
+    conn.execute(insert(crons).values({f.name: getattr(cron, f.name) for f in fields(cron)}))
+    return cron
 
 
-def get_row(conn: Connection, cron_id: str) -> RowMapping | None:
-    return (conn.execute(select(crons).where(crons.c.cron_id == cron_id))).mappings().first()
+def get_row(conn: Connection, cron_id: str) -> CronRecord | None:
+    """The cron (None when unknown)."""
+    row = conn.execute(select(crons).where(crons.c.cron_id == cron_id)).mappings().first()
+    return None if row is None else record_of(row)
 
 
-def get(conn: Connection, cron_id: str) -> dict[str, Any] | None:
-    row = get_row(conn, cron_id)
-    return to_api(row) if row else None
-
-
-def update_cron(conn: Connection, cron_id: str, **values: Any) -> bool:
-    values["updated_at"] = now()
-    result = conn.execute(update(crons).where(crons.c.cron_id == cron_id).values(**values))
-    return result.rowcount == 1
+def update_cron(
+    conn: Connection,
+    cron_id: str,
+    *,
+    assistant_id: str,
+    schedule: str,
+    timezone: str | None,
+    end_time: datetime | None,
+    enabled: bool,
+    on_run_completed: str | None,
+    payload: JsonObject,
+    metadata: JsonObject,
+    next_run_date: datetime | None,
+) -> CronRecord:
+    """Replace the cron's schedule and run; the cron as it is now. `CronMissing` when
+    unknown."""
+    values = {
+        "assistant_id": assistant_id,
+        "schedule": schedule,
+        "timezone": timezone,
+        "end_time": end_time,
+        "enabled": enabled,
+        "on_run_completed": on_run_completed,
+        "payload": payload,
+        "metadata": metadata,
+        "next_run_date": next_run_date,
+        "updated_at": now(),
+    }
+    result = conn.execute(update(crons).where(crons.c.cron_id == cron_id).values(values))
+    cron = get_row(conn, cron_id) if result.rowcount == 1 else None
+    if cron is None:
+        raise CronMissing(cron_id)
+    return cron
 
 
 def delete_cron(conn: Connection, cron_id: str) -> bool:
+    """Delete the cron; whether there was one."""
     return (conn.execute(delete(crons).where(crons.c.cron_id == cron_id))).rowcount == 1
 
 
@@ -110,7 +180,7 @@ def search(
     sort_by: str = "created_at",
     sort_order: str = "desc",
     scope: OwnerScope = ANY_OWNER,
-) -> tuple[list[dict[str, Any]], int]:
+) -> tuple[list[CronRecord], int]:
     """One page of crons and the total number matching, within `scope`."""
     where, rest, auth_rest = _where(
         assistant_id, thread_id, enabled, metadata, scope, conn.dialect.name
@@ -119,21 +189,20 @@ def search(
     order = col.asc() if sort_order == "asc" else col.desc()
     stmt = select(crons).where(where).order_by(order, crons.c.cron_id)
     if rest or auth_rest:
-        rows = [to_api(r) for r in (conn.execute(stmt)).mappings()]
-        rows = [
-            r for r in rows if contains(r["metadata"], rest) and matches(r["metadata"], auth_rest)
-        ]
+        rows = [record_of(r) for r in (conn.execute(stmt)).mappings()]
+        rows = [r for r in rows if contains(r.metadata, rest) and matches(r.metadata, auth_rest)]
         return rows[offset : offset + limit], len(rows)
     total = (conn.execute(select(func.count()).select_from(crons).where(where))).scalar()
     rows = (conn.execute(stmt.limit(limit).offset(offset))).mappings()
-    return [to_api(r) for r in rows], int(total or 0)
+    return [record_of(r) for r in rows], int(total or 0)
 
 
 def count(conn: Connection, **filters: Any) -> int:
     return (search(conn, **filters, limit=1))[1]
 
 
-def due(conn: Connection, at: datetime, limit: int = 100) -> list[dict[str, Any]]:
+def due(conn: Connection, at: datetime, limit: int = 100) -> list[CronRecord]:
+    """The enabled crons due at `at`, soonest first."""
     stmt = (
         select(crons)
         .where(
@@ -144,7 +213,7 @@ def due(conn: Connection, at: datetime, limit: int = 100) -> list[dict[str, Any]
         .order_by(crons.c.next_run_date)
         .limit(limit)
     )
-    return [dict(r) for r in (conn.execute(stmt)).mappings()]
+    return [record_of(r) for r in (conn.execute(stmt)).mappings()]
 
 
 def claim(conn: Connection, cron_id: str, due_at: datetime, next_at: datetime | None) -> bool:

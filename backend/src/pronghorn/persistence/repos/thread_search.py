@@ -18,7 +18,8 @@ from typing import Any, cast
 from sqlalchemy import select, text
 from sqlalchemy.engine import Connection
 
-from pronghorn.persistence.repos.threads import to_api
+from pronghorn.persistence.records.threads import ThreadRecord
+from pronghorn.persistence.repos.threads import record_of
 from pronghorn.persistence.tables import threads
 
 MAX_BODY_CHARS = 200_000
@@ -145,7 +146,7 @@ def refresh(conn: Connection, owner_id: str | None) -> int:
 
 def search(
     conn: Connection, query: Sequence[str], owner_id: str | None, limit: int, offset: int
-) -> list[dict[str, Any]]:
+) -> list[ThreadRecord]:
     """The threads whose title or messages hold every word of `query` (as a word prefix),
     best match first (a title match weighs more), then the most recently updated."""
     if not query:
@@ -177,5 +178,5 @@ def search(
     if not ids:
         return []
     found = conn.execute(select(threads).where(threads.c.thread_id.in_(ids)))
-    by_id = {r["thread_id"]: to_api(r) for r in found.mappings()}
+    by_id = {r["thread_id"]: record_of(r) for r in found.mappings()}
     return [by_id[i] for i in ids if i in by_id]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import fields, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -16,14 +18,15 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, RowMapping
 
+from pronghorn.persistence.errors import ThreadMissing
 from pronghorn.persistence.metadata_filter import matches, sql_condition
+from pronghorn.persistence.records.threads import ThreadRecord
 from pronghorn.persistence.repos.common import (
     ANY_OWNER,
     OwnerScope,
     contains,
-    iso,
     json_filter,
     now,
 )
@@ -32,34 +35,30 @@ from pronghorn.persistence.tables import threads
 UNSET: Any = object()
 
 
-def to_api(row: Any, *, include_ttl: bool = False) -> dict[str, Any]:
-    """The Thread JSON; ``ttl`` (``{strategy, ttl_minutes, expires_at}``) only when asked."""
-    out: dict[str, Any] = {
-        "thread_id": row["thread_id"],
-        "created_at": iso(row["created_at"]),
-        "updated_at": iso(row["updated_at"]),
-        "state_updated_at": iso(row["state_updated_at"]),
-        "metadata": row["metadata"] or {},
-        "status": row["status"],
-        "config": row["config"] or {},
-        "values": row["values"] if row["values"] is not None else {},
-        "interrupts": row["interrupts"] or {},
-        "error": row["error"],
-    }
-    if include_ttl and row["ttl"] is not None:
-        ttl = row["ttl"]
-        out["ttl"] = {
-            "strategy": ttl.get("strategy", "delete"),
-            "ttl_minutes": ttl.get("ttl"),
-            "expires_at": iso(row["expires_at"]),
-        }
-    return out
-
-
-def get_row(conn: Connection, thread_id: str) -> Any | None:
-    return (
-        (conn.execute(select(threads).where(threads.c.thread_id == thread_id))).mappings().first()
+def record_of(row: RowMapping | Mapping[str, Any]) -> ThreadRecord:
+    """The record of a `threads` row."""
+    # Any: a row as SQLAlchemy gives it (or the values just inserted); columns as in tables.py
+    return ThreadRecord(
+        thread_id=row["thread_id"],
+        owner_id=row["owner_id"],
+        status=row["status"],
+        metadata=row["metadata"] or {},
+        config=row["config"] or {},
+        values=row["values"],
+        interrupts=row["interrupts"] or {},
+        error=row["error"],
+        ttl=row["ttl"],
+        expires_at=row["expires_at"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        state_updated_at=row["state_updated_at"],
     )
+
+
+def get_row(conn: Connection, thread_id: str) -> ThreadRecord | None:
+    """The thread (None when unknown)."""
+    row = conn.execute(select(threads).where(threads.c.thread_id == thread_id)).mappings().first()
+    return None if row is None else record_of(row)
 
 
 def status_of(conn: Connection, thread_id: str, *, lock: bool = False) -> str | None:
@@ -92,8 +91,12 @@ def end_turn_stmt(thread_id: str) -> Update:
 
 
 def get(conn: Connection, thread_id: str) -> dict[str, Any] | None:
-    row = get_row(conn, thread_id)
-    return to_api(row) if row else None
+    """The thread's fields by name: for the run engine's readers until they take the
+    record (`get_row`); None when unknown."""
+    record = get_row(conn, thread_id)
+    if record is None:
+        return None
+    return {field.name: getattr(record, field.name) for field in fields(record)}
 
 
 def new_thread_row(
@@ -133,7 +136,8 @@ def insert_thread(
     ttl: dict[str, Any] | None = None,
     expires_at: datetime | None = None,
     owner_id: str | None = None,
-) -> dict[str, Any]:
+) -> ThreadRecord:
+    """Insert a new thread (see `new_thread_row`) and return it."""
     values = new_thread_row(
         thread_id,
         metadata=metadata,
@@ -143,15 +147,17 @@ def insert_thread(
         owner_id=owner_id,
     )
     conn.execute(insert(threads).values(**values))
-    return to_api(values)
+    return record_of(values)
 
 
-def insert_copy(conn: Connection, source: Any, thread_id: str, owner_id: str | None) -> None:
-    """Insert thread `thread_id` as a copy of the `source` row: its metadata and cached
-    state, a fresh status and timestamps, owned by `owner_id` (a sync unit, once the
-    checkpoints are copied)."""
-    values = new_thread_row(thread_id, metadata=dict(source["metadata"] or {}), owner_id=owner_id)
-    values.update(values=source["values"], interrupts=source["interrupts"] or {})
+def insert_copy(
+    conn: Connection, source: ThreadRecord, thread_id: str, owner_id: str | None
+) -> None:
+    """Insert thread `thread_id` as a copy of `source`: its metadata and cached state, a
+    fresh status and timestamps, owned by `owner_id` (a sync unit, once the checkpoints
+    are copied)."""
+    values = new_thread_row(thread_id, metadata=dict(source.metadata), owner_id=owner_id)
+    values.update(values=source.values, interrupts=source.interrupts)
     conn.execute(insert(threads), values)
 
 
@@ -192,7 +198,9 @@ def set_fields(conn: Connection, thread_id: str, **fields: Any) -> None:
 THREAD_SORT_FIELDS = ("thread_id", "status", "created_at", "updated_at", "state_updated_at")
 
 
-def ttl_fields(ttl: dict[str, Any] | None) -> tuple[dict[str, Any] | None, datetime | None]:
+def ttl_fields(
+    ttl: Mapping[str, Any] | None,
+) -> tuple[dict[str, Any] | None, datetime | None]:
     """``(ttl_json, expires_at)`` for a ``{ttl: minutes, strategy}`` request (None clears)."""
     if not ttl or ttl.get("ttl") is None:
         return None, None
@@ -207,18 +215,19 @@ def update_thread(
     *,
     metadata: dict[str, Any] | None = None,
     ttl: dict[str, Any] | None = UNSET,
-) -> dict[str, Any] | None:
-    """PATCH: merge metadata, set (or clear with None) the TTL. None when unknown."""
-    row = get_row(conn, thread_id)
-    if row is None:
-        return None
+) -> ThreadRecord:
+    """PATCH: merge metadata, set (or clear with None) the TTL; `ThreadMissing` when
+    unknown."""
+    record = get_row(conn, thread_id)
+    if record is None:
+        raise ThreadMissing(thread_id)
     changes: dict[str, Any] = {"updated_at": now()}
     if metadata:
-        changes["metadata"] = {**(row["metadata"] or {}), **metadata}
+        changes["metadata"] = {**record.metadata, **metadata}
     if ttl is not UNSET:
         changes["ttl"], changes["expires_at"] = ttl_fields(ttl)
     conn.execute(update(threads).where(threads.c.thread_id == thread_id).values(**changes))
-    return to_api({**row, **changes})
+    return replace(record, **changes)
 
 
 def delete_thread(conn: Connection, thread_id: str) -> bool:
@@ -261,8 +270,8 @@ def search_rows(
     sort_order: str | None = None,
     scope: OwnerScope = ANY_OWNER,
     exact_total: bool = True,
-) -> tuple[list[Any], int]:
-    """One page of thread rows (newest first by default) and the total number matching,
+) -> tuple[list[ThreadRecord], int]:
+    """One page of threads (newest first by default) and the total number matching,
     within `scope` (an owner and the authorizer's metadata filter).
 
     `exact_total=False` counts nothing: one row past the page is read instead, and the
@@ -276,7 +285,7 @@ def search_rows(
     query = select(threads).where(and_(*conds)).order_by(order, threads.c.thread_id.desc())
     if meta_rest or values_rest or auth_rest:
         rows = [
-            r
+            record_of(r)
             for r in (conn.execute(query)).mappings()
             if contains(r["metadata"] or {}, meta_rest)
             and contains(r["values"] or {}, values_rest)
@@ -285,17 +294,12 @@ def search_rows(
         return rows[offset : offset + limit], len(rows)
     if not exact_total:
         page = conn.execute(query.limit(limit + 1).offset(offset)).mappings().all()
-        return list(page[:limit]), offset + len(page)
+        return [record_of(r) for r in page[:limit]], offset + len(page)
     total = (
         conn.execute(select(func.count()).select_from(threads).where(and_(*conds)))
     ).scalar_one()
     rows = (conn.execute(query.limit(limit).offset(offset))).mappings().all()
-    return list(rows), int(total)
-
-
-def search(conn: Connection, **filters: Any) -> tuple[list[dict[str, Any]], int]:
-    rows, total = search_rows(conn, **filters)
-    return [to_api(r) for r in rows], total
+    return [record_of(r) for r in rows], int(total)
 
 
 def count(
@@ -331,10 +335,10 @@ def _ttl_strategy(ttl: dict[str, Any] | None) -> str:
 
 def renew_ttl(conn: Connection, thread_id: str) -> None:
     """Push expires_at one TTL further (after a keep_latest sweep)."""
-    row = get_row(conn, thread_id)
-    if row is None:
+    record = get_row(conn, thread_id)
+    if record is None:
         return
-    ttl, expires_at = ttl_fields(row["ttl"])
+    ttl, expires_at = ttl_fields(record.ttl)
     conn.execute(
         update(threads)
         .where(threads.c.thread_id == thread_id)

@@ -268,11 +268,11 @@ class ThreadView:
 async def thread_view(runtime: AppRuntime, thread_id: str) -> ThreadView:
     """The thread's current values, pending interrupts and metadata (the caller checked
     it may read the thread)."""
-    thread = await runtime.db.read(lambda conn: threads_repo.get(conn, thread_id))
-    values = cast(dict[str, Any], (thread or {}).get("values") or {})
-    by_task = cast(dict[str, list[Any]], (thread or {}).get("interrupts") or {})
+    thread = await runtime.db.read(lambda conn: threads_repo.get_row(conn, thread_id))
+    values = cast(dict[str, Any], (thread.values if thread else None) or {})
+    by_task = cast(dict[str, list[Any]], thread.interrupts if thread else {})
     flat = [i for items in by_task.values() for i in items]
-    metadata = cast(dict[str, Any], (thread or {}).get("metadata") or {})
+    metadata = dict(thread.metadata) if thread else {}
     return ThreadView(values, interrupts_of({"__interrupt__": flat}), metadata)
 
 
@@ -284,10 +284,10 @@ async def note_on_thread(
     await load_thread(runtime, access, thread_id, "update")
 
     def unit(conn: Connection) -> None:
-        thread = threads_repo.get(conn, thread_id)
+        thread = threads_repo.get_row(conn, thread_id)
         if thread is None:
             raise NotFound.of("Thread", thread_id)
-        current = cast(dict[str, Any], thread.get("metadata") or {}).get(key)
+        current = thread.metadata.get(key)
         items = [str(i) for i in cast(list[Any], current)] if isinstance(current, list) else []
         if item not in items:
             items = [*items, item][-keep:]

@@ -246,7 +246,7 @@ async def delete(
             limit=1_000_000,
             scope=OwnerScope(owner_id=access.owner_scope),
         )
-        return [r["thread_id"] for r in rows]
+        return [r.thread_id for r in rows]
 
     thread_ids = await runtime.db.write(unit)
     # No new run can be accepted for it now; stop the ones already in flight.

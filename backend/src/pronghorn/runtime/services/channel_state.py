@@ -1,7 +1,7 @@
 """The IM channels' state as a service: delivery dedupe, connect codes and bindings, and the
-chat → thread map (a chat's thread is created here, with the authorizer's say, in the same
-transaction as the mapping). The dispatcher and the channels router call this; neither
-reaches the repositories.
+chat → thread map (a chat's thread is created by the threads service, as `POST /threads`
+creates one, in the same transaction as the mapping). The dispatcher and the channels
+router call this; neither reaches the repositories.
 """
 
 from __future__ import annotations
@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING, cast
 from sqlalchemy.engine import Connection
 
 from pronghorn.auth.principal import Principal
+from pronghorn.persistence.records.threads import ThreadRecord
 from pronghorn.persistence.repos import channels as repo
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.persistence.repos.channels import Binding, ChatThread
-from pronghorn.persistence.repos.common import new_id
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.owned import authorize
+from pronghorn.runtime.services import threads
+from pronghorn.runtime.services.threads import NewThread
 
 if TYPE_CHECKING:
     from pronghorn.runtime.wiring.app_runtime import AppRuntime
@@ -39,17 +40,16 @@ class ChatThreadView:
     artifacts: frozenset[str] = frozenset()
 
 
-def _view(thread_id: str, model: str | None, row: Mapping[str, object]) -> ChatThreadView:
-    values = row.get("values")
+def _view(model: str | None, thread: ThreadRecord) -> ChatThreadView:
+    values = thread.values
     before = (
         cast(Mapping[str, object], values).get("artifacts") if isinstance(values, dict) else None
     )
-    interrupts = row.get("interrupts")
     return ChatThreadView(
-        thread_id=thread_id,
+        thread_id=thread.thread_id,
         model_name=model,
-        busy=row.get("status") == "busy",
-        interrupts=cast(Mapping[str, object], interrupts) if isinstance(interrupts, dict) else {},
+        busy=thread.status == "busy",
+        interrupts=thread.interrupts,
         artifacts=frozenset(str(a) for a in cast(list[object], before))
         if isinstance(before, list)
         else frozenset(),
@@ -134,31 +134,26 @@ class ChannelState:
     async def new_thread(
         self, channel: str, chat_key: str, principal: Principal, model: str | None
     ) -> str:
-        """A new thread of `principal` for the chat (the authorizer may stamp its metadata
-        or refuse: `Forbidden`), mapped to the chat in the same transaction."""
-        metadata: dict[str, object] = {"channel": channel, "chat": chat_key}
-        value: dict[str, object] = {"thread_id": None, "metadata": metadata}
-        await authorize(self.runtime, Access(principal), "threads", "create", value)
-        meta = value.get("metadata")
-        stamped = dict(cast(Mapping[str, object], meta)) if isinstance(meta, dict) else metadata
-        thread_id = new_id()
+        """A new thread of `principal` for the chat, created as `POST /threads` creates one
+        (the authorizer may stamp its metadata or refuse: `Forbidden`), mapped to the chat
+        in the same transaction."""
+        new = NewThread(metadata={"channel": channel, "chat": chat_key})
 
-        def unit(conn: Connection) -> None:
-            threads_repo.insert_thread(
-                conn, thread_id, metadata=stamped, owner_id=principal.identity
-            )
-            repo.set_chat_thread(conn, channel, chat_key, thread_id, principal.identity, model)
+        def map_chat(conn: Connection, thread: ThreadRecord) -> None:
+            repo.set_chat_thread(conn, channel, chat_key, thread.thread_id, thread.owner_id, model)
 
-        await self.runtime.db.write(unit)
-        return thread_id
+        thread = await threads.create_with(self.runtime, Access(principal), new, map_chat)
+        return thread.thread_id
 
     async def thread_for(self, channel: str, chat_key: str, principal: Principal) -> ChatThreadView:
         """The chat's thread; a new one when it has none, or when it is gone or someone
         else's (the chat keeps its model)."""
         current = await self.chat_thread(channel, chat_key)
         if current is not None and current.owner_id == principal.identity:
-            row = await self.runtime.db.read(lambda conn: threads_repo.get(conn, current.thread_id))
-            if row is not None:
-                return _view(current.thread_id, current.model_name, row)
+            thread = await self.runtime.db.read(
+                lambda conn: threads_repo.get_row(conn, current.thread_id)
+            )
+            if thread is not None:
+                return _view(current.model_name, thread)
         model = current.model_name if current else None
         return ChatThreadView(await self.new_thread(channel, chat_key, principal, model), model)

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.engine import Connection
 
 from pronghorn.auth.authorizer import Action
+from pronghorn.persistence.records.crons import CronRecord
 from pronghorn.persistence.repos import assistants as assistants_repo
 from pronghorn.persistence.repos import crons as repo
-from pronghorn.persistence.repos.common import OwnerScope, new_id
+from pronghorn.persistence.repos.common import OwnerScope, iso, new_id
 from pronghorn.runtime.access import Access, principal_record
-from pronghorn.runtime.errors import NotFound
+from pronghorn.runtime.errors import NotFound, refusals_mapped
 from pronghorn.runtime.owned import authorize, load_thread, visible
 from pronghorn.runtime.services.scheduler import next_run
 
@@ -41,6 +42,27 @@ class CronSpec:
     metadata: dict[str, Any]
 
 
+def cron_json(cron: CronRecord) -> dict[str, Any]:
+    """The API's Cron JSON of a cron: the one mapping, for every answer of this service."""
+    # Any: JSON for the router to answer, payload and metadata as stored
+    return {
+        "cron_id": cron.cron_id,
+        "assistant_id": cron.assistant_id,
+        "thread_id": cron.thread_id,
+        "schedule": cron.schedule,
+        "timezone": cron.timezone,
+        "end_time": iso(cron.end_time),
+        "enabled": cron.enabled,
+        "on_run_completed": cron.on_run_completed,
+        "payload": cron.payload,
+        "metadata": cron.metadata,
+        "user_id": cron.user_id,
+        "next_run_date": iso(cron.next_run_date),
+        "created_at": iso(cron.created_at),
+        "updated_at": iso(cron.updated_at),
+    }
+
+
 def _first_run(spec: CronSpec) -> datetime | None:
     first = next_run(spec.schedule, spec.timezone, datetime.now(UTC))
     if spec.end_time is not None and first >= spec.end_time:
@@ -59,6 +81,12 @@ def _value(spec: CronSpec, **extra: object) -> dict[str, object]:
     }
 
 
+def _stamped(value: dict[str, object], spec: CronSpec) -> dict[str, Any]:
+    """The metadata after the authorizer saw `value` (it may stamp or replace it)."""
+    metadata = value.get("metadata")
+    return cast(dict[str, Any], metadata) if isinstance(metadata, dict) else spec.metadata
+
+
 def _poke(runtime: AppRuntime) -> None:
     if runtime.is_started("scheduler"):
         runtime.scheduler.poke()
@@ -70,18 +98,18 @@ async def create(
     """A new cron of `access`'s principal, on one of its threads or stateless."""
     value = _value(spec, thread_id=thread_id)
     await authorize(runtime, access, "crons", "create", value)
-    metadata = value["metadata"] if isinstance(value.get("metadata"), dict) else spec.metadata
+    metadata = _stamped(value, spec)
     if thread_id is not None:
         await load_thread(runtime, access, thread_id, "create_run", {"thread_id": thread_id})
     first = _first_run(spec)
 
-    def unit(conn: Connection):
+    def unit(conn: Connection) -> CronRecord:
         assistant = assistants_repo.resolve_assistant(
             conn, spec.assistant_id, owner_scope=access.owner_scope
         )
         if assistant is None:
             raise NotFound.of("Assistant", spec.assistant_id)
-        cron = repo.insert_cron(
+        return repo.insert_cron(
             conn,
             cron_id=new_id(),
             assistant_id=assistant.assistant_id,
@@ -98,11 +126,10 @@ async def create(
             principal=principal_record(access.principal),
             next_run_date=first,
         )
-        return cron
 
     cron = await runtime.db.write(unit)
     _poke(runtime)
-    return cron
+    return cron_json(cron)
 
 
 async def assistant_key(
@@ -141,7 +168,7 @@ async def search(
         "offset": offset,
     }
     filt = await authorize(runtime, access, "crons", "search", value)
-    return await runtime.db.read(
+    found, total = await runtime.db.read(
         lambda conn: repo.search(
             conn,
             assistant_id=key,
@@ -155,6 +182,7 @@ async def search(
             scope=OwnerScope(owner_id=access.owner_scope, filter=filt),
         )
     )
+    return [cron_json(cron) for cron in found], total
 
 
 async def count(
@@ -185,23 +213,23 @@ async def _load(
     cron_id: str,
     action: Action,
     value: dict[str, object] | None = None,
-) -> RowMapping:
+) -> CronRecord:
     filt = await authorize(runtime, access, "crons", action, value or {"cron_id": cron_id})
-    row = await runtime.db.read(lambda conn: repo.get_row(conn, cron_id))
-    if row is None or not visible(access, row["owner_id"], row["metadata"], filt):
+    cron = await runtime.db.read(lambda conn: repo.get_row(conn, cron_id))
+    if cron is None or not visible(access, cron.owner_id, cron.metadata, filt):
         raise NotFound.of("Cron", cron_id)
-    return row
+    return cron
 
 
 async def get_row(
     runtime: AppRuntime, access: Access, cron_id: str, action: Action = "read"
-) -> RowMapping:
-    """The cron's row, if `access` may `action` it (else not found)."""
+) -> CronRecord:
+    """The cron, if `access` may `action` it (else not found)."""
     return await _load(runtime, access, cron_id, action)
 
 
 async def get(runtime: AppRuntime, access: Access, cron_id: str) -> dict[str, Any]:
-    return repo.to_api(await _load(runtime, access, cron_id, "read"))
+    return cron_json(await _load(runtime, access, cron_id, "read"))
 
 
 async def update(
@@ -210,11 +238,11 @@ async def update(
     """Replace the cron's schedule and payload (the gateway merged the patch into it)."""
     value = _value(spec, cron_id=cron_id)
     current = await _load(runtime, access, cron_id, "update", value)
-    metadata = value["metadata"] if isinstance(value.get("metadata"), dict) else spec.metadata
+    metadata = _stamped(value, spec)
     nxt = _first_run(spec)
 
-    def unit(conn: Connection):
-        assistant_id = current["assistant_id"]
+    def unit(conn: Connection) -> CronRecord:
+        assistant_id = current.assistant_id
         if spec.assistant_id != assistant_id:
             assistant = assistants_repo.resolve_assistant(
                 conn, spec.assistant_id, owner_scope=access.owner_scope
@@ -222,7 +250,7 @@ async def update(
             if assistant is None:
                 raise NotFound.of("Assistant", spec.assistant_id)
             assistant_id = assistant.assistant_id
-        repo.update_cron(
+        return repo.update_cron(
             conn,
             cron_id,
             assistant_id=assistant_id,
@@ -230,19 +258,16 @@ async def update(
             timezone=spec.timezone,
             end_time=spec.end_time,
             enabled=spec.enabled,
-            on_run_completed=spec.on_run_completed if current["thread_id"] is None else None,
+            on_run_completed=spec.on_run_completed if current.thread_id is None else None,
             payload=spec.payload,
             metadata=metadata,
             next_run_date=nxt,
         )
-        cron = repo.get(conn, cron_id)
-        return cron
 
-    cron = await runtime.db.write(unit)
+    with refusals_mapped():  # deleted meanwhile: not found
+        cron = await runtime.db.write(unit)
     _poke(runtime)
-    if cron is None:  # deleted meanwhile
-        raise NotFound.of("Cron", cron_id)
-    return cron
+    return cron_json(cron)
 
 
 async def delete(runtime: AppRuntime, access: Access, cron_id: str) -> None:

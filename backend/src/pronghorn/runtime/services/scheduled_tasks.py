@@ -293,11 +293,11 @@ async def trigger(runtime: AppRuntime, access: Access, task_id: str) -> dict[str
     """Run the task now, as its owner (409 while a run of it is still going)."""
     row = await crons.get_row(runtime, access, task_id, "update")
     latest, _ = await runtime.db.read(
-        lambda conn: runs_repo.list_for_cron(conn, task_id, owner_id=row["owner_id"], limit=1)
+        lambda conn: runs_repo.list_for_cron(conn, task_id, owner_id=row.owner_id, limit=1)
     )
     if latest and latest[0].status in runs_repo.INFLIGHT:
         raise Conflict("The task is running; trigger it again when its run has finished")
-    await fire_cron(runtime, dict(row), trigger="manual")
+    await fire_cron(runtime, row, trigger="manual")
     return {"id": task_id, "triggered": True}
 
 

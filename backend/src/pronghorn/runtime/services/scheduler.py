@@ -8,12 +8,13 @@ import asyncio
 import contextlib
 import functools
 import logging
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from pronghorn.persistence.outage import OutageLog
+from pronghorn.persistence.records.crons import CronRecord
 from pronghorn.persistence.repos import crons as crons_repo
 from pronghorn.persistence.repos.common import as_utc
 from pronghorn.runtime.access import Access, principal_from_record
@@ -64,27 +65,27 @@ def validate_schedule(schedule: str, timezone: str | None) -> None:
             raise ValueError(f"unknown timezone {timezone!r}") from None
 
 
-def cron_run_request(row: Mapping[str, Any], trigger: str = "scheduled") -> RunCreate:
-    """The run a cron row makes: its payload on its assistant, tagged with the cron's id
+def cron_run_request(cron: CronRecord, trigger: str = "scheduled") -> RunCreate:
+    """The run a cron makes: its payload on its assistant, tagged with the cron's id
     (and `cron_trigger: manual` when someone fired it by hand)."""
-    payload = dict(row["payload"] or {})
-    payload["assistant_id"] = row["assistant_id"]
+    payload: dict[str, Any] = dict(cron.payload)
+    payload["assistant_id"] = cron.assistant_id
     meta = dict(payload.get("metadata") or {})
-    meta.setdefault("cron_id", row["cron_id"])
+    meta.setdefault("cron_id", cron.cron_id)
     if trigger != "scheduled":
         meta["cron_trigger"] = trigger
     payload["metadata"] = meta
     req = RunCreate.model_validate(payload)
-    if row["thread_id"] is None:
-        req.on_completion = "delete" if row["on_run_completed"] == "delete" else "keep"
+    if cron.thread_id is None:
+        req.on_completion = "delete" if cron.on_run_completed == "delete" else "keep"
     return req
 
 
-async def fire_cron(runtime: AppRuntime, row: Mapping[str, Any], trigger: str = "scheduled") -> Job:
+async def fire_cron(runtime: AppRuntime, cron: CronRecord, trigger: str = "scheduled") -> Job:
     """Create the cron's run now. A cron's runs belong to, and execute as, its owner."""
-    req = cron_run_request(row, trigger)
-    owner = principal_from_record(row.get("principal"), row.get("owner_id"))
-    return await Runs(runtime).start(Access(owner), row["thread_id"], req)
+    req = cron_run_request(cron, trigger)
+    owner = principal_from_record(cron.principal, cron.owner_id)
+    return await Runs(runtime).start(Access(owner), cron.thread_id, req)
 
 
 class Scheduler:
@@ -114,37 +115,39 @@ class Scheduler:
         db = self.runtime.db
         due = await db.read(lambda conn: crons_repo.due(conn, at))
         fired = 0
-        for row in due:
-            due_at = row["next_run_date"]
-            end = as_utc(row["end_time"])
+        for cron in due:
+            due_at = cron.next_run_date
+            if due_at is None:  # `due` lists only crons with a due time
+                continue
+            end = as_utc(cron.end_time)
             due_utc = as_utc(due_at)
             expired = end is not None and due_utc is not None and due_utc >= end
             nxt = None
             if not expired:
                 try:
-                    nxt = next_run(row["schedule"], row["timezone"], at)
+                    nxt = next_run(cron.schedule, cron.timezone, at)
                 except Exception:
-                    log.exception("bad cron schedule", extra={"cron_id": row["cron_id"]})
+                    log.exception("bad cron schedule", extra={"cron_id": cron.cron_id})
             if nxt is not None and end is not None and nxt >= end:
                 nxt = None
             claim = functools.partial(
-                crons_repo.claim, cron_id=row["cron_id"], due_at=due_at, next_at=nxt
+                crons_repo.claim, cron_id=cron.cron_id, due_at=due_at, next_at=nxt
             )
             won = await db.write(claim)
             if won and not expired:
                 fired += 1
-                await self._fire(row)
+                await self._fire(cron)
         self.fired += fired
         return fired
 
-    async def _fire(self, row: dict[str, Any]) -> None:
+    async def _fire(self, cron: CronRecord) -> None:
         try:
-            job = await fire_cron(self.runtime, row)
-            log.info("cron fired", extra={"cron_id": row["cron_id"], "run_id": job.run_id})
+            job = await fire_cron(self.runtime, cron)
+            log.info("cron fired", extra={"cron_id": cron.cron_id, "run_id": job.run_id})
         except Overloaded as exc:  # admission control: this firing is skipped, not a bug
-            log.warning("cron run refused: %s", exc.message, extra={"cron_id": row["cron_id"]})
+            log.warning("cron run refused: %s", exc.message, extra={"cron_id": cron.cron_id})
         except Exception:
-            log.exception("cron run could not be created", extra={"cron_id": row["cron_id"]})
+            log.exception("cron run could not be created", extra={"cron_id": cron.cron_id})
 
 
 @contextlib.asynccontextmanager

@@ -35,7 +35,7 @@ async def install_from_thread(
     except ValueError as exc:
         raise InvalidInput(str(exc)) from None
     row = await load_thread(runtime, access, tid)
-    paths = ThreadPaths.for_thread(runtime.data_dir, user_folder(row["owner_id"]), tid)
+    paths = ThreadPaths.for_thread(runtime.data_dir, user_folder(row.owner_id), tid)
     limit = runtime.config.skills.max_install_bytes
     try:
         data = await asyncio.to_thread(_read, paths, path, limit)

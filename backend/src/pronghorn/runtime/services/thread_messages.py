@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from langchain_core.runnables import RunnableConfig
-from sqlalchemy.engine import RowMapping
 
+from pronghorn.persistence.records.threads import ThreadRecord
 from pronghorn.persistence.repos import run_units
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.errors import NotFound
@@ -60,10 +60,10 @@ async def _runs_of_messages(runtime: AppRuntime, thread_id: str) -> dict[str, st
     return found
 
 
-async def thread_messages(runtime: AppRuntime, row: RowMapping) -> list[dict[str, Any]]:
+async def thread_messages(runtime: AppRuntime, row: ThreadRecord) -> list[dict[str, Any]]:
     """Every message of the thread as a DeerFlow message event, oldest first."""
-    thread_id = str(row["thread_id"])
-    values: object = row["values"] or {}
+    thread_id = row.thread_id
+    values: object = row.values or {}
     messages: list[object] = []
     if isinstance(values, Mapping):
         raw = cast(Mapping[str, object], values).get("messages")

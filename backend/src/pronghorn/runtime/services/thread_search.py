@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from pronghorn.persistence.repos import thread_search as repo
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.errors import InvalidInput
+from pronghorn.runtime.services.thread_json import thread_json
 
 if TYPE_CHECKING:
     from pronghorn.runtime.wiring.app_runtime import AppRuntime
@@ -21,6 +22,7 @@ async def search_threads(
     if not words:
         raise InvalidInput("Search for at least one word (letters or digits).")
     await runtime.db.write(lambda conn: repo.refresh(conn, access.owner_scope))
-    return await runtime.db.read(
+    found = await runtime.db.read(
         lambda conn: repo.search(conn, words, access.owner_scope, limit, offset)
     )
+    return [thread_json(thread) for thread in found]

@@ -37,8 +37,7 @@ from pronghorn.runtime.owned import load_thread
 log = logging.getLogger("pronghorn.threads")
 
 if TYPE_CHECKING:
-    from sqlalchemy.engine import RowMapping
-
+    from pronghorn.persistence.records.threads import ThreadRecord
     from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 CachedState = tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]
@@ -47,16 +46,18 @@ SaveCache = Callable[[CachedState], Awaitable[None]]
 
 @contextlib.asynccontextmanager
 async def thread_graph(
-    runtime: AppRuntime, row: RowMapping, access: Access, context: AccessContext = "threads.read"
+    runtime: AppRuntime,
+    row: ThreadRecord,
+    access: Access,
+    context: AccessContext = "threads.read",
 ) -> AsyncGenerator[Any, None]:
     """The thread's graph (metadata.graph_id), or None for a thread that never ran."""
-    metadata: dict[str, Any] = row["metadata"] or {}
-    graph_id: str | None = metadata.get("graph_id")
-    if not graph_id:
+    graph_id = row.metadata.get("graph_id")
+    if not isinstance(graph_id, str) or not graph_id:
         yield None
         return
     require_graph(runtime.graphs, graph_id)
-    config = {"configurable": {"thread_id": row["thread_id"], "graph_id": graph_id}}
+    config = {"configurable": {"thread_id": row.thread_id, "graph_id": graph_id}}
     request = GraphRequest(
         access=context,
         config=config,  # type: ignore[arg-type]
@@ -167,8 +168,8 @@ async def read_state(
         if graph is None:
             if checkpoint:
                 raise NotFound.of("Checkpoint", str(checkpoint))
-            return st.empty_state(row["thread_id"])
-        state = await st.read_state(graph, row["thread_id"], checkpoint, subgraphs=subgraphs)
+            return st.empty_state(row.thread_id)
+        state = await st.read_state(graph, row.thread_id, checkpoint, subgraphs=subgraphs)
     if state is None:
         raise NotFound.of("Checkpoint", str(checkpoint))
     return state
@@ -191,7 +192,7 @@ async def read_history(
             return []
         return await st.read_history(
             graph,
-            row["thread_id"],
+            row.thread_id,
             limit=limit,
             before=before,
             metadata=metadata,
@@ -214,10 +215,10 @@ async def update_state(
     async with thread_graph(runtime, row, access, "threads.update") as graph:
         if graph is None:
             raise InvalidRequest("Thread has no graph yet: run it first or create it with graph_id")
-        async with idle_turn(runtime, row["thread_id"]) as save_cache:
+        async with idle_turn(runtime, row.thread_id) as save_cache:
             with _bad_update():
                 result = await st.update_state(
-                    graph, row["thread_id"], values, as_node=as_node, checkpoint=checkpoint
+                    graph, row.thread_id, values, as_node=as_node, checkpoint=checkpoint
                 )
-            await save_cache(await st.current_cache(graph, row["thread_id"]))
+            await save_cache(await st.current_cache(graph, row.thread_id))
     return result

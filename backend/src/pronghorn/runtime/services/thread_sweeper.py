@@ -9,8 +9,9 @@ import logging
 from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING
 
-from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.engine import Connection
 
+from pronghorn.persistence.records.threads import ThreadRecord
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.sandbox.paths import delete_thread_dirs, user_folder
 
@@ -29,11 +30,11 @@ async def purge_thread(runtime: AppRuntime, thread_id: str) -> bool:
     if runtime.is_started("runs"):
         await runtime.runs.cancel_thread(thread_id)
 
-    def unit(conn: Connection) -> tuple[RowMapping | None, bool]:
+    def unit(conn: Connection) -> tuple[ThreadRecord | None, bool]:
         return threads_repo.get_row(conn, thread_id), threads_repo.delete_thread(conn, thread_id)
 
     row, existed = await runtime.db.write(unit)
-    user_id = user_folder(row["owner_id"] if row is not None else None)
+    user_id = user_folder(row.owner_id if row is not None else None)
     # Outside the transaction: on SQLite the checkpointer shares the connection lock.
     await runtime.checkpointer.adelete_thread(thread_id)
     if runtime.is_started("mcp"):  # its stdio MCP servers run in the folder going away

@@ -8,7 +8,7 @@ which need the thread's graph, are in `thread_state`.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
@@ -16,17 +16,17 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from pronghorn.auth.authorizer import Action
+from pronghorn.persistence.records.threads import ThreadRecord
 from pronghorn.persistence.repos import threads as repo
 from pronghorn.persistence.repos.common import OwnerScope, new_id
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.errors import Conflict, NotFound, Unprocessable
+from pronghorn.runtime.errors import Conflict, NotFound, Unprocessable, refusals_mapped
 from pronghorn.runtime.owned import authorize, load_thread, visible
+from pronghorn.runtime.services.thread_json import thread_json
 from pronghorn.runtime.services.thread_state import apply_supersteps
 from pronghorn.runtime.services.thread_sweeper import purge_thread
 
 if TYPE_CHECKING:
-    from sqlalchemy.engine import RowMapping
-
     from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 
@@ -66,43 +66,33 @@ async def load_row(
     thread_id: str,
     action: Action = "read",
     value: dict[str, object] | None = None,
-) -> RowMapping:
-    """The thread's row if `access` may `action` it (`NotFound` otherwise)."""
+) -> ThreadRecord:
+    """The thread if `access` may `action` it (`NotFound` otherwise)."""
     return await load_thread(runtime, access, thread_id, action, value)
 
 
 async def get(runtime: AppRuntime, access: Access, thread_id: str, *, ttl: bool) -> dict[str, Any]:
-    return repo.to_api(await load_row(runtime, access, thread_id), include_ttl=ttl)
+    return thread_json(await load_row(runtime, access, thread_id), include_ttl=ttl)
 
 
-@dataclass(frozen=True, slots=True)
-class ThreadRecord:
-    """A thread as the non-HTTP ways in see it (the API's Thread JSON is `get`'s)."""
-
-    thread_id: str
-    owner_id: str | None
-    metadata: Mapping[str, object]
-    status: str
-
-    @classmethod
-    def of(cls, row: RowMapping) -> ThreadRecord:
-        metadata = cast(Mapping[str, object] | None, row["metadata"])
-        return cls(
-            thread_id=str(row["thread_id"]),
-            owner_id=cast(str | None, row["owner_id"]),
-            metadata=dict(metadata or {}),
-            status=str(row["status"]),
-        )
+AlsoUnit = Callable[[Connection, ThreadRecord], None]
+"""More work in a new thread's transaction (e.g. mapping an IM chat to it)."""
 
 
 async def _create_row(
-    runtime: AppRuntime, access: Access, new: NewThread, *, others_missing: bool = False
-) -> tuple[RowMapping | None, dict[str, Any]]:
+    runtime: AppRuntime,
+    access: Access,
+    new: NewThread,
+    *,
+    others_missing: bool = False,
+    also: AlsoUnit | None = None,
+) -> tuple[ThreadRecord, bool]:
     """The one way a thread is created, whoever asks: authorized as `threads.create` (the
     authorizer may stamp its metadata, or refuse), owned by `access`'s principal, the
-    graph id in its metadata. `(existing row, None)` when `if_exists="do_nothing"` finds the
-    caller's; another user's existing thread is a `Conflict`, or `NotFound` with
-    `others_missing`. `(None, the new thread's JSON)` otherwise."""
+    graph id in its metadata; `also` runs in the same transaction once it is inserted.
+    `(the caller's existing thread, False)` when `if_exists="do_nothing"` finds it;
+    another user's existing thread is a `Conflict`, or `NotFound` with `others_missing`.
+    `(the new thread, True)` otherwise."""
     thread_id = new.thread_id or new_id()
     metadata = dict(new.metadata)
     if new.graph_id:
@@ -122,14 +112,14 @@ async def _create_row(
     for attempt in (1, 2):  # with do_nothing, a concurrent create of the same id may win
         try:
 
-            def unit(conn: Connection) -> tuple[RowMapping | None, dict[str, Any]]:
+            def unit(conn: Connection) -> tuple[ThreadRecord, bool]:
                 existing = repo.get_row(conn, thread_id)
                 if existing is not None:
-                    mine = visible(access, existing["owner_id"], existing["metadata"], filt)
+                    mine = visible(access, existing.owner_id, existing.metadata, filt)
                     if not mine and others_missing:
                         raise NotFound.of("Thread", thread_id)
                     if new.if_exists == "do_nothing" and mine:
-                        return existing, repo.to_api(existing)
+                        return existing, False
                     raise Conflict(f"Thread {thread_id} already exists")
                 created = repo.insert_thread(
                     conn,
@@ -139,7 +129,9 @@ async def _create_row(
                     expires_at=expires_at,
                     owner_id=access.identity,
                 )
-                return None, created
+                if also is not None:
+                    also(conn, created)
+                return created, True
 
             return await runtime.db.write(unit)
         except IntegrityError:
@@ -155,35 +147,39 @@ async def ensure(
     and `if_exists: do_nothing` would when there is none; `NotFound` when it is another
     user's (the agent protocols' threads)."""
     new = NewThread(thread_id=thread_id, graph_id=graph_id, if_exists="do_nothing")
-    existing, created = await _create_row(runtime, access, new, others_missing=True)
-    if existing is not None:
-        return ThreadRecord.of(existing)
-    return ThreadRecord(
-        thread_id=thread_id,
-        owner_id=access.identity,
-        metadata=dict(cast(Mapping[str, object], created["metadata"])),
-        status=str(created["status"]),
-    )
+    thread, _ = await _create_row(runtime, access, new, others_missing=True)
+    return thread
+
+
+async def create_with(
+    runtime: AppRuntime, access: Access, new: NewThread, also: AlsoUnit
+) -> ThreadRecord:
+    """A new thread as `create` makes it (no supersteps), `also` run in the transaction
+    that inserts it: refused as a whole when the authorizer refuses (`Forbidden`)."""
+    thread, _ = await _create_row(runtime, access, new, also=also)
+    return thread
 
 
 async def create(runtime: AppRuntime, access: Access, new: NewThread) -> dict[str, Any]:
     """A new thread of `access`'s principal; with `if_exists="do_nothing"` their existing one.
     Supersteps are applied before it is answered: a bad one leaves no thread behind."""
-    existing, created = await _create_row(runtime, access, new)
-    if existing is not None:
-        return created
-    thread_id = str(created["thread_id"])
-    if not new.supersteps:
-        return created
+    thread, created = await _create_row(runtime, access, new)
+    if not created or not new.supersteps:
+        return thread_json(thread)
     try:
-        await apply_supersteps(runtime, access, thread_id, new.supersteps)
+        await apply_supersteps(runtime, access, thread.thread_id, new.supersteps)
     except BaseException:
-        await purge_thread(runtime, thread_id)  # no partial thread on a bad superstep
+        await purge_thread(runtime, thread.thread_id)  # no partial thread on a bad superstep
         raise
-    done = await runtime.db.read(lambda conn: repo.get(conn, thread_id))
-    if done is None:  # deleted meanwhile
+    return await _answer(runtime, thread.thread_id)
+
+
+async def _answer(runtime: AppRuntime, thread_id: str) -> dict[str, Any]:
+    """The Thread JSON of a thread just written (`NotFound` if deleted meanwhile)."""
+    done = await runtime.db.read(lambda conn: repo.get_row(conn, thread_id))
+    if done is None:
         raise NotFound.of("Thread", thread_id)
-    return done
+    return thread_json(done)
 
 
 async def _scope(runtime: AppRuntime, access: Access, value: dict[str, object]) -> OwnerScope:
@@ -200,8 +196,8 @@ async def search(
     at least `offset + limit + 1` on the others (`value`: the request as the authorizer
     sees it)."""
     scope = await _scope(runtime, access, value)
-    return await runtime.db.read(
-        lambda conn: repo.search(
+    found, total = await runtime.db.read(
+        lambda conn: repo.search_rows(
             conn,
             metadata=query.metadata,
             values=query.values,
@@ -215,6 +211,7 @@ async def search(
             exact_total=False,
         )
     )
+    return [thread_json(thread) for thread in found], total
 
 
 async def count(
@@ -241,17 +238,16 @@ async def update(
     await load_row(runtime, access, thread_id, "update", value)
     if isinstance(value.get("metadata"), dict):  # the authorizer may change it
         metadata = dict(cast(Mapping[str, Any], value["metadata"]))
-    updated = await runtime.db.write(
-        lambda conn: repo.update_thread(conn, thread_id, metadata=metadata, ttl=ttl)
-    )
-    if updated is None:
-        raise NotFound.of("Thread", thread_id)
-    return updated
+    with refusals_mapped():  # deleted meanwhile: not found
+        updated = await runtime.db.write(
+            lambda conn: repo.update_thread(conn, thread_id, metadata=metadata, ttl=ttl)
+        )
+    return thread_json(updated)
 
 
 async def delete(runtime: AppRuntime, access: Access, thread_id: str) -> None:
-    row = await load_row(runtime, access, thread_id, "delete")
-    await purge_thread(runtime, row["thread_id"])
+    thread = await load_row(runtime, access, thread_id, "delete")
+    await purge_thread(runtime, thread.thread_id)
 
 
 async def prune(runtime: AppRuntime, access: Access, thread_ids: list[str], strategy: str) -> int:
@@ -277,21 +273,18 @@ async def prune(runtime: AppRuntime, access: Access, thread_ids: list[str], stra
 
 async def copy(runtime: AppRuntime, access: Access, thread_id: str) -> dict[str, Any]:
     """A new thread of the caller's with the source's metadata and every checkpoint."""
-    row = await load_row(runtime, access, thread_id)
+    source = await load_row(runtime, access, thread_id)
     new_thread = new_id()
     # The checkpoints first (one transaction), then the new thread's row: no thread ever
     # points at a partial copy. A copy whose row could not be written is deleted again.
-    await runtime.checkpointer.acopy_thread(row["thread_id"], new_thread)
+    await runtime.checkpointer.acopy_thread(source.thread_id, new_thread)
     try:
         await runtime.db.retry(
             lambda: runtime.db.write(
-                lambda conn: repo.insert_copy(conn, row, new_thread, access.identity)
+                lambda conn: repo.insert_copy(conn, source, new_thread, access.identity)
             )
         )
     except BaseException:
         await asyncio.shield(runtime.checkpointer.adelete_thread(new_thread))
         raise
-    copied = await runtime.db.read(lambda conn: repo.get(conn, new_thread))
-    if copied is None:  # deleted meanwhile
-        raise NotFound.of("Thread", new_thread)
-    return copied
+    return await _answer(runtime, new_thread)

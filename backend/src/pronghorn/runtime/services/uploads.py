@@ -80,7 +80,7 @@ class Uploads:
         """The folders of a thread `access` may `action` (`NotFound` for another user's), in
         its owner's folder: the same the agent's sandbox uses."""
         row = await load_thread(self.runtime, access, thread_id, action)
-        owner = user_folder(row["owner_id"])
+        owner = user_folder(row.owner_id)
         paths = ThreadPaths.for_thread(self.runtime.data_dir, owner, thread_id)
         await asyncio.to_thread(paths.ensure)
         return paths

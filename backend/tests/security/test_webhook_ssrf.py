@@ -175,6 +175,9 @@ async def test_opt_in_delivers_to_loopback_with_retry(lenient: InProcessServer):
         assert payload["values"]["last_echo"] == out["last_echo"] == "wh"
         assert payload["run_started_at"] and payload["run_ended_at"]
         assert payload["webhook_sent_at"]
+        # the Run as the API shows it: never the engine's claim or identity columns
+        internal = {"owner", "owner_id", "principal", "fence", "lease_expires_at", "leased"}
+        assert not internal & payload.keys()
 
 
 async def test_opt_in_still_refuses_metadata(lenient: InProcessServer):

@@ -1,6 +1,7 @@
 """A request with both Content-Length and Transfer-Encoding is refused with 400 and its
-connection closed, over a raw socket against a real `pronghorn serve` (uvicorn + h11):
-a proxy-safe server never guesses which framing the sender meant (issue 28, point 6)."""
+connection closed, over a raw socket against a real `pronghorn serve` (uvicorn's httptools
+parser, llhttp, strict: it refuses the pair as h11 did, with its own wording): a proxy-safe
+server never guesses which framing the sender meant (issue 28, point 6)."""
 
 from __future__ import annotations
 
@@ -35,7 +36,6 @@ def test_content_length_with_transfer_encoding_is_a_400(start_server):
     answer = _exchange(srv.url, head + chunked + smuggled)
     status_line, _, rest = answer.partition(b"\r\n")
     assert status_line.startswith(b"HTTP/1.1 400"), answer[:300]
-    assert b"Content-Length and Transfer-Encoding" in rest
     assert b"connection: close" in rest.lower()
     # Nothing after the refused request was served on that connection.
     assert answer.count(b"HTTP/1.1 ") == 1

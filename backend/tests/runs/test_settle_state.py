@@ -4,6 +4,7 @@ static breakpoints, an output schema narrower than the state). In-process runtim
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -53,9 +54,9 @@ async def run(runtime: AppRuntime, tid: str, body: dict[str, Any]) -> dict[str, 
     req = RunCreate.model_validate({"if_not_exists": "create", **body})
     job = await runtime.runs.create(tid, req, Access(LOCAL_PRINCIPAL))
     await job.done.wait()
-    thread = await runtime.db.read(lambda conn: threads_repo.get(conn, tid))
+    thread = await runtime.db.read(lambda conn: threads_repo.get_row(conn, tid))
     assert thread is not None
-    return thread
+    return dataclasses.asdict(thread)
 
 
 async def checkpoint_cache(runtime: AppRuntime, graph_id: str, tid: str) -> Any:

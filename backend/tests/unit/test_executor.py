@@ -5,6 +5,7 @@ the thread row's status and cached values). Each test waits on the run's own eve
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -77,9 +78,9 @@ async def stored_events(runtime: AppRuntime, run_id: str) -> list[Event]:
 
 
 async def thread_row(runtime: AppRuntime, tid: str) -> dict[str, Any]:
-    row = await runtime.db.read(lambda conn: threads_repo.get(conn, tid))
+    row = await runtime.db.read(lambda conn: threads_repo.get_row(conn, tid))
     assert row is not None
-    return row
+    return dataclasses.asdict(row)
 
 
 async def test_a_run_over_its_time_limit_ends_in_timeout(open_rt: Opener) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import fields, replace
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -88,15 +88,6 @@ def take_turn(conn: Connection, thread_id: str, *, hold_s: float) -> tuple[str |
 
 def end_turn_stmt(thread_id: str) -> Update:
     return update(threads).where(threads.c.thread_id == thread_id).values(turn_until=None)
-
-
-def get(conn: Connection, thread_id: str) -> dict[str, Any] | None:
-    """The thread's fields by name: for the run engine's readers until they take the
-    record (`get_row`); None when unknown."""
-    record = get_row(conn, thread_id)
-    if record is None:
-        return None
-    return {field.name: getattr(record, field.name) for field in fields(record)}
 
 
 def new_thread_row(

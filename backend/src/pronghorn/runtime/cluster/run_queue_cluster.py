@@ -369,7 +369,7 @@ class ClusterRunQueue:
         assistant, thread = await self.db.read(
             lambda c: (
                 assistants_repo.get(c, row.assistant_id),
-                threads_repo.get(c, row.thread_id),
+                threads_repo.get_row(c, row.thread_id),
             )
         )
         kwargs = dict(row.kwargs)
@@ -397,7 +397,7 @@ class ClusterRunQueue:
             config_version=snapshot.version,
             temporary=bool(kwargs.get("temporary")),
             resume=resume,
-            thread_metadata=dict(thread["metadata"] or {}),
+            thread_metadata=dict(thread.metadata),
             owner_id=row.owner_id or LOCAL_PRINCIPAL.identity,
             principal=principal_from_record(row.principal, row.owner_id),
             attempt=attempt,

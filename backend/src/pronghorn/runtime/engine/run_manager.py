@@ -17,7 +17,7 @@ import dataclasses
 import logging
 import time
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from pronghorn.auth.authorizer import AllowAll, Authorizer
 from pronghorn.auth.principal import LOCAL_PRINCIPAL
@@ -493,12 +493,15 @@ class RunManager:
         run = await self.db.write(lambda c: run_units.get_run(c, run_id, thread_id))
         if run is None:
             raise NotFound.of("Run", run_id)
-        thread = await self.db.read(lambda conn: threads_repo.get(conn, thread_id))
+        thread = await self.db.read(lambda conn: threads_repo.get_row(conn, thread_id))
         if run.status in ("error", "timeout") and run.error:
             return {"__error__": run.error}
-        values = dict((thread or {}).get("values") or {})
-        by_task: dict[str, list[Any]] = (thread or {}).get("interrupts") or {}
-        interrupts = [i for items in by_task.values() for i in items]
+        state = thread.values if thread is not None else None
+        values: dict[str, Any] = (
+            dict(cast(Mapping[str, Any], state)) if isinstance(state, Mapping) else {}
+        )
+        by_task: Mapping[str, object] = thread.interrupts if thread is not None else {}
+        interrupts = [i for items in by_task.values() for i in cast(list[Any], items)]
         if interrupts:
             values["__interrupt__"] = interrupts
         return values
@@ -547,7 +550,7 @@ class RunManager:
         assistant, thread = await self.db.read(
             lambda c: (
                 assistants_repo.get(c, row.assistant_id),
-                threads_repo.get(c, row.thread_id),
+                threads_repo.get_row(c, row.thread_id),
             )
         )
         kwargs = dict(row.kwargs)
@@ -583,7 +586,7 @@ class RunManager:
             config_version=self.ex.settings.version,
             temporary=bool(kwargs.get("temporary")),
             resume=await self.wrote_checkpoint(row.thread_id, row.run_id),
-            thread_metadata=thread["metadata"],
+            thread_metadata=dict(thread.metadata),
             owner_id=row.owner_id or LOCAL_PRINCIPAL.identity,
             principal=principal_from_record(row.principal, row.owner_id),
             attempt=2,

@@ -211,7 +211,7 @@ def test_settling_with_a_stale_fence_is_refused_and_writes_nothing(engine):
             run_fields={"status": "success", "usage": {}},
             thread_status="idle",
             thread_fields={"values": {"by": "A"}, "interrupts": {}, "error": None},
-            others=lambda c: False,
+            others_pending=False,
             lock_rows=True,
             fence=fence,
         )

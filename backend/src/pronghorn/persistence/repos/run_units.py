@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -316,17 +315,18 @@ def settle_run(
     run_fields: dict[str, Any],
     thread_status: str,
     thread_fields: dict[str, Any],
-    others: Callable[[Connection], bool] | None,
+    others_pending: bool | None,
     lock_rows: bool,
     fence: tuple[str, int] | None = None,
 ) -> bool:
     """Record the run's end and the thread's new state in one transaction (the run's events
     are already stored: see runtime/events/event_writer.py); whether another run of the
-    thread is still to finish (the thread stays `busy`). `others` answers that on SQLite,
-    where the process's memory is authoritative; None: the database does, in the thread's
-    update. With `lock_rows` the thread row is locked first (PostgreSQL). With `fence`
-    (owner, token: a claimed run, scale-out) only while that claim still holds; else
-    `Fenced` rolls it all back.
+    thread is still to finish (the thread stays `busy`). `others_pending` is that answer on
+    SQLite, where the process's memory is authoritative (taken by the caller's unit, on the
+    database thread); None: the database answers it, in the thread's update. With
+    `lock_rows` the thread row is locked first (PostgreSQL). With `fence` (owner, token: a
+    claimed run, scale-out) only while that claim still holds; else `Fenced` rolls it all
+    back.
 
     PostgreSQL: two statements (run, then thread); the run's row is neither read first nor
     locked apart from its update."""
@@ -363,11 +363,10 @@ def settle_run(
         "b_error": thread_fields["error"],
         "b_ts": ts,
     }
-    if others is not None:
-        more = others(conn)
-        thread_params["b_status"] = "busy" if more else thread_status
+    if others_pending is not None:
+        thread_params["b_status"] = "busy" if others_pending else thread_status
         conn.execute(_SETTLE_THREAD, thread_params)
-        return more
+        return others_pending
     thread_params["b_status"] = thread_status
     status = conn.execute(_SETTLE_THREAD_SQL, thread_params).scalar_one_or_none()
     return status == "busy"

@@ -437,11 +437,13 @@ class Executor:
 
         mark = job.state.start_mark
         started = mark.drop() if mark is not None else None
-        # SQLite: this process's memory says whether another run of the thread is to come;
+        # SQLite: this process's memory says whether another run of the thread is to come,
+        # read on the database thread as the settle runs (see RunManager._inflight);
         # elsewhere the thread's update asks the database.
-        others = self._others(job) if self.db.is_sqlite else None
+        sqlite = self.db.is_sqlite
 
         def unit(conn: Any) -> bool:
+            others_pending = self.jobs.has_queued(job.thread_id, job.run_id) if sqlite else None
             return run_units.settle_run(
                 conn,
                 run_id=job.run_id,
@@ -461,8 +463,8 @@ class Executor:
                     "interrupts": interrupts,
                     "error": error if thread_status == "error" else None,
                 },
-                others=others,
-                lock_rows=not self.db.is_sqlite,
+                others_pending=others_pending,
+                lock_rows=not sqlite,
                 fence=fence,
             )
 
@@ -528,11 +530,6 @@ class Executor:
                 raise  # tried again once it is back: a thread's values are not lost to {}
             log.exception("reading the final state failed")
             return None
-
-    def _others(self, job: Job) -> Callable[[Any], bool]:
-        """SQLite: whether another run of the thread is still to come, asked on the database
-        thread when the settle runs (see RunManager._inflight)."""
-        return lambda _conn: self.jobs.has_queued(job.thread_id, job.run_id)
 
     def _after(self, job: Job, status: str, started_at: datetime | None) -> None:
         if job.request.webhook:

@@ -151,8 +151,8 @@ async def test_purge_and_sweep(db: Database, persistence: Persistence, tmp_path:
     assert await sweep_once(runtime) == 2
 
     def unit(conn: Connection):
-        assert threads.get(conn, gone) is None
-        assert threads.get(conn, alive) is not None
+        assert threads.get_row(conn, gone) is None
+        assert threads.get_row(conn, alive) is not None
         kept = threads.get_row(conn, pruned)
         return kept
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import Any
+from enum import Enum
+from typing import Any, Final
 
 from sqlalchemy import (
     ColumnElement,
@@ -32,7 +33,15 @@ from pronghorn.persistence.repos.common import (
 )
 from pronghorn.persistence.tables import threads
 
-UNSET: Any = object()
+
+class Unset(Enum):
+    """The type of `UNSET`: a keyword left out (leave the column as it is), as opposed to
+    None (clear it)."""
+
+    UNSET = "unset"
+
+
+UNSET: Final = Unset.UNSET
 
 
 def record_of(row: RowMapping | Mapping[str, Any]) -> ThreadRecord:
@@ -155,15 +164,15 @@ def insert_copy(
 def set_fields_stmt(
     thread_id: str,
     *,
-    status: str = UNSET,
-    values: Any = UNSET,
-    interrupts: Any = UNSET,
-    error: Any = UNSET,
-    metadata: Any = UNSET,
+    status: str | Unset = UNSET,
+    values: object = UNSET,  # the state: any JSON (None too)
+    interrupts: Mapping[str, object] | Unset = UNSET,
+    error: Mapping[str, object] | Unset | None = UNSET,
+    metadata: Mapping[str, object] | Unset = UNSET,
 ) -> Update:
     """UPDATE of the given fields (state fields also bump state_updated_at)."""
     ts = now()
-    changes: dict[str, Any] = {"updated_at": ts}
+    changes: dict[str, object] = {"updated_at": ts}
     if status is not UNSET:
         changes["status"] = status
     if metadata is not UNSET:
@@ -179,9 +188,26 @@ def set_fields_stmt(
     return update(threads).where(threads.c.thread_id == thread_id).values(**changes)
 
 
-def set_fields(conn: Connection, thread_id: str, **fields: Any) -> None:
+def set_fields(
+    conn: Connection,
+    thread_id: str,
+    *,
+    status: str | Unset = UNSET,
+    values: object = UNSET,
+    interrupts: Mapping[str, object] | Unset = UNSET,
+    error: Mapping[str, object] | Unset | None = UNSET,
+    metadata: Mapping[str, object] | Unset = UNSET,
+) -> None:
     """Update the given fields (see `set_fields_stmt`)."""
-    conn.execute(set_fields_stmt(thread_id, **fields))
+    stmt = set_fields_stmt(
+        thread_id,
+        status=status,
+        values=values,
+        interrupts=interrupts,
+        error=error,
+        metadata=metadata,
+    )
+    conn.execute(stmt)
 
 
 # --- TTL, search, delete ---------------------------------------------------------------------
@@ -204,18 +230,18 @@ def update_thread(
     conn: Connection,
     thread_id: str,
     *,
-    metadata: dict[str, Any] | None = None,
-    ttl: dict[str, Any] | None = UNSET,
+    metadata: Mapping[str, object] | None = None,
+    ttl: Mapping[str, object] | Unset | None = UNSET,
 ) -> ThreadRecord:
     """PATCH: merge metadata, set (or clear with None) the TTL; `ThreadMissing` when
     unknown."""
     record = get_row(conn, thread_id)
     if record is None:
         raise ThreadMissing(thread_id)
-    changes: dict[str, Any] = {"updated_at": now()}
+    changes: dict[str, Any] = {"updated_at": now()}  # Any: replace() takes the record's fields
     if metadata:
         changes["metadata"] = {**record.metadata, **metadata}
-    if ttl is not UNSET:
+    if not isinstance(ttl, Unset):
         changes["ttl"], changes["expires_at"] = ttl_fields(ttl)
     conn.execute(update(threads).where(threads.c.thread_id == thread_id).values(**changes))
     return replace(record, **changes)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 
-UNSET: Any = repo.UNSET
+UNSET: Final = repo.UNSET
 """`update(ttl=UNSET)`: leave the TTL as it is."""
 
 
@@ -231,7 +231,7 @@ async def update(
     thread_id: str,
     *,
     metadata: dict[str, Any] | None,
-    ttl: dict[str, Any] | None = UNSET,
+    ttl: Mapping[str, object] | repo.Unset | None = UNSET,
 ) -> dict[str, Any]:
     """Merge `metadata` into the thread's; set the TTL (None clears it) unless `UNSET`."""
     value: dict[str, object] = {"thread_id": thread_id, "metadata": dict(metadata or {})}

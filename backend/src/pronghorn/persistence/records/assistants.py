@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
-from pronghorn.persistence.records.json_object import JsonObject
+from pronghorn.persistence.records.json_object import JsonObject, json_object
 from pronghorn.persistence.records.runs import Row
 
 
@@ -41,9 +40,9 @@ def assistant_record(row: Row) -> AssistantRecord:
     return AssistantRecord(
         assistant_id=str(row["assistant_id"]),
         graph_id=str(row["graph_id"]),
-        config=_obj(row["config"]),
-        context=_obj(row["context"]),
-        metadata=_obj(row["metadata"]),
+        config=json_object(row["config"]) or {},
+        context=json_object(row["context"]) or {},
+        metadata=json_object(row["metadata"]) or {},
         name=str(row["name"]),
         description=None if description is None else str(description),
         version=int(str(row["version"])),
@@ -51,9 +50,3 @@ def assistant_record(row: Row) -> AssistantRecord:
         updated_at=updated if isinstance(updated, datetime) else None,
         owner_id=None if owner is None else str(owner),
     )
-
-
-def _obj(value: object) -> JsonObject:
-    if isinstance(value, Mapping):
-        return value  # pyright: ignore[reportUnknownVariableType]  # a JSON column's object
-    return {}

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from pronghorn.persistence.records.json_object import JsonObject
+from pronghorn.persistence.records.json_object import JsonObject, json_object
 
 Row = Mapping[Any, object]  # Any: a database row's keys are column names or columns
 
@@ -68,8 +68,8 @@ def run_record(row: Row) -> RunRecord:
         assistant_id=str(row["assistant_id"]),
         status=str(row["status"]),
         multitask_strategy=_str(row["multitask_strategy"]),
-        kwargs=_obj(row["kwargs"]) or {},
-        metadata=_obj(row["metadata"]) or {},
+        kwargs=json_object(row["kwargs"]) or {},
+        metadata=json_object(row["metadata"]) or {},
         error=row.get("error"),
         cancel_reason=_str(row.get("cancel_reason")),
         created_at=_at(row["created_at"]),
@@ -86,7 +86,7 @@ def run_record(row: Row) -> RunRecord:
         attempt=_int(row.get("attempt")) or 1,
         owner=_str(row.get("owner")),
         owner_id=_str(row.get("owner_id")),
-        principal=_obj(row.get("principal")),
+        principal=json_object(row.get("principal")),
         fence=_int(row.get("fence")),
         lease_expires_at=_ts(row.get("lease_expires_at")),
     )
@@ -108,9 +108,3 @@ def _at(value: object) -> datetime:
 
 def _ts(value: object) -> datetime | None:
     return value if isinstance(value, datetime) else None
-
-
-def _obj(value: object) -> JsonObject | None:
-    if isinstance(value, Mapping):
-        return value  # pyright: ignore[reportUnknownVariableType]  # a JSON column's object
-    return None

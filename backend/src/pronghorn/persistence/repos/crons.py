@@ -13,7 +13,7 @@ from sqlalchemy.engine import Connection, RowMapping
 from pronghorn.persistence.errors import CronMissing
 from pronghorn.persistence.metadata_filter import matches, sql_condition
 from pronghorn.persistence.records.crons import CronRecord
-from pronghorn.persistence.records.threads import JsonObject
+from pronghorn.persistence.records.json_object import JsonObject
 from pronghorn.persistence.repos.common import (
     ANY_OWNER,
     OwnerScope,

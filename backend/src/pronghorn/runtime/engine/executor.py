@@ -438,7 +438,7 @@ class Executor:
         mark = job.state.start_mark
         started = mark.drop() if mark is not None else None
         # SQLite: this process's memory says whether another run of the thread is to come,
-        # read on the database thread as the settle runs (see RunManager._inflight);
+        # read on the database thread as the settle runs (see RunManager._inflight_known);
         # elsewhere the thread's update asks the database.
         sqlite = self.db.is_sqlite
 

@@ -157,6 +157,8 @@ class RedisBroker:
             store, on_stored=self._stored, interval_s=flush_interval_s, max_rows=flush_rows
         )
         self._boxes: dict[str, _Outbox] = {}
+        # The ping in flight, shared by every caller meanwhile (see `ping`).
+        self._ping: asyncio.Task[bool] | None = None
         self._append_run = client.register_script(APPEND_RUN_EVENT)
         self._append_thread = client.register_script(APPEND_THREAD_EVENT)
         self._close_run = client.register_script(CLOSE_RUN)
@@ -171,8 +173,15 @@ class RedisBroker:
     async def ping(self) -> bool:
         """Whether Redis answers; a lost or slow connection is tried again for up to
         min(retry_s, 2) s, as every other call is (a connect that timed out once on a busy
-        host is not an outage)."""
+        host is not an outage). Callers meanwhile share one ping: every stream asks before
+        it starts, and a burst of them would otherwise open a connection each at once (on a
+        busy host, enough to time the connects out)."""
+        task = self._ping
+        if task is None or task.done():
+            task = self._ping = asyncio.ensure_future(self._ping_once())
+        return await asyncio.shield(task)
 
+    async def _ping_once(self) -> bool:
         async def once() -> bool:
             return bool(await self.client.ping())  # type: ignore[misc]
 
@@ -183,6 +192,8 @@ class RedisBroker:
             return False
 
     async def aclose(self) -> None:
+        if self._ping is not None:  # let a shared ping end (it never raises)
+            await asyncio.wait([self._ping])
         boxes = list(self._boxes.values())
         # Give Redis a moment to take what is queued, then stop trying.
         await self._drained(boxes, within_s=min(self.retry_s, 2.0))

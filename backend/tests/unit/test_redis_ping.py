@@ -1,0 +1,47 @@
+"""Every stream asks the Redis broker for a ping before it starts (503 when Redis is away):
+a burst of streams shares one ping instead of opening a connection each at once, which on
+a busy host timed the connects out and refused streams while Redis was there."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from redis.asyncio import Redis
+
+from pronghorn.runtime.events.event_store import SqlEventStore
+from pronghorn.runtime.events.redis_broker import RedisBroker
+from support.redis_kit import REDIS_URL, new_prefix, require_redis
+from support.run_rows import sqlite_db
+
+
+async def test_a_burst_of_pings_shares_one_connection(tmp_path: Path) -> None:
+    require_redis()
+    async with sqlite_db(tmp_path) as db:
+        client = Redis.from_url(REDIS_URL)
+        broker = RedisBroker(client=client, store=SqlEventStore(db), prefix=new_prefix())
+        try:
+            answers = await asyncio.gather(*(broker.ping() for _ in range(50)))
+            assert answers == [True] * 50
+            # one ping was sent, on one connection (each its own: 50 connections)
+            assert len(client.connection_pool._available_connections) == 1  # pyright: ignore[reportPrivateUsage]
+            assert await broker.ping()  # the next burst pings again
+        finally:
+            await broker.aclose()
+            await client.aclose()
+
+
+async def test_a_caller_cancelled_leaves_the_shared_ping_to_the_others(tmp_path: Path) -> None:
+    require_redis()
+    async with sqlite_db(tmp_path) as db:
+        client = Redis.from_url(REDIS_URL)
+        broker = RedisBroker(client=client, store=SqlEventStore(db), prefix=new_prefix())
+        try:
+            first = asyncio.create_task(broker.ping())
+            second = asyncio.create_task(broker.ping())
+            await asyncio.sleep(0)  # both are waiting on the one ping
+            first.cancel()
+            assert await second is True
+        finally:
+            await broker.aclose()
+            await client.aclose()

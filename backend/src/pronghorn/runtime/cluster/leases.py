@@ -166,7 +166,7 @@ class Leases:
         if limit is not None:
             error = queue_timeout_error(limit)
             expired = await self.db.write(
-                lambda c: run_claims.expire_queued(c, max_wait_s=limit, error=error)
+                lambda c: run_claims.expire_queued(c, max_wait_s=limit, error=dict(error))
             )
             if expired:
                 log.warning(

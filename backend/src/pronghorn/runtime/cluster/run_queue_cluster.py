@@ -19,11 +19,12 @@ import logging
 import time
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pronghorn.auth.principal import LOCAL_PRINCIPAL
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.persistence.db import Database
+from pronghorn.persistence.records.json_object import JsonObject
 from pronghorn.persistence.records.runs import RunRecord
 from pronghorn.persistence.repos import assistants as assistants_repo
 from pronghorn.persistence.repos import run_claims, run_units
@@ -40,7 +41,7 @@ from pronghorn.runtime.engine.job_table import JobTable
 from pronghorn.runtime.engine.jobs import Job
 from pronghorn.runtime.engine.run_queue import AcceptTerms, RunHost
 from pronghorn.runtime.engine.run_request import RunCreate
-from pronghorn.runtime.engine.run_state import CancelAction, run_status
+from pronghorn.runtime.engine.run_state import CancelAction, RunError, run_status
 from pronghorn.runtime.engine.thread_turns import ThreadTurns
 from pronghorn.runtime.errors import DomainError
 from pronghorn.runtime.events.broker import BrokerUnavailable, EventBroker
@@ -163,7 +164,7 @@ class ClusterRunQueue:
         """Queued runs are nobody's yet; leased ones are the lease sweeper's."""
         return [r for r in rows if r.owner is not None and not r.leased]
 
-    def fast_claim(self, req: RunCreate, thread_id: str) -> dict[str, Any] | None:
+    def fast_claim(self, req: RunCreate, thread_id: str) -> dict[str, object] | None:
         """The claim columns a new run gets if its thread turns out idle, with a slot
         reserved for it (give it back with `unreserve`); None when it must queue."""
         caps = self.caps()
@@ -384,7 +385,7 @@ class ClusterRunQueue:
         if assistant is None or thread is None:
             problem = "cannot run: assistant or thread gone"
         if problem is not None or req is None or assistant is None or thread is None:
-            error = {"error": "RunUnavailable", "message": problem or "cannot run"}
+            error: RunError = {"error": "RunUnavailable", "message": problem or "cannot run"}
             await self.host.settle_orphan(row, status="error", error=error)
             await self._close_log(row.run_id, row.thread_id, error)
             return None
@@ -426,7 +427,7 @@ class ClusterRunQueue:
                 await self._close_log(item.run_id, item.thread_id, item.error)
         self.notify()
 
-    async def _close_log(self, run_id: str, thread_id: str, error: dict[str, Any]) -> None:
+    async def _close_log(self, run_id: str, thread_id: str, error: JsonObject) -> None:
         """End a settled run's log (its error event, then the close marker) so followers
         on every replica end."""
         try:

@@ -25,6 +25,7 @@ from pronghorn.config.schema.app import RunsConfig
 from pronghorn.persistence.errors import QueueFull
 from pronghorn.persistence.repos.run_queue_load import QueueCaps, QueueLoad, queue_full
 from pronghorn.runtime.engine.limiter import FairLimiter
+from pronghorn.runtime.engine.run_state import RunError
 from pronghorn.runtime.errors import Overloaded
 from pronghorn.runtime.observability.metrics import Metrics
 
@@ -32,7 +33,7 @@ DEFAULT_RETRY_AFTER_S = 5.0
 MAX_RETRY_AFTER_S = 60.0
 
 
-def queue_timeout_error(limit_s: float) -> dict[str, str]:
+def queue_timeout_error(limit_s: float) -> RunError:
     """The error of a run that waited past `runs.max_queue_wait_s` and never started."""
     return {
         "error": "QueueTimeout",

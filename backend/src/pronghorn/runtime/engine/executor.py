@@ -10,8 +10,11 @@ from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime
 from typing import Any, Literal, cast
 
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command, Send, StateSnapshot
+from sqlalchemy import Connection
 
 from pronghorn.config.holder import ConfigHolder
 from pronghorn.graphs.registry import GraphRegistry
@@ -22,6 +25,7 @@ from pronghorn.persistence.outage import (
     is_database_unreachable,
     outlast_outage,
 )
+from pronghorn.persistence.records.json_object import JsonObject, json_object
 from pronghorn.persistence.records.runs import RunRecord
 from pronghorn.persistence.repos import run_units
 from pronghorn.runtime.access import graph_user
@@ -31,8 +35,12 @@ from pronghorn.runtime.engine.graph_stream import StreamedState, stream_graph
 from pronghorn.runtime.engine.job_table import JobTable
 from pronghorn.runtime.engine.jobs import Job
 from pronghorn.runtime.engine.run_hooks import RunHooks
-from pronghorn.runtime.engine.run_state import RunStatus
-from pronghorn.runtime.engine.state import thread_values_and_interrupts
+from pronghorn.runtime.engine.run_state import RunError, RunStatus
+from pronghorn.runtime.engine.state import (
+    CachedInterrupts,
+    cached_values,
+    thread_values_and_interrupts,
+)
 from pronghorn.runtime.engine.usage import UsageCounter
 from pronghorn.runtime.engine.webhook import WebhookSender
 from pronghorn.runtime.events.broker import BrokerUnavailable, EventBroker
@@ -45,32 +53,40 @@ from pronghorn.sandbox.paths import user_folder
 log = logging.getLogger("pronghorn.runs")
 
 
-def _goto(value: Any) -> Any:
+def _goto(value: object) -> object:
+    """A command's ``goto`` with each ``{node, input}`` object as a ``Send``."""
     if isinstance(value, list):
-        return [_goto(v) for v in cast("list[Any]", value)]
-    if isinstance(value, dict):
-        send = cast("dict[str, Any]", value)
-        return Send(send["node"], send.get("input")) if "node" in send else send
-    return value
+        return [_goto(v) for v in cast("list[object]", value)]
+    send = json_object(value)
+    if send is None or "node" not in send:
+        return value
+    # Any: the client's node name, passed on as sent (LangGraph fails a goto to an unknown node)
+    node: Any = send["node"]
+    return Send(node, send.get("input"))
 
 
-def build_input(job: Job) -> Any:
+def _update(value: object) -> object:
+    """A command's ``update``: a list's ``[key, value]`` pairs as tuples."""
+    if not isinstance(value, list):
+        return value
+    items = cast("list[object]", value)
+    return [tuple(cast("list[object]", u)) if isinstance(u, list) else u for u in items]
+
+
+def build_input(job: Job) -> object:
+    """The run's graph input: its ``input``, its ``command`` as a LangGraph ``Command``, or
+    None to continue from the last checkpoint (a resumed run)."""
     req = job.request
     if job.resume:
         return None
     if req.command is not None:
         cmd = req.command
+        # Any: Command's keywords, as the client sent them (LangGraph checks their shapes)
         kwargs: dict[str, Any] = {}
         if cmd.resume is not None:
             kwargs["resume"] = cmd.resume
         if cmd.update is not None:
-            update = cmd.update
-            if isinstance(update, list):
-                update = [
-                    tuple(cast("list[Any]", u)) if isinstance(u, list) else u
-                    for u in cast("list[Any]", update)
-                ]
-            kwargs["update"] = update
+            kwargs["update"] = _update(cmd.update)
         if cmd.goto is not None:
             kwargs["goto"] = _goto(cmd.goto)
         return Command(**kwargs)
@@ -81,26 +97,35 @@ CHECKPOINT_KEYS = ("checkpoint_id", "checkpoint_ns", "checkpoint_map")
 """The only keys a run body's ``checkpoint`` may set; thread and user are the server's."""
 
 
-def _client_configurable(cfg: dict[str, Any]) -> dict[str, Any]:
+def _client_configurable(cfg: JsonObject) -> dict[str, object]:
     """A client's ``configurable`` without LangGraph's internal (``__``-prefixed) keys."""
-    raw: object = cfg.get("configurable") or {}
-    if not isinstance(raw, dict):
+    raw = json_object(cfg.get("configurable") or {})
+    if raw is None:
         return {}
-    items = cast("dict[Any, Any]", raw).items()
-    return {k: v for k, v in items if not (isinstance(k, str) and k.startswith("__"))}
+    return {k: v for k, v in raw.items() if not k.startswith("__")}
 
 
-def _tags(cfg: dict[str, Any]) -> list[Any]:
-    return cfg.get("tags") or []
+def _tags(cfg: JsonObject) -> list[str]:
+    tags: object = cfg.get("tags") or []
+    return cast("list[str]", tags)  # the client's tags, passed on as sent (LangChain's strings)
 
 
-def build_config(job: Job, callbacks: list[Any]) -> dict[str, Any]:
+def _object(cfg: JsonObject, key: str) -> JsonObject:
+    """``cfg[key]`` as an object (``{}`` when absent or empty)."""
+    return json_object(cfg.get(key) or {}) or {}
+
+
+def build_context(job: Job) -> dict[str, object]:
+    """The run's context: the assistant's, then the request's over it. Always a dict, `{}`
+    without one: LangGraph then fills a context_schema's defaults."""
+    return {**job.assistant.context, **(job.request.context or {})}
+
+
+def build_config(job: Job, callbacks: list[BaseCallbackHandler]) -> RunnableConfig:
     req = job.request
-    a_cfg: dict[str, Any] = dict(job.assistant.config)
-    r_cfg = req.config or {}
+    a_cfg = job.assistant.config
+    r_cfg: JsonObject = req.config or {}
     configurable = {**_client_configurable(a_cfg), **_client_configurable(r_cfg)}
-    a_context: dict[str, Any] = dict(job.assistant.context)
-    context = {**a_context, **(req.context or {})}
     if req.checkpoint:
         configurable.update(
             {k: req.checkpoint[k] for k in CHECKPOINT_KEYS if req.checkpoint.get(k) is not None}
@@ -124,10 +149,10 @@ def build_config(job: Job, callbacks: list[Any]) -> dict[str, Any]:
         langgraph_auth_user_id=job.principal.identity,
         langgraph_auth_permissions=list(job.principal.permissions),
     )
-    metadata: dict[str, Any] = {
+    metadata: dict[str, object] = {
         **(job.thread_metadata or {}),
-        **(a_cfg.get("metadata") or {}),
-        **(r_cfg.get("metadata") or {}),
+        **_object(a_cfg, "metadata"),
+        **_object(r_cfg, "metadata"),
         **(req.metadata or {}),
         "run_id": job.run_id,
         "thread_id": job.thread_id,
@@ -136,17 +161,18 @@ def build_config(job: Job, callbacks: list[Any]) -> dict[str, Any]:
         "run_attempt": job.attempt,
         "user_id": user_folder_id,
     }
-    config: dict[str, Any] = {
+    if job.config.tracing.langfuse is not None:
+        metadata.update(vendor_metadata(job))
+    config: RunnableConfig = {
         "configurable": configurable,
         "metadata": metadata,
         "tags": list(dict.fromkeys([*_tags(a_cfg), *_tags(r_cfg)])),
         "callbacks": callbacks,
     }
-    limit: Any = r_cfg.get("recursion_limit") or a_cfg.get("recursion_limit")
+    limit = r_cfg.get("recursion_limit") or a_cfg.get("recursion_limit")
     if limit:
-        config["recursion_limit"] = int(limit)
-    # Always a dict, `{}` without one: LangGraph then fills a context_schema's defaults.
-    config["__context__"] = context
+        # a client's number (or numeric string): int() raises for anything else, as before
+        config["recursion_limit"] = int(cast("int | str", limit))
     return config
 
 
@@ -164,7 +190,7 @@ def _recorded_status(status: Outcome) -> RunStatus:
     return "interrupted" if status == "rollback" else status
 
 
-def database_unavailable(job: Job, exc: BaseException | None) -> dict[str, Any]:
+def database_unavailable(job: Job, exc: BaseException | None) -> RunError:
     """The error of a run the database's absence ended: ``exc``, what its execution met
     (None: the run ended, but its outcome could not be recorded in time)."""
     wait_s = job.config.runs.settle_wait_s
@@ -195,13 +221,13 @@ class Executor:
         db: Database,
         graphs: GraphRegistry,
         broker: EventBroker,
-        checkpointer: Any,
+        checkpointer: BaseCheckpointSaver[str],
         settings: ConfigHolder,
         webhooks: WebhookSender,
         jobs: JobTable,
         hooks: RunHooks = RunHooks(),
         leases: RunFence | None = None,
-        thread_deleter: Callable[[str], Coroutine[Any, Any, None]] | None = None,
+        thread_deleter: Callable[[str], Coroutine[object, object, None]] | None = None,
     ) -> None:
         self.db = db
         self.graphs = graphs
@@ -220,7 +246,7 @@ class Executor:
         # its lease writes nothing)
         self.leases = leases
 
-    async def emit(self, job: Job, event: str, data: Any) -> None:
+    async def emit(self, job: Job, event: str, data: object) -> None:
         if job.fence is not None and self.leases is not None:
             if job.lease_lost:
                 raise LeaseLost(job.run_id)
@@ -267,7 +293,7 @@ class Executor:
             await asyncio.wait([stream])
             job.state.begin_finishing()
         status: Outcome = "success"
-        error: dict[str, Any] | None = None
+        error: RunError | None = None
         if stream.cancelled():
             status = _cancelled_status(job)  # cancel() set the action while we awaited
         elif (exc := stream.exception()) is not None:
@@ -295,7 +321,7 @@ class Executor:
         final = streamed.final_values if status == "success" else None
         await self._settle(job, status, error, usage.as_dict(), started_at, final)
 
-    async def _emit_error(self, job: Job, error: dict[str, Any]) -> None:
+    async def _emit_error(self, job: Job, error: RunError) -> None:
         """The run's error event. When its lease cannot be proven because the database is
         away, it is published anyway: the event store keeps only the events of the run's
         current claim (its fence), and the settle is fenced the same way."""
@@ -317,12 +343,10 @@ class Executor:
             if "custom" in job.request.modes:  # events tools write past the stream writer
                 extra.append(DirectEvents(lambda ev, data: self.emit(job, ev, data)))
             config = build_config(job, [usage, *extra])
-            if job.config.tracing.langfuse is not None:
-                config["metadata"].update(vendor_metadata(job))
-            context = config.pop("__context__", {})
+            context = build_context(job)
             request = GraphRequest(
                 access="threads.create_run",
-                config=config,  # type: ignore[arg-type]
+                config=config,
                 context=context,
                 user=graph_user(job.principal),
                 app_config=job.config,
@@ -350,10 +374,10 @@ class Executor:
         self,
         job: Job,
         status: Outcome,
-        error: dict[str, Any] | None,
+        error: RunError | None,
         usage: dict[str, int],
         started_at: datetime | None,
-        final_values: dict[str, Any] | None = None,
+        final_values: dict[str, object] | None = None,
     ) -> None:
         """``final_values``: the thread's state as the run's own stream ended it (see
         ``StreamedState``), which spares reading the checkpoint back; None to read it."""
@@ -395,7 +419,7 @@ class Executor:
             return
         final_status = _recorded_status(status)
         if error is not None:
-            output: dict[str, Any] = {"__error__": error}
+            output: dict[str, object] = {"__error__": error}
         else:
             output = dict(values)
             flat = [i for items in interrupts.values() for i in items]
@@ -417,11 +441,11 @@ class Executor:
         self,
         job: Job,
         status: Outcome,
-        error: dict[str, Any] | None,
+        error: RunError | None,
         usage: dict[str, int],
-        final_values: dict[str, Any] | None,
+        final_values: dict[str, object] | None,
         fence: tuple[str, int] | None,
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
+    ) -> tuple[dict[str, object], CachedInterrupts]:
         """One try at settling (see ``_settle``), raising if the database is unreachable:
         the run's and thread's final values and interrupts, once written."""
         if status == "rollback":  # deleting what is already gone is a no-op
@@ -442,7 +466,7 @@ class Executor:
         # elsewhere the thread's update asks the database.
         sqlite = self.db.is_sqlite
 
-        def unit(conn: Any) -> bool:
+        def unit(conn: Connection) -> bool:
             others_pending = self.jobs.has_queued(job.thread_id, job.run_id) if sqlite else None
             return run_units.settle_run(
                 conn,
@@ -484,16 +508,12 @@ class Executor:
             log.exception("rollback of checkpoints failed")
 
     async def _final_state(
-        self, job: Job, final_values: dict[str, Any] | None
-    ) -> tuple[dict[str, Any], dict[str, Any], bool]:
+        self, job: Job, final_values: dict[str, object] | None
+    ) -> tuple[dict[str, object], CachedInterrupts, bool]:
         """The thread's values and interrupts as the run left them, and whether nodes are
         still to run: from the run's own stream when it carried them, else the checkpoint."""
         if final_values is not None:
-            cached = to_jsonable(final_values)
-            values = (
-                cast(dict[str, Any], cached) if isinstance(cached, dict) else {"__root__": cached}
-            )
-            return values, {}, False
+            return cached_values(final_values), {}, False
         snapshot = await self._final_snapshot(job)
         if snapshot is None:
             return {}, {}, False
@@ -543,7 +563,7 @@ class Executor:
             }
             self.webhooks.send(
                 job.request.webhook,
-                to_jsonable(payload),
+                cast("JsonObject", to_jsonable(payload)),  # a dict's JSON is an object
                 allow_private=job.config.runs.webhook_allow_private_addresses,
             )
         if job.temporary and job.request.on_completion == "delete" and self.thread_deleter:
@@ -562,7 +582,7 @@ class Executor:
         while self.background:
             await asyncio.wait(list(self.background))
 
-    async def finish_expired(self, job: Job, error: dict[str, Any]) -> None:
+    async def finish_expired(self, job: Job, error: RunError) -> None:
         """A run that waited past `runs.max_queue_wait_s`: it ends `error`, never started."""
         job.state.begin_finishing()
         await self.emit(job, "error", error)
@@ -578,12 +598,12 @@ class Executor:
         row: RunRecord,
         *,
         status: str,
-        error: dict[str, Any] | None,
+        error: RunError | None,
         cancel_reason: str | None,
     ) -> None:
         """Settle a run no live task owns (left by a dead process)."""
 
-        def unit(conn: Any) -> None:
+        def unit(conn: Connection) -> None:
             run_units.settle_orphan(
                 conn,
                 row.run_id,

@@ -9,19 +9,23 @@ legacy `messages` mode becomes `messages/metadata`, `messages/partial` and
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from langchain_core.messages import BaseMessage, BaseMessageChunk
 from langchain_core.runnables import RunnableConfig
 from langgraph.channels.untracked_value import (  # pyright: ignore[reportMissingTypeStubs]
     UntrackedValue,
 )
-from langgraph.pregel import Pregel  # pyright: ignore[reportMissingTypeStubs]
 
 from pronghorn.graphs.context_keys import filter_context
 from pronghorn.graphs.registry import AnyGraph
+from pronghorn.persistence.records.json_object import JsonObject
 
-Emit = Callable[[str, Any], Awaitable[None]]
+Emit = Callable[[str, object], Awaitable[None]]
+"""Sends one API event: its name and its data (JSON once serialized)."""
+
+NodeInterrupts = list[str] | Literal["*"] | None
+"""A run's ``interrupt_before``/``interrupt_after``: node names, every node, or none."""
 
 
 class StreamedState:
@@ -37,10 +41,10 @@ class StreamedState:
         self.eligible = False
         self.interrupted = False
         self.seen = False
-        self.values: Any = None
+        self.values: object = None
 
     def watch(
-        self, graph: Pregel[Any, Any, Any, Any], interrupt_before: Any, interrupt_after: Any
+        self, graph: AnyGraph, interrupt_before: NodeInterrupts, interrupt_after: NodeInterrupts
     ) -> None:
         output = graph.output_channels
         self.eligible = (
@@ -57,7 +61,7 @@ class StreamedState:
             )
         )
 
-    def observe(self, mode: str, data: Any) -> None:
+    def observe(self, mode: str, data: object) -> None:
         if isinstance(data, dict) and "__interrupt__" in data:
             self.interrupted = True
         if mode == "values":
@@ -65,10 +69,12 @@ class StreamedState:
             self.values = data
 
     @property
-    def final_values(self) -> dict[str, Any] | None:
+    def final_values(self) -> dict[str, object] | None:
         if not (self.eligible and self.seen) or self.interrupted:
             return None
-        return cast(dict[str, Any], self.values) if isinstance(self.values, dict) else None
+        if not isinstance(self.values, dict):
+            return None
+        return cast(dict[str, object], self.values)  # a values chunk: keyed by channel name
 
 
 def native_modes(modes: list[str]) -> list[str]:
@@ -93,7 +99,7 @@ class _LegacyMessages:
         self.partial: dict[str, BaseMessageChunk] = {}
 
     async def on_message(
-        self, name_suffix: str, message: BaseMessage, meta: dict[str, Any]
+        self, name_suffix: str, message: BaseMessage, meta: dict[str, object]
     ) -> None:
         msg_id = message.id or ""
         if isinstance(message, BaseMessageChunk):
@@ -122,15 +128,15 @@ class _LegacyMessages:
 
 async def stream_graph(
     graph: AnyGraph,
-    graph_input: Any,
-    config: dict[str, Any],
+    graph_input: object,
+    config: RunnableConfig,
     *,
     modes: list[str],
     emit: Emit,
     subgraphs: bool = False,
-    context: dict[str, Any] | None = None,
-    interrupt_before: Any = None,
-    interrupt_after: Any = None,
+    context: JsonObject | None = None,
+    interrupt_before: NodeInterrupts = None,
+    interrupt_after: NodeInterrupts = None,
     durability: str | None = None,
     state: StreamedState | None = None,
 ) -> None:
@@ -143,6 +149,7 @@ async def stream_graph(
     else:
         state = None
     legacy = _LegacyMessages(emit) if "messages" in requested else None
+    # Any: keyword arguments passed through to Pregel.astream / astream_events as they are
     kwargs: dict[str, Any] = {
         "stream_mode": native,
         "subgraphs": subgraphs,
@@ -156,12 +163,13 @@ async def stream_graph(
     if durability:
         kwargs["durability"] = durability
 
-    async def dispatch(ns: tuple[str, ...], mode: str, data: Any) -> None:
+    async def dispatch(ns: tuple[str, ...], mode: str, data: object) -> None:
         if state is not None and not ns:
             state.observe(mode, data)
         suffix = "|" + "|".join(ns) if ns else ""
         if mode == "messages":
-            message, meta = data
+            # LangGraph's `messages` mode streams (message, metadata) pairs
+            message, meta = cast("tuple[BaseMessage, dict[str, object]]", data)
             if "messages-tuple" in requested:
                 await emit(f"messages{suffix}", [message, meta])
             if legacy is not None:
@@ -174,30 +182,31 @@ async def stream_graph(
         if mode in requested:
             await emit(f"{mode}{suffix}", data)
 
-    async def handle(chunk: Any) -> None:
+    async def handle(chunk: object) -> None:
+        # LangGraph streams (namespace, mode, data) with subgraphs, (mode, data) without
         if subgraphs:
-            ns, mode, data = chunk
+            ns, mode, data = cast("tuple[tuple[str, ...], str, object]", chunk)
             await dispatch(tuple(ns), mode, data)
         else:
-            mode, data = chunk
+            mode, data = cast("tuple[str, object]", chunk)
             await dispatch((), mode, data)
 
-    run_config = cast("RunnableConfig", config)  # build_config's keys are RunnableConfig's
     if "events" in requested:
         # langchain-core annotates `input` with a bare `Command` (no type argument).
         events = graph.astream_events(  # pyright: ignore[reportUnknownMemberType]
-            graph_input, run_config, version="v2", **kwargs
+            graph_input, config, version="v2", **kwargs
         )
         async for event in events:
             if event.get("event") == "on_chain_stream" and not event.get("parent_ids"):
                 chunk: object = (event.get("data") or {}).get("chunk")
-                if isinstance(chunk, tuple) and len(cast("tuple[Any, ...]", chunk)) in (2, 3):
-                    await handle(chunk)
+                parts = cast("tuple[object, ...]", chunk) if isinstance(chunk, tuple) else ()
+                if len(parts) in (2, 3):
+                    await handle(parts)
             await emit("events", event)
     else:
         # langgraph annotates `input` with a bare `Command` (no type argument).
         stream = graph.astream(  # pyright: ignore[reportUnknownMemberType]
-            graph_input, run_config, **kwargs
+            graph_input, config, **kwargs
         )
         async for chunk in stream:
             await handle(chunk)

@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any
 
 from pronghorn.auth.principal import LOCAL_PRINCIPAL, Principal
 from pronghorn.config.schema.app import AppConfig
 from pronghorn.graphs.registry import GraphEntry
 from pronghorn.persistence.records.assistants import AssistantRecord
+from pronghorn.persistence.records.json_object import JsonObject
 from pronghorn.persistence.records.runs import RunRecord
 from pronghorn.runtime.engine.run_request import RunCreate
-from pronghorn.runtime.engine.run_state import CancelAction, RunPhase, RunState, RunStatus
+from pronghorn.runtime.engine.run_state import (
+    CancelAction,
+    RunError,
+    RunPhase,
+    RunState,
+    RunStatus,
+)
 
 
 @dataclass(eq=False)
@@ -26,7 +32,7 @@ class Job:
     # is reloaded meanwhile (None: the one serving when it starts, e.g. a claimed run).
     graph: GraphEntry | None = None
     temporary: bool = False
-    thread_metadata: dict[str, Any] = field(default_factory=dict)
+    thread_metadata: JsonObject = field(default_factory=dict[str, object])
     # The user the run (its thread, files and sandbox) belongs to, and who it executes as:
     # the principal that created it (a cron's owner for a cron's runs).
     owner_id: str = LOCAL_PRINCIPAL.identity
@@ -69,11 +75,11 @@ class Job:
         return self.state.more_on_thread
 
     @property
-    def output(self) -> Any:  # JSON, any shape: what /wait and /join return
+    def output(self) -> object:  # JSON, any shape: what /wait and /join return
         return self.state.output
 
     @property
-    def error(self) -> dict[str, Any] | None:
+    def error(self) -> RunError | None:
         return self.state.error
 
     @property

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 
 class RunResult(Protocol):
     done: asyncio.Event
-    output: Any
+
+    @property
+    def output(self) -> object: ...  # JSON, any shape
 
 
 @dataclass(eq=False)
@@ -21,7 +23,7 @@ class RemoteRun:
     run_id: str
     thread_id: str
     done: asyncio.Event = field(default_factory=asyncio.Event)
-    output: Any = None
+    output: object = None  # JSON, any shape
     task: asyncio.Task[None] | None = None
 
     def stop_following(self) -> None:

@@ -17,13 +17,17 @@ import dataclasses
 import logging
 import time
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
-from typing import Any, cast
+from typing import cast
+
+from sqlalchemy import Connection
 
 from pronghorn.auth.authorizer import AllowAll, Authorizer
 from pronghorn.auth.principal import LOCAL_PRINCIPAL
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.persistence.errors import QueueFull, RecordError
 from pronghorn.persistence.json_codec import json_loads
 from pronghorn.persistence.records.assistants import AssistantRecord
+from pronghorn.persistence.records.json_object import json_object
 from pronghorn.persistence.records.runs import RunRecord
 from pronghorn.persistence.repos import assistants as assistants_repo
 from pronghorn.persistence.repos import run_units
@@ -41,7 +45,7 @@ from pronghorn.runtime.engine.jobs import Job
 from pronghorn.runtime.engine.remote_run import RemoteRun
 from pronghorn.runtime.engine.run_queue import RunQueue
 from pronghorn.runtime.engine.run_request import RunCreate
-from pronghorn.runtime.engine.run_state import FINAL_STATUSES, cancel_action
+from pronghorn.runtime.engine.run_state import FINAL_STATUSES, RunError, cancel_action
 from pronghorn.runtime.engine.run_thread import new_thread_metadata
 from pronghorn.runtime.engine.thread_turns import ThreadTurns
 from pronghorn.runtime.errors import (
@@ -65,7 +69,7 @@ def final_status(status: str) -> str:
     return status if status in FINAL_STATUSES else "error"
 
 
-def queue_timeout_error(job: Job) -> dict[str, str]:
+def queue_timeout_error(job: Job) -> RunError:
     return timeout_error(job.config.runs.max_queue_wait_s or 0)
 
 
@@ -129,7 +133,7 @@ class RunManager:
             return dataclasses.replace(run, status=job.status)
         return run
 
-    def on_config_change(self, old: Any, new: Any) -> None:
+    def on_config_change(self, old: AppConfig, new: AppConfig) -> None:
         self.admission.resize(new.runs)
 
     # -- create ----------------------------------------------------------------------
@@ -203,7 +207,7 @@ class RunManager:
         self.admission.enter(access.identity)
         terms = self.queue.terms(req, tid)
 
-        def unit(conn: Any) -> tuple[AssistantRecord, run_units.Accepted]:
+        def unit(conn: Connection) -> tuple[AssistantRecord, run_units.Accepted]:
             assistant = run_units.resolve_assistant(conn, req.assistant_id, access.owner_scope)
             self._check(req, assistant)
             return assistant, run_units.accept_run(
@@ -488,7 +492,7 @@ class RunManager:
         await self.broker.drop_thread(thread_id)
 
     # -- results ---------------------------------------------------------------------
-    async def output(self, thread_id: str, run_id: str) -> dict[str, Any] | Any:
+    async def output(self, thread_id: str, run_id: str) -> object:
         """What /join returns for a run that is no longer in memory."""
         run = await self.db.write(lambda c: run_units.get_run(c, run_id, thread_id))
         if run is None:
@@ -497,11 +501,10 @@ class RunManager:
         if run.status in ("error", "timeout") and run.error:
             return {"__error__": run.error}
         state = thread.values if thread is not None else None
-        values: dict[str, Any] = (
-            dict(cast(Mapping[str, Any], state)) if isinstance(state, Mapping) else {}
-        )
+        values: dict[str, object] = dict(json_object(state) or {})
         by_task: Mapping[str, object] = thread.interrupts if thread is not None else {}
-        interrupts = [i for items in by_task.values() for i in cast(list[Any], items)]
+        # each task's interrupts: a list (the column as the run's settle wrote it)
+        interrupts = [i for items in by_task.values() for i in cast("list[object]", items)]
         if interrupts:
             values["__interrupt__"] = interrupts
         return values
@@ -594,9 +597,7 @@ class RunManager:
         self.admission.enter(job.principal.identity)
         await self._start(job)
 
-    async def settle_orphan(
-        self, row: RunRecord, *, status: str, error: dict[str, Any] | None
-    ) -> None:
+    async def settle_orphan(self, row: RunRecord, *, status: str, error: RunError | None) -> None:
         """Settle a run no live task executes (it cannot run, or its process died)."""
         await self.ex.settle_orphan(row, status=status, error=error, cancel_reason=None)
 
@@ -608,7 +609,7 @@ class RunManager:
         )
         if latest is None:
             return False
-        metadata: Mapping[str, Any] = latest.metadata or {}
+        metadata: Mapping[str, object] = latest.metadata or {}
         return metadata.get("run_id") == run_id
 
     async def shutdown(self, drain_timeout: float) -> None:

@@ -18,14 +18,14 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Protocol
 
 from pronghorn.persistence.records.runs import RunRecord
 from pronghorn.persistence.repos.run_queue_load import QueueCaps
 from pronghorn.runtime.engine.control import ControlMessage
 from pronghorn.runtime.engine.jobs import Job
 from pronghorn.runtime.engine.run_request import RunCreate
-from pronghorn.runtime.engine.run_state import CancelAction
+from pronghorn.runtime.engine.run_state import CancelAction, RunError
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class AcceptTerms:
 
     owner: str | None
     claimable_at: datetime | None = None
-    claim_if_idle: dict[str, Any] | None = None  # the claim columns
+    claim_if_idle: dict[str, object] | None = None  # the claim columns
     queue_caps: QueueCaps | None = None
 
 
@@ -45,14 +45,14 @@ class RunHost(Protocol):
 
     async def start_job(self, job: Job) -> None: ...
 
-    async def output(self, thread_id: str, run_id: str) -> Any: ...
+    async def output(self, thread_id: str, run_id: str) -> object: ...
 
     async def cancel_elsewhere(self, run_id: str, action: str, wait: bool) -> bool: ...
 
     async def wrote_checkpoint(self, thread_id: str, run_id: str) -> bool: ...
 
     async def settle_orphan(
-        self, row: RunRecord, *, status: str, error: dict[str, Any] | None
+        self, row: RunRecord, *, status: str, error: RunError | None
     ) -> None: ...
 
 

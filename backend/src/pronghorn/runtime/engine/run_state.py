@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Literal, TypedDict, get_args
 
 from pronghorn.persistence.repos.run_units import StartMark
 
@@ -19,6 +19,14 @@ RunStatus = Literal["pending", "running", "success", "error", "interrupted", "ti
 CancelAction = Literal["interrupt", "rollback", "shutdown", "lease_lost"]
 """Why a run was asked to stop: a client (`interrupt`, `rollback`: its checkpoints and row
 go), the server stopping (`shutdown`), or another replica taking it over (`lease_lost`)."""
+
+
+class RunError(TypedDict):
+    """How a run failed, as its `error` event, its row and /wait give it."""
+
+    error: str  # a name: the exception's type, or a code (TimeoutError, ServerRestart...)
+    message: str
+
 
 FINAL_STATUSES: frozenset[RunStatus] = frozenset({"success", "error", "interrupted", "timeout"})
 
@@ -48,8 +56,8 @@ class RunSnapshot:
     cancel_action: CancelAction | None
     started: bool
     lease_lost: bool
-    output: Any  # JSON, as /wait answers it
-    error: dict[str, Any] | None  # JSON: {error, message}
+    output: object  # JSON, as /wait answers it
+    error: RunError | None
 
 
 class RunState:
@@ -68,8 +76,8 @@ class RunState:
         # Whether another run of its thread was unfinished when this one settled (then that
         # run may be claimable now); True until the settle has looked.
         self._more_on_thread = True
-        self._output: Any = None  # what /wait and /join return: JSON, any shape
-        self._error: dict[str, Any] | None = None
+        self._output: object = None  # what /wait and /join return: JSON, any shape
+        self._error: RunError | None = None
         self.task: asyncio.Task[None] | None = None  # the run task (waits, then executes)
         self.stream_task: asyncio.Task[None] | None = None
         # The `running` write (made with the run's next events, or dropped by its settle)
@@ -101,11 +109,11 @@ class RunState:
         return self._more_on_thread
 
     @property
-    def output(self) -> Any:
+    def output(self) -> object:
         return self._output
 
     @property
-    def error(self) -> dict[str, Any] | None:
+    def error(self) -> RunError | None:
         return self._error
 
     def snapshot(self) -> RunSnapshot:
@@ -163,23 +171,23 @@ class RunState:
         """Another replica owns the run now: nothing more is written for it here."""
         self._lease_lost = True
 
-    def fenced(self, error: dict[str, Any]) -> None:
+    def fenced(self, error: RunError) -> None:
         """It ends here without writing anything (its lease was lost)."""
         self._phase = "finishing"
         self._error = error
         self._output = {"__error__": error}
 
-    def settled(self, status: RunStatus, error: dict[str, Any] | None, output: Any) -> None:
+    def settled(self, status: RunStatus, error: RunError | None, output: object) -> None:
         """Its end is recorded: `status` with `error`, and what /wait answers."""
         self._status = status
         self._error = error
         self._output = output
 
-    def ended_elsewhere(self, status: RunStatus, output: Any) -> None:
+    def ended_elsewhere(self, status: RunStatus, output: object) -> None:
         """A run another replica executed has ended (a follower read its outcome)."""
         self._status = status
         self._output = output
 
-    def unreadable(self, output: Any) -> None:
+    def unreadable(self, output: object) -> None:
         """A follower could not read the run's outcome: what /wait answers instead."""
         self._output = output

@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig
-from langgraph.types import Interrupt, PregelTask, StateSnapshot
+from langgraph.types import Interrupt, PregelTask, StateSnapshot, StateUpdate
 
+from pronghorn.graphs.registry import AnyGraph
+from pronghorn.persistence.records.json_object import JsonObject, json_object
 from pronghorn.runtime.events.serialization import to_jsonable
 
+CachedInterrupts = dict[str, list[dict[str, object]]]
+"""The thread row's cached interrupts: ``{task_id: [{id, value}]}``."""
 
-def checkpoint_of(config: RunnableConfig | None) -> dict[str, Any] | None:
+
+def checkpoint_of(config: RunnableConfig | None) -> dict[str, object] | None:
     """``{thread_id, checkpoint_ns, checkpoint_id, checkpoint_map}`` of a checkpoint config."""
     if not config:
         return None
     conf = config.get("configurable") or {}
-    out: dict[str, Any] = {
+    out: dict[str, object] = {
         "thread_id": conf.get("thread_id"),
         "checkpoint_ns": conf.get("checkpoint_ns", "") or "",
         "checkpoint_id": conf.get("checkpoint_id"),
@@ -25,21 +31,21 @@ def checkpoint_of(config: RunnableConfig | None) -> dict[str, Any] | None:
     return out
 
 
-def interrupt_json(item: Interrupt) -> dict[str, Any]:
+def interrupt_json(item: Interrupt) -> dict[str, object]:
     return {"id": getattr(item, "id", None), "value": to_jsonable(item.value)}
 
 
-def _task_json(task: PregelTask) -> dict[str, Any]:
-    state: dict[str, Any] | None = None
-    checkpoint: dict[str, Any] | None = None
+def _task_json(task: PregelTask) -> dict[str, object]:
+    state: dict[str, object] | None = None
+    checkpoint: dict[str, object] | None = None
     if isinstance(task.state, StateSnapshot):
         state = snapshot_to_state(task.state)
-    elif isinstance(task.state, dict):
-        checkpoint = checkpoint_of(task.state)  # type: ignore[arg-type]
+    elif task.state is not None:  # a subgraph task's config
+        checkpoint = checkpoint_of(task.state)
     return {
         "id": task.id,
         "name": task.name,
-        "path": to_jsonable(list(cast("tuple[Any, ...]", task.path))),
+        "path": to_jsonable(list(cast("tuple[object, ...]", task.path))),
         "error": repr(task.error) if task.error is not None else None,
         "interrupts": [interrupt_json(i) for i in task.interrupts],
         "checkpoint": checkpoint,
@@ -48,7 +54,7 @@ def _task_json(task: PregelTask) -> dict[str, Any]:
     }
 
 
-def snapshot_to_state(snapshot: StateSnapshot) -> dict[str, Any]:
+def snapshot_to_state(snapshot: StateSnapshot) -> dict[str, object]:
     """The ThreadState JSON of a snapshot (values, next, tasks, metadata, checkpoints...)."""
     checkpoint = checkpoint_of(snapshot.config)
     parent = checkpoint_of(snapshot.parent_config)
@@ -66,7 +72,7 @@ def snapshot_to_state(snapshot: StateSnapshot) -> dict[str, Any]:
     }
 
 
-def empty_state(thread_id: str) -> dict[str, Any]:
+def empty_state(thread_id: str) -> dict[str, object]:
     """ThreadState of a thread that has no checkpoint yet."""
     return {
         "values": {},
@@ -82,22 +88,28 @@ def empty_state(thread_id: str) -> dict[str, Any]:
     }
 
 
+def cached_values(values: object) -> dict[str, object]:
+    """A thread's values as its row caches them: the JSON of a state object, or
+    ``{"__root__": value}`` for any other value (None: no values, ``{}``)."""
+    jsonable: object = to_jsonable(values) if values is not None else {}
+    if isinstance(jsonable, dict):
+        return cast("dict[str, object]", jsonable)  # decoded JSON: its keys are strings
+    return {"__root__": jsonable}
+
+
 def thread_values_and_interrupts(
     snapshot: StateSnapshot,
-) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
+) -> tuple[dict[str, object], CachedInterrupts]:
     """``(values, {task_id: [{id, value}]})`` for the thread row's cached state."""
-    jsonable: object = to_jsonable(snapshot.values) if snapshot.values is not None else {}
-    values: dict[str, Any] = (
-        cast("dict[str, Any]", jsonable) if isinstance(jsonable, dict) else {"__root__": jsonable}
-    )
-    interrupts: dict[str, list[dict[str, Any]]] = {}
+    values = cached_values(snapshot.values)
+    interrupts: CachedInterrupts = {}
     for task in snapshot.tasks:
         if task.interrupts:
             interrupts[task.id] = [interrupt_json(i) for i in task.interrupts]
     return values, interrupts
 
 
-def select_fields(state: dict[str, Any], select: list[str] | None) -> dict[str, Any]:
+def select_fields(state: JsonObject, select: list[str] | None) -> JsonObject:
     """Apply a ``select`` list: top-level field names keep only those fields;
     ``values.<key>`` entries keep only those keys of ``values``."""
     if not select:
@@ -106,103 +118,126 @@ def select_fields(state: dict[str, Any], select: list[str] | None) -> dict[str, 
     top = [f for f in select if not f.startswith("values.")]
     out = {k: v for k, v in state.items() if k in top} if top else dict(state)
     if value_keys:
-        values: object = state.get("values") or {}
-        if isinstance(values, dict):
-            kept = cast("dict[str, Any]", values)
-            out["values"] = {k: kept[k] for k in value_keys if k in kept}
+        values = json_object(state.get("values") or {})
+        if values is not None:
+            out["values"] = {k: values[k] for k in value_keys if k in values}
     return out
 
 
 # --- thread state operations (graph-bound; never call these inside a database unit) --------
 
 
-def state_config(thread_id: str, checkpoint: dict[str, Any] | str | None = None) -> dict[str, Any]:
-    """A graph config addressing a thread, optionally at a checkpoint. ``checkpoint`` may be a
-    checkpoint id, a flat ``{checkpoint_id, checkpoint_ns, ...}`` or ``{"configurable": {...}}``."""
-    configurable: dict[str, Any] = {"thread_id": thread_id, "checkpoint_ns": ""}
+Checkpoint = JsonObject | str | None
+"""A checkpoint as a request names it: its id, a flat ``{checkpoint_id, checkpoint_ns, ...}``
+or ``{"configurable": {...}}`` (None: the latest)."""
+
+
+def _configurable(thread_id: str, checkpoint: Checkpoint) -> dict[str, object]:
+    configurable: dict[str, object] = {"thread_id": thread_id, "checkpoint_ns": ""}
     if isinstance(checkpoint, str):
         configurable["checkpoint_id"] = checkpoint
-    elif isinstance(checkpoint, dict):
-        inner = checkpoint.get("configurable")
-        source = cast("dict[str, Any]", inner) if isinstance(inner, dict) else checkpoint
+    elif checkpoint is not None:
+        source = json_object(checkpoint.get("configurable")) or checkpoint
         for key in ("checkpoint_id", "checkpoint_ns", "checkpoint_map"):
             if source.get(key) is not None:
                 configurable[key] = source[key]
-    return {"configurable": configurable}
+    return configurable
+
+
+def state_config(thread_id: str, checkpoint: Checkpoint = None) -> RunnableConfig:
+    """A graph config addressing a thread, optionally at a checkpoint (see ``Checkpoint``)."""
+    return {"configurable": _configurable(thread_id, checkpoint)}
 
 
 async def read_state(
-    graph: Any, thread_id: str, checkpoint: dict[str, Any] | str | None, *, subgraphs: bool
-) -> dict[str, Any] | None:
+    graph: AnyGraph, thread_id: str, checkpoint: Checkpoint, *, subgraphs: bool
+) -> dict[str, object] | None:
     """ThreadState at the latest (or the given) checkpoint; None when that checkpoint is
     unknown, the empty state when the thread has none yet."""
-    config = state_config(thread_id, checkpoint)
-    snapshot = await graph.aget_state(config, subgraphs=subgraphs)
+    configurable = _configurable(thread_id, checkpoint)
+    snapshot = await graph.aget_state({"configurable": configurable}, subgraphs=subgraphs)
     if snapshot.created_at is None:  # no such checkpoint
-        return None if "checkpoint_id" in config["configurable"] else empty_state(thread_id)
+        return None if "checkpoint_id" in configurable else empty_state(thread_id)
     return snapshot_to_state(snapshot)
 
 
 async def read_history(
-    graph: Any,
+    graph: AnyGraph,
     thread_id: str,
     *,
     limit: int,
-    before: dict[str, Any] | str | None,
-    metadata: dict[str, Any] | None,
-    checkpoint: dict[str, Any] | None,
-) -> list[dict[str, Any]]:
+    before: Checkpoint,
+    metadata: JsonObject | None,
+    checkpoint: JsonObject | None,
+) -> list[dict[str, object]]:
     """Snapshots newest first (``before`` accepts both the flat and the configurable form)."""
-    config = state_config(thread_id, checkpoint)
-    config["configurable"].pop("checkpoint_id", None)
-    before_config = None
+    configurable = _configurable(thread_id, checkpoint)
+    configurable.pop("checkpoint_id", None)
+    before_config: RunnableConfig | None = None
     if before:
-        before_config = state_config(thread_id, before)
-        before_config["configurable"]["checkpoint_ns"] = config["configurable"]["checkpoint_ns"]
-    out: list[dict[str, Any]] = []
+        before_configurable = _configurable(thread_id, before)
+        before_configurable["checkpoint_ns"] = configurable["checkpoint_ns"]
+        before_config = {"configurable": before_configurable}
+    out: list[dict[str, object]] = []
     async for snapshot in graph.aget_state_history(
-        config, filter=metadata or None, before=before_config, limit=limit
+        {"configurable": configurable},
+        filter=dict(metadata) if metadata else None,
+        before=before_config,
+        limit=limit,
     ):
         out.append(snapshot_to_state(snapshot))
     return out
 
 
 async def update_state(
-    graph: Any,
+    graph: AnyGraph,
     thread_id: str,
-    values: Any,
+    values: object,
     *,
     as_node: str | None,
-    checkpoint: dict[str, Any] | str | None,
-) -> dict[str, Any]:
+    checkpoint: Checkpoint,
+) -> dict[str, object]:
     """Apply an update through the graph's reducers; the new checkpoint's config."""
     config = state_config(thread_id, checkpoint)
     new_config = await graph.aupdate_state(config, values, as_node=as_node)
     return {"checkpoint": checkpoint_of(new_config)}
 
 
-async def apply_supersteps(graph: Any, thread_id: str, supersteps: list[dict[str, Any]]) -> None:
-    """Apply ``[{"updates": [{values, command, as_node}]}]`` in order, one superstep each."""
-    from langgraph.types import StateUpdate
+def _state_update(update: object) -> StateUpdate:
+    """One ``{values, command, as_node}`` of a superstep as LangGraph applies it."""
+    fields = json_object(update)
+    if fields is None:
+        raise TypeError("a superstep's update must be an object")
+    values = fields.get("values")
+    command = json_object(fields.get("command") or {})
+    if values is None and command is not None:
+        values = command.get("update")
+    as_node = fields.get("as_node")
+    if as_node is not None and not isinstance(as_node, str):
+        raise TypeError("as_node must be a string")
+    # Any: StateUpdate annotates `values` as a dict, yet LangGraph applies any value a
+    # state's channels take (aupdate_state takes `dict[str, Any] | Any`).
+    update_values: Any = values
+    return StateUpdate(update_values, as_node)
 
+
+async def apply_supersteps(
+    graph: AnyGraph, thread_id: str, supersteps: Sequence[JsonObject]
+) -> None:
+    """Apply ``[{"updates": [{values, command, as_node}]}]`` in order, one superstep each."""
     steps: list[list[StateUpdate]] = []
     for step in supersteps:
-        updates: list[StateUpdate] = []
-        step_updates: list[dict[str, Any]] = step.get("updates") or []
-        for update in step_updates:
-            values = update.get("values")
-            command: object = update.get("command") or {}
-            if values is None and isinstance(command, dict):
-                values = cast("dict[str, Any]", command).get("update")
-            updates.append(StateUpdate(values, update.get("as_node")))
-        steps.append(updates)
+        step_updates: object = step.get("updates") or []
+        if not isinstance(step_updates, list):
+            raise TypeError("a superstep's updates must be a list")
+        steps.append([_state_update(u) for u in cast("list[object]", step_updates)])
     if steps:
         await graph.abulk_update_state(state_config(thread_id), steps)
 
 
 async def current_cache(
-    graph: Any, thread_id: str
-) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
+    graph: AnyGraph, thread_id: str
+) -> tuple[dict[str, object], CachedInterrupts]:
     """The thread row's cached ``(values, interrupts)`` from the latest checkpoint."""
     snapshot = await graph.aget_state(state_config(thread_id))
     return thread_values_and_interrupts(snapshot)

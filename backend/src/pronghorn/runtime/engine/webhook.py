@@ -14,10 +14,10 @@ import asyncio
 import logging
 import random
 from datetime import UTC, datetime
-from typing import Any
 
 import httpx
 
+from pronghorn.persistence.records.json_object import JsonObject
 from pronghorn.runtime.events.serialization import dumps
 from pronghorn.web.ssrf import BlockedURLError, FetchError, check_static, pinned_request, vet_url
 
@@ -56,7 +56,7 @@ class WebhookSender:
         self._client = httpx.AsyncClient(timeout=timeout_s, follow_redirects=False, trust_env=False)
         self._tasks: set[asyncio.Task[None]] = set()
 
-    def send(self, url: str, payload: dict[str, Any], *, allow_private: bool = False) -> None:
+    def send(self, url: str, payload: JsonObject, *, allow_private: bool = False) -> None:
         task = asyncio.create_task(self._deliver(url, payload, allow_private), name="webhook")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -71,7 +71,7 @@ class WebhookSender:
         )
         return await self._client.send(request)
 
-    async def _deliver(self, url: str, payload: dict[str, Any], allow_private: bool) -> None:
+    async def _deliver(self, url: str, payload: JsonObject, allow_private: bool) -> None:
         delay = 0.5
         run_id = payload.get("run_id")
         for attempt in range(self.retries + 1):

@@ -7,13 +7,13 @@ import dataclasses
 import uuid
 from collections.abc import Callable, Iterable
 from datetime import date, datetime
-from typing import Any, cast
+from typing import cast
 
 import orjson
 from pydantic import BaseModel
 
 
-def _default(obj: Any) -> Any:
+def _default(obj: object) -> object:
     if isinstance(obj, BaseModel):
         return obj.model_dump(mode="json")
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
@@ -23,10 +23,10 @@ def _default(obj: Any) -> Any:
     if isinstance(obj, uuid.UUID):
         return str(obj)
     if isinstance(obj, (set, frozenset, tuple)):
-        return list(cast("Iterable[Any]", obj))
+        return list(cast("Iterable[object]", obj))
     if isinstance(obj, bytes):
         return obj.decode("utf-8", "replace")
-    as_dict: Callable[[], Any] | None = getattr(obj, "_asdict", None)  # a namedtuple's
+    as_dict: Callable[[], object] | None = getattr(obj, "_asdict", None)  # a namedtuple's
     if as_dict is not None:
         return as_dict()
     if hasattr(obj, "__dict__"):
@@ -34,7 +34,7 @@ def _default(obj: Any) -> Any:
     return repr(obj)
 
 
-def dumps(obj: Any) -> bytes:
+def dumps(obj: object) -> bytes:
     return orjson.dumps(
         obj,
         default=_default,
@@ -42,5 +42,6 @@ def dumps(obj: Any) -> bytes:
     )
 
 
-def to_jsonable(obj: Any) -> Any:
+def to_jsonable(obj: object) -> object:
+    """``obj`` as JSON decodes it (dicts, lists, strings, numbers, booleans, None)."""
     return orjson.loads(dumps(obj))

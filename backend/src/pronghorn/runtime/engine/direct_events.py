@@ -4,7 +4,6 @@ appends the custom events tools dispatch past the stream writer to the run's eve
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
 from uuid import UUID
 
 from langchain_core.callbacks import AsyncCallbackHandler
@@ -18,18 +17,18 @@ class DirectEvents(AsyncCallbackHandler):
     raise_error = False
     run_inline = True
 
-    def __init__(self, emit: Callable[[str, Any], Awaitable[None]]) -> None:
+    def __init__(self, emit: Callable[[str, object], Awaitable[None]]) -> None:
         self.emit = emit
 
     async def on_custom_event(
         self,
         name: str,
-        data: Any,
+        data: object,
         *,
         run_id: UUID,
         tags: list[str] | None = None,
-        metadata: dict[str, Any] | None = None,
-        **kwargs: Any,
+        metadata: dict[str, object] | None = None,
+        **kwargs: object,
     ) -> None:
         if name == DIRECT_EVENT:
             await self.emit("custom", data)

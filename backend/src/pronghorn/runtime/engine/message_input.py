@@ -45,20 +45,22 @@ def _reason(exc: Exception) -> str:
     return text or type(exc).__name__
 
 
-def message_problem(item: Any) -> str | None:
+def message_problem(item: object) -> str | None:
     """Why LangChain cannot turn ``item`` into a message; None when it can."""
+    # Any: a client's value, given to LangChain's coercion to learn whether it is a message
+    candidate: Any = item
     try:
-        convert_to_messages([item])
+        convert_to_messages([candidate])
     except Exception as exc:  # whatever LangChain raises, the item is not a message
         return _reason(exc)
     return None
 
 
-def check_input_messages(value: Any) -> None:
+def check_input_messages(value: object) -> None:
     """Raise :class:`InvalidRunInput` naming ``input.messages[i]`` for the first bad item."""
     if not isinstance(value, dict):
         return
-    fields = cast("dict[str, Any]", value)
+    fields = cast("dict[str, object]", value)  # a run's JSON input: its keys are strings
     if "messages" not in fields:
         return
     messages = fields["messages"]
@@ -69,7 +71,7 @@ def check_input_messages(value: Any) -> None:
         if problem is not None:
             raise InvalidRunInput(f"input.messages: not a valid message: {problem}")
         return
-    for i, item in enumerate(cast("list[Any]", messages)):
+    for i, item in enumerate(cast("list[object]", messages)):
         problem = message_problem(item)
         if problem is not None:
             raise InvalidRunInput(f"input.messages[{i}]: not a valid message: {problem}")
@@ -86,7 +88,7 @@ def takes_messages(graphs: GraphRegistry, graph_id: str) -> bool:
     channel = entry.target.channels.get("messages")
     if not isinstance(channel, BinaryOperatorAggregate):
         return False
-    return cast("BinaryOperatorAggregate[Any]", channel).operator is add_messages
+    return cast("BinaryOperatorAggregate[object]", channel).operator is add_messages
 
 
 def message_input_validator(

@@ -8,7 +8,7 @@ overflowing deep inside a query after part of the work is done.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, cast
+from typing import Annotated, cast
 
 from pydantic import AfterValidator, Field
 
@@ -25,9 +25,10 @@ TTLMinutes = Annotated[float, Field(gt=0, le=MAX_TTL_MINUTES)]
 """A time-to-live in minutes: positive, at most 100 years."""
 
 
-def _check_checkpoint(value: dict[str, Any]) -> dict[str, Any]:
+def _check_checkpoint(value: dict[str, object]) -> dict[str, object]:
     inner = value.get("configurable")
-    sources = (value, cast("dict[str, Any]", inner)) if isinstance(inner, dict) else (value,)
+    # a JSON object's keys are strings
+    sources = (value, cast("dict[str, object]", inner)) if isinstance(inner, dict) else (value,)
     for source in sources:
         for key in ("checkpoint_id", "checkpoint_ns"):
             if source.get(key) is not None and not isinstance(source[key], str):
@@ -39,7 +40,7 @@ def _check_checkpoint(value: dict[str, Any]) -> dict[str, Any]:
     return value
 
 
-CheckpointDict = Annotated[dict[str, Any], AfterValidator(_check_checkpoint)]
+CheckpointDict = Annotated[dict[str, object], AfterValidator(_check_checkpoint)]
 """A checkpoint selector (`{checkpoint_id, checkpoint_ns, checkpoint_map, ...}`): other keys
 (the SDKs echo `thread_id` back) are left for the caller to ignore; the three LangGraph
 reads must have the types it expects (also inside a `configurable` wrapper)."""
@@ -48,7 +49,7 @@ FILTER_KEY = re.compile(r"^[A-Za-z0-9_.-]+$")
 """What a JSON-filter key may be: LangGraph's stores and checkpointers put it in SQL text."""
 
 
-def _check_filter_keys(value: dict[str, Any]) -> dict[str, Any]:
+def _check_filter_keys(value: dict[str, object]) -> dict[str, object]:
     for key in value:
         if not FILTER_KEY.match(key):
             raise ValueError(
@@ -57,5 +58,5 @@ def _check_filter_keys(value: dict[str, Any]) -> dict[str, Any]:
     return value
 
 
-FilterDict = Annotated[dict[str, Any], AfterValidator(_check_filter_keys)]
+FilterDict = Annotated[dict[str, object], AfterValidator(_check_filter_keys)]
 """A `{key: value}` filter passed to a LangGraph store or checkpointer search."""

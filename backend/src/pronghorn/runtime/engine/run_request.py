@@ -6,7 +6,7 @@ reference server's defaults.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -41,20 +41,21 @@ def check_stream_modes(modes: list[str], allowed: set[str] = STREAM_MODES) -> li
 class RunCommand(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    resume: Any = None
-    update: Any = None
-    goto: Any = None
+    # JSON as the client sent it: LangGraph's Command checks it
+    resume: object = None
+    update: object = None
+    goto: object = None
 
 
 class RunCreate(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     assistant_id: str = Field(min_length=1)
-    input: Any = None
+    input: object = None  # JSON: the graph's input, any shape it takes
     command: RunCommand | None = None
-    config: dict[str, Any] | None = None
-    context: dict[str, Any] | None = None
-    metadata: dict[str, Any] | None = None
+    config: dict[str, object] | None = None
+    context: dict[str, object] | None = None
+    metadata: dict[str, object] | None = None
     stream_mode: list[str] | str = Field(default_factory=lambda: ["values"])
     stream_subgraphs: bool = False
     stream_resumable: bool = False
@@ -74,7 +75,7 @@ class RunCreate(BaseModel):
 
     @field_validator("stream_mode", mode="before")
     @classmethod
-    def _modes(cls, value: Any) -> Any:
+    def _modes(cls, value: object) -> object:
         if value is None:
             return ["values"]
         return value
@@ -94,7 +95,7 @@ class RunCreate(BaseModel):
         assert isinstance(self.stream_mode, list)
         return self.stream_mode
 
-    def kwargs(self) -> dict[str, Any]:
+    def kwargs(self) -> dict[str, object]:
         """What the Run object echoes back as `kwargs`."""
         return {
             "input": self.input,

@@ -7,10 +7,9 @@ path that accepts runs — REST, the SDK, agent calls — before anything is wri
 
 from __future__ import annotations
 
-from typing import Any, cast
-
 from pronghorn.auth.authorizer import Authorizer
 from pronghorn.persistence.db import Database
+from pronghorn.persistence.records.json_object import json_object
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.engine.run_request import RunCreate
@@ -19,7 +18,7 @@ from pronghorn.runtime.owned import authorize_with
 
 async def new_thread_metadata(
     db: Database, authorizer: Authorizer, access: Access, thread_id: str, req: RunCreate
-) -> dict[str, Any] | None:
+) -> dict[str, object] | None:
     """The metadata the run's new thread gets, once `threads.create` allowed it; None when
     the run creates no thread (`if_not_exists: "reject"`, or the thread exists: a thread
     deleted before the run is accepted is then missing, never created unauthorized).
@@ -35,5 +34,5 @@ async def new_thread_metadata(
         "ttl": None,
     }
     await authorize_with(authorizer, access, "threads", "create", value)
-    stamped = value.get("metadata")
-    return dict(cast(dict[str, Any], stamped)) if isinstance(stamped, dict) else {}
+    stamped = json_object(value.get("metadata"))
+    return dict(stamped) if stamped is not None else {}

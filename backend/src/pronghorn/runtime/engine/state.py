@@ -215,8 +215,7 @@ def _state_update(update: object) -> StateUpdate:
     as_node = fields.get("as_node")
     if as_node is not None and not isinstance(as_node, str):
         raise TypeError("as_node must be a string")
-    # Any: StateUpdate annotates `values` as a dict, yet LangGraph applies any value a
-    # state's channels take (aupdate_state takes `dict[str, Any] | Any`).
+    # Any: StateUpdate annotates a dict; LangGraph applies any value (as aupdate_state does)
     update_values: Any = values
     return StateUpdate(update_values, as_node)
 

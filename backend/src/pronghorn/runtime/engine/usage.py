@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from langchain_core.callbacks import AsyncCallbackHandler
 from langchain_core.outputs import LLMResult
 
@@ -38,7 +36,7 @@ class UsageCounter(AsyncCallbackHandler):
         self.total_tokens = 0
         self.llm_calls = 0
 
-    async def on_llm_end(self, response: LLMResult, **kwargs: Any) -> None:
+    async def on_llm_end(self, response: LLMResult, **kwargs: object) -> None:
         self.llm_calls += 1
         for generations in response.generations:
             for gen in generations:

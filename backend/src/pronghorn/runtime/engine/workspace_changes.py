@@ -16,8 +16,9 @@ import logging
 import os
 from collections.abc import AsyncGenerator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
+from pronghorn.persistence.records.json_object import JsonObject
 from pronghorn.persistence.repos import workspace_changes as repo
 from pronghorn.sandbox import workspace_scan
 from pronghorn.sandbox.paths import ThreadPaths, user_folder
@@ -96,13 +97,13 @@ def _exists(path: Path) -> bool:
     return True
 
 
-def _without_diffs(files: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _without_diffs(files: list[JsonObject]) -> list[dict[str, object]]:
     return [{**f, "diff": ""} for f in files]
 
 
 async def run_changes(
     runtime: AppRuntime, thread_id: str, run_id: str, *, include_files: bool, include_diff: bool
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """DeerFlow's `WorkspaceChangesResponse` of a run (the caller checked it may see it):
     `available: false` when nothing was recorded (no change, or a run before recording)."""
     stored = await runtime.db.read(lambda conn: repo.get_changes(conn, thread_id, run_id))
@@ -114,7 +115,8 @@ async def run_changes(
             "files": [],
             "limits": {},
         }
-    files = cast("list[dict[str, Any]]", stored.get("files", [])) if include_files else []
+    # the recorder's own JSON: `files` is a list of objects
+    files = cast("list[JsonObject]", stored.get("files", [])) if include_files else []
     return {
         "available": True,
         "version": stored.get("version", 1),

@@ -6,7 +6,7 @@ agent), so every model call made inside a run is counted, whichever middleware m
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import cast
 from uuid import UUID
 
 from langchain_core.callbacks import AsyncCallbackHandler
@@ -16,7 +16,7 @@ from langchain_core.outputs import LLMResult
 from pronghorn.runtime.observability.metrics import Metrics
 
 
-def model_label(serialized: dict[str, Any] | None, metadata: dict[str, Any] | None) -> str:
+def model_label(serialized: dict[str, object] | None, metadata: dict[str, object] | None) -> str:
     """The model's name as LangChain reports it (`ls_model_name`), else its class."""
     name = (metadata or {}).get("ls_model_name")
     if isinstance(name, str) and name:
@@ -68,37 +68,39 @@ class MetricsCallback(AsyncCallbackHandler):
         self._models: dict[UUID, str] = {}
         self._tools: dict[UUID, str] = {}
 
-    async def on_custom_event(self, name: str, data: Any, *, run_id: UUID, **kwargs: Any) -> None:
+    async def on_custom_event(
+        self, name: str, data: object, *, run_id: UUID, **kwargs: object
+    ) -> None:
         """The fallback chain (agent/middlewares/llm_errors.py) handed a call on."""
         if name == "pronghorn_model_fallback" and isinstance(data, dict):
-            fields = cast("dict[str, Any]", data)
+            fields = cast("dict[str, object]", data)
             self.metrics.model_fallbacks.labels(
                 str(fields.get("from")), str(fields.get("to")), str(fields.get("reason"))
             ).inc()
 
     async def on_chat_model_start(
         self,
-        serialized: dict[str, Any],
+        serialized: dict[str, object],
         messages: list[list[BaseMessage]],
         *,
         run_id: UUID,
-        metadata: dict[str, Any] | None = None,
-        **kwargs: Any,
+        metadata: dict[str, object] | None = None,
+        **kwargs: object,
     ) -> None:
         self._models[run_id] = model_label(serialized, metadata)
 
     async def on_llm_start(
         self,
-        serialized: dict[str, Any],
+        serialized: dict[str, object],
         prompts: list[str],
         *,
         run_id: UUID,
-        metadata: dict[str, Any] | None = None,
-        **kwargs: Any,
+        metadata: dict[str, object] | None = None,
+        **kwargs: object,
     ) -> None:
         self._models[run_id] = model_label(serialized, metadata)
 
-    async def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
+    async def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: object) -> None:
         model = self._models.pop(run_id, "unknown")
         self.metrics.llm_requests.labels(model, "ok").inc()
         inp, out = tokens_of(response)
@@ -107,26 +109,26 @@ class MetricsCallback(AsyncCallbackHandler):
         if out:
             self.metrics.llm_tokens.labels(model, "output").inc(out)
 
-    async def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+    async def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: object) -> None:
         model = self._models.pop(run_id, "unknown")
         self.metrics.llm_requests.labels(model, "error").inc()
 
     async def on_tool_start(
         self,
-        serialized: dict[str, Any],
+        serialized: dict[str, object],
         input_str: str,
         *,
         run_id: UUID,
-        **kwargs: Any,
+        **kwargs: object,
     ) -> None:
         name: object = kwargs.get("name") or (serialized or {}).get("name") or "unknown"
         self._tools[run_id] = str(name)[:100]
 
-    async def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
+    async def on_tool_end(self, output: object, *, run_id: UUID, **kwargs: object) -> None:
         tool = self._tools.pop(run_id, "unknown")
         status = "error" if tool_failed(output) else "ok"
         self.metrics.tool_calls.labels(tool, status).inc()
 
-    async def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+    async def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: object) -> None:
         tool = self._tools.pop(run_id, "unknown")
         self.metrics.tool_calls.labels(tool, "error").inc()

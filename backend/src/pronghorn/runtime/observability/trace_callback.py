@@ -9,7 +9,6 @@ node → model / tool (→ a sub-graph's nodes …).
 
 from __future__ import annotations
 
-from typing import Any
 from uuid import UUID
 
 from langchain_core.callbacks import AsyncCallbackHandler
@@ -72,13 +71,13 @@ class TraceCallback(AsyncCallbackHandler):
     # -- chains: the graph and its nodes --------------------------------------------------
     async def on_chain_start(
         self,
-        serialized: dict[str, Any] | None,
-        inputs: Any,
+        serialized: dict[str, object] | None,
+        inputs: object,
         *,
         run_id: UUID,
         parent_run_id: UUID | None = None,
-        metadata: dict[str, Any] | None = None,
-        **kwargs: Any,
+        metadata: dict[str, object] | None = None,
+        **kwargs: object,
     ) -> None:
         name = str(kwargs.get("name") or (serialized or {}).get("name") or "chain")
         node = (metadata or {}).get("langgraph_node")
@@ -93,10 +92,10 @@ class TraceCallback(AsyncCallbackHandler):
         else:
             self._parents[run_id] = parent_run_id
 
-    async def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
+    async def on_chain_end(self, outputs: object, *, run_id: UUID, **kwargs: object) -> None:
         self._end(run_id)
 
-    async def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+    async def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: object) -> None:
         # A node that interrupts (human in the loop) raises GraphInterrupt: not a failure.
         if type(error).__name__ in ("GraphInterrupt", "ParentCommand"):
             self._end(run_id)
@@ -106,13 +105,13 @@ class TraceCallback(AsyncCallbackHandler):
     # -- model calls --------------------------------------------------------------------
     async def on_chat_model_start(
         self,
-        serialized: dict[str, Any],
+        serialized: dict[str, object],
         messages: list[list[BaseMessage]],
         *,
         run_id: UUID,
         parent_run_id: UUID | None = None,
-        metadata: dict[str, Any] | None = None,
-        **kwargs: Any,
+        metadata: dict[str, object] | None = None,
+        **kwargs: object,
     ) -> None:
         model = model_label(serialized, metadata)
         provider = str((metadata or {}).get("ls_provider") or "")
@@ -124,7 +123,7 @@ class TraceCallback(AsyncCallbackHandler):
             SpanKind.CLIENT,
         )
 
-    async def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
+    async def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: object) -> None:
         span = self._spans.get(run_id)
         if span is not None:
             inp, out = tokens_of(response)
@@ -132,26 +131,26 @@ class TraceCallback(AsyncCallbackHandler):
             span.set_attribute("gen_ai.usage.output_tokens", out)
         self._end(run_id)
 
-    async def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+    async def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: object) -> None:
         self._end(run_id, error)
 
     # -- tool calls ---------------------------------------------------------------------
     async def on_tool_start(
         self,
-        serialized: dict[str, Any],
+        serialized: dict[str, object],
         input_str: str,
         *,
         run_id: UUID,
         parent_run_id: UUID | None = None,
-        **kwargs: Any,
+        **kwargs: object,
     ) -> None:
         name = str(kwargs.get("name") or (serialized or {}).get("name") or "tool")
         self._start(f"tool {name}", run_id, parent_run_id, {"gen_ai.tool.name": name})
 
-    async def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
+    async def on_tool_end(self, output: object, *, run_id: UUID, **kwargs: object) -> None:
         self._end(run_id, "the tool reported an error" if tool_failed(output) else None)
 
-    async def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+    async def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: object) -> None:
         self._end(run_id, error)
 
     def close(self) -> None:

@@ -35,6 +35,7 @@ class LangfuseMissing(RuntimeError):
 
 
 class _HandlerClass(Protocol):
+    # Any: the Langfuse handler's own keywords (its v2 and v3 constructors differ)
     def __call__(self, **kwargs: Any) -> BaseCallbackHandler: ...
 
 

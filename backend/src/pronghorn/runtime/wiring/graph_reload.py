@@ -13,10 +13,10 @@ import contextlib
 import logging
 from collections.abc import AsyncGenerator, Iterable
 from pathlib import Path
-from typing import Any
 
 from watchfiles import Change, awatch  # pyright: ignore[reportUnknownVariableType]
 
+from pronghorn.config.schema.app import AppConfig
 from pronghorn.persistence.repos.assistants import (
     ensure_system_assistants,
     remove_system_assistants,
@@ -54,7 +54,7 @@ class GraphReloader:
             if graphs.watched_files() != files_before:
                 self.rewatch.set()
 
-    async def on_config(self, old: Any, new: Any) -> None:
+    async def on_config(self, old: AppConfig, new: AppConfig) -> None:
         if dict(old.graphs) != dict(new.graphs):
             await self.apply(dict(new.graphs))
 

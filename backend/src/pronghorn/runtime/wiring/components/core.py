@@ -8,12 +8,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from pronghorn.config.schema.app import RunsConfig
+from pronghorn.config.schema.app import AppConfig, RunsConfig
 from pronghorn.models.errors import UnknownModelError
 from pronghorn.models.factory import ModelFactory
 from pronghorn.persistence.records.assistants import AssistantRecord
+from pronghorn.persistence.records.json_object import json_object
 from pronghorn.runtime.cluster.leases import Leases
 from pronghorn.runtime.cluster.replicas import replicas
 from pronghorn.runtime.cluster.run_queue_cluster import ClusterRunQueue
@@ -56,7 +57,7 @@ if TYPE_CHECKING:
 async def models(runtime: AppRuntime) -> AsyncGenerator[None, None]:
     runtime.models = ModelFactory(runtime.config)
 
-    def _refresh(old: Any, new: Any) -> None:
+    def _refresh(old: AppConfig, new: AppConfig) -> None:
         runtime.models = ModelFactory(new)
 
     runtime.settings.add_listener(_refresh)
@@ -67,9 +68,9 @@ def model_name_of(req: RunCreate) -> str | None:
     """The model a run asks for: `context.model_name`, else `configurable.model_name`."""
     name = (req.context or {}).get("model_name")
     if name is None:
-        configurable: dict[str, Any] = (req.config or {}).get("configurable") or {}
+        configurable = json_object((req.config or {}).get("configurable") or {}) or {}
         name = configurable.get("model_name")
-    return name
+    return None if name is None else str(name)
 
 
 def check_model(runtime: AppRuntime) -> RunValidator:
@@ -144,7 +145,7 @@ async def broker(runtime: AppRuntime) -> AsyncGenerator[None, None]:
         total_retention_bytes=cfg.streaming.total_retention_bytes,
     )
 
-    def _retune(old: Any, new: Any) -> None:
+    def _retune(old: AppConfig, new: AppConfig) -> None:
         mem.run_retention_bytes = new.streaming.run_retention_bytes
         mem.total_retention_bytes = new.streaming.total_retention_bytes
 
@@ -249,7 +250,7 @@ async def subagents(runtime: AppRuntime) -> AsyncGenerator[None, None]:
         skills=runtime.skills,
     )
 
-    def _resize(old: Any, new: Any) -> None:
+    def _resize(old: AppConfig, new: AppConfig) -> None:
         pool.resize(new.subagents.max_concurrent)
 
     runtime.settings.add_listener(_resize)

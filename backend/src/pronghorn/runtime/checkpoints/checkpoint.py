@@ -14,10 +14,10 @@ import asyncio
 import contextlib
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.store.base import BaseStore
+from langgraph.store.base import BaseStore, TTLConfig
 
 from pronghorn.config.schema.app import StoreConfig
 from pronghorn.persistence.db import Database
@@ -38,8 +38,8 @@ class Persistence:
     store: BaseStore
 
 
-def _ttl_config(cfg: StoreConfig) -> dict[str, Any]:
-    ttl: dict[str, Any] = {
+def _ttl_config(cfg: StoreConfig) -> TTLConfig:
+    ttl: TTLConfig = {
         "refresh_on_read": cfg.ttl.refresh_on_read,
         "sweep_interval_minutes": cfg.ttl.sweep_interval_minutes,
     }
@@ -64,7 +64,7 @@ async def open_persistence(
         worker = db.sqlite_worker
         saver = WorkerSqliteSaver(worker)
         await saver.asetup()
-        sqlite_store = await WorkerSqliteStore.open(worker, ttl=ttl)  # type: ignore[arg-type]
+        sqlite_store = await WorkerSqliteStore.open(worker, ttl=ttl)
         await sqlite_store.start_sweeper()
         try:
             yield Persistence(saver, sqlite_store)
@@ -81,7 +81,7 @@ async def open_persistence(
     # A connection idle for a while is checked before it is handed out: after the database
     # was away, stale ones are replaced instead of failing a run (persistence/pool_checks.py).
     idle_check = IdleConnectionCheck()
-    pool = AsyncConnectionPool(
+    pool: AsyncConnectionPool[AsyncConnection[DictRow]] = AsyncConnectionPool(
         db.psycopg_conninfo(),
         min_size=1,
         max_size=db.pool_size,
@@ -100,7 +100,7 @@ async def open_persistence(
     await pool.open(wait=True)
     try:
         saver = OutlastingPostgresSaver(pool, wait_s=write_wait_s, waits=db.outage_waits)
-        store = AsyncPostgresStore(pool, ttl=ttl)  # type: ignore[arg-type]
+        store = AsyncPostgresStore(pool, ttl=ttl)
         await store.start_ttl_sweeper()
         try:
             yield Persistence(saver, store)

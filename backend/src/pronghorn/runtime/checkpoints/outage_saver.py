@@ -22,6 +22,9 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata
+from psycopg import AsyncConnection
+from psycopg.rows import DictRow
+from psycopg_pool import AsyncConnectionPool
 
 from pronghorn.persistence.outage import OutageWaits, outlast_outage
 from pronghorn.runtime.checkpoints.checkpoint_statements import OneStatementCursor, SaverStatements
@@ -30,7 +33,13 @@ from pronghorn.runtime.observability.log_context import run_id_var
 
 
 class OutlastingPostgresSaver(HistoryPostgresSaver):
-    def __init__(self, pool: Any, *, wait_s: float, waits: OutageWaits) -> None:
+    def __init__(
+        self,
+        pool: AsyncConnectionPool[AsyncConnection[DictRow]],
+        *,
+        wait_s: float,
+        waits: OutageWaits,
+    ) -> None:
         super().__init__(pool)
         self._statements = SaverStatements(
             self.UPSERT_CHECKPOINT_BLOBS_SQL,
@@ -42,6 +51,7 @@ class OutlastingPostgresSaver(HistoryPostgresSaver):
         self.waits = waits
 
     @asynccontextmanager
+    # Any: the library's cursor, or a OneStatementCursor in its place (its writes' executemany)
     async def _cursor(self, *, pipeline: bool = False) -> AsyncGenerator[Any]:
         """The library's cursor; the one its writes use (``pipeline=True``) sends them as one
         statement each."""
@@ -74,7 +84,7 @@ class OutlastingPostgresSaver(HistoryPostgresSaver):
     async def aput_writes(
         self,
         config: RunnableConfig,
-        writes: Sequence[tuple[str, Any]],
+        writes: Sequence[tuple[str, object]],
         task_id: str,
         task_path: str = "",
     ) -> None:

@@ -16,12 +16,12 @@ import contextlib
 import random
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
-from typing import Any, LiteralString
+from typing import LiteralString
 
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from psycopg import AsyncConnection, AsyncCursor
 from psycopg.errors import DeadlockDetected, DuplicateTable, SerializationFailure, UniqueViolation
-from psycopg.rows import TupleRow, tuple_row
+from psycopg.rows import DictRow, TupleRow, tuple_row
 from psycopg_pool import AsyncConnectionPool
 
 from pronghorn.runtime.checkpoints import history_plan
@@ -95,7 +95,7 @@ class HistoryPostgresSaver(AsyncPostgresSaver):
         await self._rewrite(unit)
 
     @asynccontextmanager
-    async def _connection(self) -> AsyncGenerator[AsyncConnection[Any], None]:
+    async def _connection(self) -> AsyncGenerator[AsyncConnection[DictRow], None]:
         if self.pipe is not None:
             raise NotImplementedError("history rewrites need a pool or a plain connection")
         conn = self.conn

@@ -26,7 +26,7 @@ import logging
 import random
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Generator, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
@@ -84,7 +84,7 @@ class WorkerSqliteSaver(SqliteSaver):
         self,
         config: RunnableConfig | None,
         *,
-        filter: dict[str, Any] | None = None,
+        filter: dict[str, object] | None = None,
         before: RunnableConfig | None = None,
         limit: int | None = None,
     ) -> AsyncIterator[CheckpointTuple]:
@@ -108,7 +108,7 @@ class WorkerSqliteSaver(SqliteSaver):
     async def aput_writes(
         self,
         config: RunnableConfig,
-        writes: Sequence[tuple[str, Any]],
+        writes: Sequence[tuple[str, object]],
         task_id: str,
         task_path: str = "",
     ) -> None:

@@ -30,7 +30,7 @@ import contextlib
 import logging
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable
-from typing import Any, cast
+from typing import cast
 
 from redis import exceptions as redis_errors
 from redis.asyncio import Redis
@@ -204,7 +204,7 @@ class RedisBroker:
         self._boxes.clear()
         await self.writer.aclose()
 
-    async def _call(self, call: Callable[[], Awaitable[Any]], patience_s: float) -> Any:
+    async def _call(self, call: Callable[[], Awaitable[T]], patience_s: float) -> T:
         return await retrying(call, patience_s=patience_s, fail=_unavailable)
 
     # -- writing -----------------------------------------------------------------------
@@ -218,11 +218,11 @@ class RedisBroker:
             return
         keys = [self.keys.run(run_id), self.keys.run_epoch(run_id)]
 
-        async def create() -> Any:
-            return await self._open_run(keys=keys, args=[last, self.stream_ttl_s])
+        async def create() -> int:  # the script answers the run's epoch
+            return int(await self._open_run(keys=keys, args=[last, self.stream_ttl_s]))
 
         # On a request's path: one quick retry, then a 503 (nothing was accepted yet).
-        epoch = int(await self._call(create, patience_s=min(self.retry_s, 0.5)))
+        epoch = await self._call(create, patience_s=min(self.retry_s, 0.5))
         if not self._current(run_id, fence):
             stale = self._boxes.get(run_id)
             if stale is not None and stale.pump is not None:
@@ -252,12 +252,14 @@ class RedisBroker:
         await self._drained(b for b in self._boxes.values() if b.thread_id == thread_id)
         keys = [self.keys.thread(thread_id), self.keys.thread_counter(thread_id)]
 
-        async def append() -> Any:
-            return await self._append_thread(
-                keys=keys, args=[event, data, self.thread_cache_events, self.stream_ttl_s]
+        async def append() -> int:  # the script answers the event's id in the thread
+            return int(
+                await self._append_thread(
+                    keys=keys, args=[event, data, self.thread_cache_events, self.stream_ttl_s]
+                )
             )
 
-        return int(await self._call(append, patience_s=self.retry_s))
+        return await self._call(append, patience_s=self.retry_s)
 
     async def _drained(self, boxes: Iterable[_Outbox], within_s: float | None = None) -> None:
         """Wait (up to `within_s`, default `retry_s`) until Redis has what these runs queued."""
@@ -298,7 +300,7 @@ class RedisBroker:
     async def drop_thread(self, thread_id: str) -> None:
         keys = [self.keys.thread(thread_id), self.keys.thread_counter(thread_id)]
 
-        async def drop() -> Any:
+        async def drop() -> object:
             return await self._drop_thread(keys=keys, args=[self.finished_ttl_s])
 
         try:
@@ -406,16 +408,17 @@ class RedisBroker:
         return end.result
 
     async def _xread(self, key: str, sid: bytes | str) -> list[Entry]:
-        async def read() -> Any:
+        async def read() -> object:
             return await self.client.xread({key: sid}, count=READ_PAGE, block=self.block_ms)
 
         resp = await self._call(read, patience_s=self.retry_s)
         if not resp:
             return []
-        return cast("list[Entry]", resp[0][1])
+        # XREAD of one stream: [(key, [(id, fields), ...])]
+        return cast("list[tuple[bytes, list[Entry]]]", resp)[0][1]
 
     async def _top(self, key: str) -> Entry | None:
-        async def last() -> Any:
+        async def last() -> object:
             return await self.client.xrevrange(key, count=1)
 
         found = cast("list[Entry]", await self._call(last, patience_s=self.retry_s))

@@ -539,7 +539,7 @@ class Executor:
             }
             read = GraphRequest(
                 access="threads.read",
-                config=state_config,  # type: ignore[arg-type]
+                config=state_config,
                 app_config=job.config,
                 config_version=job.config_version or None,
             )

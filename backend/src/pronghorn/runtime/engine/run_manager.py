@@ -174,8 +174,9 @@ class RunManager:
             "after_seconds": req.after_seconds,
         }
         filt = await authorize_with(self.authorizer, access, "threads", "create_run", value)
-        if isinstance(value.get("metadata"), dict):
-            req.metadata = dict(value["metadata"])  # type: ignore[arg-type]
+        stamped = json_object(value.get("metadata"))
+        if stamped is not None:
+            req.metadata = dict(stamped)
         return run_units.RunOwnership(
             owner_id=access.identity,
             principal=principal_record(access.principal),

@@ -16,11 +16,12 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from pronghorn.auth.authorizer import Action
+from pronghorn.persistence.errors import ThreadExists, ThreadMissing
 from pronghorn.persistence.records.threads import ThreadRecord
 from pronghorn.persistence.repos import threads as repo
 from pronghorn.persistence.repos.common import OwnerScope, new_id
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.errors import Conflict, NotFound, Unprocessable, refusals_mapped
+from pronghorn.runtime.errors import NotFound, Unprocessable, refusals_mapped
 from pronghorn.runtime.owned import authorize, load_thread, visible
 from pronghorn.runtime.services.thread_json import thread_json
 from pronghorn.runtime.services.thread_state import apply_supersteps
@@ -91,7 +92,8 @@ async def _create_row(
     authorizer may stamp its metadata, or refuse), owned by `access`'s principal, the
     graph id in its metadata; `also` runs in the same transaction once it is inserted.
     `(the caller's existing thread, False)` when `if_exists="do_nothing"` finds it;
-    another user's existing thread is a `Conflict`, or `NotFound` with `others_missing`.
+    another user's existing thread is a `Conflict`, or `NotFound` with `others_missing`
+    (the unit refuses with `ThreadExists` / `ThreadMissing`, mapped once by `refusals_mapped`).
     `(the new thread, True)` otherwise."""
     thread_id = new.thread_id or new_id()
     metadata = dict(new.metadata)
@@ -117,10 +119,10 @@ async def _create_row(
                 if existing is not None:
                     mine = visible(access, existing.owner_id, existing.metadata, filt)
                     if not mine and others_missing:
-                        raise NotFound.of("Thread", thread_id)
+                        raise ThreadMissing(thread_id)
                     if new.if_exists == "do_nothing" and mine:
                         return existing, False
-                    raise Conflict(f"Thread {thread_id} already exists")
+                    raise ThreadExists(thread_id)
                 created = repo.insert_thread(
                     conn,
                     thread_id,
@@ -133,7 +135,8 @@ async def _create_row(
                     also(conn, created)
                 return created, True
 
-            return await runtime.db.write(unit)
+            with refusals_mapped():  # another user's, or a clash: not found, or a conflict
+                return await runtime.db.write(unit)
         except IntegrityError:
             if attempt == 2 or new.if_exists != "do_nothing":
                 raise

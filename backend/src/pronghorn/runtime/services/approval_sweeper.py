@@ -15,7 +15,7 @@ import contextlib
 import logging
 from collections.abc import AsyncGenerator
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pronghorn.persistence.outage import OutageLog
 from pronghorn.persistence.repos import approval_waits
@@ -33,7 +33,7 @@ log = logging.getLogger("pronghorn.approvals")
 TIMEOUT_REASON = "approval timed out"
 
 
-def denial(pending: list[tuple[str, str]]) -> dict[str, Any]:
+def denial(pending: list[tuple[str, str]]) -> dict[str, dict[str, object]]:
     return {
         iid: {"approved": False, "reason": TIMEOUT_REASON, "call_id": cid} for iid, cid in pending
     }

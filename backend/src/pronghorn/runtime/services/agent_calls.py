@@ -14,8 +14,9 @@ import uuid
 import warnings
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
+from langchain_core.runnables import RunnableConfig
 from sqlalchemy.engine import Connection
 
 from pronghorn.agent.untyped import as_dict, as_list
@@ -119,7 +120,7 @@ async def input_schema(
     }
     request = GraphRequest(
         access="assistants.read",
-        config=config,  # type: ignore[arg-type]
+        config=cast("RunnableConfig", config),  # an assistant's config is a RunnableConfig
         user=graph_user(access.principal),
     )
     try:

@@ -14,9 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Literal, cast
+from typing import TYPE_CHECKING, Literal
 from zoneinfo import ZoneInfo
 
+from pronghorn.agent.untyped import as_dict, as_list
 from pronghorn.persistence.records.crons import CronRecord
 from pronghorn.persistence.records.json_object import JsonObject, json_object
 from pronghorn.persistence.records.runs import RunRecord
@@ -127,19 +128,20 @@ def _spec(fields: TaskFields, payload: JsonObject | None = None) -> crons.CronSp
 
 def _mapping(value: object) -> dict[str, object]:
     """A JSON object as a typed dict ({} for anything else)."""
-    return cast("dict[str, object]", value) if isinstance(value, dict) else {}
+    return as_dict(value) or {}
 
 
 def _prompt(payload: JsonObject) -> str:
     """The text of the last message of a cron's input (what an SDK-made cron asks)."""
-    messages = _mapping(_mapping(payload).get("input")).get("messages")
-    if not isinstance(messages, list) or not messages:
+    messages = as_list(_mapping(_mapping(payload).get("input")).get("messages"))
+    if not messages:
         return ""
-    content = _mapping(cast("list[object]", messages)[-1]).get("content")
+    content = _mapping(messages[-1]).get("content")
     if isinstance(content, str):
         return content
-    if isinstance(content, list):
-        parts = [_mapping(p).get("text", "") for p in cast("list[object]", content)]
+    blocks = as_list(content)
+    if blocks is not None:
+        parts = [_mapping(p).get("text", "") for p in blocks]
         return "".join(p for p in parts if isinstance(p, str))
     return ""
 

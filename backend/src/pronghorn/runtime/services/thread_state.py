@@ -23,6 +23,7 @@ import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.errors import InvalidUpdateError
 
 from pronghorn.graphs.registry import AnyGraph
@@ -60,10 +61,10 @@ async def thread_graph(
         yield None
         return
     require_graph(runtime.graphs, graph_id)
-    config = {"configurable": {"thread_id": row.thread_id, "graph_id": graph_id}}
+    config: RunnableConfig = {"configurable": {"thread_id": row.thread_id, "graph_id": graph_id}}
     request = GraphRequest(
         access=context,
-        config=config,  # type: ignore[arg-type]
+        config=config,
         user=graph_user(access.principal),
     )
     async with runtime.graphs.graph(graph_id, request) as graph:

@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from pronghorn.auth.authenticator import NoAuth
 from pronghorn.auth.authorizer import AllowAll
 from pronghorn.gateway.errors import DOMAIN_STATUS, install_error_handlers
+from pronghorn.persistence.errors import ThreadExists, ThreadMissing
 from pronghorn.runtime import errors
 from pronghorn.runtime.engine.message_input import InvalidRunInput
 from pronghorn.runtime.engine.thread_busy import ThreadBusy
@@ -28,6 +29,9 @@ CASES = [
     (errors.Unavailable("shutting down"), 503, "shutting down"),
     (errors.Forbidden("Not yours"), 403, "Not yours"),
     (errors.TooLarge("Too big"), 413, "Too big"),
+    # a thread create's refusals (threads service), mapped once by domain_error
+    (errors.domain_error(ThreadExists("t")), 409, "Thread t already exists"),
+    (errors.domain_error(ThreadMissing("t")), 404, "Thread with ID t not found"),
 ]
 
 

@@ -35,6 +35,14 @@ class ThreadMissing(RecordError):
         self.thread_id = thread_id
 
 
+class ThreadExists(RecordError):
+    """A thread by this id exists already (a create that may not reuse it)."""
+
+    def __init__(self, thread_id: str) -> None:
+        super().__init__(thread_id)
+        self.thread_id = thread_id
+
+
 class CronMissing(RecordError):
     """No cron by this id (to change)."""
 

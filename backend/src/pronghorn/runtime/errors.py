@@ -15,6 +15,7 @@ from pronghorn.persistence.errors import (
     FeedbackMissing,
     RecordError,
     ThreadBusy,
+    ThreadExists,
     ThreadMissing,
 )
 
@@ -96,6 +97,8 @@ def domain_error(exc: RecordError) -> DomainError:
         return NotFound.of("Assistant", exc.ref)
     if isinstance(exc, ThreadMissing):
         return NotFound.of("Thread", exc.thread_id)
+    if isinstance(exc, ThreadExists):
+        return Conflict(f"Thread {exc.thread_id} already exists")
     if isinstance(exc, CronMissing):
         return NotFound.of("Cron", exc.cron_id)
     if isinstance(exc, FeedbackMissing):

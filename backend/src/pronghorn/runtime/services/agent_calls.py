@@ -12,15 +12,19 @@ from __future__ import annotations
 import asyncio
 import uuid
 import warnings
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
+from langchain_core.runnables import RunnableConfig
 from sqlalchemy.engine import Connection
 
+from pronghorn.agent.untyped import as_dict, as_list
 from pronghorn.auth.authorizer import Action
+from pronghorn.graphs.registry import AnyGraph
 from pronghorn.graphs.requests import GraphRequest
 from pronghorn.ids import system_assistant_id
+from pronghorn.persistence.records.json_object import JsonObject, json_object
 from pronghorn.persistence.records.runs import RunRecord
 from pronghorn.persistence.repos import assistants as assistants_repo
 from pronghorn.persistence.repos import run_units
@@ -48,10 +52,10 @@ FINISHED = frozenset({"success", "error", "timeout", "interrupted"})
 
 @dataclass(frozen=True, slots=True)
 class Callee:
-    """An assistant callable as an agent."""
+    """An assistant callable as an agent (`assistant`: its API JSON)."""
 
-    assistant: dict[str, Any]
-    input_schema: dict[str, Any] | None
+    assistant: JsonObject
+    input_schema: JsonObject | None
 
     @property
     def assistant_id(self) -> str:
@@ -72,12 +76,12 @@ class Callee:
 
     @property
     def description(self) -> str:
-        metadata = cast(dict[str, Any], self.assistant.get("metadata") or {})
+        metadata = json_object(self.assistant.get("metadata")) or {}
         text = metadata.get("description") or self.assistant.get("description")
         return str(text) if text else f"Ask the {self.name!r} assistant; it answers in text."
 
 
-def exposed(assistant: dict[str, Any], exposure: Sequence[str]) -> bool:
+def exposed(assistant: JsonObject, exposure: Sequence[str]) -> bool:
     """Whether an exposure list (ids, graph ids, names, or '*') names the assistant."""
     names = {str(assistant["assistant_id"]), str(assistant["graph_id"])}
     if assistant.get("name"):
@@ -85,38 +89,38 @@ def exposed(assistant: dict[str, Any], exposure: Sequence[str]) -> bool:
     return any(item == "*" or item in names for item in exposure)
 
 
-def takes_messages(schema: dict[str, Any] | None) -> bool:
+def takes_messages(schema: JsonObject | None) -> bool:
     if schema is None:
         return False
     props = schema.get("properties")
     return isinstance(props, dict) and "messages" in props
 
 
-def _schema_of(graph: Any) -> dict[str, Any] | None:
+def _schema_of(graph: AnyGraph) -> JsonObject | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            found = graph.get_input_jsonschema()
+            found: object = graph.get_input_jsonschema()
     except Exception:
         return None
-    return cast(dict[str, Any], found) if isinstance(found, dict) else None
+    return json_object(found)
 
 
 async def input_schema(
-    runtime: AppRuntime, access: Access, assistant: dict[str, Any]
-) -> dict[str, Any] | None:
+    runtime: AppRuntime, access: Access, assistant: JsonObject
+) -> JsonObject | None:
     graph_id = str(assistant["graph_id"])
     if graph_id not in runtime.graphs:
         return None
-    config: dict[str, Any] = dict(assistant.get("config") or {})
+    config: dict[str, object] = dict(json_object(assistant.get("config")) or {})
     config["configurable"] = {
-        **(config.get("configurable") or {}),
+        **(json_object(config.get("configurable")) or {}),
         "assistant_id": assistant["assistant_id"],
         "graph_id": graph_id,
     }
     request = GraphRequest(
         access="assistants.read",
-        config=config,  # type: ignore[arg-type]
+        config=cast("RunnableConfig", config),  # an assistant's config is a RunnableConfig
         user=graph_user(access.principal),
     )
     try:
@@ -141,7 +145,7 @@ async def list_callees(
     )
     rows = [assistant_api(a) for a in found]
     out: list[Callee] = []
-    schemas: dict[str, dict[str, Any] | None] = {}
+    schemas: dict[str, JsonObject | None] = {}
     for row in rows:
         if not exposed(row, exposure):
             continue
@@ -197,11 +201,11 @@ async def start_call(
     callee: Callee,
     *,
     thread_id: str | None = None,
-    graph_input: Any = None,
-    resume: Any = None,
+    graph_input: object = None,
+    resume: object = None,
     model_name: str | None = None,
     modes: Sequence[str] = ("values",),
-    metadata: dict[str, Any] | None = None,
+    metadata: Mapping[str, object] | None = None,
 ) -> Job:
     """Start a run of the callee for `access`: on `thread_id` (created if missing, as
     `threads.ensure` does; another user's is *not found*), or on a new thread of the
@@ -233,12 +237,20 @@ async def stored_run(runtime: AppRuntime, run_id: str) -> RunRecord | None:
 async def usage_of(runtime: AppRuntime, job: Job) -> dict[str, int]:
     """The token usage recorded for a finished run."""
     run = await stored_run(runtime, job.run_id)
-    return {} if run is None else dict(run_api(run)["usage"])
+    if run is None:
+        return {}
+    usage = run.usage
+    return {
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "total_tokens": usage.total_tokens,
+        "llm_calls": usage.llm_calls,
+    }
 
 
 async def owned_run(
     runtime: AppRuntime, access: Access, run_id: str, action: Action = "read"
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """A run whose thread `access` may `action` (its live status overlaid); `NotFound`
     otherwise (unknown, or another user's)."""
     filt = await authorize(runtime, access, "threads", action, {"run_id": run_id})
@@ -250,7 +262,7 @@ async def owned_run(
 
 async def thread_runs(
     runtime: AppRuntime, thread_id: str, limit: int = 100
-) -> list[dict[str, Any]]:
+) -> list[dict[str, object]]:
     """The thread's runs, newest first (the caller checked it may read the thread)."""
     rows = await runtime.db.read(
         lambda conn: runs_repo.list_for_thread(conn, thread_id, limit=limit, offset=0, status=None)
@@ -260,18 +272,18 @@ async def thread_runs(
 
 @dataclass(frozen=True, slots=True)
 class ThreadView:
-    values: dict[str, Any]
-    interrupts: list[Any]  # the values of the interrupts the thread waits on
-    metadata: dict[str, Any]
+    values: dict[str, object]
+    interrupts: list[object]  # the values of the interrupts the thread waits on
+    metadata: dict[str, object]
 
 
 async def thread_view(runtime: AppRuntime, thread_id: str) -> ThreadView:
     """The thread's current values, pending interrupts and metadata (the caller checked
     it may read the thread)."""
     thread = await runtime.db.read(lambda conn: threads_repo.get_row(conn, thread_id))
-    values = cast(dict[str, Any], (thread.values if thread else None) or {})
-    by_task = cast(dict[str, list[Any]], thread.interrupts if thread else {})
-    flat = [i for items in by_task.values() for i in items]
+    values = (as_dict(thread.values) if thread else None) or {}
+    by_task: JsonObject = thread.interrupts if thread else {}
+    flat = [i for items in by_task.values() for i in as_list(items) or []]
     metadata = dict(thread.metadata) if thread else {}
     return ThreadView(values, interrupts_of({"__interrupt__": flat}), metadata)
 
@@ -288,7 +300,8 @@ async def note_on_thread(
         if thread is None:
             raise NotFound.of("Thread", thread_id)
         current = thread.metadata.get(key)
-        items = [str(i) for i in cast(list[Any], current)] if isinstance(current, list) else []
+        listed = as_list(current)
+        items = [str(i) for i in listed] if listed is not None else []
         if item not in items:
             items = [*items, item][-keep:]
         threads_repo.update_thread(conn, thread_id, metadata={key: items})

@@ -4,7 +4,7 @@ own, or shared system ones) whose ``context.agent_name`` names them (agent-conte
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import cast
 
 from pronghorn.persistence.db import Database
 from pronghorn.persistence.repos import assistants as repo
@@ -18,10 +18,10 @@ MAX_SCANNED = 1000
 def _names(value: object) -> tuple[str, ...] | None:
     if not isinstance(value, list | tuple):
         return None
-    return tuple(str(v) for v in cast("list[Any]", value))
+    return tuple(str(v) for v in cast("list[object] | tuple[object, ...]", value))
 
 
-def custom_agent(context: Mapping[str, Any], description: str | None) -> CustomAgent:
+def custom_agent(context: Mapping[str, object], description: str | None) -> CustomAgent:
     model = context.get("model_name")
     return CustomAgent(
         name=str(context["agent_name"]),

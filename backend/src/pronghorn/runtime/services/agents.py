@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pronghorn.models.errors import UnknownModelError
+from pronghorn.persistence.records.assistants import AssistantRecord
+from pronghorn.persistence.records.json_object import JsonObject
+from pronghorn.persistence.repos.common import iso
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.errors import Conflict, InvalidInput, NotFound
 from pronghorn.runtime.services import assistants as service
@@ -72,10 +75,10 @@ def _check(runtime: AppRuntime, spec: AgentSpec) -> None:
         raise InvalidInput(f"system_prompt is longer than {MAX_PROMPT_CHARS} characters")
 
 
-def _context(name: str, spec: AgentSpec, base: dict[str, Any] | None = None) -> dict[str, Any]:
-    ctx: dict[str, Any] = dict(base or {})
+def _context(name: str, spec: AgentSpec, base: JsonObject | None = None) -> dict[str, object]:
+    ctx: dict[str, object] = dict(base or {})
     ctx["agent_name"] = name
-    fields: dict[str, Any] = {
+    fields: dict[str, object] = {
         "description": spec.description,
         "model_name": spec.model,
         "system_prompt": spec.system_prompt,
@@ -90,13 +93,13 @@ def _context(name: str, spec: AgentSpec, base: dict[str, Any] | None = None) -> 
     return ctx
 
 
-def to_agent(assistant: dict[str, Any]) -> dict[str, Any]:
+def to_agent(assistant: AssistantRecord) -> dict[str, object]:
     """The DeerFlow-shaped agent of an assistant (``soul`` = ``system_prompt``)."""
-    ctx: dict[str, Any] = assistant.get("context") or {}
+    ctx = assistant.context
     prompt = ctx.get("system_prompt")
     return {
         "name": ctx.get("agent_name"),
-        "description": ctx.get("description") or assistant.get("description") or "",
+        "description": ctx.get("description") or assistant.description or "",
         "model": ctx.get("model_name"),
         "tool_groups": ctx.get("tool_groups"),
         "skills": ctx.get("skills"),
@@ -104,15 +107,15 @@ def to_agent(assistant: dict[str, Any]) -> dict[str, Any]:
         "subagent_enabled": bool(ctx.get("subagent_enabled", False)),
         "system_prompt": prompt,
         "soul": prompt,
-        "assistant_id": assistant["assistant_id"],
-        "version": assistant.get("version"),
-        "created_at": assistant.get("created_at"),
-        "updated_at": assistant.get("updated_at"),
+        "assistant_id": assistant.assistant_id,
+        "version": assistant.version,
+        "created_at": iso(assistant.created_at),
+        "updated_at": iso(assistant.updated_at),
     }
 
 
-async def _assistants(runtime: AppRuntime, access: Access) -> list[dict[str, Any]]:
-    items, _ = await service.search(
+async def _assistants(runtime: AppRuntime, access: Access) -> list[AssistantRecord]:
+    items, _ = await service.search_rows(
         runtime,
         access,
         metadata=None,
@@ -123,27 +126,21 @@ async def _assistants(runtime: AppRuntime, access: Access) -> list[dict[str, Any
         sort_by="created_at",
         sort_order="asc",
     )
-    return [a for a in items if isinstance(_context_of(a).get("agent_name"), str)]
+    return [a for a in items if isinstance(a.context.get("agent_name"), str)]
 
 
-def _context_of(assistant: dict[str, Any]) -> dict[str, Any]:
-    ctx: dict[str, Any] = assistant.get("context") or {}
-    return ctx
-
-
-async def list_agents(runtime: AppRuntime, access: Access) -> list[dict[str, Any]]:
+async def list_agents(runtime: AppRuntime, access: Access) -> list[dict[str, object]]:
     return [to_agent(a) for a in await _assistants(runtime, access)]
 
 
-async def _find(runtime: AppRuntime, access: Access, name: str) -> dict[str, Any] | None:
+async def _find(runtime: AppRuntime, access: Access, name: str) -> AssistantRecord | None:
     for assistant in await _assistants(runtime, access):
-        ctx: dict[str, Any] = assistant.get("context") or {}
-        if ctx.get("agent_name") == name:
+        if assistant.context.get("agent_name") == name:
             return assistant
     return None
 
 
-async def get_agent(runtime: AppRuntime, access: Access, name: str) -> dict[str, Any]:
+async def get_agent(runtime: AppRuntime, access: Access, name: str) -> dict[str, object]:
     found = await _find(runtime, access, name)
     if found is None:
         raise NotFound(f"Agent {name!r} not found")
@@ -157,7 +154,7 @@ async def name_available(runtime: AppRuntime, access: Access, name: str) -> bool
 
 async def create_agent(
     runtime: AppRuntime, access: Access, name: str, spec: AgentSpec
-) -> dict[str, Any]:
+) -> dict[str, object]:
     check_agent_name(name)
     _check(runtime, spec)
     taken = Conflict(f"An agent named {name!r} already exists")
@@ -181,8 +178,8 @@ def agent_assistant_id(owner: str, name: str) -> str:
 
 async def _create(
     runtime: AppRuntime, access: Access, name: str, spec: AgentSpec
-) -> dict[str, Any]:
-    return await service.create(
+) -> AssistantRecord:
+    return await service.create_row(
         runtime,
         access,
         graph_id=GRAPH_ID,
@@ -198,19 +195,19 @@ async def _create(
 
 async def update_agent(
     runtime: AppRuntime, access: Access, name: str, spec: AgentSpec
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """A new version: given fields replace the stored ones, omitted ones are kept."""
     _check(runtime, spec)
     found = await _find(runtime, access, name)
     if found is None:
         raise NotFound(f"Agent {name!r} not found")
-    updated = await service.update(
+    updated = await service.update_row(
         runtime,
         access,
-        found["assistant_id"],
+        found.assistant_id,
         graph_id=None,
         config=None,
-        context=_context(name, spec, found.get("context")),
+        context=_context(name, spec, found.context),
         metadata=None,
         name=None,
         description=spec.description,
@@ -222,4 +219,4 @@ async def delete_agent(runtime: AppRuntime, access: Access, name: str) -> None:
     found = await _find(runtime, access, name)
     if found is None:
         raise NotFound(f"Agent {name!r} not found")
-    await service.delete(runtime, access, found["assistant_id"], delete_threads=False)
+    await service.delete(runtime, access, found.assistant_id, delete_threads=False)

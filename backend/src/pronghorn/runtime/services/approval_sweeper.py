@@ -15,13 +15,13 @@ import contextlib
 import logging
 from collections.abc import AsyncGenerator
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pronghorn.persistence.outage import OutageLog
 from pronghorn.persistence.repos import approval_waits
 from pronghorn.persistence.repos.common import now
 from pronghorn.runtime.access import Access, principal_from_record
-from pronghorn.runtime.engine.run_request import RunCreate
+from pronghorn.runtime.engine.run_request import RunCommand, RunCreate
 from pronghorn.runtime.errors import DomainError
 from pronghorn.runtime.services.runs import Runs
 
@@ -33,7 +33,7 @@ log = logging.getLogger("pronghorn.approvals")
 TIMEOUT_REASON = "approval timed out"
 
 
-def denial(pending: list[tuple[str, str]]) -> dict[str, Any]:
+def denial(pending: list[tuple[str, str]]) -> dict[str, dict[str, object]]:
     return {
         iid: {"approved": False, "reason": TIMEOUT_REASON, "call_id": cid} for iid, cid in pending
     }
@@ -50,7 +50,7 @@ async def sweep_once(runtime: AppRuntime) -> int:
         kwargs = wait.run_kwargs
         req = RunCreate(
             assistant_id=wait.assistant_id,
-            command={"resume": denial(wait.pending)},  # type: ignore[arg-type]
+            command=RunCommand(resume=denial(wait.pending)),
             config=kwargs.get("config") or None,
             context=kwargs.get("context") or None,
             metadata={"approval_timeout": True},

@@ -16,7 +16,8 @@ from sqlalchemy.exc import IntegrityError
 
 from pronghorn.auth.authorizer import Action
 from pronghorn.persistence.metadata_filter import matches
-from pronghorn.persistence.records.assistants import assistant_record
+from pronghorn.persistence.records.assistants import AssistantRecord, assistant_record
+from pronghorn.persistence.records.json_object import json_object
 from pronghorn.persistence.repos import assistants as repo
 from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.persistence.repos.common import OwnerScope, new_id
@@ -62,6 +63,7 @@ async def load_row(
     return row
 
 
+# Any: record_api's assistant JSON as it types it; the assistants router reads its fields
 async def get(runtime: AppRuntime, access: Access, id_or_graph_id: str) -> dict[str, Any]:
     return assistant_api(assistant_record(await load_row(runtime, access, id_or_graph_id)))
 
@@ -72,15 +74,45 @@ async def create(
     *,
     graph_id: str,
     assistant_id: str | None,
-    config: dict[str, Any],
-    context: dict[str, Any],
-    metadata: dict[str, Any],
+    config: dict[str, object],
+    context: dict[str, object],
+    metadata: dict[str, object],
     if_exists: str,
     name: str,
     description: str | None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """A new assistant owned by `access`'s principal (`if_exists="do_nothing"` returns an
     existing one of its own instead of a conflict)."""
+    return assistant_api(
+        await create_row(
+            runtime,
+            access,
+            graph_id=graph_id,
+            assistant_id=assistant_id,
+            config=config,
+            context=context,
+            metadata=metadata,
+            if_exists=if_exists,
+            name=name,
+            description=description,
+        )
+    )
+
+
+async def create_row(
+    runtime: AppRuntime,
+    access: Access,
+    *,
+    graph_id: str,
+    assistant_id: str | None,
+    config: dict[str, object],
+    context: dict[str, object],
+    metadata: dict[str, object],
+    if_exists: str,
+    name: str,
+    description: str | None,
+) -> AssistantRecord:
+    """`create`'s assistant, as its record."""
     check_graph(runtime, graph_id)
     aid = assistant_id or new_id()
     value: dict[str, object] = {
@@ -94,10 +126,11 @@ async def create(
         "description": description,
     }
     filt = await authorize(runtime, access, "assistants", "create", value)
-    if isinstance(value.get("metadata"), dict):  # the authorizer may stamp metadata
-        metadata = dict(value["metadata"])  # type: ignore[arg-type]
+    stamped = json_object(value.get("metadata"))
+    if stamped is not None:  # the authorizer may stamp metadata
+        metadata = dict(stamped)
 
-    def unit(conn: Connection) -> dict[str, Any]:
+    def unit(conn: Connection) -> AssistantRecord:
         existing = repo.get_row(conn, aid)
         if existing is not None:
             if (
@@ -105,7 +138,7 @@ async def create(
                 and _shown(access, existing)
                 and matches(existing["metadata"], filt)
             ):
-                return assistant_api(assistant_record(existing))
+                return assistant_record(existing)
             raise Conflict(f"Assistant {aid} already exists")
         try:
             new = repo.insert_assistant(
@@ -121,7 +154,7 @@ async def create(
             )
         except IntegrityError:  # a concurrent create of the same id committed first
             raise Conflict(f"Assistant {aid} already exists") from None
-        return assistant_api(new)
+        return new
 
     return await runtime.db.write(unit)
 
@@ -137,14 +170,41 @@ async def search(
     runtime: AppRuntime,
     access: Access,
     *,
-    metadata: dict[str, Any] | None,
+    metadata: dict[str, object] | None,
     graph_id: str | None,
     name: str | None,
     limit: int,
     offset: int,
     sort_by: str | None,
     sort_order: str | None,
-) -> tuple[list[dict[str, Any]], int]:
+) -> tuple[list[dict[str, object]], int]:
+    found, total = await search_rows(
+        runtime,
+        access,
+        metadata=metadata,
+        graph_id=graph_id,
+        name=name,
+        limit=limit,
+        offset=offset,
+        sort_by=sort_by,
+        sort_order=sort_order,
+    )
+    return [assistant_api(a) for a in found], total
+
+
+async def search_rows(
+    runtime: AppRuntime,
+    access: Access,
+    *,
+    metadata: dict[str, object] | None,
+    graph_id: str | None,
+    name: str | None,
+    limit: int,
+    offset: int,
+    sort_by: str | None,
+    sort_order: str | None,
+) -> tuple[list[AssistantRecord], int]:
+    """`search`'s page of assistants, as their records, and how many match."""
     value: dict[str, object] = {
         "metadata": metadata,
         "graph_id": graph_id,
@@ -153,7 +213,7 @@ async def search(
         "offset": offset,
     }
     scope = await search_scope(runtime, access, value)
-    found, total = await runtime.db.read(
+    return await runtime.db.read(
         lambda conn: repo.search(
             conn,
             metadata=metadata,
@@ -166,14 +226,13 @@ async def search(
             scope=scope,
         )
     )
-    return [assistant_api(a) for a in found], total
 
 
 async def count(
     runtime: AppRuntime,
     access: Access,
     *,
-    metadata: dict[str, Any] | None,
+    metadata: dict[str, object] | None,
     graph_id: str | None,
     name: str | None,
 ) -> int:
@@ -190,13 +249,41 @@ async def update(
     id_or_graph_id: str,
     *,
     graph_id: str | None,
-    config: dict[str, Any] | None,
-    context: dict[str, Any] | None,
-    metadata: dict[str, Any] | None,
+    config: dict[str, object] | None,
+    context: dict[str, object] | None,
+    metadata: dict[str, object] | None,
     name: str | None,
     description: str | None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """A new version with the given fields (omitted ones kept, metadata merged)."""
+    return assistant_api(
+        await update_row(
+            runtime,
+            access,
+            id_or_graph_id,
+            graph_id=graph_id,
+            config=config,
+            context=context,
+            metadata=metadata,
+            name=name,
+            description=description,
+        )
+    )
+
+
+async def update_row(
+    runtime: AppRuntime,
+    access: Access,
+    id_or_graph_id: str,
+    *,
+    graph_id: str | None,
+    config: dict[str, object] | None,
+    context: dict[str, object] | None,
+    metadata: dict[str, object] | None,
+    name: str | None,
+    description: str | None,
+) -> AssistantRecord:
+    """`update`'s new version, as its record."""
     if graph_id is not None:
         check_graph(runtime, graph_id)
     value: dict[str, object] = {
@@ -209,8 +296,9 @@ async def update(
         "description": description,
     }
     row = await load_row(runtime, access, id_or_graph_id, "update", value)
-    if metadata is not None and isinstance(value.get("metadata"), dict):
-        metadata = dict(value["metadata"])  # type: ignore[arg-type]
+    changed = json_object(value.get("metadata"))
+    if metadata is not None and changed is not None:  # the authorizer may change it
+        metadata = dict(changed)
     updated = await runtime.db.write(
         lambda conn: repo.update_assistant(
             conn,
@@ -225,7 +313,7 @@ async def update(
     )
     if updated is None:
         raise NotFound.of("Assistant", id_or_graph_id)
-    return assistant_api(updated)
+    return updated
 
 
 async def delete(
@@ -260,10 +348,10 @@ async def versions(
     access: Access,
     id_or_graph_id: str,
     *,
-    metadata: dict[str, Any] | None,
+    metadata: dict[str, object] | None,
     limit: int,
     offset: int,
-) -> list[dict[str, Any]]:
+) -> list[dict[str, object]]:
     row = await load_row(runtime, access, id_or_graph_id)
     found = await runtime.db.read(
         lambda conn: repo.list_versions(
@@ -275,7 +363,7 @@ async def versions(
 
 async def set_latest(
     runtime: AppRuntime, access: Access, id_or_graph_id: str, version: int
-) -> dict[str, Any]:
+) -> dict[str, object]:
     row = await load_row(runtime, access, id_or_graph_id, "update")
     updated = await runtime.db.write(
         lambda conn: repo.set_latest(conn, row["assistant_id"], version)

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, TypedDict
 
 from sqlalchemy.engine import Connection
 
 from pronghorn.auth.authorizer import Action
 from pronghorn.persistence.records.crons import CronRecord
+from pronghorn.persistence.records.json_object import JsonObject, json_object
 from pronghorn.persistence.repos import assistants as assistants_repo
 from pronghorn.persistence.repos import crons as repo
 from pronghorn.persistence.repos.common import OwnerScope, iso, new_id
@@ -38,13 +39,32 @@ class CronSpec:
     end_time: datetime | None
     enabled: bool
     on_run_completed: str | None
-    payload: dict[str, Any]
-    metadata: dict[str, Any]
+    payload: JsonObject
+    metadata: JsonObject
 
 
-def cron_json(cron: CronRecord) -> dict[str, Any]:
-    """The API's Cron JSON of a cron: the one mapping, for every answer of this service."""
-    # Any: JSON for the router to answer, payload and metadata as stored
+class CronJson(TypedDict):
+    """The API's Cron, as this service answers it."""
+
+    cron_id: str
+    assistant_id: str
+    thread_id: str | None
+    schedule: str
+    timezone: str | None
+    end_time: str | None
+    enabled: bool
+    on_run_completed: str | None
+    payload: JsonObject
+    metadata: JsonObject
+    user_id: str | None
+    next_run_date: str | None
+    created_at: str | None
+    updated_at: str | None
+
+
+def cron_json(cron: CronRecord) -> CronJson:
+    """The API's Cron JSON of a cron: the one mapping, for every answer of this service
+    (JSON for the router to answer, payload and metadata as stored)."""
     return {
         "cron_id": cron.cron_id,
         "assistant_id": cron.assistant_id,
@@ -81,10 +101,10 @@ def _value(spec: CronSpec, **extra: object) -> dict[str, object]:
     }
 
 
-def _stamped(value: dict[str, object], spec: CronSpec) -> dict[str, Any]:
+def _stamped(value: dict[str, object], spec: CronSpec) -> JsonObject:
     """The metadata after the authorizer saw `value` (it may stamp or replace it)."""
-    metadata = value.get("metadata")
-    return cast(dict[str, Any], metadata) if isinstance(metadata, dict) else spec.metadata
+    metadata = json_object(value.get("metadata"))
+    return metadata if metadata is not None else spec.metadata
 
 
 def _poke(runtime: AppRuntime) -> None:
@@ -94,8 +114,15 @@ def _poke(runtime: AppRuntime) -> None:
 
 async def create(
     runtime: AppRuntime, access: Access, spec: CronSpec, thread_id: str | None
-) -> dict[str, Any]:
+) -> CronJson:
     """A new cron of `access`'s principal, on one of its threads or stateless."""
+    return cron_json(await create_row(runtime, access, spec, thread_id))
+
+
+async def create_row(
+    runtime: AppRuntime, access: Access, spec: CronSpec, thread_id: str | None
+) -> CronRecord:
+    """`create`'s cron, as its record."""
     value = _value(spec, thread_id=thread_id)
     await authorize(runtime, access, "crons", "create", value)
     metadata = _stamped(value, spec)
@@ -129,7 +156,7 @@ async def create(
 
     cron = await runtime.db.write(unit)
     _poke(runtime)
-    return cron_json(cron)
+    return cron
 
 
 async def assistant_key(
@@ -153,12 +180,41 @@ async def search(
     assistant_id: str | None,
     thread_id: str | None,
     enabled: bool | None,
-    metadata: dict[str, Any] | None,
+    metadata: dict[str, object] | None,
     limit: int,
     offset: int,
     sort_by: str,
     sort_order: str,
-) -> tuple[list[dict[str, Any]], int]:
+) -> tuple[list[CronJson], int]:
+    found, total = await search_rows(
+        runtime,
+        access,
+        assistant_id=assistant_id,
+        thread_id=thread_id,
+        enabled=enabled,
+        metadata=metadata,
+        limit=limit,
+        offset=offset,
+        sort_by=sort_by,
+        sort_order=sort_order,
+    )
+    return [cron_json(cron) for cron in found], total
+
+
+async def search_rows(
+    runtime: AppRuntime,
+    access: Access,
+    *,
+    assistant_id: str | None,
+    thread_id: str | None,
+    enabled: bool | None,
+    metadata: dict[str, object] | None,
+    limit: int,
+    offset: int,
+    sort_by: str,
+    sort_order: str,
+) -> tuple[list[CronRecord], int]:
+    """`search`'s page of crons, as their records, and how many match."""
     key = await assistant_key(runtime, access, assistant_id)
     value: dict[str, object] = {
         "assistant_id": key,
@@ -168,7 +224,7 @@ async def search(
         "offset": offset,
     }
     filt = await authorize(runtime, access, "crons", "search", value)
-    found, total = await runtime.db.read(
+    return await runtime.db.read(
         lambda conn: repo.search(
             conn,
             assistant_id=key,
@@ -182,7 +238,6 @@ async def search(
             scope=OwnerScope(owner_id=access.owner_scope, filter=filt),
         )
     )
-    return [cron_json(cron) for cron in found], total
 
 
 async def count(
@@ -191,7 +246,7 @@ async def count(
     *,
     assistant_id: str | None,
     thread_id: str | None,
-    metadata: dict[str, Any] | None,
+    metadata: dict[str, object] | None,
 ) -> int:
     key = await assistant_key(runtime, access, assistant_id)
     value: dict[str, object] = {"assistant_id": key, "thread_id": thread_id, "metadata": metadata}
@@ -228,13 +283,11 @@ async def get_row(
     return await _load(runtime, access, cron_id, action)
 
 
-async def get(runtime: AppRuntime, access: Access, cron_id: str) -> dict[str, Any]:
+async def get(runtime: AppRuntime, access: Access, cron_id: str) -> CronJson:
     return cron_json(await _load(runtime, access, cron_id, "read"))
 
 
-async def update(
-    runtime: AppRuntime, access: Access, cron_id: str, spec: CronSpec
-) -> dict[str, Any]:
+async def update(runtime: AppRuntime, access: Access, cron_id: str, spec: CronSpec) -> CronJson:
     """Replace the cron's schedule and payload (the gateway merged the patch into it)."""
     value = _value(spec, cron_id=cron_id)
     current = await _load(runtime, access, cron_id, "update", value)

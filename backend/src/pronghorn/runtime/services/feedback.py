@@ -3,7 +3,7 @@ thread they may see, one per user and run (the feedback router maps the results)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pronghorn.persistence.records.feedback import FeedbackRecord
 from pronghorn.persistence.repos import feedback as repo
@@ -17,9 +17,9 @@ if TYPE_CHECKING:
     from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 
-def feedback_json(feedback: FeedbackRecord) -> dict[str, Any]:
-    """The feedback as the API answers it: the one mapping, for every answer here."""
-    # Any: JSON for the router to answer
+def feedback_json(feedback: FeedbackRecord) -> dict[str, object]:
+    """The feedback as the API answers it: the one mapping, for every answer here
+    (JSON for the router to answer)."""
     return {
         "feedback_id": feedback.feedback_id,
         "run_id": feedback.run_id,
@@ -42,7 +42,7 @@ async def put(
     rating: int,
     comment: str | None,
     message_id: str | None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Set the caller's feedback on the run (replacing an earlier one)."""
     await load_run(runtime, access, thread_id, run_id)
     with refusals_mapped():
@@ -62,7 +62,7 @@ async def put(
 
 async def get(
     runtime: AppRuntime, access: Access, thread_id: str, run_id: str
-) -> dict[str, Any] | None:
+) -> dict[str, object] | None:
     """The caller's feedback on the run (None when they gave none)."""
     await load_run(runtime, access, thread_id, run_id)
     found = await runtime.db.read(lambda conn: repo.get(conn, run_id, access.identity))
@@ -76,7 +76,9 @@ async def remove(runtime: AppRuntime, access: Access, thread_id: str, run_id: st
         await runtime.db.write(lambda conn: repo.remove(conn, run_id, access.identity))
 
 
-async def for_thread(runtime: AppRuntime, access: Access, thread_id: str) -> list[dict[str, Any]]:
+async def for_thread(
+    runtime: AppRuntime, access: Access, thread_id: str
+) -> list[dict[str, object]]:
     """The caller's feedback on every run of the thread."""
     await load_thread(runtime, access, thread_id)
     found = await runtime.db.read(lambda conn: repo.for_thread(conn, thread_id, access.identity))

@@ -4,7 +4,7 @@ user and key, so every replica agrees (the HTTP side: gateway/idempotency.py).""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pronghorn.persistence.repos import idempotency as repo
 from pronghorn.persistence.repos.common import now
@@ -37,7 +37,7 @@ class IdempotencyKeys:
             )
         )
 
-    async def finish(self, *, owner_id: str, key: str, result: dict[str, Any]) -> None:
+    async def finish(self, *, owner_id: str, key: str, result: dict[str, object]) -> None:
         """Record what a retry with the key replays."""
         await self.db.write(
             lambda conn: repo.finish(conn, owner_id=owner_id, key=key, result=result, at=now())

@@ -5,7 +5,7 @@ user's run is *not found*."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pronghorn.auth.authorizer import Action
 from pronghorn.persistence.repos import run_units
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 
-def in_flight(run: Mapping[str, Any]) -> bool:
+def in_flight(run: Mapping[str, object]) -> bool:
     """Whether the run is pending or running (somewhere in the cluster)."""
     return run["status"] in repo.INFLIGHT
 
@@ -32,7 +32,7 @@ async def list_runs(
     limit: int,
     offset: int,
     status: str | None,
-) -> list[dict[str, Any]]:
+) -> list[dict[str, object]]:
     """A page of the thread's runs, newest first."""
     await load_thread(runtime, access, thread_id)
     found = await runtime.db.read(
@@ -49,7 +49,7 @@ async def get_run(
     run_id: str,
     thread_id: str | None,
     action: Action = "read",
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The run (of that thread, when given) if `access` may `action` its thread; `NotFound`
     for an unknown run and for another user's."""
     filt = await authorize(

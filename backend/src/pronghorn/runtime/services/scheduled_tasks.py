@@ -11,16 +11,21 @@ its cron made (their metadata `cron_id`), so a stateless task keeps its threads
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Literal
 from zoneinfo import ZoneInfo
 
+from pronghorn.agent.untyped import as_dict, as_list
+from pronghorn.persistence.records.crons import CronRecord
+from pronghorn.persistence.records.json_object import JsonObject, json_object
+from pronghorn.persistence.records.runs import RunRecord
 from pronghorn.persistence.repos import runs as runs_repo
+from pronghorn.persistence.repos.common import as_utc, iso
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.errors import Conflict, Unprocessable
 from pronghorn.runtime.owned import load_thread
-from pronghorn.runtime.record_api import run_api
 from pronghorn.runtime.services import crons
 from pronghorn.runtime.services.scheduler import fire_cron, validate_schedule
 
@@ -49,7 +54,7 @@ class TaskFields:
     title: str
     prompt: str
     schedule_type: ScheduleType
-    schedule_spec: dict[str, Any]
+    schedule_spec: JsonObject
     timezone: str
     thread_id: str | None
     assistant_id: str = DEFAULT_ASSISTANT
@@ -59,7 +64,7 @@ class TaskFields:
 class Schedule:
     cron: str
     end_time: datetime | None
-    spec: dict[str, Any]
+    spec: dict[str, object]
 
 
 def _schedule(fields: TaskFields, now: datetime) -> Schedule:
@@ -98,7 +103,7 @@ def _schedule(fields: TaskFields, now: datetime) -> Schedule:
     return Schedule(expr, local.astimezone(UTC) + timedelta(minutes=1), spec)
 
 
-def _spec(fields: TaskFields, payload: dict[str, Any] | None = None) -> crons.CronSpec:
+def _spec(fields: TaskFields, payload: JsonObject | None = None) -> crons.CronSpec:
     schedule = _schedule(fields, datetime.now(UTC))
     base = dict(payload or {})
     base["input"] = {"messages": [{"role": "user", "content": fields.prompt}]}
@@ -123,19 +128,20 @@ def _spec(fields: TaskFields, payload: dict[str, Any] | None = None) -> crons.Cr
 
 def _mapping(value: object) -> dict[str, object]:
     """A JSON object as a typed dict ({} for anything else)."""
-    return cast("dict[str, object]", value) if isinstance(value, dict) else {}
+    return as_dict(value) or {}
 
 
-def _prompt(payload: dict[str, Any]) -> str:
+def _prompt(payload: JsonObject) -> str:
     """The text of the last message of a cron's input (what an SDK-made cron asks)."""
-    messages = _mapping(_mapping(payload).get("input")).get("messages")
-    if not isinstance(messages, list) or not messages:
+    messages = as_list(_mapping(_mapping(payload).get("input")).get("messages"))
+    if not messages:
         return ""
-    content = _mapping(cast("list[object]", messages)[-1]).get("content")
+    content = _mapping(messages[-1]).get("content")
     if isinstance(content, str):
         return content
-    if isinstance(content, list):
-        parts = [_mapping(p).get("text", "") for p in cast("list[object]", content)]
+    blocks = as_list(content)
+    if blocks is not None:
+        parts = [_mapping(p).get("text", "") for p in blocks]
         return "".join(p for p in parts if isinstance(p, str))
     return ""
 
@@ -149,57 +155,70 @@ def _error_text(error: object) -> str | None:
     return str(error)
 
 
-def _task(cron: dict[str, Any], runs: list[dict[str, Any]], run_count: int) -> dict[str, Any]:
-    """A cron (its API dict) and its newest run, as DeerFlow's `ScheduledTask`."""
-    meta = _mapping(_mapping(cron["metadata"]).get(META_KEY))
+def _task_fields(cron: CronRecord) -> TaskFields:
+    """What DeerFlow's screen shows of a cron's task (its metadata's `scheduled_task`; a
+    cron made with the SDK gets a title and a cron schedule of its own)."""
+    meta = _mapping(cron.metadata.get(META_KEY))
+    schedule_type: ScheduleType = "once" if meta.get("schedule_type") == "once" else "cron"
+    spec = json_object(meta.get("schedule_spec"))
+    return TaskFields(
+        title=str(meta.get("title") or f"{cron.assistant_id} {cron.schedule}"),
+        prompt=_prompt(cron.payload),
+        schedule_type=schedule_type,
+        schedule_spec=spec if spec is not None else {"cron": cron.schedule},
+        timezone=cron.timezone or "UTC",
+        thread_id=cron.thread_id,
+        assistant_id=cron.assistant_id,
+    )
+
+
+def _task(cron: CronRecord, runs: Sequence[RunRecord], run_count: int) -> dict[str, object]:
+    """A cron and its newest run, as DeerFlow's `ScheduledTask` (JSON to answer)."""
+    fields = _task_fields(cron)
     last = runs[0] if runs else None
-    if last is not None and last["status"] in runs_repo.INFLIGHT:
+    if last is not None and last.status in runs_repo.INFLIGHT:
         status = "running"
-    elif not cron["enabled"]:
+    elif not cron.enabled:
         status = "paused"
-    elif cron["next_run_date"] is None:
+    elif cron.next_run_date is None:
         status = "completed"
     else:
         status = "enabled"
-    schedule_type = meta.get("schedule_type") if meta.get("schedule_type") == "once" else "cron"
-    spec = meta.get("schedule_spec")
     return {
-        "id": cron["cron_id"],
-        "thread_id": cron["thread_id"],
-        "context_mode": "reuse_thread" if cron["thread_id"] else "fresh_thread_per_run",
-        "title": str(meta.get("title") or f"{cron['assistant_id']} {cron['schedule']}"),
-        "prompt": _prompt(cron["payload"]),
-        "schedule_type": schedule_type,
-        "schedule_spec": spec if isinstance(spec, dict) else {"cron": cron["schedule"]},
-        "timezone": cron["timezone"] or "UTC",
+        "id": cron.cron_id,
+        "thread_id": cron.thread_id,
+        "context_mode": "reuse_thread" if cron.thread_id else "fresh_thread_per_run",
+        "title": fields.title,
+        "prompt": fields.prompt,
+        "schedule_type": fields.schedule_type,
+        "schedule_spec": fields.schedule_spec,
+        "timezone": fields.timezone,
         "status": status,
-        "next_run_at": cron["next_run_date"] if cron["enabled"] else None,
-        "last_run_at": last["created_at"] if last else None,
-        "last_run_id": last["run_id"] if last else None,
-        "last_thread_id": last["thread_id"] if last else None,
-        "last_error": _error_text(last["error"]) if last and last["status"] == "error" else None,
+        "next_run_at": iso(cron.next_run_date) if cron.enabled else None,
+        "last_run_at": iso(last.created_at) if last else None,
+        "last_run_id": last.run_id if last else None,
+        "last_thread_id": last.thread_id if last else None,
+        "last_error": _error_text(last.error) if last and last.status == "error" else None,
         "run_count": run_count,
-        "created_at": cron["created_at"],
-        "updated_at": cron["updated_at"],
+        "created_at": iso(cron.created_at),
+        "updated_at": iso(cron.updated_at),
     }
 
 
-async def _view(runtime: AppRuntime, cron: dict[str, Any]) -> dict[str, Any]:
+async def _view(runtime: AppRuntime, cron: CronRecord) -> dict[str, object]:
     runs, total = await runtime.db.read(
-        lambda conn: runs_repo.list_for_cron(
-            conn, cron["cron_id"], owner_id=cron["user_id"], limit=1
-        )
+        lambda conn: runs_repo.list_for_cron(conn, cron.cron_id, owner_id=cron.user_id, limit=1)
     )
-    return _task(cron, [run_api(r) for r in runs], total)
+    return _task(cron, runs, total)
 
 
 async def list_tasks(
     runtime: AppRuntime, access: Access, thread_id: str | None = None
-) -> list[dict[str, Any]]:
+) -> list[dict[str, object]]:
     """The caller's crons as tasks, newest first (those on `thread_id` only, if given)."""
     if thread_id is not None:
         await load_thread(runtime, access, thread_id)
-    found, _ = await crons.search(
+    found, _ = await crons.search_rows(
         runtime,
         access,
         assistant_id=None,
@@ -214,35 +233,28 @@ async def list_tasks(
     return [await _view(runtime, cron) for cron in found]
 
 
-async def get_task(runtime: AppRuntime, access: Access, task_id: str) -> dict[str, Any]:
-    return await _view(runtime, await crons.get(runtime, access, task_id))
+async def get_task(runtime: AppRuntime, access: Access, task_id: str) -> dict[str, object]:
+    return await _view(runtime, await crons.get_row(runtime, access, task_id))
 
 
-async def create_task(runtime: AppRuntime, access: Access, fields: TaskFields) -> dict[str, Any]:
-    cron = await crons.create(runtime, access, _spec(fields), fields.thread_id)
-    return await get_task(runtime, access, cron["cron_id"])
+async def create_task(runtime: AppRuntime, access: Access, fields: TaskFields) -> dict[str, object]:
+    cron = await crons.create_row(runtime, access, _spec(fields), fields.thread_id)
+    return await get_task(runtime, access, cron.cron_id)
 
 
-def _fields_of(cron: dict[str, Any]) -> TaskFields:
-    task = _task(cron, [], 0)
-    return TaskFields(
-        title=task["title"],
-        prompt=task["prompt"],
-        schedule_type=task["schedule_type"],
-        schedule_spec=task["schedule_spec"],
-        timezone=task["timezone"],
-        thread_id=cron["thread_id"],
-        assistant_id=cron["assistant_id"],
-    )
+def _text(changes: Mapping[str, object], key: str, current: str) -> str:
+    """A patch's text field (the current one when the patch leaves it out or empty)."""
+    value = changes.get(key)
+    return value if isinstance(value, str) and value else current
 
 
 async def update_task(
-    runtime: AppRuntime, access: Access, task_id: str, changes: dict[str, Any]
-) -> dict[str, Any]:
+    runtime: AppRuntime, access: Access, task_id: str, changes: Mapping[str, object]
+) -> dict[str, object]:
     """Apply DeerFlow's patch (title, prompt, schedule_spec, timezone). A task's thread is
     the cron's and cannot move: a different one is 422 (delete and re-create)."""
-    cron = await crons.get(runtime, access, task_id)
-    current = _fields_of(cron)
+    cron = await crons.get_row(runtime, access, task_id)
+    current = _task_fields(cron)
     mode = changes.get("context_mode")
     thread_id = changes.get("thread_id", current.thread_id)
     if mode == "fresh_thread_per_run":
@@ -250,20 +262,20 @@ async def update_task(
     if thread_id != current.thread_id or (mode == "reuse_thread" and thread_id is None):
         raise Unprocessable("A task's thread cannot change: delete it and create a new one")
     fields = TaskFields(
-        title=changes.get("title") or current.title,
-        prompt=changes.get("prompt") or current.prompt,
+        title=_text(changes, "title", current.title),
+        prompt=_text(changes, "prompt", current.prompt),
         schedule_type=current.schedule_type,
-        schedule_spec=changes.get("schedule_spec") or current.schedule_spec,
-        timezone=changes.get("timezone") or current.timezone,
+        schedule_spec=json_object(changes.get("schedule_spec")) or current.schedule_spec,
+        timezone=_text(changes, "timezone", current.timezone),
         thread_id=current.thread_id,
         assistant_id=current.assistant_id,
     )
-    spec = _spec(fields, cron["payload"])
-    metadata = {k: v for k, v in cron["metadata"].items() if k != META_KEY}
+    spec = _spec(fields, cron.payload)
+    metadata = {k: v for k, v in cron.metadata.items() if k != META_KEY}
     keep = replace(
         spec,
-        enabled=cron["enabled"],
-        on_run_completed=cron["on_run_completed"],
+        enabled=cron.enabled,
+        on_run_completed=cron.on_run_completed,
         metadata={**metadata, **spec.metadata},
     )
     await crons.update(runtime, access, task_id, keep)
@@ -272,24 +284,24 @@ async def update_task(
 
 async def set_enabled(
     runtime: AppRuntime, access: Access, task_id: str, enabled: bool
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Pause (the cron is disabled) or resume (enabled; its next time is computed anew)."""
-    cron = await crons.get(runtime, access, task_id)
+    cron = await crons.get_row(runtime, access, task_id)
     spec = crons.CronSpec(
-        assistant_id=cron["assistant_id"],
-        schedule=cron["schedule"],
-        timezone=cron["timezone"],
-        end_time=datetime.fromisoformat(cron["end_time"]) if cron["end_time"] else None,
+        assistant_id=cron.assistant_id,
+        schedule=cron.schedule,
+        timezone=cron.timezone,
+        end_time=as_utc(cron.end_time),
         enabled=enabled,
-        on_run_completed=cron["on_run_completed"],
-        payload=cron["payload"],
-        metadata=cron["metadata"],
+        on_run_completed=cron.on_run_completed,
+        payload=cron.payload,
+        metadata=cron.metadata,
     )
     await crons.update(runtime, access, task_id, spec)
     return await get_task(runtime, access, task_id)
 
 
-async def trigger(runtime: AppRuntime, access: Access, task_id: str) -> dict[str, Any]:
+async def trigger(runtime: AppRuntime, access: Access, task_id: str) -> dict[str, object]:
     """Run the task now, as its owner (409 while a run of it is still going)."""
     row = await crons.get_row(runtime, access, task_id, "update")
     latest, _ = await runtime.db.read(
@@ -301,37 +313,36 @@ async def trigger(runtime: AppRuntime, access: Access, task_id: str) -> dict[str
     return {"id": task_id, "triggered": True}
 
 
-async def delete_task(runtime: AppRuntime, access: Access, task_id: str) -> dict[str, Any]:
+async def delete_task(runtime: AppRuntime, access: Access, task_id: str) -> dict[str, object]:
     await crons.delete(runtime, access, task_id)
     return {"id": task_id, "deleted": True}
 
 
-def _run_entry(task_id: str, run: dict[str, Any]) -> dict[str, Any]:
-    """A run of a cron as DeerFlow's `ScheduledTaskRun`."""
-    meta = _mapping(run["metadata"])
-    status = RUN_STATUS.get(run["status"], "failed")
+def _run_entry(task_id: str, run: RunRecord) -> dict[str, object]:
+    """A run of a cron as DeerFlow's `ScheduledTaskRun` (JSON to answer)."""
+    status = RUN_STATUS.get(run.status, "failed")
     return {
-        "id": run["run_id"],
+        "id": run.run_id,
         "task_id": task_id,
-        "thread_id": run["thread_id"],
-        "run_id": run["run_id"],
-        "scheduled_for": run["created_at"],
-        "trigger": "manual" if meta.get("cron_trigger") == "manual" else "scheduled",
+        "thread_id": run.thread_id,
+        "run_id": run.run_id,
+        "scheduled_for": iso(run.created_at),
+        "trigger": "manual" if run.metadata.get("cron_trigger") == "manual" else "scheduled",
         "status": status,
-        "error": _error_text(run["error"]) if status == "failed" else None,
-        "started_at": run["started_at"],
-        "finished_at": run["ended_at"],
-        "created_at": run["created_at"],
+        "error": _error_text(run.error) if status == "failed" else None,
+        "started_at": iso(run.started_at),
+        "finished_at": iso(run.ended_at),
+        "created_at": iso(run.created_at),
     }
 
 
 async def task_runs(
     runtime: AppRuntime, access: Access, task_id: str, *, limit: int, offset: int
-) -> list[dict[str, Any]]:
-    cron = await crons.get(runtime, access, task_id)  # the caller's, or not found
+) -> list[dict[str, object]]:
+    cron = await crons.get_row(runtime, access, task_id)  # the caller's, or not found
     found, _ = await runtime.db.read(
         lambda conn: runs_repo.list_for_cron(
-            conn, task_id, owner_id=cron["user_id"], limit=limit, offset=offset
+            conn, task_id, owner_id=cron.user_id, limit=limit, offset=offset
         )
     )
-    return [_run_entry(task_id, run_api(run)) for run in found]
+    return [_run_entry(task_id, run) for run in found]

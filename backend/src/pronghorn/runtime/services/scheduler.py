@@ -10,11 +10,12 @@ import functools
 import logging
 from collections.abc import AsyncGenerator
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from pronghorn.persistence.outage import OutageLog
 from pronghorn.persistence.records.crons import CronRecord
+from pronghorn.persistence.records.json_object import json_object
 from pronghorn.persistence.repos import crons as crons_repo
 from pronghorn.persistence.repos.common import as_utc
 from pronghorn.runtime.access import Access, principal_from_record
@@ -68,9 +69,9 @@ def validate_schedule(schedule: str, timezone: str | None) -> None:
 def cron_run_request(cron: CronRecord, trigger: str = "scheduled") -> RunCreate:
     """The run a cron makes: its payload on its assistant, tagged with the cron's id
     (and `cron_trigger: manual` when someone fired it by hand)."""
-    payload: dict[str, Any] = dict(cron.payload)
+    payload: dict[str, object] = dict(cron.payload)
     payload["assistant_id"] = cron.assistant_id
-    meta = dict(payload.get("metadata") or {})
+    meta = dict(json_object(payload.get("metadata")) or {})
     meta.setdefault("cron_id", cron.cron_id)
     if trigger != "scheduled":
         meta["cron_trigger"] = trigger

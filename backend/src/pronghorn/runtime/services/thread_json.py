@@ -3,16 +3,13 @@ answered (the threads service, the thread search)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from pronghorn.persistence.records.threads import ThreadRecord
 from pronghorn.persistence.repos.common import iso
 
 
-def thread_json(thread: ThreadRecord, *, include_ttl: bool = False) -> dict[str, Any]:
+def thread_json(thread: ThreadRecord, *, include_ttl: bool = False) -> dict[str, object]:
     """The Thread JSON; ``ttl`` (``{strategy, ttl_minutes, expires_at}``) only when asked."""
-    # Any: JSON for the router to answer, values as stored
-    out: dict[str, Any] = {
+    out: dict[str, object] = {  # JSON for the router to answer, values as stored
         "thread_id": thread.thread_id,
         "created_at": iso(thread.created_at),
         "updated_at": iso(thread.updated_at),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from langchain_core.runnables import RunnableConfig
 
@@ -30,7 +30,7 @@ EVENT_TYPES = {"human": "llm.human.input", "ai": "llm.ai.response", "tool": "llm
 
 @dataclass(frozen=True, slots=True)
 class Page:
-    data: list[dict[str, Any]]
+    data: list[dict[str, object]]
     has_more: bool
 
 
@@ -60,7 +60,7 @@ async def _runs_of_messages(runtime: AppRuntime, thread_id: str) -> dict[str, st
     return found
 
 
-async def thread_messages(runtime: AppRuntime, row: ThreadRecord) -> list[dict[str, Any]]:
+async def thread_messages(runtime: AppRuntime, row: ThreadRecord) -> list[dict[str, object]]:
     """Every message of the thread as a DeerFlow message event, oldest first."""
     thread_id = row.thread_id
     values: object = row.values or {}
@@ -69,7 +69,7 @@ async def thread_messages(runtime: AppRuntime, row: ThreadRecord) -> list[dict[s
         raw = cast(Mapping[str, object], values).get("messages")
         messages = cast(list[object], raw) if isinstance(raw, list) else []
     runs = await _runs_of_messages(runtime, thread_id) if messages else {}
-    out: list[dict[str, Any]] = []
+    out: list[dict[str, object]] = []
     for i, message in enumerate(messages, start=1):
         body = to_jsonable(message)
         kind = (
@@ -91,28 +91,35 @@ async def thread_messages(runtime: AppRuntime, row: ThreadRecord) -> list[dict[s
     return out
 
 
-def page_before(items: list[dict[str, Any]], *, limit: int, before_seq: int | None) -> Page:
+def _seq(item: Mapping[str, object]) -> int:
+    """A message event's `seq` (`thread_messages` numbers every one)."""
+    seq = item["seq"]
+    assert isinstance(seq, int)
+    return seq
+
+
+def page_before(items: list[dict[str, object]], *, limit: int, before_seq: int | None) -> Page:
     """The last `limit` items with seq < before_seq (all when None), oldest first."""
-    eligible = [m for m in items if before_seq is None or m["seq"] < before_seq]
+    eligible = [m for m in items if before_seq is None or _seq(m) < before_seq]
     chosen = eligible[-limit:] if limit else []
     return Page(chosen, has_more=len(eligible) > len(chosen))
 
 
 def page_window(
-    items: list[dict[str, Any]], *, limit: int, before_seq: int | None, after_seq: int | None
+    items: list[dict[str, object]], *, limit: int, before_seq: int | None, after_seq: int | None
 ) -> Page:
     """Items after `after_seq` (first `limit`), else before `before_seq` (last `limit`)."""
     if after_seq is not None:
-        eligible = [m for m in items if m["seq"] > after_seq]
+        eligible = [m for m in items if _seq(m) > after_seq]
         if before_seq is not None:
-            eligible = [m for m in eligible if m["seq"] < before_seq]
+            eligible = [m for m in eligible if _seq(m) < before_seq]
         return Page(eligible[:limit], has_more=len(eligible) > limit)
     return page_before(items, limit=limit, before_seq=before_seq)
 
 
 async def load_run(
     runtime: AppRuntime, access: Access, thread_id: str | None, run_id: str
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The run (of that thread, when given) if `access` may read its thread; NotFound
     otherwise."""
     filt = await authorize(

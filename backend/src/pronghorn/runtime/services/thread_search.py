@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pronghorn.persistence.repos import thread_search as repo
 from pronghorn.runtime.access import Access
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 async def search_threads(
     runtime: AppRuntime, access: Access, query: str, *, limit: int, offset: int
-) -> list[dict[str, Any]]:
+) -> list[dict[str, object]]:
     """The caller's threads (every user's for an admin asking for all) matching every word
     of `query`, best first. The index is brought up to date first."""
     words = repo.words(query)

@@ -20,12 +20,15 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncGenerator, Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Mapping, Sequence
+from typing import TYPE_CHECKING
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.errors import InvalidUpdateError
 
+from pronghorn.graphs.registry import AnyGraph
 from pronghorn.graphs.requests import AccessContext, GraphRequest
+from pronghorn.persistence.records.json_object import JsonObject
 from pronghorn.persistence.repos import threads as repo
 from pronghorn.runtime.access import Access, graph_user
 from pronghorn.runtime.engine import state as st
@@ -40,7 +43,8 @@ if TYPE_CHECKING:
     from pronghorn.persistence.records.threads import ThreadRecord
     from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
-CachedState = tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]
+CachedState = tuple[JsonObject, Mapping[str, Sequence[JsonObject]]]
+"""What the thread row caches of its state: its values and its pending interrupts by task."""
 SaveCache = Callable[[CachedState], Awaitable[None]]
 
 
@@ -50,17 +54,17 @@ async def thread_graph(
     row: ThreadRecord,
     access: Access,
     context: AccessContext = "threads.read",
-) -> AsyncGenerator[Any, None]:
+) -> AsyncGenerator[AnyGraph | None, None]:
     """The thread's graph (metadata.graph_id), or None for a thread that never ran."""
     graph_id = row.metadata.get("graph_id")
     if not isinstance(graph_id, str) or not graph_id:
         yield None
         return
     require_graph(runtime.graphs, graph_id)
-    config = {"configurable": {"thread_id": row.thread_id, "graph_id": graph_id}}
+    config: RunnableConfig = {"configurable": {"thread_id": row.thread_id, "graph_id": graph_id}}
     request = GraphRequest(
         access=context,
-        config=config,  # type: ignore[arg-type]
+        config=config,
         user=graph_user(access.principal),
     )
     async with runtime.graphs.graph(graph_id, request) as graph:
@@ -68,7 +72,7 @@ async def thread_graph(
 
 
 @contextlib.contextmanager
-def _bad_update() -> Any:
+def _bad_update() -> Generator[None]:
     """An update LangGraph rejects (unknown `as_node`, a value its channels refuse...) is the
     client's error, as the reference answers."""
     try:
@@ -136,7 +140,7 @@ async def _database_turn(runtime: AppRuntime, thread_id: str) -> AsyncGenerator[
                 log.warning("a thread's turn was not ended; it lapses", exc_info=True)
 
 
-async def refresh_cache(runtime: AppRuntime, thread_id: str, graph: Any) -> None:
+async def refresh_cache(runtime: AppRuntime, thread_id: str, graph: AnyGraph | None) -> None:
     cache = await st.current_cache(graph, thread_id)
     await runtime.db.write(
         lambda conn: repo.set_fields(conn, thread_id, values=cache[0], interrupts=cache[1])
@@ -144,7 +148,7 @@ async def refresh_cache(runtime: AppRuntime, thread_id: str, graph: Any) -> None
 
 
 async def apply_supersteps(
-    runtime: AppRuntime, access: Access, thread_id: str, supersteps: list[dict[str, Any]]
+    runtime: AppRuntime, access: Access, thread_id: str, supersteps: list[dict[str, object]]
 ) -> None:
     """Apply `supersteps` to a new thread (one no run can know yet) and cache its state."""
     row = await load_thread(runtime, access, thread_id)
@@ -158,10 +162,10 @@ async def read_state(
     runtime: AppRuntime,
     access: Access,
     thread_id: str,
-    checkpoint: dict[str, Any] | str | None,
+    checkpoint: dict[str, object] | str | None,
     *,
     subgraphs: bool,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """ThreadState at the latest (or the given) checkpoint; `NotFound` for an unknown one."""
     row = await load_thread(runtime, access, thread_id)
     async with thread_graph(runtime, row, access) as graph:
@@ -181,10 +185,10 @@ async def read_history(
     thread_id: str,
     *,
     limit: int,
-    before: dict[str, Any] | str | None = None,
-    metadata: dict[str, Any] | None = None,
-    checkpoint: dict[str, Any] | None = None,
-) -> list[dict[str, Any]]:
+    before: dict[str, object] | str | None = None,
+    metadata: dict[str, object] | None = None,
+    checkpoint: dict[str, object] | None = None,
+) -> list[dict[str, object]]:
     """The thread's states, newest first (none for a thread that never ran)."""
     row = await load_thread(runtime, access, thread_id)
     async with thread_graph(runtime, row, access) as graph:
@@ -204,11 +208,11 @@ async def update_state(
     runtime: AppRuntime,
     access: Access,
     thread_id: str,
-    values: Any,
+    values: object,
     *,
     as_node: str | None,
-    checkpoint: dict[str, Any] | str | None,
-) -> dict[str, Any]:
+    checkpoint: dict[str, object] | str | None,
+) -> dict[str, object]:
     """Apply an update through the graph's reducers on an idle thread; the new checkpoint.
     `ThreadBusy` while a run is in flight, `InvalidRequest` for an update the graph rejects."""
     row = await load_thread(runtime, access, thread_id, "update")

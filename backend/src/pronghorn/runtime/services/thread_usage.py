@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sqlalchemy.engine import Connection
 
@@ -29,8 +29,8 @@ class ThreadUsage:
     output_tokens: int
     total_tokens: int
     llm_calls: int
-    runs: Sequence[Mapping[str, Any]]
-    by_model: Sequence[Mapping[str, Any]]
+    runs: Sequence[Mapping[str, object]]
+    by_model: Sequence[Mapping[str, object]]
     counted_runs: int
     """How many runs the sums cover (the settled ones, or all with in-flight runs)."""
 
@@ -61,5 +61,5 @@ async def thread_usage(
     return ThreadUsage(inputs, outputs, tokens, calls, per_run, by_model, len(counted))
 
 
-def _settled(per_run: list[dict[str, Any]]) -> list[str]:
+def _settled(per_run: Sequence[Mapping[str, object]]) -> list[str]:
     return sorted({str(r["status"]) for r in per_run if r["status"] not in ACTIVE})

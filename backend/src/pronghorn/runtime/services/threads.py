@@ -10,17 +10,19 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, cast
+from typing import TYPE_CHECKING, Final
 
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from pronghorn.auth.authorizer import Action
+from pronghorn.persistence.errors import ThreadExists, ThreadMissing
+from pronghorn.persistence.records.json_object import json_object
 from pronghorn.persistence.records.threads import ThreadRecord
 from pronghorn.persistence.repos import threads as repo
 from pronghorn.persistence.repos.common import OwnerScope, new_id
 from pronghorn.runtime.access import Access
-from pronghorn.runtime.errors import Conflict, NotFound, Unprocessable, refusals_mapped
+from pronghorn.runtime.errors import NotFound, Unprocessable, refusals_mapped
 from pronghorn.runtime.owned import authorize, load_thread, visible
 from pronghorn.runtime.services.thread_json import thread_json
 from pronghorn.runtime.services.thread_state import apply_supersteps
@@ -39,19 +41,19 @@ class NewThread:
     """What `POST /threads` asks for (`ttl` as `{ttl: minutes, strategy}`)."""
 
     thread_id: str | None = None
-    metadata: dict[str, Any] = field(default_factory=dict[str, Any])
+    metadata: dict[str, object] = field(default_factory=dict[str, object])
     graph_id: str | None = None
     if_exists: str = "raise"
-    ttl: dict[str, Any] | None = None
-    supersteps: list[dict[str, Any]] | None = None
+    ttl: Mapping[str, object] | None = None
+    supersteps: list[dict[str, object]] | None = None
 
 
 @dataclass(frozen=True)
 class ThreadQuery:
     """A thread search (`limit` 0 with `count` only)."""
 
-    metadata: dict[str, Any] | None = None
-    values: dict[str, Any] | None = None
+    metadata: dict[str, object] | None = None
+    values: dict[str, object] | None = None
     status: str | None = None
     ids: list[str] | None = None
     limit: int = 10
@@ -71,7 +73,9 @@ async def load_row(
     return await load_thread(runtime, access, thread_id, action, value)
 
 
-async def get(runtime: AppRuntime, access: Access, thread_id: str, *, ttl: bool) -> dict[str, Any]:
+async def get(
+    runtime: AppRuntime, access: Access, thread_id: str, *, ttl: bool
+) -> dict[str, object]:
     return thread_json(await load_row(runtime, access, thread_id), include_ttl=ttl)
 
 
@@ -91,7 +95,8 @@ async def _create_row(
     authorizer may stamp its metadata, or refuse), owned by `access`'s principal, the
     graph id in its metadata; `also` runs in the same transaction once it is inserted.
     `(the caller's existing thread, False)` when `if_exists="do_nothing"` finds it;
-    another user's existing thread is a `Conflict`, or `NotFound` with `others_missing`.
+    another user's existing thread is a `Conflict`, or `NotFound` with `others_missing`
+    (the unit refuses with `ThreadExists` / `ThreadMissing`, mapped once by `refusals_mapped`).
     `(the new thread, True)` otherwise."""
     thread_id = new.thread_id or new_id()
     metadata = dict(new.metadata)
@@ -104,8 +109,9 @@ async def _create_row(
         "ttl": new.ttl,
     }
     filt = await authorize(runtime, access, "threads", "create", value)
-    if isinstance(value.get("metadata"), dict):  # the authorizer may stamp metadata
-        metadata = dict(cast(Mapping[str, Any], value["metadata"]))
+    stamped = json_object(value.get("metadata"))
+    if stamped is not None:  # the authorizer may stamp metadata
+        metadata = dict(stamped)
     if new.supersteps and str(metadata.get("graph_id") or "") not in runtime.graphs:
         raise Unprocessable("supersteps need a known graph_id (in the body or metadata)")
     ttl, expires_at = repo.ttl_fields(new.ttl)
@@ -117,10 +123,10 @@ async def _create_row(
                 if existing is not None:
                     mine = visible(access, existing.owner_id, existing.metadata, filt)
                     if not mine and others_missing:
-                        raise NotFound.of("Thread", thread_id)
+                        raise ThreadMissing(thread_id)
                     if new.if_exists == "do_nothing" and mine:
                         return existing, False
-                    raise Conflict(f"Thread {thread_id} already exists")
+                    raise ThreadExists(thread_id)
                 created = repo.insert_thread(
                     conn,
                     thread_id,
@@ -133,7 +139,8 @@ async def _create_row(
                     also(conn, created)
                 return created, True
 
-            return await runtime.db.write(unit)
+            with refusals_mapped():  # another user's, or a clash: not found, or a conflict
+                return await runtime.db.write(unit)
         except IntegrityError:
             if attempt == 2 or new.if_exists != "do_nothing":
                 raise
@@ -160,7 +167,7 @@ async def create_with(
     return thread
 
 
-async def create(runtime: AppRuntime, access: Access, new: NewThread) -> dict[str, Any]:
+async def create(runtime: AppRuntime, access: Access, new: NewThread) -> dict[str, object]:
     """A new thread of `access`'s principal; with `if_exists="do_nothing"` their existing one.
     Supersteps are applied before it is answered: a bad one leaves no thread behind."""
     thread, created = await _create_row(runtime, access, new)
@@ -174,7 +181,7 @@ async def create(runtime: AppRuntime, access: Access, new: NewThread) -> dict[st
     return await _answer(runtime, thread.thread_id)
 
 
-async def _answer(runtime: AppRuntime, thread_id: str) -> dict[str, Any]:
+async def _answer(runtime: AppRuntime, thread_id: str) -> dict[str, object]:
     """The Thread JSON of a thread just written (`NotFound` if deleted meanwhile)."""
     done = await runtime.db.read(lambda conn: repo.get_row(conn, thread_id))
     if done is None:
@@ -191,7 +198,7 @@ async def _scope(runtime: AppRuntime, access: Access, value: dict[str, object]) 
 
 async def search(
     runtime: AppRuntime, access: Access, query: ThreadQuery, value: dict[str, object]
-) -> tuple[list[dict[str, Any]], int]:
+) -> tuple[list[dict[str, object]], int]:
     """One page of the caller's threads and how many match, exactly on the last page and
     at least `offset + limit + 1` on the others (`value`: the request as the authorizer
     sees it)."""
@@ -230,14 +237,15 @@ async def update(
     access: Access,
     thread_id: str,
     *,
-    metadata: dict[str, Any] | None,
+    metadata: Mapping[str, object] | None,
     ttl: Mapping[str, object] | repo.Unset | None = UNSET,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Merge `metadata` into the thread's; set the TTL (None clears it) unless `UNSET`."""
     value: dict[str, object] = {"thread_id": thread_id, "metadata": dict(metadata or {})}
     await load_row(runtime, access, thread_id, "update", value)
-    if isinstance(value.get("metadata"), dict):  # the authorizer may change it
-        metadata = dict(cast(Mapping[str, Any], value["metadata"]))
+    changed = json_object(value.get("metadata"))
+    if changed is not None:  # the authorizer may change it
+        metadata = dict(changed)
     with refusals_mapped():  # deleted meanwhile: not found
         updated = await runtime.db.write(
             lambda conn: repo.update_thread(conn, thread_id, metadata=metadata, ttl=ttl)
@@ -271,7 +279,7 @@ async def prune(runtime: AppRuntime, access: Access, thread_ids: list[str], stra
     return pruned
 
 
-async def copy(runtime: AppRuntime, access: Access, thread_id: str) -> dict[str, Any]:
+async def copy(runtime: AppRuntime, access: Access, thread_id: str) -> dict[str, object]:
     """A new thread of the caller's with the source's metadata and every checkpoint."""
     source = await load_row(runtime, access, thread_id)
     new_thread = new_id()

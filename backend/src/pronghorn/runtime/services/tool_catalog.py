@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pronghorn.agent.tools import ToolDeps, build_tools
 from pronghorn.agent.tools.selection import extra_tools, group_of, select_tools
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 
-async def tool_catalog(runtime: AppRuntime) -> dict[str, Any]:
+async def tool_catalog(runtime: AppRuntime) -> dict[str, object]:
     config = runtime.config
     deps = ToolDeps(
         sandboxes=runtime.sandbox,

@@ -72,7 +72,7 @@ DOMAIN_STATUS: Mapping[type[DomainError], int] = {
 
 def domain_status(exc: DomainError) -> int:
     for kind in type(exc).__mro__:
-        status = DOMAIN_STATUS.get(kind)  # type: ignore[call-overload]
+        status = DOMAIN_STATUS.get(kind) if issubclass(kind, DomainError) else None
         if status is not None:
             return status
     return 400

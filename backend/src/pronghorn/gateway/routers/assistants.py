@@ -6,11 +6,12 @@ import asyncio
 import contextlib
 import warnings
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
-from typing import Literal, cast
+from typing import TYPE_CHECKING, Literal, cast
 
 from fastapi import APIRouter, Body, Depends, Query, Request, Response
 from pydantic import BaseModel, Field
 
+from pronghorn.agent.untyped import as_dict
 from pronghorn.gateway.deps import check_uuid, get_access, get_runtime
 from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.idempotency import idempotent, json_record
@@ -34,6 +35,9 @@ from pronghorn.runtime.engine.graph_access import require_graph
 from pronghorn.runtime.engine.request_fields import INT64_MAX, Offset
 from pronghorn.runtime.services import assistants as service
 from pronghorn.runtime.wiring.app_runtime import AppRuntime
+
+if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
 
 router = APIRouter(
     prefix="/api/langgraph/assistants", tags=["assistants"], route_class=StrictJSONRoute
@@ -240,17 +244,17 @@ async def _graph_for(
     runtime: AppRuntime, access: Access, assistant_id: str
 ) -> AsyncGenerator[tuple[Mapping[str, object], AnyGraph]]:
     assistant = await service.get(runtime, access, assistant_id)
-    graph_id = assistant["graph_id"]
+    graph_id = str(assistant["graph_id"])
     require_graph(runtime.graphs, graph_id)
-    config = dict(assistant.get("config") or {})
+    config = dict(as_dict(assistant.get("config")) or {})
     config["configurable"] = {
-        **(config.get("configurable") or {}),
+        **(as_dict(config.get("configurable")) or {}),
         "assistant_id": assistant["assistant_id"],
         "graph_id": graph_id,
     }
     request = GraphRequest(
         access="assistants.read",
-        config=config,  # type: ignore[arg-type]
+        config=cast("RunnableConfig", config),  # an assistant's config is a RunnableConfig
         user=graph_user(access.principal),
     )
     async with runtime.graphs.graph(graph_id, request) as graph:

@@ -8,6 +8,7 @@ from typing import Literal
 from fastapi import APIRouter, Depends, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from pronghorn.agent.untyped import as_dict
 from pronghorn.gateway.deps import check_uuid, get_access, get_runtime
 from pronghorn.gateway.errors import ApiError, invalid
 from pronghorn.gateway.models.errors import errors
@@ -199,8 +200,8 @@ async def update_cron(
 ) -> Response:
     cid = check_uuid(cron_id, "cron")
     current = await service.get(runtime, access, cid)
-    merged = {
-        **current["payload"],
+    merged: dict[str, object] = {
+        **(as_dict(current["payload"]) or {}),
         "assistant_id": current["assistant_id"],
         "schedule": current["schedule"],
         "timezone": current["timezone"],

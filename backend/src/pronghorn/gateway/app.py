@@ -8,7 +8,6 @@ import logging
 import os
 from collections.abc import AsyncGenerator, Mapping
 from pathlib import Path
-from typing import Any
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
@@ -53,7 +52,7 @@ def create_app(
     custom = load_custom_app(config.http.app, config_dir) if config.http.app else None
 
     @contextlib.asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncGenerator[Mapping[str, Any] | None, None]:
+    async def lifespan(app: FastAPI) -> AsyncGenerator[Mapping[str, object] | None, None]:
         configure_logging(config.logging.level, config.logging.format)
         stop = asyncio.Event()
         async with contextlib.AsyncExitStack() as stack:

@@ -17,6 +17,7 @@ from typing import Any
 
 from fastapi import FastAPI
 from starlette.applications import Starlette
+from starlette.datastructures import URLPath
 from starlette.routing import BaseRoute, Match
 from starlette.types import Receive, Scope, Send
 
@@ -42,7 +43,8 @@ class CustomRoute(BaseRoute):
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self.app(scope, receive, send)
 
-    def url_path_for(self, name: str, /, **path_params: Any) -> Any:
+    # Any: Starlette's BaseRoute.url_path_for signature (path params of any kind)
+    def url_path_for(self, name: str, /, **path_params: Any) -> URLPath:
         return self.route.url_path_for(name, **path_params)
 
     def __repr__(self) -> str:
@@ -87,7 +89,7 @@ def add_custom_app(app: GatewayApp, custom: Starlette) -> None:
 
 
 @contextlib.asynccontextmanager
-async def custom_lifespan(custom: Starlette) -> AsyncGenerator[Mapping[str, Any] | None, None]:
+async def custom_lifespan(custom: Starlette) -> AsyncGenerator[Mapping[str, object] | None, None]:
     """The custom app's lifespan (its startup/shutdown handlers, or its `lifespan`)."""
     async with custom.router.lifespan_context(custom) as state:
         yield state

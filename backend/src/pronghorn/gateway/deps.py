@@ -37,8 +37,11 @@ async def get_access(request: Request) -> Access:
     return Access(principal, all_users=(flag or "").strip().lower() in _TRUE)
 
 
-def check_uuid(value: str, what: str) -> str:
-    """422 `Invalid <what> ID: must be a UUID` for a malformed id, as the reference does."""
+def check_uuid(value: object, what: str) -> str:
+    """422 `Invalid <what> ID: must be a UUID` for a malformed id (or a JSON body's
+    non-string), as the reference does."""
+    if not isinstance(value, str):
+        raise ApiError(422, f"Invalid {what} ID: must be a UUID")
     try:
         return str(uuid.UUID(value))
     except (ValueError, AttributeError, TypeError):

@@ -19,7 +19,6 @@ import contextlib
 import hashlib
 import os
 from email.utils import formatdate
-from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -146,7 +145,7 @@ def serve_descriptor(
     """
     size = info.st_size
     etag, modified = _validators(info)
-    base: dict[str, Any] = {
+    base: dict[str, str] = {
         **headers,
         "accept-ranges": "bytes",
         "etag": etag,

@@ -8,17 +8,19 @@ import logging
 import math
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, cast
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, Field, ValidationError
+from pydantic_core import ErrorDetails
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from pronghorn.agent.untyped import as_dict
 from pronghorn.auth.authenticator import AuthError
 from pronghorn.auth.errors import AccountError
-from pronghorn.gateway.models.bodies import hoist_body_defs
+from pronghorn.gateway.models.bodies import hoist_body_defs, schema_components
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.runtime.errors import (
     Conflict,
@@ -70,7 +72,7 @@ DOMAIN_STATUS: Mapping[type[DomainError], int] = {
 
 def domain_status(exc: DomainError) -> int:
     for kind in type(exc).__mro__:
-        status = DOMAIN_STATUS.get(kind)  # type: ignore[call-overload]
+        status = DOMAIN_STATUS.get(kind) if issubclass(kind, DomainError) else None
         if status is not None:
             return status
     return 400
@@ -120,7 +122,7 @@ def is_disk_full(exc: BaseException) -> bool:
     return False
 
 
-def describe_errors(errors: Sequence[Mapping[str, Any]]) -> str:
+def describe_errors(errors: Sequence[ErrorDetails]) -> str:
     """One line for pydantic's errors: `field.path: message; ...` (no `body.` prefix)."""
     parts: list[str] = []
     for err in errors:
@@ -205,7 +207,7 @@ def _document_error_body(app: FastAPI) -> None:
     """
     generate = app.openapi
 
-    def openapi() -> dict[str, Any]:
+    def openapi() -> dict[str, Any]:  # Any: FastAPI.openapi's signature
         if app.openapi_schema is None:
             app.openapi_schema = hoist_body_defs(use_error_response(generate()))
         return app.openapi_schema
@@ -213,17 +215,17 @@ def _document_error_body(app: FastAPI) -> None:
     app.openapi = openapi  # type: ignore[method-assign]
 
 
-def use_error_response(schema: dict[str, Any]) -> dict[str, Any]:
+def use_error_response(schema: dict[str, object]) -> dict[str, object]:
     """Point every 422 of `schema` at `ErrorResponse` and drop FastAPI's unused error models."""
-    components = schema.setdefault("components", {}).setdefault("schemas", {})
+    components = schema_components(schema)
     components["ErrorResponse"] = ErrorResponse.model_json_schema()
     ref = {"$ref": "#/components/schemas/ErrorResponse"}
-    for operations in schema.get("paths", {}).values():
-        for operation in operations.values():
-            if not isinstance(operation, dict):
+    for operations in (as_dict(schema.get("paths")) or {}).values():
+        for item in (as_dict(operations) or {}).values():
+            operation = as_dict(item)
+            if operation is None:
                 continue
-            responses: dict[str, Any] = cast("dict[str, Any]", operation).get("responses", {})
-            answer = responses.get("422")
+            answer = as_dict((as_dict(operation.get("responses")) or {}).get("422"))
             if answer is not None:
                 answer["content"] = {"application/json": {"schema": dict(ref)}}
     for name in ("HTTPValidationError", "ValidationError"):

@@ -17,9 +17,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import cast
 
 import orjson
 from fastapi import Request, Response
@@ -37,8 +37,8 @@ STALE_S = 60.0  # a pending record this old belongs to a request that died
 POLL_S = 0.05
 
 # What a route hands back besides its response: the JSON-able record a replay needs.
-Replayer = Callable[[dict[str, Any]], Awaitable[Response]]
-Action = Callable[[], Awaitable[tuple[Response, dict[str, Any]]]]
+Replayer = Callable[[Mapping[str, object]], Awaitable[Response]]
+Action = Callable[[], Awaitable[tuple[Response, dict[str, object]]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +48,7 @@ class _Key:
     fingerprint: str
 
 
-def json_record(response: Response) -> dict[str, Any]:
+def json_record(response: Response) -> dict[str, object]:
     """The record of a JSON answer: its body and Content-Location, replayed byte for byte."""
     headers = {
         k: v for k, v in response.headers.items() if k.lower() in ("content-location", "location")
@@ -56,11 +56,14 @@ def json_record(response: Response) -> dict[str, Any]:
     return {"kind": "json", "body": bytes(response.body).decode(), "headers": headers}
 
 
-async def replay_json(record: dict[str, Any]) -> Response:
+async def replay_json(record: Mapping[str, object]) -> Response:
+    stored = record.get("headers")
+    # json_record wrote them: header names to values
+    headers = cast("dict[str, str]", stored) if isinstance(stored, dict) else {}
     return Response(
         content=str(record["body"]),
         media_type="application/json",
-        headers=dict(record.get("headers") or {}),
+        headers=dict(headers),
     )
 
 
@@ -78,7 +81,7 @@ async def _fingerprint(request: Request) -> str:
     and whitespace do not matter)."""
     raw = await request.body()
     try:
-        body: Any = orjson.loads(raw) if raw.strip() else None
+        body: object = orjson.loads(raw) if raw.strip() else None
         canonical = orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
     except orjson.JSONDecodeError:
         canonical = raw

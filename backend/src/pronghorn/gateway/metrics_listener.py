@@ -14,7 +14,6 @@ import logging
 import threading
 from collections.abc import AsyncGenerator, Callable, Iterable
 from socketserver import ThreadingMixIn
-from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from pronghorn.gateway.routers.metrics import token_matches
@@ -23,7 +22,7 @@ from pronghorn.runtime.wiring.app_runtime import AppRuntime
 
 log = logging.getLogger("pronghorn.metrics")
 
-StartResponse = Callable[[str, list[tuple[str, str]]], Any]
+StartResponse = Callable[[str, list[tuple[str, str]]], object]
 
 
 class _Server(ThreadingMixIn, WSGIServer):
@@ -31,15 +30,15 @@ class _Server(ThreadingMixIn, WSGIServer):
 
 
 class _QuietHandler(WSGIRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
 
-WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
+WsgiApp = Callable[[dict[str, object], StartResponse], Iterable[bytes]]
 
 
 def metrics_wsgi_app(runtime: AppRuntime) -> WsgiApp:
-    def app(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+    def app(environ: dict[str, object], start_response: StartResponse) -> Iterable[bytes]:
         if environ.get("PATH_INFO") not in ("/metrics", "/"):
             start_response("404 Not Found", [("Content-Type", "text/plain")])
             return [b"Not Found\n"]

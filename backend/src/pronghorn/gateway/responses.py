@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from starlette.responses import Response
 
 from pronghorn.runtime.events.serialization import dumps
@@ -12,5 +10,5 @@ from pronghorn.runtime.events.serialization import dumps
 class JSONResponse(Response):
     media_type = "application/json"
 
-    def render(self, content: Any) -> bytes:
+    def render(self, content: object) -> bytes:
         return dumps(content)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import AsyncIterator, Callable
-from typing import Any
 
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
@@ -44,7 +43,7 @@ def sse_response(
     *,
     heartbeat_s: float,
     headers: dict[str, str] | None = None,
-    on_disconnect: Callable[[], Any] | None = None,
+    on_disconnect: Callable[[], object] | None = None,
 ) -> EventSourceResponse:
     """Stream `events`; `on_disconnect` runs if the client leaves before the stream ends."""
 

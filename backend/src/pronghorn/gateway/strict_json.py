@@ -13,7 +13,7 @@ Routers opt in with `APIRouter(route_class=StrictJSONRoute)`.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from typing import Any, cast
 
 import orjson
@@ -33,14 +33,15 @@ class InvalidJSON(ValueError):
     """The body is not strict JSON or breaks a bound; the message says why."""
 
 
-def _check_tree(doc: Any) -> None:
-    stack: list[tuple[Any, int]] = [(doc, 1)]
+def _check_tree(doc: object) -> None:
+    stack: list[tuple[object, int]] = [(doc, 1)]
     while stack:
         value, depth = stack.pop()
+        children: Iterable[object]
         if isinstance(value, dict):
-            children: Any = cast("dict[Any, Any]", value).values()
+            children = cast("dict[str, object]", value).values()  # orjson's object
         elif isinstance(value, list):
-            children = cast("list[Any]", value)
+            children = cast("list[object]", value)
         else:
             if isinstance(value, int) and not INT64_MIN <= value <= INT64_MAX:
                 raise InvalidJSON(f"integer {value} is outside the signed 64-bit range")
@@ -50,7 +51,7 @@ def _check_tree(doc: Any) -> None:
         stack.extend((child, depth + 1) for child in children)
 
 
-def parse_strict_json(body: bytes) -> Any:
+def parse_strict_json(body: bytes) -> object:
     """The parsed body, or InvalidJSON (bad JSON, NaN/Infinity, lone surrogate, too deep...)."""
     try:
         doc = orjson.loads(body)
@@ -63,7 +64,7 @@ def parse_strict_json(body: bytes) -> Any:
 
 
 class StrictJSONRequest(Request):
-    async def json(self) -> Any:
+    async def json(self) -> Any:  # Any: Request.json's signature, which FastAPI calls
         if not hasattr(self, "_json"):
             body = await self.body()
             try:
@@ -79,6 +80,7 @@ class StrictJSONRequest(Request):
 class StrictJSONRoute(APIRoute):
     """An APIRoute whose JSON body goes through `parse_strict_json`."""
 
+    # Any: APIRoute.get_route_handler's signature (a coroutine's send and yield types)
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
 

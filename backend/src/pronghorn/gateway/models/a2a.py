@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -25,10 +25,10 @@ class AgentCard(_Open):
     url: str
     version: str
     protocolVersion: str
-    capabilities: dict[str, Any]
+    capabilities: dict[str, object]
     defaultInputModes: list[str]
     defaultOutputModes: list[str]
-    skills: list[dict[str, Any]]
+    skills: list[dict[str, object]]
     supportedInterfaces: list[AgentInterface]
 
 
@@ -36,7 +36,7 @@ class JsonRpcRequest(_Open):
     jsonrpc: Literal["2.0"]
     id: str | int | None = None
     method: str
-    params: dict[str, Any] | None = None
+    params: dict[str, object] | None = None
 
 
 class JsonRpcErrorDetail(_Open):
@@ -49,18 +49,18 @@ class JsonRpcResponse(BaseModel):
 
     jsonrpc: Literal["2.0"]
     id: str | int | None
-    result: dict[str, Any] | None = None
+    result: dict[str, object] | None = None
     error: JsonRpcErrorDetail | None = None
 
 
-CARD_ERRORS: dict[int | str, dict[str, Any]] = {
+CARD_ERRORS: dict[int | str, dict[str, object]] = {
     404: {
         "description": "No such assistant, or A2A is disabled",
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorResponse"}}},
     }
 }
 
-RPC_ANSWERS: dict[int | str, dict[str, Any]] = {
+RPC_ANSWERS: dict[int | str, dict[str, object]] = {
     200: {
         "model": JsonRpcResponse,
         "description": "A JSON-RPC answer; `message/stream` answers server-sent events",

@@ -7,16 +7,21 @@ app's `openapi()` runs.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
+
+from pronghorn.agent.untyped import as_dict
 
 REF_TEMPLATE = "#/components/schemas/{model}"
 
 
 def json_body(
-    model: type[BaseModel] | TypeAdapter[Any], *, required: bool = True
-) -> dict[str, Any]:
+    # Any: a TypeAdapter of any body type (its json_schema is all that is used)
+    model: type[BaseModel] | TypeAdapter[Any],
+    *,
+    required: bool = True,
+) -> dict[str, object]:
     """`openapi_extra=` documenting `model` (a model, or a TypeAdapter such as a list of one)."""
     if isinstance(model, TypeAdapter):
         schema = model.json_schema(ref_template=REF_TEMPLATE)
@@ -30,20 +35,31 @@ def json_body(
     }
 
 
-def hoist_body_defs(document: dict[str, Any]) -> dict[str, Any]:
+def _member(document: dict[str, object], key: str) -> dict[str, object]:
+    found = as_dict(document.setdefault(key, {}))
+    if found is None:
+        raise TypeError(f"OpenAPI document: {key!r} is not an object")
+    return found
+
+
+def schema_components(document: dict[str, object]) -> dict[str, object]:
+    """The document's `components.schemas` (added when missing)."""
+    return _member(_member(document, "components"), "schemas")
+
+
+def hoist_body_defs(document: dict[str, object]) -> dict[str, object]:
     """Move each documented body's `$defs` into `components.schemas` (refs already point there)."""
-    components: dict[str, Any] = document.setdefault("components", {}).setdefault("schemas", {})
-    paths: dict[str, dict[str, Any]] = document.get("paths", {})
-    for item in paths.values():
-        for operation in item.values():
-            if not isinstance(operation, dict):
+    components = schema_components(document)
+    for item in (as_dict(document.get("paths")) or {}).values():
+        for found in (as_dict(item) or {}).values():
+            operation = as_dict(found)
+            if operation is None:
                 continue
-            body: dict[str, Any] = cast("dict[str, Any]", operation).get("requestBody") or {}
-            content: dict[str, dict[str, Any]] = body.get("content") or {}
-            for media in content.values():
-                schema: object = media.get("schema")
-                if isinstance(schema, dict):
-                    defs: dict[str, Any] = cast("dict[str, Any]", schema).pop("$defs", {})
+            body = as_dict(operation.get("requestBody")) or {}
+            for media in (as_dict(body.get("content")) or {}).values():
+                schema = as_dict((as_dict(media) or {}).get("schema"))
+                if schema is not None:
+                    defs = as_dict(schema.pop("$defs", {})) or {}
                     for name, value in defs.items():
                         components.setdefault(name, value)
     return document

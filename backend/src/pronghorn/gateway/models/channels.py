@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, Field
 
 
@@ -26,7 +24,7 @@ class ChannelStatus(BaseModel):
     last_error: str | None
     starts: int
     counts: ChannelCounts | None = None
-    config: dict[str, Any] | None = None  # admins only; secrets masked
+    config: dict[str, object] | None = None  # admins only; secrets masked
 
 
 class ConnectCode(BaseModel):
@@ -62,7 +60,7 @@ class ChannelConnection(BaseModel):
     workspace_id: str | None
     workspace_name: str | None
     scopes: list[str]
-    metadata: dict[str, Any]
+    metadata: dict[str, object]
 
 
 class ChannelConnections(BaseModel):
@@ -88,9 +86,9 @@ class ChannelSectionView(BaseModel):
 
     name: str
     configured: bool
-    config: dict[str, Any]
+    config: dict[str, object]
     secrets: list[str]
-    schema_: dict[str, Any] = Field(alias="schema")
+    schema_: dict[str, object] = Field(alias="schema")
 
 
 class ChannelsConfigView(BaseModel):

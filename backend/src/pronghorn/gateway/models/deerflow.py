@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel
 
 from pronghorn.gateway.models.files import UploadedFile
@@ -15,8 +13,8 @@ class MessageEvent(BaseModel):
     run_id: str | None
     event_type: str
     category: str
-    content: Any
-    metadata: dict[str, Any]
+    content: object
+    metadata: dict[str, object]
     created_at: str | None
 
 
@@ -36,7 +34,7 @@ class RunEvent(BaseModel):
     run_id: str
     thread_id: str
     event_type: str
-    data: Any
+    data: object
 
 
 class DeerFlowUploadList(BaseModel):
@@ -81,7 +79,7 @@ class ChannelProvider(BaseModel):
     unavailable_reason: str | None
     auth_mode: str
     connection_status: str
-    credential_fields: list[dict[str, Any]]
+    credential_fields: list[dict[str, object]]
 
 
 class ChannelProviders(BaseModel):

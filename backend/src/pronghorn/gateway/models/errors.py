@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 ERROR_REF = "#/components/schemas/ErrorResponse"
 
 _WHY: dict[int, str] = {
@@ -20,7 +18,7 @@ _WHY: dict[int, str] = {
 }
 
 
-def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+def errors(*statuses: int) -> dict[int | str, dict[str, object]]:
     """`{status: ErrorResponse as JSON}` for FastAPI's `responses=` (JSON even on an SSE
     route; the component itself is added by `use_error_response`)."""
     return {
@@ -33,8 +31,8 @@ def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
 
 
 def answers(
-    model: Any, status: int = 200, description: str = "Successful Response"
-) -> dict[int | str, dict[str, Any]]:
+    model: object, status: int = 200, description: str = "Successful Response"
+) -> dict[int | str, dict[str, object]]:
     """`responses=` documenting the success body of a route that returns a plain dict or
     list (with `response_model=None`, so FastAPI neither filters nor re-encodes it)."""
     return {status: {"model": model, "description": description}}

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel
 
 
@@ -55,7 +53,7 @@ class UploadList(BaseModel):
     limits: UploadLimits
 
 
-MULTIPART_FILES: dict[str, Any] = {
+MULTIPART_FILES: dict[str, object] = {
     "requestBody": {
         "required": True,
         "content": {
@@ -78,7 +76,7 @@ MULTIPART_FILES: dict[str, Any] = {
 
 _BYTES = {"*/*": {"schema": {"type": "string", "format": "binary"}}}
 
-FILE_BYTES: dict[int | str, dict[str, Any]] = {
+FILE_BYTES: dict[int | str, dict[str, object]] = {
     200: {"description": "The file (its type from its name)", "content": _BYTES},
     206: {"description": "The requested byte range", "content": _BYTES},
     416: {"description": "Range not satisfiable"},

@@ -7,11 +7,12 @@ contract lets a server send more) and `null` where Pronghorn answers it.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
-JsonObject = dict[str, Any]
+JsonObject = dict[str, object]
+"""A JSON object field of the API (documented as an object with any properties)."""
 
 
 class _Open(BaseModel):
@@ -100,7 +101,7 @@ class Thread(_Open):
     metadata: JsonObject
     config: JsonObject | None = None
     status: ThreadStatus
-    values: JsonObject | list[Any] | None = None
+    values: JsonObject | list[object] | None = None
     interrupts: JsonObject | None = None
     error: str | JsonObject | None = None
     ttl: ThreadTTL | None = Field(default=None, description="Only when asked for (`select`)")
@@ -116,7 +117,7 @@ class ThreadSelection(_Open):
     metadata: JsonObject | None = None
     config: JsonObject | None = None
     status: ThreadStatus | None = None
-    values: JsonObject | list[Any] | None = None
+    values: JsonObject | list[object] | None = None
     interrupts: JsonObject | None = None
     error: str | JsonObject | None = None
     ttl: ThreadTTL | None = None
@@ -136,24 +137,24 @@ class CheckpointConfig(_Open):
 
 class Interrupt(_Open):
     id: str | None = None
-    value: Any = None
+    value: object = None
 
 
 class ThreadTask(_Open):
     id: str
     name: str
-    path: list[Any] | None = None
+    path: list[object] | None = None
     error: str | None = None
     interrupts: list[Interrupt] = Field(default_factory=list[Interrupt])
     checkpoint: CheckpointConfig | None = None
     state: ThreadState | None = None
-    result: Any = None
+    result: object = None
 
 
 class ThreadState(_Open):
     """A thread's state at a checkpoint. With `select`, only the selected fields."""
 
-    values: JsonObject | list[Any] | None = None
+    values: JsonObject | list[object] | None = None
     next: list[str] | None = None
     tasks: list[ThreadTask] | None = None
     checkpoint: CheckpointConfig | None = None
@@ -197,7 +198,7 @@ class Run(_Open):
     usage: RunUsage | None = None
 
 
-class RunOutput(RootModel[Any]):
+class RunOutput(RootModel[object]):
     """What the run left: its thread's values (an object), or `{"__error__": ...}`."""
 
 

@@ -3,8 +3,6 @@ fuzz run follow them, e.g. create a thread, then read its state)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 _THREAD_ID = {"thread_id": "$response.body#/thread_id"}
 
 _THREAD_OPERATIONS = {
@@ -24,17 +22,17 @@ _THREAD_OPERATIONS = {
 }
 
 
-def _links(operations: dict[str, str], parameters: dict[str, str]) -> dict[str, Any]:
+def _links(operations: dict[str, str], parameters: dict[str, str]) -> dict[str, object]:
     return {
         name: {"operationId": operation, "parameters": dict(parameters)}
         for name, operation in operations.items()
     }
 
 
-THREAD_LINKS: dict[str, Any] = _links(_THREAD_OPERATIONS, _THREAD_ID)
+THREAD_LINKS: dict[str, object] = _links(_THREAD_OPERATIONS, _THREAD_ID)
 """From a thread (created or copied) to what can be done with it."""
 
-ASSISTANT_LINKS: dict[str, Any] = _links(
+ASSISTANT_LINKS: dict[str, object] = _links(
     {
         "GetAssistant": "get_assistant_api_langgraph_assistants__assistant_id__get",
         "PatchAssistant": "patch_assistant_api_langgraph_assistants__assistant_id__patch",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel
 
@@ -10,7 +10,7 @@ from pronghorn.mcp.server_manager import Status
 
 
 class McpConfigView(BaseModel):
-    mcp_servers: dict[str, dict[str, Any]]  # as configured, secrets masked
+    mcp_servers: dict[str, dict[str, object]]  # as configured, secrets masked
     tool_name_prefix: bool
     tool_search_threshold: int
     max_stdio_sessions: int

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel
 
@@ -20,7 +20,7 @@ class OpenAIErrorBody(BaseModel):
     error: OpenAIErrorDetail
 
 
-def openai_errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+def openai_errors(*statuses: int) -> dict[int | str, dict[str, object]]:
     return {
         s: {"model": OpenAIErrorBody, "description": "An OpenAI-shaped error"} for s in statuses
     }
@@ -66,7 +66,7 @@ class ModelObjectList(BaseModel):
     data: list[ModelObject]
 
 
-CHAT_ANSWERS: dict[int | str, dict[str, Any]] = {
+CHAT_ANSWERS: dict[int | str, dict[str, object]] = {
     200: {
         "model": ChatCompletion,
         "description": "The completion; with `stream: true`, chunks as server-sent events",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel
 
@@ -14,7 +14,7 @@ class ScheduledTask(BaseModel):
     title: str
     prompt: str
     schedule_type: Literal["once", "cron"]
-    schedule_spec: dict[str, Any]
+    schedule_spec: dict[str, object]
     timezone: str
     status: Literal["enabled", "paused", "running", "completed", "failed", "cancelled"]
     next_run_at: str | None

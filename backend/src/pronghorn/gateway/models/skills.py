@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel
 
 from pronghorn.skills.model import SkillCategory
@@ -58,7 +56,7 @@ class InstallFromThreadBody(BaseModel):
     path: str
 
 
-SKILL_ARCHIVE: dict[str, Any] = {
+SKILL_ARCHIVE: dict[str, object] = {
     "requestBody": {
         "required": True,
         "content": {

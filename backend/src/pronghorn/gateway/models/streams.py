@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from starlette.responses import Response
 
 
@@ -13,7 +11,7 @@ class EventStream(Response):
     media_type = "text/event-stream"
 
 
-def event_stream(what: str) -> dict[int | str, dict[str, Any]]:
+def event_stream(what: str) -> dict[int | str, dict[str, object]]:
     """`responses=` for a 200 that is a server-sent event stream."""
     return {
         200: {

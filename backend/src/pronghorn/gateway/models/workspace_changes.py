@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel
 
@@ -42,4 +42,4 @@ class WorkspaceChanges(BaseModel):
     version: int
     summary: WorkspaceChangeSummary
     files: list[WorkspaceFileChange]
-    limits: dict[str, Any]
+    limits: dict[str, object]

@@ -10,9 +10,10 @@ Those (and protobuf under them) are imported by the first 1.0 request, not at st
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Literal
 
 from a2a.compat.v0_3 import types as a2a
+from pydantic import BaseModel
 
 if TYPE_CHECKING:
     from google.protobuf.message import Message as ProtoMessage
@@ -25,11 +26,11 @@ class BadParams(ValueError):
     """Params that are not a valid request of the dialect."""
 
 
-def dump(model: Any) -> dict[str, Any]:
-    return cast(dict[str, Any], model.model_dump(mode="json", by_alias=True, exclude_none=True))
+def dump(model: BaseModel) -> dict[str, object]:
+    return model.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
-def _proto(message: ProtoMessage) -> dict[str, Any]:
+def _proto(message: ProtoMessage) -> dict[str, object]:
     from google.protobuf.json_format import MessageToDict
 
     return MessageToDict(message)
@@ -39,7 +40,7 @@ def _proto(message: ProtoMessage) -> dict[str, Any]:
 class Dialect:
     version: Literal["0.3", "1.0"]
 
-    def params(self, op: Operation, params: dict[str, Any]) -> dict[str, Any]:
+    def params(self, op: Operation, params: dict[str, object]) -> dict[str, object]:
         """The params as 0.3 params."""
         if self.version == "0.3":
             return params
@@ -59,7 +60,7 @@ class Dialect:
         except (ParseError, ValueError, TypeError) as exc:
             raise BadParams(f"Invalid params: {exc}") from None
 
-    def task(self, task: a2a.Task, op: Operation) -> dict[str, Any]:
+    def task(self, task: a2a.Task, op: Operation) -> dict[str, object]:
         """A task as the result of `op`."""
         if self.version == "0.3":
             return dump(task)
@@ -71,7 +72,7 @@ class Dialect:
             return _proto(pb.SendMessageResponse(task=core))
         return _proto(core)
 
-    def event(self, event: StreamEvent) -> dict[str, Any]:
+    def event(self, event: StreamEvent) -> dict[str, object]:
         """One streamed event as the result of a stream response."""
         if self.version == "0.3":
             return dump(event)

@@ -19,13 +19,13 @@ message, data is merged into the graph input. Errors are JSON-RPC error objects.
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
-from typing import Any, cast
+from collections.abc import AsyncIterator, Mapping
+from typing import TypeVar, cast
 
 import orjson
 from a2a.compat.v0_3 import types as a2a
 from fastapi import APIRouter, Depends, Query, Request
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from starlette.responses import Response, StreamingResponse
 
 from pronghorn import __version__
@@ -74,7 +74,7 @@ def _error(rpc_id: RpcId, exc: RpcError) -> JSONResponse:
     return JSONResponse(body, status_code=exc.status)
 
 
-def _result(rpc_id: RpcId, result: dict[str, Any]) -> dict[str, Any]:
+def _result(rpc_id: RpcId, result: dict[str, object]) -> dict[str, object]:
     return {"jsonrpc": "2.0", "id": rpc_id, "result": result}
 
 
@@ -94,7 +94,7 @@ async def _callee(runtime: AppRuntime, access: Access, assistant_id: str) -> cal
 
 
 # -- the agent card ---------------------------------------------------------------------
-def agent_card(runtime: AppRuntime, callee: calls.Callee, base_url: str) -> dict[str, Any]:
+def agent_card(runtime: AppRuntime, callee: calls.Callee, base_url: str) -> dict[str, object]:
     url = f"{base_url}/api/langgraph/a2a/{callee.assistant_id}"
     schemes: dict[str, a2a.SecurityScheme] | None = None
     security: list[dict[str, list[str]]] | None = None
@@ -198,11 +198,11 @@ async def post_a2a(
             raise RpcError(PARSE_ERROR, "Parse error: the body is not JSON") from None
         if not isinstance(envelope, dict):
             raise RpcError(INVALID_REQUEST, "Invalid request: expected a JSON-RPC object")
-        env = cast(dict[str, Any], envelope)
+        env = cast(dict[str, object], envelope)  # a JSON object's keys are strings
         raw_id = env.get("id")
         # JSON-RPC ids are strings, numbers or null (`true` is not an id, though a Python int)
-        valid_id = isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool)
-        rpc_id = raw_id if valid_id else None
+        if isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool):
+            rpc_id = raw_id
         method, params = env.get("method"), env.get("params")
         if env.get("jsonrpc") != "2.0" or not isinstance(method, str):
             raise RpcError(INVALID_REQUEST, "Invalid request: jsonrpc '2.0' and a method needed")
@@ -216,7 +216,7 @@ async def post_a2a(
         callee = await _callee(runtime, access, assistant_id)
         ctx = _Call(runtime, access, callee, _base_url(request))
         try:
-            p = dialect.params(op, cast(dict[str, Any], params))
+            p = dialect.params(op, cast(dict[str, object], params))
         except BadParams as exc:
             raise RpcError(INVALID_PARAMS, str(exc)) from None
         if op == "stream":
@@ -236,7 +236,10 @@ async def post_a2a(
         return _error(rpc_id, RpcError(INVALID_PARAMS, exc.message))
 
 
-def _validate(model: type[Any], params: dict[str, Any]) -> Any:
+_Params = TypeVar("_Params", bound=BaseModel)
+
+
+def _validate(model: type[_Params], params: dict[str, object]) -> _Params:
     try:
         return model.model_validate(params)
     except ValidationError as exc:
@@ -245,12 +248,12 @@ def _validate(model: type[Any], params: dict[str, Any]) -> Any:
         raise RpcError(INVALID_PARAMS, f"Invalid params: {where}: {err.get('msg')}") from None
 
 
-def _input_of(message: a2a.Message) -> tuple[str, dict[str, Any]]:
+def _input_of(message: a2a.Message) -> tuple[str, dict[str, object]]:
     """The message's text and its data parts (merged)."""
     if message.role != a2a.Role.user:
         raise RpcError(INVALID_PARAMS, "Invalid params: message.role must be 'user'")
     texts: list[str] = []
-    data: dict[str, Any] = {}
+    data: dict[str, object] = {}
     for part in message.parts:
         inner = part.root
         if isinstance(inner, a2a.TextPart):
@@ -265,7 +268,7 @@ def _input_of(message: a2a.Message) -> tuple[str, dict[str, Any]]:
     return text, data
 
 
-def _answer_value(text: str, data: dict[str, Any]) -> Any:
+def _answer_value(text: str, data: dict[str, object]) -> object:
     """What an interrupt is resumed with: the text, the data, or both (text under "text")."""
     if data and text:
         return {**data, "text": text}
@@ -283,7 +286,7 @@ class _Call:
         self.callee = callee
         self.base_url = base_url
 
-    async def _task_run(self, task_id: str, action: Action = "read") -> dict[str, Any]:
+    async def _task_run(self, task_id: str, action: Action = "read") -> Mapping[str, object]:
         """The task's current run (`TaskNotFound` for an unknown task or another
         user's, or one of another assistant)."""
         try:
@@ -296,14 +299,14 @@ class _Call:
         return tasks.newest_run(runs, task_id) or first
 
     async def _task(
-        self, task_id: str, run: dict[str, Any], history: int | None = None
+        self, task_id: str, run: Mapping[str, object], history: int | None = None
     ) -> a2a.Task:
         return await tasks.build_task(
             self.runtime, task_id, run, base_url=self.base_url, history_length=history
         )
 
-    async def _start(self, params: dict[str, Any], modes: tuple[str, ...]) -> tuple[str, Job]:
-        send = cast(a2a.MessageSendParams, _validate(a2a.MessageSendParams, params))
+    async def _start(self, params: dict[str, object], modes: tuple[str, ...]) -> tuple[str, Job]:
+        send = _validate(a2a.MessageSendParams, params)
         text, data = _input_of(send.message)
         context_id = send.message.context_id
         if context_id is not None:
@@ -311,7 +314,7 @@ class _Call:
                 context_id = str(uuid.UUID(context_id))
             except ValueError:
                 raise RpcError(INVALID_PARAMS, "Invalid params: contextId must be a UUID") from None
-        metadata: dict[str, Any] = {"protocol": "a2a"}
+        metadata: dict[str, object] = {"protocol": "a2a"}
         if send.message.task_id:  # a follow-up to a task waiting for input
             task_id = send.message.task_id
             run = await self._task_run(task_id, "update")
@@ -339,7 +342,7 @@ class _Call:
                 metadata={**metadata, tasks.TASK_KEY: task_id},
             )
             return task_id, job
-        graph_input: dict[str, Any] = dict(data)
+        graph_input: dict[str, object] = dict(data)
         if text:
             graph_input["messages"] = [{"role": "user", "content": text}]
         job = await calls.start_call(
@@ -353,21 +356,26 @@ class _Call:
         )
         return job.run_id, job
 
-    async def send(self, params: dict[str, Any]) -> a2a.Task:
+    async def send(self, params: dict[str, object]) -> a2a.Task:
         task_id, job = await self._start(params, ("values",))
-        configuration = cast(dict[str, Any], params.get("configuration") or {})
-        if configuration.get("blocking") is not False:
+        configuration = params.get("configuration")  # valid: _start validated the params
+        blocking = (
+            cast(dict[str, object], configuration).get("blocking")
+            if isinstance(configuration, dict)
+            else None
+        )
+        if blocking is not False:
             await job.done.wait()
         run = await calls.owned_run(self.runtime, self.access, job.run_id)
         return await self._task(task_id, run)
 
-    async def get(self, params: dict[str, Any]) -> a2a.Task:
-        query = cast(a2a.TaskQueryParams, _validate(a2a.TaskQueryParams, params))
+    async def get(self, params: dict[str, object]) -> a2a.Task:
+        query = _validate(a2a.TaskQueryParams, params)
         run = await self._task_run(query.id)
         return await self._task(query.id, run, query.history_length)
 
-    async def cancel(self, params: dict[str, Any]) -> a2a.Task:
-        ident = cast(a2a.TaskIdParams, _validate(a2a.TaskIdParams, params))
+    async def cancel(self, params: dict[str, object]) -> a2a.Task:
+        ident = _validate(a2a.TaskIdParams, params)
         run = await self._task_run(ident.id, "update")
         task = await self._task(ident.id, run)
         state = task.status.state
@@ -384,7 +392,7 @@ class _Call:
         run = await calls.owned_run(self.runtime, self.access, str(run["run_id"]))
         return await self._task(ident.id, run)
 
-    async def stream(self, rpc_id: RpcId, params: dict[str, Any], dialect: Dialect) -> Response:
+    async def stream(self, rpc_id: RpcId, params: dict[str, object], dialect: Dialect) -> Response:
         task_id, job = await self._start(params, ("messages-tuple",))
         first = await calls.owned_run(self.runtime, self.access, job.run_id)
         opening = await self._task(task_id, first)

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import mimetypes
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import cast
 
 import orjson
 from a2a.compat.v0_3 import types as a2a
+from pydantic import BaseModel
 
 from pronghorn.runtime.services import agent_calls as calls
 from pronghorn.runtime.services import agent_output as output
@@ -44,13 +45,14 @@ _RUN_STATES = {
 }
 
 
-def task_of_run(run: dict[str, Any]) -> str:
+def task_of_run(run: Mapping[str, object]) -> str:
     """The task a run belongs to."""
-    metadata = cast(dict[str, Any], run.get("metadata") or {})
-    return str(metadata.get(TASK_KEY) or run["run_id"])
+    metadata = run.get("metadata")
+    task = cast(dict[str, object], metadata).get(TASK_KEY) if isinstance(metadata, dict) else None
+    return str(task or run["run_id"])
 
 
-def newest_run(runs: Sequence[dict[str, Any]], task_id: str) -> dict[str, Any] | None:
+def newest_run(runs: Sequence[Mapping[str, object]], task_id: str) -> Mapping[str, object] | None:
     """The task's current run among a thread's runs (newest first)."""
     for run in runs:
         if task_of_run(run) == task_id:
@@ -62,8 +64,8 @@ def text_part(text: str) -> a2a.Part:
     return a2a.Part(root=a2a.TextPart(text=text))
 
 
-def data_part(data: dict[str, Any]) -> a2a.Part:
-    return a2a.Part(root=a2a.DataPart(data=data))
+def data_part(data: Mapping[str, object]) -> a2a.Part:
+    return a2a.Part(root=a2a.DataPart(data=dict(data)))
 
 
 def agent_message(task_id: str, context_id: str, parts: list[a2a.Part], key: str) -> a2a.Message:
@@ -76,22 +78,22 @@ def agent_message(task_id: str, context_id: str, parts: list[a2a.Part], key: str
     )
 
 
-def interrupt_parts(value: Any) -> list[a2a.Part]:
+def interrupt_parts(value: object) -> list[a2a.Part]:
     if isinstance(value, str):
         return [text_part(value)]
     if isinstance(value, dict):
-        data = cast(dict[str, Any], value)
+        data = cast(dict[str, object], value)  # an interrupt's JSON object
         question = data.get("question")
         parts = [text_part(question)] if isinstance(question, str) else []
         return [*parts, data_part(data)]
     return [text_part(orjson.dumps(value).decode())]
 
 
-def file_parts(thread_id: str, paths: Any, base_url: str) -> list[a2a.Part]:
+def file_parts(thread_id: str, paths: object, base_url: str) -> list[a2a.Part]:
     if not isinstance(paths, list):
         return []
     out: list[a2a.Part] = []
-    for path in cast(list[Any], paths):
+    for path in cast(list[object], paths):
         if not isinstance(path, str) or not path.startswith("/"):
             continue
         mime, _ = mimetypes.guess_type(path)
@@ -102,7 +104,7 @@ def file_parts(thread_id: str, paths: Any, base_url: str) -> list[a2a.Part]:
 
 
 def artifacts_of(
-    run_id: str, thread_id: str, values: dict[str, Any], base_url: str
+    run_id: str, thread_id: str, values: Mapping[str, object], base_url: str
 ) -> list[a2a.Artifact]:
     out: list[a2a.Artifact] = []
     answer = output.last_answer(values)
@@ -114,7 +116,7 @@ def artifacts_of(
             a2a.Artifact(
                 artifact_id=f"{run_id}-data",
                 name="structured_response",
-                parts=[data_part(cast(dict[str, Any], structured))],
+                parts=[data_part(cast(dict[str, object], structured))],
             )
         )
     files = file_parts(thread_id, values.get("artifacts"), base_url)
@@ -131,12 +133,12 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat()
 
 
-def _canceled(metadata: dict[str, Any]) -> list[str]:
+def _canceled(metadata: Mapping[str, object]) -> list[str]:
     found = metadata.get(CANCELED_KEY)
-    return [str(i) for i in cast(list[Any], found)] if isinstance(found, list) else []
+    return [str(i) for i in cast(list[object], found)] if isinstance(found, list) else []
 
 
-def state_of(run: dict[str, Any], waiting: bool) -> a2a.TaskState:
+def state_of(run: Mapping[str, object], waiting: bool) -> a2a.TaskState:
     state = _RUN_STATES.get(str(run["status"]), a2a.TaskState.unknown)
     if state == a2a.TaskState.completed and waiting:
         return a2a.TaskState.input_required
@@ -146,7 +148,7 @@ def state_of(run: dict[str, Any], waiting: bool) -> a2a.TaskState:
 async def build_task(
     runtime: AppRuntime,
     task_id: str,
-    run: dict[str, Any],
+    run: Mapping[str, object],
     *,
     base_url: str,
     history_length: int | None = None,
@@ -166,7 +168,8 @@ async def build_task(
     if state == a2a.TaskState.input_required:
         message = agent_message(task_id, thread_id, interrupt_parts(interrupts[0]), "input")
     elif state == a2a.TaskState.failed:
-        error = cast(dict[str, Any], run.get("error") or {})
+        found = run.get("error")
+        error = cast(dict[str, object], found) if isinstance(found, dict) else {}
         text = f"{error.get('error', 'Error')}: {error.get('message', 'the run failed')}"
         message = agent_message(task_id, thread_id, [text_part(text)], "error")
     elif state == a2a.TaskState.completed and latest_on_thread:
@@ -184,15 +187,15 @@ async def build_task(
     )
 
 
-def thread_history(task_id: str, thread_id: str, values: dict[str, Any]) -> list[a2a.Message]:
+def thread_history(task_id: str, thread_id: str, values: Mapping[str, object]) -> list[a2a.Message]:
     messages = values.get("messages")
     if not isinstance(messages, list):
         return []
     out: list[a2a.Message] = []
-    for i, item in enumerate(cast(list[Any], messages)):
+    for i, item in enumerate(cast(list[object], messages)):
         if not isinstance(item, dict):
             continue
-        msg = cast(dict[str, Any], item)
+        msg = cast(dict[str, object], item)  # a message as the state stores it
         kind = msg.get("type")
         if kind not in ("human", "ai"):
             continue
@@ -211,5 +214,5 @@ def thread_history(task_id: str, thread_id: str, values: dict[str, Any]) -> list
     return out
 
 
-def dump(model: Any) -> dict[str, Any]:
-    return cast(dict[str, Any], model.model_dump(mode="json", by_alias=True, exclude_none=True))
+def dump(model: BaseModel) -> dict[str, object]:
+    return model.model_dump(mode="json", by_alias=True, exclude_none=True)

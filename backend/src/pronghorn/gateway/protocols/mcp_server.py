@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncGenerator
-from typing import Any, cast
 
 import orjson
 from fastapi import FastAPI
@@ -32,6 +31,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from pronghorn import __version__
+from pronghorn.agent.untyped import as_dict
 from pronghorn.auth.principal import Principal
 from pronghorn.gateway.protocols.mcp_tools import (
     OUTPUT_SCHEMA,
@@ -51,10 +51,10 @@ from pronghorn.runtime.wiring.app_runtime import AppRuntime
 PATH = "/api/langgraph/mcp"
 
 
-def _principal_of(request: Any) -> Principal:
+def _principal_of(request: object) -> Principal:
     if not isinstance(request, Request):
         raise BadCall("no HTTP request behind this MCP call")
-    state = cast(dict[str, Any], request.scope.get("state") or {})
+    state = as_dict(request.scope.get("state")) or {}
     principal = state.get("principal")
     if not isinstance(principal, Principal):
         raise BadCall("unauthenticated")
@@ -70,7 +70,7 @@ class McpService:
 
     def __init__(self, runtime: AppRuntime) -> None:
         self.runtime = runtime
-        self.server: Server[Any, Any] = Server(
+        self.server: Server[object, object] = Server(
             "pronghorn",
             version=__version__,
             instructions="Each tool is a Pronghorn assistant: ask it a question, get its answer.",
@@ -108,7 +108,7 @@ class McpService:
             for name, callee in tools.items()
         ]
 
-    async def _call_tool(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    async def _call_tool(self, name: str, arguments: dict[str, object]) -> types.CallToolResult:
         try:
             access = self._access()
             callee = (await self._tools(access)).get(name)
@@ -155,7 +155,8 @@ class McpService:
             if not event.event.startswith("updates"):
                 continue
             data = output.to_jsonable_bytes(event.data)
-            nodes = ", ".join(cast(dict[str, Any], data)) if isinstance(data, dict) else "a step"
+            step = as_dict(data)
+            nodes = ", ".join(step) if step is not None else "a step"
             steps += 1
             await ctx.session.send_progress_notification(
                 token, steps, None, f"{nodes} done", related_request_id=str(ctx.request_id)

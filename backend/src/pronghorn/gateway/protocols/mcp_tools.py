@@ -12,15 +12,15 @@ from __future__ import annotations
 import copy
 import re
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, cast
 
+from pronghorn.agent.untyped import as_dict
 from pronghorn.runtime.services.agent_calls import Callee
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 
-BASE_PROPERTIES: dict[str, Any] = {
+BASE_PROPERTIES: dict[str, object] = {
     "question": {"type": "string", "minLength": 1, "description": "What to ask."},
     "thread_id": {
         "type": "string",
@@ -28,7 +28,7 @@ BASE_PROPERTIES: dict[str, Any] = {
         "omit it to start a new one.",
     },
 }
-OUTPUT_SCHEMA: dict[str, Any] = {
+OUTPUT_SCHEMA: dict[str, object] = {
     "type": "object",
     "properties": {
         "answer": {"type": "string"},
@@ -54,19 +54,20 @@ def tool_names(callees: Iterable[Callee]) -> dict[str, Callee]:
     return out
 
 
-def input_schema(callee: Callee, builtin: bool) -> dict[str, Any]:
-    schema: dict[str, Any] = {
+def input_schema(callee: Callee, builtin: bool) -> dict[str, object]:
+    properties = dict(BASE_PROPERTIES)
+    schema: dict[str, object] = {
         "type": "object",
-        "properties": dict(BASE_PROPERTIES),
+        "properties": properties,
         "required": ["question"],
         "additionalProperties": False,
     }
     graph = callee.input_schema or {}
-    props = cast(dict[str, Any], graph.get("properties") or {})
+    props = as_dict(graph.get("properties")) or {}
     extra = {k: v for k, v in props.items() if k != "messages"}
     if builtin or not extra:
         return schema
-    schema["properties"]["input"] = {
+    properties["input"] = {
         "type": "object",
         "description": "More fields of the assistant's input (its graph's input schema).",
         "properties": copy.deepcopy(extra),
@@ -82,22 +83,21 @@ def input_schema(callee: Callee, builtin: bool) -> dict[str, Any]:
 class ToolCall:
     question: str
     thread_id: str | None
-    extra: dict[str, Any] = field(default_factory=lambda: {})
+    extra: dict[str, object] = field(default_factory=lambda: {})
 
 
-def parse_arguments(arguments: dict[str, Any], schema: dict[str, Any]) -> ToolCall:
-    properties = cast(dict[str, Any], schema["properties"])
+def parse_arguments(arguments: Mapping[str, object], schema: Mapping[str, object]) -> ToolCall:
+    properties = as_dict(schema["properties"]) or {}  # input_schema's: always an object
     question = arguments.get("question")
     if not isinstance(question, str) or not question.strip():
         raise BadCall("'question' is required: a non-empty string")
     unknown = set(arguments) - set(properties)
     if unknown:
         raise BadCall(f"Unknown argument(s): {', '.join(sorted(unknown))}")
-    given: object = arguments.get("input") or {}
-    if not isinstance(given, dict):
+    extra = as_dict(arguments.get("input") or {})
+    if extra is None:
         raise BadCall("'input' must be an object")
-    extra = cast(dict[str, Any], given)
-    allowed = cast(dict[str, Any], properties.get("input", {}).get("properties") or {})
+    allowed = as_dict((as_dict(properties.get("input")) or {}).get("properties")) or {}
     unknown_input = set(extra) - set(allowed)
     if unknown_input:
         raise BadCall(f"Unknown input field(s): {', '.join(sorted(unknown_input))}")

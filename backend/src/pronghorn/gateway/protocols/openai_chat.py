@@ -20,7 +20,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
 import orjson
 from fastapi import APIRouter, Depends, Request
@@ -55,7 +55,7 @@ class ChatMessage(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     role: Literal["system", "developer", "user", "assistant", "tool"]
-    content: str | list[dict[str, Any]] | None = None
+    content: str | list[dict[str, object]] | None = None
     name: str | None = None
 
 
@@ -132,20 +132,20 @@ def _thread(request: Request, body: ChatRequest, access: Access) -> str | None:
     return None
 
 
-def _content(message: ChatMessage) -> str | list[dict[str, Any]]:
+def _content(message: ChatMessage) -> str | list[dict[str, object]]:
     if message.content is None:
         return ""
     return message.content
 
 
-def _input(body: ChatRequest, continuing: bool) -> dict[str, Any]:
+def _input(body: ChatRequest, continuing: bool) -> dict[str, object]:
     messages = body.messages
     if continuing:  # the thread has the history: only what came after the last answer
         last = max((i for i, m in enumerate(messages) if m.role == "assistant"), default=-1)
         messages = messages[last + 1 :]
         if not messages:
             raise OpenAIError(400, "No new message after the last assistant message")
-    out: list[dict[str, Any]] = []
+    out: list[dict[str, object]] = []
     for m in messages:
         if m.role == "tool":
             raise OpenAIError(400, "Tool messages are not accepted: the agent runs its own tools")
@@ -279,7 +279,7 @@ async def _answered_before_gone(request: Request, job: Job) -> bool:
         await asyncio.gather(done, left, return_exceptions=True)
 
 
-def _sse(obj: dict[str, Any]) -> bytes:
+def _sse(obj: dict[str, object]) -> bytes:
     return b"data: " + orjson.dumps(obj) + b"\n\n"
 
 
@@ -291,7 +291,7 @@ async def _stream(
     created: int,
     include_usage: bool,
 ) -> AsyncIterator[bytes]:
-    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+    def chunk(delta: dict[str, object], finish: str | None = None) -> bytes:
         return _sse(
             {
                 "id": completion_id,
@@ -343,13 +343,13 @@ async def _stream(
             calls.cancel_soon(runtime, job)
 
 
-def _model_entry(model_id: str, created: int) -> dict[str, Any]:
+def _model_entry(model_id: str, created: int) -> dict[str, object]:
     return {"id": model_id, "object": "model", "created": created, "owned_by": "pronghorn"}
 
 
-async def _models(runtime: AppRuntime, access: Access) -> list[dict[str, Any]]:
+async def _models(runtime: AppRuntime, access: Access) -> list[dict[str, object]]:
     callees = await calls.list_callees(runtime, access, runtime.config.protocols.openai.assistants)
-    out: list[dict[str, Any]] = []
+    out: list[dict[str, object]] = []
     names = [m.name for m in runtime.config.models]
     for callee in callees:
         base = callee.graph_id if callee.is_system else callee.assistant_id
@@ -360,7 +360,7 @@ async def _models(runtime: AppRuntime, access: Access) -> list[dict[str, Any]]:
     return out
 
 
-def _epoch(value: Any) -> int:
+def _epoch(value: object) -> int:
     try:
         return int(datetime.fromisoformat(str(value)).timestamp())
     except ValueError:

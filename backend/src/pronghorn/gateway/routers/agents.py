@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Depends, Query, Response
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -91,7 +89,7 @@ async def create_agent(
     runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
-    created: dict[str, Any] = await service.create_agent(runtime, access, body.name, body.spec())
+    created = await service.create_agent(runtime, access, body.name, body.spec())
     return JSONResponse(created, status_code=201)
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import warnings
-from collections.abc import AsyncIterator
-from typing import Any, Literal, cast
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Literal, cast
 
 from fastapi import APIRouter, Body, Depends, Query, Request, Response
 from pydantic import BaseModel, Field
 
+from pronghorn.agent.untyped import as_dict
 from pronghorn.gateway.deps import check_uuid, get_access, get_runtime
 from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.idempotency import idempotent, json_record
@@ -27,12 +28,16 @@ from pronghorn.gateway.models.links import ASSISTANT_LINKS
 from pronghorn.gateway.paging import page_headers
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.gateway.strict_json import StrictJSONRoute
+from pronghorn.graphs.registry import AnyGraph
 from pronghorn.graphs.requests import GraphRequest
 from pronghorn.runtime.access import Access, graph_user
 from pronghorn.runtime.engine.graph_access import require_graph
 from pronghorn.runtime.engine.request_fields import INT64_MAX, Offset
 from pronghorn.runtime.services import assistants as service
 from pronghorn.runtime.wiring.app_runtime import AppRuntime
+
+if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
 
 router = APIRouter(
     prefix="/api/langgraph/assistants", tags=["assistants"], route_class=StrictJSONRoute
@@ -44,9 +49,9 @@ SortBy = Literal["assistant_id", "graph_id", "name", "created_at", "updated_at"]
 class AssistantCreate(BaseModel):
     graph_id: str
     assistant_id: str | None = None
-    config: dict[str, Any] | None = None
-    context: dict[str, Any] | None = None
-    metadata: dict[str, Any] | None = None
+    config: dict[str, object] | None = None
+    context: dict[str, object] | None = None
+    metadata: dict[str, object] | None = None
     if_exists: Literal["raise", "do_nothing"] = "raise"
     name: str | None = None
     description: str | None = None
@@ -54,15 +59,15 @@ class AssistantCreate(BaseModel):
 
 class AssistantPatch(BaseModel):
     graph_id: str | None = None
-    config: dict[str, Any] | None = None
-    context: dict[str, Any] | None = None
-    metadata: dict[str, Any] | None = None
+    config: dict[str, object] | None = None
+    context: dict[str, object] | None = None
+    metadata: dict[str, object] | None = None
     name: str | None = None
     description: str | None = None
 
 
 class AssistantCount(BaseModel):
-    metadata: dict[str, Any] | None = None
+    metadata: dict[str, object] | None = None
     graph_id: str | None = None
     name: str | None = None
 
@@ -76,7 +81,7 @@ class AssistantSearch(AssistantCount):
 
 
 class VersionsSearch(BaseModel):
-    metadata: dict[str, Any] | None = None
+    metadata: dict[str, object] | None = None
     limit: int = Field(default=10, ge=0, le=1000)
     offset: Offset = 0
 
@@ -85,7 +90,9 @@ class SetLatest(BaseModel):
     version: int | None = Field(default=None, ge=1, le=INT64_MAX)
 
 
-def _select(items: list[dict[str, Any]], select: list[str] | None) -> list[dict[str, Any]]:
+def _select(
+    items: Sequence[Mapping[str, object]], select: list[str] | None
+) -> Sequence[Mapping[str, object]]:
     if not select:
         return items
     return [{k: v for k, v in item.items() if k in select} for item in items]
@@ -104,7 +111,7 @@ async def create_assistant(
 ) -> Response:
     assistant_id = check_uuid(body.assistant_id, "assistant") if body.assistant_id else None
 
-    async def act() -> tuple[Response, dict[str, Any]]:
+    async def act() -> tuple[Response, dict[str, object]]:
         created = await service.create(
             runtime,
             access,
@@ -233,19 +240,21 @@ async def set_latest(
 
 
 @contextlib.asynccontextmanager
-async def _graph_for(runtime: AppRuntime, access: Access, assistant_id: str):  # type: ignore[no-untyped-def]
+async def _graph_for(
+    runtime: AppRuntime, access: Access, assistant_id: str
+) -> AsyncGenerator[tuple[Mapping[str, object], AnyGraph]]:
     assistant = await service.get(runtime, access, assistant_id)
-    graph_id = assistant["graph_id"]
+    graph_id = str(assistant["graph_id"])
     require_graph(runtime.graphs, graph_id)
-    config = dict(assistant.get("config") or {})
+    config = dict(as_dict(assistant.get("config")) or {})
     config["configurable"] = {
-        **(config.get("configurable") or {}),
+        **(as_dict(config.get("configurable")) or {}),
         "assistant_id": assistant["assistant_id"],
         "graph_id": graph_id,
     }
     request = GraphRequest(
         access="assistants.read",
-        config=config,  # type: ignore[arg-type]
+        config=cast("RunnableConfig", config),  # an assistant's config is a RunnableConfig
         user=graph_user(access.principal),
     )
     async with runtime.graphs.graph(graph_id, request) as graph:
@@ -277,7 +286,7 @@ async def get_graph(
         return JSONResponse(drawable.to_json())
 
 
-def _schema(fn: Any) -> dict[str, Any] | None:
+def _schema(fn: Callable[[], dict[str, object] | None]) -> dict[str, object] | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -286,7 +295,7 @@ def _schema(fn: Any) -> dict[str, Any] | None:
         return None
 
 
-def _state_schema(graph: Any) -> dict[str, Any] | None:
+def _state_schema(graph: AnyGraph) -> dict[str, object] | None:
     builder = getattr(graph, "builder", None)
     state_schema = getattr(builder, "state_schema", None)
     if state_schema is not None:
@@ -298,12 +307,13 @@ def _state_schema(graph: Any) -> dict[str, Any] | None:
     return _schema(graph.get_output_jsonschema)
 
 
-def graph_schemas(graph: Any) -> dict[str, Any]:
+def graph_schemas(graph: AnyGraph) -> dict[str, object]:
     return {
         "input_schema": _schema(graph.get_input_jsonschema),
         "output_schema": _schema(graph.get_output_jsonschema),
         "state_schema": _state_schema(graph),
-        "config_schema": _schema(graph.get_config_jsonschema),
+        # the API names it config_schema; get_context_jsonschema answers context_schema
+        "config_schema": _schema(graph.get_config_jsonschema),  # pyright: ignore[reportDeprecated]
         "context_schema": _schema(graph.get_context_jsonschema),
     }
 
@@ -323,10 +333,11 @@ async def _subgraphs(
     runtime: AppRuntime, access: Access, assistant_id: str, namespace: str | None, recurse: bool
 ) -> JSONResponse:
     async with _graph_for(runtime, access, assistant_id) as (_, graph):
-        out: dict[str, Any] = {}
-        # langgraph types the subgraphs as a bare `PregelProtocol` (no type arguments).
+        out: dict[str, object] = {}
+        # langgraph types the subgraphs as a bare `PregelProtocol` (no type arguments); a
+        # compiled graph's subgraphs are compiled graphs (Pregel), as graph_schemas needs.
         subgraphs = cast(
-            "AsyncIterator[tuple[str, Any]]",
+            "AsyncIterator[tuple[str, AnyGraph]]",
             graph.aget_subgraphs(namespace=namespace, recurse=recurse),  # pyright: ignore[reportUnknownMemberType]
         )
         async for ns, sub in subgraphs:

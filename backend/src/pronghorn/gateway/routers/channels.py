@@ -11,7 +11,6 @@ and `X-Lark-Signature` with an Encrypt Key); everything else needs a signed-in u
 from __future__ import annotations
 
 import secrets
-from typing import Any
 
 from fastapi import APIRouter, Depends, Request, Response
 from fastapi.responses import JSONResponse
@@ -46,10 +45,10 @@ def get_channels(request: Request) -> ChannelManager:
     return request.app.state.channels
 
 
-def _status(manager: ChannelManager, name: str, admin: bool) -> dict[str, Any]:
+def _status(manager: ChannelManager, name: str, admin: bool) -> dict[str, object]:
     channel = manager.channels.get(name)
     section = getattr(manager.runtime.config.channels, name, None)
-    out: dict[str, Any] = {
+    out: dict[str, object] = {
         "name": name,
         "enabled": bool(section is not None and getattr(section, "enabled", False)),
         "running": bool(channel and channel.running),
@@ -82,7 +81,7 @@ def _status(manager: ChannelManager, name: str, admin: bool) -> dict[str, Any]:
 async def list_channels(
     principal: Principal = Depends(get_principal),
     manager: ChannelManager = Depends(get_channels),
-) -> list[dict[str, Any]]:
+) -> list[dict[str, object]]:
     return [_status(manager, n, principal.is_admin) for n in manager.configured()]
 
 
@@ -95,7 +94,7 @@ async def restart_channel(
     name: str,
     principal: Principal = Depends(get_principal),
     manager: ChannelManager = Depends(get_channels),
-) -> dict[str, Any]:
+) -> dict[str, object]:
     if not principal.is_admin:
         raise ApiError(403, "Admins only")
     try:
@@ -115,7 +114,7 @@ async def connect_code(
     principal: Principal = Depends(get_principal),
     runtime: AppRuntime = Depends(get_runtime),
     manager: ChannelManager = Depends(get_channels),
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """A one-time code for the caller; sending `/connect CODE` to the bot binds that chat
     account to them."""
     if name not in PLATFORMS or ChannelManager.section(runtime.config, name) is None:
@@ -130,7 +129,7 @@ async def connect_code(
     )
     command = f"/connect {code}"
     ttl = runtime.config.channels.connect_code_ttl_s
-    out: dict[str, Any] = {
+    out: dict[str, object] = {
         "channel": name,
         "code": code,
         "command": command,
@@ -175,7 +174,7 @@ async def _telegram_username(manager: ChannelManager, name: str) -> str:
 )
 async def connections(
     access: Access = Depends(get_access), runtime: AppRuntime = Depends(get_runtime)
-) -> dict[str, list[dict[str, Any]]]:
+) -> dict[str, list[dict[str, object]]]:
     """`{connections: [...]}`: the caller's connected chat accounts (an admin with
     all-users: everyone's), each in our field names and DeerFlow's."""
     rows = await ChannelState(runtime).bindings(access.owner_scope)

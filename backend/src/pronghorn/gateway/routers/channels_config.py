@@ -11,7 +11,8 @@ that channel only.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast, get_args
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, cast, get_args
 
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
@@ -36,7 +37,7 @@ router = APIRouter(tags=["channels"])
 class ChannelConfigBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    config: dict[str, Any] = Field(
+    config: dict[str, object] = Field(
         description="The whole `channels.<name>` section; a secret `***` keeps the stored one."
     )
 
@@ -64,24 +65,29 @@ def secret_fields(model: type[BaseModel], prefix: str = "") -> list[str]:
     return out
 
 
-def _walk(section: dict[str, Any], path: str) -> tuple[dict[str, Any], str] | None:
+def _child(value: object, key: str) -> object:
+    return cast("dict[str, object]", value).get(key) if isinstance(value, dict) else None
+
+
+def _walk(section: dict[str, object], path: str) -> tuple[dict[str, object], str] | None:
     """The mapping holding the last key of `path`, and that key (None if absent)."""
     *parents, last = path.split(".")
     here: object = section
     for key in parents:
-        here = cast("dict[str, object]", here).get(key) if isinstance(here, dict) else None
+        here = _child(here, key)
     if not isinstance(here, dict) or last not in here:
         return None
-    return cast("dict[str, Any]", here), last
+    return cast("dict[str, object]", here), last
 
 
-def _channels(doc: CommentedMap) -> dict[str, Any]:
+def _channels(doc: CommentedMap) -> dict[str, object]:
     found: object = doc.get("channels")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-    return cast("dict[str, Any]", plain(found)) if isinstance(found, dict) else {}
+    # plain() copies a mapping as a dict
+    return cast("dict[str, object]", plain(found)) if isinstance(found, dict) else {}
 
 
-def _masked(section: dict[str, Any], secrets: list[str]) -> dict[str, Any]:
-    out = cast("dict[str, Any]", plain(section))
+def _masked(section: Mapping[str, object], secrets: list[str]) -> dict[str, object]:
+    out = cast("dict[str, object]", plain(section))  # plain() copies a mapping as a dict
     for path in secrets:
         found = _walk(out, path)
         if found is not None:
@@ -89,19 +95,20 @@ def _masked(section: dict[str, Any], secrets: list[str]) -> dict[str, Any]:
     return out
 
 
-def _view(runtime: AppRuntime, doc: CommentedMap) -> dict[str, Any]:
+def _view(runtime: AppRuntime, doc: CommentedMap) -> dict[str, object]:
     editable = editable_path(runtime)
     writable = editable is not None
     stored = _channels(doc)
-    out: list[dict[str, Any]] = []
+    out: list[dict[str, object]] = []
     for name in PLATFORMS:
         model = section_model(name)
         if model is None:
             continue
         secrets = secret_fields(model)
         raw: object = stored.get(name)
+        section: dict[str, object] | None
         if writable:
-            section = cast("dict[str, Any]", raw) if isinstance(raw, dict) else None
+            section = cast("dict[str, object]", raw) if isinstance(raw, dict) else None
         else:  # no file: the live config
             live: BaseModel | None = getattr(runtime.config.channels, name, None)
             section = live.model_dump(mode="json", exclude_defaults=True) if live else None
@@ -128,7 +135,7 @@ def _view(runtime: AppRuntime, doc: CommentedMap) -> dict[str, Any]:
 )
 async def get_channels_config(
     runtime: AppRuntime = Depends(get_runtime), _admin: Principal = Depends(admin)
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Every platform's section as configured (secrets masked), with its JSON schema."""
     return _view(runtime, await document(runtime))
 
@@ -143,14 +150,14 @@ async def put_channel_config(
     body: ChannelConfigBody,
     runtime: AppRuntime = Depends(get_runtime),
     _admin: Principal = Depends(admin),
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Replace `channels.<name>` (validated; written to config.yaml; that channel restarts)."""
     model = section_model(name) if name in PLATFORMS else None
     if model is None:
         raise ApiError(404, f"No chat platform {name!r}")
-    raw = plain(body.config)
+    raw = cast("dict[str, object]", plain(body.config))  # plain() copies a dict as a dict
     old: object = _channels(await document(runtime)).get(name)
-    stored = cast("dict[str, Any]", old) if isinstance(old, dict) else {}
+    stored = cast("dict[str, object]", old) if isinstance(old, dict) else {}
     for path in secret_fields(model):
         found = _walk(raw, path)
         if found is None or found[0][found[1]] != MASK:

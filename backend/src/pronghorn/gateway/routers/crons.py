@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Literal
 
 from fastapi import APIRouter, Depends, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from pronghorn.agent.untyped import as_dict
 from pronghorn.gateway.deps import check_uuid, get_access, get_runtime
 from pronghorn.gateway.errors import ApiError, invalid
 from pronghorn.gateway.models.errors import errors
@@ -51,10 +52,10 @@ class CronCreate(BaseModel):
     end_time: datetime | None = None
     enabled: bool = True
     on_run_completed: Literal["delete", "keep"] | None = None
-    input: Any = None
-    metadata: dict[str, Any] | None = None
-    config: dict[str, Any] | None = None
-    context: dict[str, Any] | None = None
+    input: object = None
+    metadata: dict[str, object] | None = None
+    config: dict[str, object] | None = None
+    context: dict[str, object] | None = None
     interrupt_before: list[str] | Literal["*"] | None = None
     interrupt_after: list[str] | Literal["*"] | None = None
     webhook: str | None = None
@@ -72,7 +73,7 @@ class CronSearch(BaseModel):
     assistant_id: str | None = None
     thread_id: str | None = None
     enabled: bool | None = None
-    metadata: dict[str, Any] | None = None
+    metadata: dict[str, object] | None = None
     limit: int = Field(default=10, ge=1, le=1000)
     offset: Offset = 0
     sort_by: str = "created_at"
@@ -80,7 +81,7 @@ class CronSearch(BaseModel):
     select: list[str] | None = None
 
 
-def _check_payload(runtime: AppRuntime, payload: dict[str, Any], assistant_id: str) -> None:
+def _check_payload(runtime: AppRuntime, payload: dict[str, object], assistant_id: str) -> None:
     """The payload must make a valid run (stream_mode, webhook, …), on create and update."""
     try:
         RunCreate.model_validate({**payload, "assistant_id": assistant_id})
@@ -90,7 +91,7 @@ def _check_payload(runtime: AppRuntime, payload: dict[str, Any], assistant_id: s
     if webhook is not None:
         allow = runtime.config.runs.webhook_allow_private_addresses
         try:
-            check_webhook_url(webhook, allow_private=allow)
+            check_webhook_url(str(webhook), allow_private=allow)  # CronCreate's str
         except WebhookRefusedError as exc:
             raise ApiError(422, str(exc)) from None
 
@@ -193,14 +194,14 @@ async def get_cron(
 @router.patch("/runs/crons/{cron_id}", response_model=Cron, responses=errors(400, 404, 422))
 async def update_cron(
     cron_id: str,
-    body: dict[str, Any],
+    body: dict[str, object],
     runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     cid = check_uuid(cron_id, "cron")
     current = await service.get(runtime, access, cid)
-    merged = {
-        **current["payload"],
+    merged: dict[str, object] = {
+        **(as_dict(current["payload"]) or {}),
         "assistant_id": current["assistant_id"],
         "schedule": current["schedule"],
         "timezone": current["timezone"],

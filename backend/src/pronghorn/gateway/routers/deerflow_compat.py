@@ -5,7 +5,7 @@ scoped to the caller like the rest of the API (another user's thread is 404)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 import orjson
 from fastapi import APIRouter, Depends, Query
@@ -150,7 +150,7 @@ async def run_event_list(
     await load_run(runtime, access, tid, rid)
     await runtime.broker.flush(rid)
     wanted = {t.strip() for t in event_types.split(",") if t.strip()} if event_types else None
-    out: list[dict[str, Any]] = []
+    out: list[dict[str, object]] = []
     cursor = after_seq
     while len(out) < limit:
         batch = await SqlEventStore(runtime.db).read(rid, cursor, limit)

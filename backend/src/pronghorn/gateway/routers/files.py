@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import mimetypes
 import os
-from typing import Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Request, Response
@@ -81,7 +80,7 @@ def artifact_url(thread_id: str, virtual_path: str) -> str:
     return f"/api/threads/{thread_id}/artifacts/{quote(rel)}"
 
 
-def file_entry(thread_id: str, name: str, size: int) -> dict[str, Any]:
+def file_entry(thread_id: str, name: str, size: int) -> dict[str, object]:
     """An uploaded file: ours (`name`, `url`) and DeerFlow's names (`filename`, `path`,
     `artifact_url`, `extension`...) in one entry."""
     virtual = f"{VIRTUAL_UPLOADS}/{name}"
@@ -100,8 +99,8 @@ def file_entry(thread_id: str, name: str, size: int) -> dict[str, Any]:
 
 
 def with_conversion(
-    thread_id: str, entry: dict[str, Any], done: Converted | None
-) -> dict[str, Any]:
+    thread_id: str, entry: dict[str, object], done: Converted | None
+) -> dict[str, object]:
     """``entry`` with its Markdown copy, or the reason it has none (both None for a file
     that is not converted)."""
     if done is None or done.name is None:
@@ -177,7 +176,7 @@ async def list_uploads(
 ) -> JSONResponse:
     """The thread's uploaded files and the upload limits."""
     paths = await _thread_paths(runtime, access, thread_id)
-    files: list[dict[str, Any]] = []
+    files: list[dict[str, object]] = []
     for listed in await Uploads(runtime).listing(paths):
         entry = file_entry(paths.thread_id, listed.file.name, listed.file.size)
         copy = listed.markdown

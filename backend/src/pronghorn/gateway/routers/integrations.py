@@ -11,7 +11,7 @@ answer `success: false` with a message pointing at the config. (Its device-code 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from fastapi import APIRouter, Depends, Request
 
@@ -20,6 +20,10 @@ from pronghorn.gateway.deps import get_access, get_runtime
 from pronghorn.gateway.models.integrations import LarkActionResult, LarkStatus
 from pronghorn.gateway.responses import JSONResponse
 from pronghorn.runtime.wiring.app_runtime import AppRuntime
+
+if TYPE_CHECKING:
+    from pronghorn.channels.channel import Channel
+    from pronghorn.channels.channel_manager import ChannelManager
 
 router = APIRouter(
     prefix="/api/integrations/lark",
@@ -33,14 +37,16 @@ HOW_TO = (
 )
 
 
-def _channel_state(request: Request, runtime: AppRuntime) -> tuple[FeishuConfig | None, Any]:
+def _channel_state(
+    request: Request, runtime: AppRuntime
+) -> tuple[FeishuConfig | None, Channel | None]:
     section = runtime.config.channels.feishu
-    manager = getattr(request.app.state, "channels", None)
+    manager: ChannelManager | None = getattr(request.app.state, "channels", None)
     channel = manager.channels.get("feishu") if manager is not None else None
     return section, channel
 
 
-def lark_status(request: Request, runtime: AppRuntime) -> dict[str, Any]:
+def lark_status(request: Request, runtime: AppRuntime) -> dict[str, object]:
     """DeerFlow's `LarkIntegrationStatus`, filled from `channels.feishu`."""
     section, channel = _channel_state(request, runtime)
     running = bool(channel is not None and channel.running)
@@ -93,7 +99,7 @@ async def status(request: Request, runtime: AppRuntime = Depends(get_runtime)) -
 
 
 def _not_here(request: Request, runtime: AppRuntime, with_skills: bool) -> JSONResponse:
-    body: dict[str, Any] = {
+    body: dict[str, object] = {
         "success": False,
         "message": HOW_TO,
         "generation": "",

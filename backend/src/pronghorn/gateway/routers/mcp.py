@@ -9,7 +9,8 @@ keeping comments elsewhere (config/file_edit.py) and applies it at once.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, cast
 
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
@@ -41,7 +42,7 @@ class McpConfigBody(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    mcp_servers: dict[str, dict[str, Any]] = Field(
+    mcp_servers: dict[str, dict[str, object]] = Field(
         description="Servers by name; a value `***` keeps the stored secret."
     )
     tool_name_prefix: bool | None = Field(default=None)
@@ -60,22 +61,24 @@ class McpTestBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(description="The server's name (its stored secrets fill in `***`).")
-    server: dict[str, Any] | None = Field(
+    server: dict[str, object] | None = Field(
         default=None, description="The settings to try; omitted: the stored ones."
     )
 
 
-def _section(doc: CommentedMap) -> dict[str, Any]:
+def _section(doc: CommentedMap) -> dict[str, object]:
     mcp: object = doc.get("mcp")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-    return cast("dict[str, Any]", mcp) if isinstance(mcp, dict) else {}
+    return cast("dict[str, object]", mcp) if isinstance(mcp, dict) else {}  # a YAML mapping
 
 
-def _stored_servers(doc: CommentedMap) -> dict[str, Any]:
+def _stored_servers(doc: CommentedMap) -> dict[str, dict[str, object]]:
     servers: object = _section(doc).get("servers")
-    return cast("dict[str, Any]", servers) if isinstance(servers, dict) else {}
+    # config.yaml's `mcp.servers`: server names to their settings (mappings, as the config
+    # schema requires of the file every edit validates)
+    return cast("dict[str, dict[str, object]]", servers) if isinstance(servers, dict) else {}
 
 
-def _view(runtime: AppRuntime, doc: CommentedMap) -> dict[str, Any]:
+def _view(runtime: AppRuntime, doc: CommentedMap) -> dict[str, object]:
     live = runtime.config.mcp
     editable = editable_path(runtime)
     if editable is not None:
@@ -95,7 +98,9 @@ def _view(runtime: AppRuntime, doc: CommentedMap) -> dict[str, Any]:
     }
 
 
-def _set_mcp(doc: CommentedMap, servers: dict[str, Any], options: dict[str, Any]) -> None:
+def _set_mcp(
+    doc: CommentedMap, servers: Mapping[str, object], options: Mapping[str, object]
+) -> None:
     from ruamel.yaml.comments import (
         CommentedMap,
     )  # ruamel: loaded by the first config edit, not at every start
@@ -109,7 +114,9 @@ def _set_mcp(doc: CommentedMap, servers: dict[str, Any], options: dict[str, Any]
         mcp[key] = value
 
 
-async def _edit(runtime: AppRuntime, servers: dict[str, Any], options: dict[str, Any]) -> None:
+async def _edit(
+    runtime: AppRuntime, servers: Mapping[str, object], options: Mapping[str, object]
+) -> None:
     await edit_file(runtime, lambda doc: _set_mcp(doc, servers, options))
 
 
@@ -120,7 +127,7 @@ async def _edit(runtime: AppRuntime, servers: dict[str, Any], options: dict[str,
 )
 async def get_mcp_config(
     runtime: AppRuntime = Depends(get_runtime), _admin: Principal = Depends(admin)
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The MCP servers as configured (secrets masked)."""
     return _view(runtime, await document(runtime))
 
@@ -134,7 +141,7 @@ async def put_mcp_config(
     body: McpConfigBody,
     runtime: AppRuntime = Depends(get_runtime),
     _admin: Principal = Depends(admin),
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Replace the MCP servers (validated; written to config.yaml; applied at once)."""
     stored = _stored_servers(await document(runtime))
     try:
@@ -161,12 +168,12 @@ async def patch_mcp_config(
     body: McpEnabledBody,
     runtime: AppRuntime = Depends(get_runtime),
     _admin: Principal = Depends(admin),
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Enable or disable one server."""
     stored = _stored_servers(await document(runtime))
     if body.server_name not in stored:
         raise ApiError(404, f"MCP server {body.server_name!r} not found in the config file")
-    servers = {str(k): dict(v) for k, v in stored.items()}  # pyright: ignore[reportUnknownArgumentType]
+    servers = {str(k): dict(v) for k, v in stored.items()}
     servers[body.server_name]["enabled"] = body.enabled
     await _edit(runtime, servers, {})
     return _view(runtime, await document(runtime))
@@ -179,7 +186,7 @@ async def patch_mcp_config(
 )
 async def get_mcp_status(
     runtime: AppRuntime = Depends(get_runtime), _admin: Principal = Depends(admin)
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Per server: status (connected, connecting, error, disabled), tools, last error."""
     return runtime.mcp.status()
 
@@ -193,7 +200,7 @@ async def test_mcp_server(
     body: McpTestBody,
     runtime: AppRuntime = Depends(get_runtime),
     _admin: Principal = Depends(admin),
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Connect to a server (stored, or as given) and list its tools; nothing is saved."""
     if body.server is None:
         found = runtime.config.mcp.servers.get(body.name)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, HTTPException, Request
 
 from pronghorn.gateway.models.catalog import ModelInfo, ModelList
@@ -22,7 +20,7 @@ def _factory(request: Request) -> ModelFactory:
     response_model=None,
     responses={**answers(ModelList)},
 )
-async def list_models(request: Request) -> dict[str, Any]:
+async def list_models(request: Request) -> dict[str, object]:
     """Configured models (plus the offline demo model when none is usable); never secrets."""
     factory = _factory(request)
     return {"models": factory.list_models(), "default": factory.default_model_name()}
@@ -33,7 +31,7 @@ async def list_models(request: Request) -> dict[str, Any]:
     response_model=None,
     responses={**answers(ModelInfo), **errors(404)},
 )
-async def get_model(name: str, request: Request) -> dict[str, Any]:
+async def get_model(name: str, request: Request) -> dict[str, object]:
     """One model of the list, or 404."""
     for model in _factory(request).list_models():
         if model["name"] == name:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from typing import Any, cast
+from collections.abc import AsyncIterator, Mapping
+from typing import cast
 
 from fastapi import APIRouter, Body, Depends, Query, Request, Response
 from pydantic import TypeAdapter, ValidationError
@@ -30,7 +30,7 @@ from pronghorn.runtime.engine.run_request import (
     RunCreate,
     check_stream_modes,
 )
-from pronghorn.runtime.events.broker import BrokerUnavailable
+from pronghorn.runtime.events.broker import BrokerUnavailable, Event
 from pronghorn.runtime.owned import load_thread
 from pronghorn.runtime.record_api import run_api
 from pronghorn.runtime.services import run_records
@@ -44,7 +44,7 @@ router = APIRouter(prefix="/api/langgraph", tags=["runs"], route_class=StrictJSO
 # /api/langgraph), so an absolute path would be requested with the prefix twice.
 
 
-def _parse(body: Any) -> RunCreate:
+def _parse(body: object) -> RunCreate:
     if not isinstance(body, dict):
         raise ApiError(422, "Request body must be a JSON object")
     try:
@@ -131,7 +131,7 @@ def _wait_response(
     )
 
 
-def _created(job: Job, *, stateless: bool) -> tuple[Response, dict[str, Any]]:
+def _created(job: Job, *, stateless: bool) -> tuple[Response, dict[str, object]]:
     """A created run's answer (the run, with its Content-Location) and its idempotency
     record."""
     _, content = _run_paths(job, stateless)
@@ -139,13 +139,13 @@ def _created(job: Job, *, stateless: bool) -> tuple[Response, dict[str, Any]]:
     return response, json_record(response)
 
 
-def _run_record(job: Job, kind: str, stateless: bool) -> dict[str, Any]:
+def _run_record(job: Job, kind: str, stateless: bool) -> dict[str, object]:
     """What a retried /stream or /wait with the same Idempotency-Key re-attaches to."""
     return {"kind": kind, "run_id": job.run_id, "thread_id": job.thread_id, "stateless": stateless}
 
 
 def _replayer(runtime: AppRuntime, access: Access) -> Replayer:
-    async def replay(record: dict[str, Any]) -> Response:
+    async def replay(record: Mapping[str, object]) -> Response:
         if record.get("kind") == "json":
             return await replay_json(record)
         run_id, thread_id = str(record["run_id"]), str(record["thread_id"])
@@ -184,14 +184,14 @@ def _replayer(runtime: AppRuntime, access: Access) -> Replayer:
 async def create_run(
     thread_id: str,
     request: Request,
-    body: Any = Body(...),
+    body: object = Body(...),
     runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     tid = check_uuid(thread_id, "thread")
     req = _parse(body)
 
-    async def act() -> tuple[Response, dict[str, Any]]:
+    async def act() -> tuple[Response, dict[str, object]]:
         job = await Runs(runtime).start(access, tid, req)
         return _created(job, stateless=False)
 
@@ -207,14 +207,14 @@ async def create_run(
 async def stream_run(
     thread_id: str,
     request: Request,
-    body: Any = Body(...),
+    body: object = Body(...),
     runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     tid = check_uuid(thread_id, "thread")
     req = _parse(body)
 
-    async def act() -> tuple[Response, dict[str, Any]]:
+    async def act() -> tuple[Response, dict[str, object]]:
         job = await Runs(runtime).start(access, tid, req)
         return _stream_job(runtime, job, stateless=False), _run_record(job, "stream", False)
 
@@ -230,14 +230,14 @@ async def stream_run(
 async def wait_run(
     thread_id: str,
     request: Request,
-    body: Any = Body(...),
+    body: object = Body(...),
     runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     tid = check_uuid(thread_id, "thread")
     req = _parse(body)
 
-    async def act() -> tuple[Response, dict[str, Any]]:
+    async def act() -> tuple[Response, dict[str, object]]:
         job = await Runs(runtime).start(access, tid, req)
         response = _wait_response(
             runtime, job, stateless=False, cancel_on_disconnect=req.on_disconnect == "cancel"
@@ -255,13 +255,13 @@ async def wait_run(
 )
 async def create_stateless(
     request: Request,
-    body: Any = Body(...),
+    body: object = Body(...),
     runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     req, tid = _stateless(_parse(body))
 
-    async def act() -> tuple[Response, dict[str, Any]]:
+    async def act() -> tuple[Response, dict[str, object]]:
         job = await Runs(runtime).start(access, tid, req)
         return _created(job, stateless=tid is None)
 
@@ -276,13 +276,13 @@ async def create_stateless(
 )
 async def stream_stateless(
     request: Request,
-    body: Any = Body(...),
+    body: object = Body(...),
     runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     req, tid = _stateless(_parse(body))
 
-    async def act() -> tuple[Response, dict[str, Any]]:
+    async def act() -> tuple[Response, dict[str, object]]:
         job = await Runs(runtime).start(access, tid, req)
         stateless = tid is None
         return _stream_job(runtime, job, stateless=stateless), _run_record(job, "stream", stateless)
@@ -298,13 +298,13 @@ async def stream_stateless(
 )
 async def wait_stateless(
     request: Request,
-    body: Any = Body(...),
+    body: object = Body(...),
     runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     req, tid = _stateless(_parse(body))
 
-    async def act() -> tuple[Response, dict[str, Any]]:
+    async def act() -> tuple[Response, dict[str, object]]:
         job = await Runs(runtime).start(access, tid, req)
         stateless = tid is None
         response = _wait_response(
@@ -323,16 +323,16 @@ async def wait_stateless(
 )
 async def create_batch(
     request: Request,
-    body: Any = Body(...),
+    body: object = Body(...),
     runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> Response:
     if not isinstance(body, list):
         raise ApiError(422, "Request body must be a JSON array of runs")
     # validate all before creating any
-    requests = [_parse(item) for item in cast("list[Any]", body)]
+    requests = [_parse(item) for item in cast("list[object]", body)]
 
-    async def act() -> tuple[Response, dict[str, Any]]:
+    async def act() -> tuple[Response, dict[str, object]]:
         for req in requests:
             await runtime.runs.precheck(req, access)
         await runtime.runs.check_room(access, len(requests))
@@ -350,7 +350,7 @@ async def create_batch(
     openapi_extra=json_body(RunsCancel, required=False),
 )
 async def cancel_many(
-    body: Any = Body(default=None),
+    body: object = Body(default=None),
     action: str = Query("interrupt", pattern="^(interrupt|rollback)$"),
     runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
@@ -358,25 +358,27 @@ async def cancel_many(
     body = body or {}
     if not isinstance(body, dict):
         raise ApiError(422, "Request body must be a JSON object")
-    body = cast("dict[str, Any]", body)
-    thread_id = body.get("thread_id")
-    run_ids = body.get("run_ids")
-    status = body.get("status")
-    if thread_id is None and not run_ids and status is None:
+    fields = cast("dict[str, object]", body)  # a JSON object's keys are strings
+    given_thread = fields.get("thread_id")
+    given_runs = fields.get("run_ids")
+    status = fields.get("status")
+    if given_thread is None and not given_runs and status is None:
         raise ApiError(422, "Give thread_id and run_ids, or status")
     if status is not None and status not in ("pending", "running", "all"):
         raise ApiError(422, "status must be pending, running or all")
-    if thread_id is not None:
-        thread_id = check_uuid(thread_id, "thread")
+    thread_id: str | None = None
+    if given_thread is not None:
+        thread_id = check_uuid(given_thread, "thread")
         await load_thread(runtime, access, thread_id, "update")
-    if run_ids is not None:
-        if not isinstance(run_ids, list):
+    run_ids: list[str] | None = None
+    if given_runs is not None:
+        if not isinstance(given_runs, list):
             raise ApiError(422, "run_ids must be a list")
-        run_ids = [check_uuid(r, "run") for r in cast("list[Any]", run_ids)]
+        run_ids = [check_uuid(r, "run") for r in cast("list[object]", given_runs)]
     n = await runtime.runs.cancel_many(
         thread_id=thread_id,
         run_ids=run_ids,
-        status=status,
+        status=status if isinstance(status, str) else None,
         action=action,
         owner_id=access.owner_scope,
     )
@@ -413,7 +415,7 @@ async def _get_run(
     run_id: str,
     thread_id: str | None,
     action: Action = "read",
-) -> dict[str, Any]:
+) -> Mapping[str, object]:
     """The run if `access` may `action` its thread; 404 for an unknown run and for another
     user's (runs are authorized as their thread)."""
     return await run_records.get_run(runtime, access, run_id, thread_id, action)
@@ -493,7 +495,7 @@ async def join_run(
 async def _join_stream(
     runtime: AppRuntime,
     request: Request,
-    run: dict[str, Any],
+    run: Mapping[str, object],
     stream_mode: list[str] | None,
     cancel_on_disconnect: bool,
 ) -> Response:
@@ -501,7 +503,7 @@ async def _join_stream(
         after = parse_last_event_id(request.headers.get("last-event-id"))
     except ValueError as exc:
         raise ApiError(422, str(exc)) from None
-    run_id, thread_id = run["run_id"], run["thread_id"]
+    run_id, thread_id = str(run["run_id"]), str(run["thread_id"])
     await _broker_ready(runtime)
     # Without Last-Event-ID: only new events of a live run; nothing of a finished one.
     events = runtime.broker.subscribe(run_id, after)
@@ -619,7 +621,7 @@ async def thread_stream(
         if "state_update" in modes:
             wanted.add("values")
 
-        async def only(source: AsyncIterator[Any] = events) -> AsyncIterator[Any]:
+        async def only(source: AsyncIterator[Event] = events) -> AsyncIterator[Event]:
             async for ev in source:
                 if ev.event.split("|", 1)[0] in wanted:
                     yield ev

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any, Literal
+from typing import Literal
 
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, ConfigDict, Field
@@ -35,7 +35,7 @@ class TaskCreate(BaseModel):
     title: str = Field(min_length=1, max_length=255)
     prompt: str = Field(min_length=1, max_length=100_000)
     schedule_type: Literal["once", "cron"]
-    schedule_spec: dict[str, Any]
+    schedule_spec: dict[str, object]
     timezone: str = Field(min_length=1, max_length=64)
     assistant_id: str = Field(
         tasks.DEFAULT_ASSISTANT, min_length=1, description="Pronghorn extension: the agent."
@@ -49,7 +49,7 @@ class TaskPatch(BaseModel):
     thread_id: str | None = None
     title: str | None = Field(None, min_length=1, max_length=255)
     prompt: str | None = Field(None, min_length=1, max_length=100_000)
-    schedule_spec: dict[str, Any] | None = None
+    schedule_spec: dict[str, object] | None = None
     timezone: str | None = Field(None, min_length=1, max_length=64)
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Depends, File, Request, Response, UploadFile
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -40,7 +38,7 @@ class SkillToggle(BaseModel):
     enabled: bool
 
 
-def to_api(view: SkillView) -> dict[str, Any]:
+def to_api(view: SkillView) -> dict[str, object]:
     s = view.skill
     return {
         "name": s.name,

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal, cast
+from typing import Annotated, Literal, cast
 
 from fastapi import APIRouter, Depends, Response
+from langgraph.store.base import Item as StoreItem
+from langgraph.store.base import SearchItem
 from pydantic import AfterValidator, BaseModel, Field
 
 from pronghorn.auth.authorizer import Action
@@ -39,12 +41,12 @@ def _check_key(key: str) -> str:
 Key = Annotated[str, AfterValidator(_check_key)]
 
 
-def _check_operators(filt: dict[str, Any]) -> dict[str, Any]:
+def _check_operators(filt: dict[str, object]) -> dict[str, object]:
     """An object value is an operator map (`{"$gt": 3}`): only the stores' operators."""
     for key, value in filt.items():
         if not isinstance(value, dict):
             continue
-        for op in cast("dict[Any, Any]", value):
+        for op in cast("dict[str, object]", value):  # a JSON object
             if op not in FILTER_OPERATORS:
                 raise ValueError(
                     f"filter {key!r}: unsupported operator {op!r}; "
@@ -59,7 +61,7 @@ StoreFilter = Annotated[FilterDict, AfterValidator(_check_operators)]
 class StorePut(BaseModel):
     namespace: list[str]
     key: Key
-    value: dict[str, Any]
+    value: dict[str, object]
     index: Literal[False] | list[str] | None = None
     ttl: TTLMinutes | None = None
 
@@ -112,15 +114,15 @@ def _iso(value: datetime | None) -> str | None:
     return (value if value.tzinfo is not None else value.replace(tzinfo=UTC)).isoformat()
 
 
-def item_json(item: Any, namespace: tuple[str, ...] | None = None) -> dict[str, Any]:
-    out = {
+def item_json(item: StoreItem, namespace: tuple[str, ...] | None = None) -> dict[str, object]:
+    out: dict[str, object] = {
         "namespace": list(item.namespace if namespace is None else namespace),
         "key": item.key,
         "value": item.value,
         "created_at": _iso(item.created_at),
         "updated_at": _iso(item.updated_at),
     }
-    if hasattr(item, "score"):
+    if isinstance(item, SearchItem):
         out["score"] = item.score
     return out
 
@@ -150,7 +152,7 @@ async def put_item(
 ) -> Response:
     namespace = check_namespace(body.namespace, writing=True)
     namespace = await _authorized(runtime, access, "put", namespace, key=body.key, value=body.value)
-    kwargs: dict[str, Any] = {}
+    kwargs: dict[str, float] = {}
     if body.ttl is not None:
         kwargs["ttl"] = body.ttl
     await runtime.store.aput(namespace, body.key, body.value, index=body.index, **kwargs)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any
 
 from fastapi import APIRouter, Depends
 
@@ -23,7 +22,7 @@ router = APIRouter()
     response_model=None,
     responses={**answers(Health)},
 )
-async def health() -> dict[str, Any]:
+async def health() -> dict[str, object]:
     return {"status": "ok"}
 
 
@@ -51,7 +50,7 @@ async def ready(runtime: AppRuntime = Depends(get_runtime)) -> JSONResponse:
     response_model=None,
     responses={**answers(Ok)},
 )
-async def ok() -> dict[str, Any]:
+async def ok() -> dict[str, object]:
     return {"ok": True}
 
 
@@ -60,7 +59,7 @@ async def ok() -> dict[str, Any]:
     response_model=None,
     responses={**answers(Info)},
 )
-async def info(runtime: AppRuntime = Depends(get_runtime)) -> dict[str, Any]:
+async def info(runtime: AppRuntime = Depends(get_runtime)) -> dict[str, object]:
     return {
         "version": __version__,
         "server": "pronghorn",
@@ -77,7 +76,7 @@ async def info(runtime: AppRuntime = Depends(get_runtime)) -> dict[str, Any]:
 )
 async def config_status(
     runtime: AppRuntime = Depends(get_runtime), principal: Principal = Depends(get_principal)
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """This replica's config status (`source_path` only for admins); for admins also
     `replica_id` (this one) and `replicas`
     (every live replica's card: which config version each runs, and its load)."""

@@ -5,7 +5,8 @@ thread_state.py."""
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal, cast
+from collections.abc import Mapping
+from typing import Annotated, Literal, cast
 
 from fastapi import APIRouter, Body, Depends, Header, Query, Request, Response
 from pydantic import AfterValidator, BaseModel, Field, model_validator
@@ -71,33 +72,33 @@ class TTL(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _bare_number(cls, value: Any) -> Any:
+    def _bare_number(cls, value: object) -> object:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return {"ttl": value}
         return value
 
 
-def _ttl(value: TTL | None) -> dict[str, Any] | None:
+def _ttl(value: TTL | None) -> dict[str, object] | None:
     return value.model_dump() if value is not None else None
 
 
 class ThreadCreate(BaseModel):
     thread_id: str | None = None
-    metadata: dict[str, Any] | None = None
+    metadata: dict[str, object] | None = None
     graph_id: str | None = None
     if_exists: Literal["raise", "do_nothing"] = "raise"
     ttl: TTL | None = None
-    supersteps: list[dict[str, Any]] | None = None
+    supersteps: list[dict[str, object]] | None = None
 
 
 class ThreadPatch(BaseModel):
-    metadata: dict[str, Any] | None = None
+    metadata: dict[str, object] | None = None
     ttl: TTL | None = None
 
 
 class ThreadCount(BaseModel):
-    metadata: dict[str, Any] | None = None
-    values: dict[str, Any] | None = None
+    metadata: dict[str, object] | None = None
+    values: dict[str, object] | None = None
     status: Status | None = None
 
 
@@ -117,7 +118,7 @@ class ThreadPrune(BaseModel):
 
 
 class StateUpdate(BaseModel):
-    values: dict[str, Any] | list[Any] | None = None
+    values: dict[str, object] | list[object] | None = None
     as_node: str | None = None
     checkpoint: CheckpointDict | None = None
     checkpoint_id: str | None = None
@@ -160,24 +161,24 @@ async def create_thread(
         supersteps=body.supersteps,
     )
 
-    async def act() -> tuple[Response, dict[str, Any]]:
+    async def act() -> tuple[Response, dict[str, object]]:
         response = JSONResponse(await service.create(runtime, access, new))
         return response, json_record(response)
 
     return await idempotent(request, runtime, access, act)
 
 
-def _extract(doc: dict[str, Any], path: str) -> Any:
+def _extract(doc: Mapping[str, object], path: str) -> object:
     """A small JSON-path subset: `$.a.b`, `a.b[0]`, `values.messages[-1]` (see ExtractPath)."""
-    current: Any = doc
+    current: object = doc
     for name, index in _STEP.findall(_bare(path)):
         if name:
             current = (
-                cast("dict[str, Any]", current).get(name) if isinstance(current, dict) else None
+                cast("dict[str, object]", current).get(name) if isinstance(current, dict) else None
             )
         elif isinstance(current, list):
             i = int(index)
-            items = cast("list[Any]", current)
+            items = cast("list[object]", current)
             current = items[i] if -len(items) <= i < len(items) else None
         else:
             current = None
@@ -186,20 +187,16 @@ def _extract(doc: dict[str, Any], path: str) -> Any:
     return current
 
 
-def _query(body: ThreadCount, **page: Any) -> service.ThreadQuery:
-    return service.ThreadQuery(
-        metadata=body.metadata, values=body.values, status=body.status, **page
-    )
-
-
 @router.post("/search", response_model=list[ThreadSelection], responses=errors(422))
 async def search_threads(
     body: ThreadSearch = Body(default_factory=ThreadSearch),
     runtime: AppRuntime = Depends(get_runtime),
     access: Access = Depends(get_access),
 ) -> JSONResponse:
-    query = _query(
-        body,
+    query = service.ThreadQuery(
+        metadata=body.metadata,
+        values=body.values,
+        status=body.status,
         ids=[check_uuid(i, "thread") for i in body.ids] if body.ids is not None else None,
         limit=body.limit,
         offset=body.offset,
@@ -207,7 +204,7 @@ async def search_threads(
         sort_order=body.sort_order,
     )
     items, total = await service.search(runtime, access, query, body.model_dump(exclude_none=True))
-    out: list[dict[str, Any]] = []
+    out: list[dict[str, object]] = []
     for item in items:
         shown = {k: v for k, v in item.items() if k in body.select} if body.select else dict(item)
         if body.extract:
@@ -223,7 +220,8 @@ async def count_threads(
     access: Access = Depends(get_access),
 ) -> JSONResponse:
     value = body.model_dump(exclude_none=True)
-    return JSONResponse(await service.count(runtime, access, _query(body), value))
+    query = service.ThreadQuery(metadata=body.metadata, values=body.values, status=body.status)
+    return JSONResponse(await service.count(runtime, access, query, value))
 
 
 @router.post("/prune", response_model=ThreadPruneResponse, responses=errors(422))
@@ -295,7 +293,7 @@ async def _state(
     runtime: AppRuntime,
     access: Access,
     thread_id: str,
-    checkpoint: dict[str, Any] | str | None,
+    checkpoint: dict[str, object] | str | None,
     subgraphs: bool,
     select: list[str] | None,
 ) -> JSONResponse:

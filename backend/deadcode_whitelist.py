@@ -74,6 +74,20 @@ _.last_seen  # runtime/cluster/replicas.py replica card
 _.limits_hit  # sandbox/base.py command result
 _.graph_reloader  # runtime/wiring/app_runtime.py component slot
 _.input_mode  # agent/human_input.py HumanInputRequest: DeerFlow's shape, read by its clients
+# sandbox/workspace_scan.py FileChange, ChangeSummary: DeerFlow's workspace-changes JSON
+_.size_before
+_.size_after
+_.sha256_before
+_.sha256_after
+_.diff_truncated
+_.diff_unavailable_reason
+_.symlink_target_before
+_.symlink_target_after
+_.symlink_created
+_.additions
+_.deletions
+_.diff
+_.symlink
 
 # Read by the tests: counters, test hooks and helpers.
 _.fetches

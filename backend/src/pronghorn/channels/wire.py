@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, cast
 
-# A JSON object received from a platform (values unchecked until read).
+# A JSON object received from a platform (Any: values unchecked until read).
 WireMap = Mapping[str, Any]
-# A JSON object built to send to a platform.
+# A JSON object built to send to a platform (Any: as a platform's API takes it).
 WireDict = dict[str, Any]
 
 

@@ -105,8 +105,8 @@ class Section:
 
 
 # Field annotations are runtime typing objects (classes, unions, generic aliases, Literal):
-# no static type describes them all, so they are `Any` in these helpers.
-def _strip_none(annotation: Any) -> tuple[Any, bool]:
+# no static type describes them all, so they are `object` in these helpers.
+def _strip_none(annotation: object) -> tuple[object, bool]:
     if typing.get_origin(annotation) in (typing.Union, types.UnionType):
         args = [a for a in typing.get_args(annotation) if a is not type(None)]
         if len(args) < len(typing.get_args(annotation)):
@@ -115,7 +115,7 @@ def _strip_none(annotation: Any) -> tuple[Any, bool]:
     return annotation, False
 
 
-def model_of(annotation: Any) -> type[BaseModel] | None:
+def model_of(annotation: object) -> type[BaseModel] | None:
     """The section model of a field: ``X``, ``X | None`` or ``list[X]`` of a BaseModel."""
     inner, _ = _strip_none(annotation)
     if typing.get_origin(inner) is list:
@@ -125,7 +125,7 @@ def model_of(annotation: Any) -> type[BaseModel] | None:
     return None
 
 
-def mapped_model_of(annotation: Any) -> type[BaseModel] | None:
+def mapped_model_of(annotation: object) -> type[BaseModel] | None:
     """The section model of a ``dict[str, X]`` field (e.g. ``mcp.servers``), else None."""
     inner, _ = _strip_none(annotation)
     if typing.get_origin(inner) is dict:
@@ -135,7 +135,7 @@ def mapped_model_of(annotation: Any) -> type[BaseModel] | None:
     return None
 
 
-def type_name(annotation: Any) -> str:
+def type_name(annotation: object) -> str:
     inner, nullable = _strip_none(annotation)
     origin = typing.get_origin(inner)
     if origin is Literal:

@@ -9,7 +9,7 @@ process environment.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import cast
 
 from pydantic import BaseModel
 from pydantic_settings import EnvSettingsSource
@@ -40,9 +40,9 @@ class MappingEnvSource(EnvSettingsSource):
         )
 
 
-def env_overrides(model: type[BaseModel], environ: Mapping[str, str]) -> dict[str, Any]:
+def env_overrides(model: type[BaseModel], environ: Mapping[str, str]) -> dict[str, object]:
     """The nested override dict for ``model`` found in ``environ`` (may raise SettingsError).
-    Its values are whatever pydantic-settings decoded (strings, JSON), hence ``Any``."""
+    Its values are whatever pydantic-settings decoded (strings, JSON)."""
     return MappingEnvSource(model, environ)()
 
 

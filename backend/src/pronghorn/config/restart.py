@@ -8,7 +8,7 @@ the running value again or the process restarts.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import TypeVar, cast
 
 from pydantic import BaseModel
 
@@ -34,14 +34,17 @@ STARTUP_ONLY: tuple[str, ...] = (
 )
 
 
-def get_path(config: BaseModel, path: str) -> Any:  # whatever field `path` names
-    value: Any = config
+M = TypeVar("M", bound=BaseModel)
+
+
+def get_path(config: BaseModel, path: str) -> object:  # whatever field `path` names
+    value: object = config
     for part in path.split("."):
         value = getattr(value, part)
     return value
 
 
-def set_path(config: BaseModel, path: str, value: Any) -> Any:  # a copy of `config`
+def set_path(config: M, path: str, value: object) -> M:  # a copy of `config`
     """A copy of ``config`` with the field at ``path`` replaced (no re-validation: the value
     comes from another valid config of the same schema)."""
     head, _, rest = path.partition(".")

@@ -12,13 +12,15 @@ MASK = "***"
 # The values here are read from a YAML document or a request body: any JSON value.
 
 
-def shown(value: Any) -> Any:
+def shown(value: object) -> object:
     """A secret as an API shows it."""
     if isinstance(value, str) and "${" in value:
         return value
     return MASK if value is not None else None
 
 
+# Any: any YAML or JSON value in (ruamel's containers are untyped), the copy out has its
+# shape (the API routers index it as they find it)
 def plain(value: Any) -> Any:
     """Plain dicts and lists (from ruamel's commented containers), copied."""
     if isinstance(value, Mapping):

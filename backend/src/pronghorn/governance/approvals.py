@@ -12,7 +12,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import cast
 
 INTERRUPT_TYPE = "tool_approval"
 GROUPS: dict[str, frozenset[str]] = {
@@ -23,8 +23,8 @@ GROUPS: dict[str, frozenset[str]] = {
 NEVER = frozenset({"ask_clarification"})  # asking the user is never gated
 
 
-# Any: a run's context is free-form JSON from the request and the assistant.
-def extra_patterns(context: Mapping[str, Any] | None) -> list[str]:
+# A run's context: free-form JSON from the request and the assistant.
+def extra_patterns(context: Mapping[str, object] | None) -> list[str]:
     """The additions a run's (merged assistant + request) context asks for."""
     raw: object = (context or {}).get("approvals")
     if isinstance(raw, Mapping):
@@ -59,8 +59,8 @@ class Decision:
     reason: str | None = None
 
 
-# Any: tool arguments and the interrupt payload are free-form JSON.
-def request_payload(tool: str, args: Mapping[str, Any], call_id: str) -> dict[str, Any]:
+# Tool arguments and the interrupt payload: free-form JSON.
+def request_payload(tool: str, args: Mapping[str, object], call_id: str) -> dict[str, object]:
     return {"type": INTERRUPT_TYPE, "tool": tool, "args": dict(args), "call_id": call_id}
 
 

@@ -18,7 +18,7 @@ import re
 import shlex
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import cast
 from urllib.parse import urlsplit
 
 from pronghorn.config.schema.governance import GuardrailRulesConfig, GuardrailsConfig
@@ -61,8 +61,8 @@ class RuleGuardrail:
                 return pattern
         return None
 
-    # Any: a tool call's arguments are whatever JSON the model produced.
-    def check_tool_call(self, tool: str, args: Mapping[str, Any]) -> str | None:
+    # A tool call's arguments: whatever JSON the model produced.
+    def check_tool_call(self, tool: str, args: Mapping[str, object]) -> str | None:
         if tool in SHELL_TOOLS:
             command = str(args.get("command") or "")
             for rx in self._commands:
@@ -125,9 +125,9 @@ async def _call(method: Callable[..., object], *args: object) -> str | None:
     return str(result) if result else None
 
 
-# Any: a tool call's arguments are whatever JSON the model produced.
+# A tool call's arguments: whatever JSON the model produced.
 async def check_tool_call(
-    providers: Sequence[tuple[str, object]], tool: str, args: Mapping[str, Any]
+    providers: Sequence[tuple[str, object]], tool: str, args: Mapping[str, object]
 ) -> Verdict | None:
     for name, provider in providers:
         method = getattr(provider, "check_tool_call", None)

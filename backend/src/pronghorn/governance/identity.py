@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import cast
 
 
 @dataclass(frozen=True, slots=True)
@@ -14,8 +14,8 @@ class CallIdentity:
     owner_id: str
 
 
-# Any: a LangChain RunnableConfig is a TypedDict of free-form values.
-def identity_of(config: Mapping[str, Any] | None) -> CallIdentity:
+# A LangChain RunnableConfig (a TypedDict of free-form values) or a plain mapping.
+def identity_of(config: Mapping[str, object] | None) -> CallIdentity:
     """The run, thread and owner a call runs for (the executor puts them in
     ``configurable``; a graph run by hand falls back to the thread and ``user_id``)."""
     raw: object = (config or {}).get("configurable") or {}

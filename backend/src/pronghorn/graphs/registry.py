@@ -43,7 +43,7 @@ log = logging.getLogger("pronghorn.graphs")
 # A served graph: any state, context, input and output types (Any: a user's graph declares
 # its own, and the server only passes them through).
 AnyGraph = Pregel[Any, Any, Any, Any]
-AnyStateGraph = StateGraph[Any, Any, Any, Any]
+AnyStateGraph = StateGraph[Any, Any, Any, Any]  # Any: as AnyGraph (its builder)
 
 BuiltinFactory = Callable[[GraphRequest], object]
 

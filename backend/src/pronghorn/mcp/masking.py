@@ -9,7 +9,7 @@ environment (`${VAR}`) is shown as written, since it holds no secret itself. Tak
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, cast
+from typing import cast
 
 from pronghorn.config.secret_view import MASK, plain, shown
 from pronghorn.mcp.errors import McpConfigError
@@ -20,29 +20,30 @@ _MAPS = ("env", "headers")
 _OAUTH = ("client_secret", "refresh_token")
 
 
-# Any: server entries are plain config JSON (from YAML or the API).
-def mask_server(raw: Mapping[str, Any]) -> dict[str, Any]:
-    out = plain(raw)
+# Server entries are plain config JSON (from YAML or the API); plain() keys are strings.
+def mask_server(raw: Mapping[str, object]) -> dict[str, object]:
+    out: dict[str, object] = plain(raw)
     for key in _MAPS:
-        if isinstance(out.get(key), dict):
-            out[key] = {k: shown(v) for k, v in out[key].items()}
+        section = out.get(key)
+        if isinstance(section, dict):
+            out[key] = {k: shown(v) for k, v in cast("dict[str, object]", section).items()}
     oauth = out.get("oauth")
     if isinstance(oauth, dict):
+        secrets = cast("dict[str, object]", oauth)
         for key in _OAUTH:
-            if key in oauth:
-                oauth[key] = shown(oauth[key])
+            if key in secrets:
+                secrets[key] = shown(secrets[key])
     return out
 
 
 def unmask_server(
-    # Any: server entries are plain config JSON (from YAML or the API).
     name: str,
-    new: Mapping[str, Any],
-    stored: Mapping[str, Any] | None,
-) -> dict[str, Any]:
+    new: Mapping[str, object],
+    stored: Mapping[str, object] | None,
+) -> dict[str, object]:
     """`new` with every `***` replaced by the stored value at the same place."""
-    out = plain(new)
-    old = plain(stored or {})
+    out: dict[str, object] = plain(new)
+    old: dict[str, object] = plain(stored or {})
 
     def keep(where: str, container: object, before: object, keys: Iterable[str] | None) -> None:
         if not isinstance(container, dict):
@@ -68,10 +69,9 @@ _LOADER_ENV = ("LD_", "DYLD_")
 
 
 def check_api_stdio(
-    # Any: server entries are plain config JSON (from YAML or the API).
     name: str,
-    new: Mapping[str, Any],
-    stored: Mapping[str, Any] | None,
+    new: Mapping[str, object],
+    stored: Mapping[str, object] | None,
     allowed: list[str],
 ) -> None:
     """Refuse a stdio server set through the API whose program is not in `allowed` (by
@@ -79,7 +79,7 @@ def check_api_stdio(
     command, args and env are exactly what the file already has."""
     if new.get("type", "stdio") != "stdio":
         return
-    old = plain(stored or {})
+    old: dict[str, object] = plain(stored or {})
     if old.get("type", "stdio") == "stdio" and all(
         plain(new.get(k)) == old.get(k) for k in ("command", "args", "env")
     ):

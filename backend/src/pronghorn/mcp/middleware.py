@@ -24,9 +24,13 @@ from langgraph.types import Command
 from pronghorn.mcp.server_manager import McpManager
 from pronghorn.mcp.tool_search import TOOL_SEARCH, make_tool_search, merge_promoted
 
+# Any: LangGraph's Command is generic over the graph's node names (``goto``), which a
+# middleware never knows (as agent/tool_types.py's ToolResult, which mcp/ may not import).
+ToolResult = ToolMessage | Command[Any]
 
-# Any: LangChain's agent state and Command are generic over a free-form context/graph.
-class McpState(AgentState[Any]):
+
+# The agent's state, generic over its structured response: any (object) here.
+class McpState(AgentState[object]):
     mcp_promoted: NotRequired[Annotated[list[str], merge_promoted]]
 
 
@@ -103,11 +107,7 @@ class McpToolsMiddleware(AgentMiddleware[McpState]):
         return request, None
 
     @staticmethod
-    def _tag(
-        # Any: LangChain's Command is generic over the graph's node names.
-        result: ToolMessage | Command[Any],
-        tool: BaseTool | None,
-    ) -> ToolMessage | Command[Any]:
+    def _tag(result: ToolResult, tool: BaseTool | None) -> ToolResult:
         if tool is None or not isinstance(result, ToolMessage):
             return result
         meta = tool.metadata or {}
@@ -125,17 +125,15 @@ class McpToolsMiddleware(AgentMiddleware[McpState]):
     def wrap_tool_call(
         self,
         request: ToolCallRequest,
-        # Any: LangChain's Command is generic over the graph's node names.
-        handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
-    ) -> ToolMessage | Command[Any]:
+        handler: Callable[[ToolCallRequest], ToolResult],
+    ) -> ToolResult:
         routed, tool = self._route(request)
         return self._tag(handler(routed), tool)
 
     async def awrap_tool_call(
         self,
         request: ToolCallRequest,
-        # Any: LangChain's Command is generic over the graph's node names.
-        handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
-    ) -> ToolMessage | Command[Any]:
+        handler: Callable[[ToolCallRequest], Awaitable[ToolResult]],
+    ) -> ToolResult:
         routed, tool = self._route(request)
         return self._tag(await handler(routed), tool)

@@ -293,11 +293,10 @@ class McpManager:
         return f"{scope.user}/-", Placement(self.data_dir / "mcp" / "scratch" / scope.user, logs)
 
     async def call_tool(
-        # Any: tool arguments are whatever JSON the model produced.
         self,
         name: str,
         tool: str,
-        args: dict[str, Any],
+        args: dict[str, object],  # whatever JSON the model produced
         scope: RunScope,
     ) -> mt.CallToolResult:
         state = self._servers.get(name)
@@ -349,9 +348,9 @@ class McpManager:
 
     # -- status and probes -------------------------------------------------------------
 
-    # Any: a JSON status report for the API.
-    def status(self) -> dict[str, Any]:
-        servers: list[dict[str, Any]] = []
+    def status(self) -> dict[str, object]:
+        """The JSON status report of the API (gateway/schemas: McpStatus)."""
+        servers: list[dict[str, object]] = []
         total = 0
         for name, state in self._servers.items():
             total += len(state.tools)

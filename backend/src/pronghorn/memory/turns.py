@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import cast
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
@@ -58,11 +58,14 @@ def last_exchange(messages: Sequence[BaseMessage]) -> list[Turn]:
     return as_turns([*messages[start : i + 1], messages[-1]])
 
 
-# Any: a LangChain RunnableConfig is a TypedDict of free-form values.
-def scope_of(config: Mapping[str, Any] | None, agent_name: str | None) -> MemoryScope | None:
+# A LangChain RunnableConfig (a TypedDict of free-form values) or a plain mapping.
+def scope_of(config: Mapping[str, object] | None, agent_name: str | None) -> MemoryScope | None:
     """The memory a run reads and writes: its user (the principal it runs as) and the custom
     agent; None outside a run of a known user."""
-    configurable: Mapping[str, object] = (config or {}).get("configurable") or {}
+    raw = (config or {}).get("configurable")
+    configurable: Mapping[str, object] = (
+        cast("Mapping[str, object]", raw) if isinstance(raw, Mapping) else {}
+    )
     user = configurable.get("langgraph_auth_user_id")
     if not user:
         return None

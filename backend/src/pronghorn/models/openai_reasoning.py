@@ -27,8 +27,19 @@ from pronghorn.models.notes import is_user_turn
 REASONING_KEY = "reasoning_content"
 
 
+def _get(part: object, key: str) -> object:
+    """`part[key]` when `part` is a JSON object, else None."""
+    return cast(dict[str, object], part).get(key) if isinstance(part, dict) else None
+
+
+def _choices(body: object) -> list[object]:
+    """The `choices` of a response or chunk (JSON), [] when it has none."""
+    value = _get(body, "choices")
+    return cast(list[object], value) if isinstance(value, list) else []
+
+
 def _reasoning(part: object) -> str | None:
-    value = cast(dict[str, object], part).get(REASONING_KEY) if isinstance(part, dict) else None
+    value = _get(part, REASONING_KEY)
     return value if isinstance(value, str) and value else None
 
 
@@ -44,38 +55,36 @@ def current_turn_start(messages: list[BaseMessage]) -> int:
 class ReasoningChatOpenAI(ChatOpenAI):
     """``ChatOpenAI`` plus the ``reasoning_content`` field of OpenAI-compatible APIs.
 
-    The hooks overridden here take and return the API's JSON (``Any`` values); their
-    ``langchain_openai`` originals annotate it as a bare ``dict``, so calling them through
-    ``super()`` needs a per-line ignore of the unknown type arguments."""
+    The hooks overridden here take and return the API's JSON (``object`` values, narrowed
+    where read); their ``langchain_openai`` originals annotate it as a bare ``dict``, so
+    calling them through ``super()`` needs a per-line ignore of the unknown type arguments."""
 
     def _convert_chunk_to_generation_chunk(
         self,
-        chunk: dict[str, Any],
+        chunk: dict[str, object],
         default_chunk_class: type,
-        base_generation_info: dict[str, Any] | None,
+        base_generation_info: dict[str, object] | None,
     ) -> ChatGenerationChunk | None:
         generation = super()._convert_chunk_to_generation_chunk(  # pyright: ignore[reportUnknownMemberType]
             chunk, default_chunk_class, base_generation_info
         )
         if generation is None or not isinstance(generation.message, AIMessageChunk):
             return generation
-        nested: dict[str, Any] = chunk.get("chunk") or {}
-        choices: list[Any] = chunk.get("choices") or nested.get("choices") or []
-        text = _reasoning(choices[0].get("delta")) if choices else None
+        choices = _choices(chunk) or _choices(chunk.get("chunk"))
+        text = _reasoning(_get(choices[0], "delta")) if choices else None
         if text is not None:
             generation.message.additional_kwargs[REASONING_KEY] = text
         return generation
 
     def _create_chat_result(
         self,
-        response: dict[str, Any] | openai.BaseModel,
-        generation_info: dict[str, Any] | None = None,
+        response: dict[str, object] | openai.BaseModel,
+        generation_info: dict[str, object] | None = None,
     ) -> ChatResult:
         result = super()._create_chat_result(response, generation_info)  # pyright: ignore[reportUnknownMemberType]
         body = response if isinstance(response, dict) else response.model_dump()
-        choices: list[Any] = body.get("choices") or []
-        for generation, choice in zip(result.generations, choices, strict=False):
-            text = _reasoning(choice.get("message"))
+        for generation, choice in zip(result.generations, _choices(body), strict=False):
+            text = _reasoning(_get(choice, "message"))
             if text is not None and isinstance(generation.message, AIMessage):
                 generation.message.additional_kwargs[REASONING_KEY] = text
         return result
@@ -85,16 +94,16 @@ class ReasoningChatOpenAI(ChatOpenAI):
         input_: LanguageModelInput,
         *,
         stop: list[str] | None = None,
-        **kwargs: Any,
-    ) -> dict[str, Any]:
+        **kwargs: Any,  # Any: ChatOpenAI's signature (the call's options, passed on)
+    ) -> dict[str, object]:
         payload = cast(
-            dict[str, Any],
+            dict[str, object],  # the request's JSON (langchain_openai: a bare dict)
             super()._get_request_payload(input_, stop=stop, **kwargs),  # pyright: ignore[reportUnknownMemberType]
         )
         messages_field: object = payload.get("messages")
         if not isinstance(messages_field, list):  # the Responses API has no such field
             return payload
-        sent = cast(list[dict[str, Any]], messages_field)  # the request's messages, as JSON
+        sent = cast(list[dict[str, object]], messages_field)  # the request's messages, as JSON
         messages = self._convert_input(input_).to_messages()
         if len(messages) != len(sent):
             return payload

@@ -115,6 +115,7 @@ class ScriptedChatModel(BaseChatModel):
     streaming: bool = False
 
     _requests: list[ScriptedRequest] = PrivateAttr(default_factory=list)
+    # Any: convert_to_openai_tool's schemas (LangChain's JSON type)
     _bound_tools: list[list[dict[str, Any]]] = PrivateAttr(default_factory=list)
     _attempts: OrderedDict[str, int] = PrivateAttr(default_factory=OrderedDict)
     _calls: dict[str, int] = PrivateAttr(default_factory=dict)
@@ -127,7 +128,7 @@ class ScriptedChatModel(BaseChatModel):
         return self._requests
 
     @property
-    def bound_tools(self) -> list[list[dict[str, Any]]]:
+    def bound_tools(self) -> list[list[dict[str, Any]]]:  # Any: as _bound_tools
         """The OpenAI-format tool schemas of every ``bind_tools`` call, oldest first."""
         return self._bound_tools
 
@@ -136,16 +137,16 @@ class ScriptedChatModel(BaseChatModel):
         return "scripted"
 
     @property
-    def _identifying_params(self) -> dict[str, Any]:
+    def _identifying_params(self) -> dict[str, object]:
         return {"model_name": self.model_name}
 
     # BaseChatModel's signatures (the tool specs and **kwargs are LangChain's own Any)
     def bind_tools(
         self,
-        tools: Sequence[dict[str, Any] | type | Callable[..., Any] | Any],
+        tools: Sequence[dict[str, Any] | type | Callable[..., Any] | Any],  # Any: LangChain's
         *,
-        tool_choice: str | dict[str, Any] | None = None,
-        **kwargs: Any,
+        tool_choice: str | dict[str, Any] | None = None,  # Any: LangChain's
+        **kwargs: Any,  # Any: LangChain's (the call's options, bound as given)
     ) -> Runnable[LanguageModelInput, AIMessage]:
         formatted = [convert_to_openai_tool(t) for t in tools]
         self._bound_tools.append(formatted)
@@ -158,7 +159,7 @@ class ScriptedChatModel(BaseChatModel):
         self,
         messages: list[BaseMessage],
         run_manager: CallbackManagerForLLMRun | AsyncCallbackManagerForLLMRun | None,
-        kwargs: dict[str, Any],
+        kwargs: dict[str, Any],  # Any: the call's **kwargs, as LangChain passed them
         streamed: bool,
     ) -> ScriptedRequest:
         thread_id = _thread_id(run_manager)
@@ -261,7 +262,7 @@ class ScriptedChatModel(BaseChatModel):
             for tc in step.tool_calls
         ]
 
-    def _metadata(self, step: Step) -> dict[str, Any]:
+    def _metadata(self, step: Step) -> dict[str, object]:
         return {
             "finish_reason": step.effective_finish_reason,
             "model_name": self.model_name,
@@ -324,7 +325,7 @@ class ScriptedChatModel(BaseChatModel):
         messages: list[BaseMessage],
         stop: list[str] | None = None,
         run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
+        **kwargs: Any,  # Any: BaseChatModel's signature
     ) -> ChatResult:
         request = self._record(messages, run_manager, kwargs, streamed=False)
         assert request.step is not None
@@ -337,7 +338,7 @@ class ScriptedChatModel(BaseChatModel):
         messages: list[BaseMessage],
         stop: list[str] | None = None,
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
+        **kwargs: Any,  # Any: BaseChatModel's signature
     ) -> ChatResult:
         request = self._record(messages, run_manager, kwargs, streamed=False)
         assert request.step is not None
@@ -350,7 +351,7 @@ class ScriptedChatModel(BaseChatModel):
         messages: list[BaseMessage],
         stop: list[str] | None = None,
         run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
+        **kwargs: Any,  # Any: BaseChatModel's signature
     ) -> Iterator[ChatGenerationChunk]:
         request = self._record(messages, run_manager, kwargs, streamed=True)
         assert request.step is not None
@@ -367,7 +368,7 @@ class ScriptedChatModel(BaseChatModel):
         messages: list[BaseMessage],
         stop: list[str] | None = None,
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
+        **kwargs: Any,  # Any: BaseChatModel's signature
     ) -> AsyncIterator[ChatGenerationChunk]:
         request = self._record(messages, run_manager, kwargs, streamed=True)
         assert request.step is not None

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, cast
+from collections.abc import Mapping, Sequence
+from typing import cast
 
 from langchain_core.messages import AIMessage, BaseMessage
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -21,7 +22,7 @@ _RULE_KEYS = ("match", "regex")
 
 # A step as written by hand (a config's `script`, a responder's answer): plain data of any
 # field types, which `as_step` validates into a Step.
-StepSpec = dict[str, Any]
+StepSpec = dict[str, object]
 
 
 class ToolCallSpec(BaseModel):
@@ -30,7 +31,7 @@ class ToolCallSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
-    args: dict[str, Any] = Field(default_factory=dict)  # the tool's JSON arguments
+    args: dict[str, object] = Field(default_factory=dict)  # the tool's JSON arguments
     id: str | None = None
 
 
@@ -52,7 +53,7 @@ class Step(BaseModel):
     tool_calls: list[ToolCallSpec] = Field(default_factory=list)
     usage: UsageSpec | None = Field(None, description="Token counts; estimated when absent.")
     finish_reason: str | None = Field(None, description="Default: tool_calls or stop.")
-    response_metadata: dict[str, Any] = Field(default_factory=dict)
+    response_metadata: dict[str, object] = Field(default_factory=dict)
     latency_s: float = Field(0.0, ge=0, description="Wait before the first chunk.")
     delay_s: float | None = Field(None, ge=0, description="Wait between streamed chunks.")
     raise_: str | None = Field(
@@ -171,7 +172,9 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text) / 4) if text else 0
 
 
-def estimate_input_tokens(messages: list[BaseMessage], tools: list[dict[str, Any]]) -> int:
+def estimate_input_tokens(
+    messages: list[BaseMessage], tools: Sequence[Mapping[str, object]]
+) -> int:
     total = sum(4 + estimate_tokens(message_text(m)) for m in messages)
     for m in messages:
         if isinstance(m, AIMessage) and m.tool_calls:

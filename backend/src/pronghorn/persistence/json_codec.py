@@ -8,14 +8,12 @@ writes `NaN`/`Infinity`, which SQLite's JSON functions reject. The text is compa
 
 from __future__ import annotations
 
-from typing import Any
-
 import orjson
 
 
-def json_dumps(value: Any) -> str:
+def json_dumps(value: object) -> str:
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
-def json_loads(text: str | bytes) -> Any:
+def json_loads(text: str | bytes) -> object:
     return orjson.loads(text)

@@ -16,7 +16,7 @@ understood denies.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import cast
 
 from sqlalchemy import ColumnElement, and_, exists, false, func, literal, select, true
 from sqlalchemy.dialects.postgresql import JSONB
@@ -78,7 +78,7 @@ def _sqlite_type(operand: str | int | float | bool) -> str:
     return "real" if isinstance(operand, float) else "text"
 
 
-def _jsonb_contains(col: ColumnElement[Any], doc: dict[str, object]) -> ColumnElement[bool]:
+def _jsonb_contains(col: ColumnElement[object], doc: dict[str, object]) -> ColumnElement[bool]:
     return col.bool_op("@>")(literal(doc, type_=JSONB()))
 
 
@@ -87,7 +87,7 @@ def _is_scalar(operand: object) -> bool:
 
 
 def _scalar_eq(
-    col: ColumnElement[Any], key: str, operand: object, dialect: str
+    col: ColumnElement[object], key: str, operand: object, dialect: str
 ) -> ColumnElement[bool] | None:
     if not _is_scalar(operand):
         return None
@@ -105,7 +105,7 @@ def _scalar_eq(
 
 
 def _array_contains(
-    col: ColumnElement[Any], key: str, operand: object, dialect: str
+    col: ColumnElement[object], key: str, operand: object, dialect: str
 ) -> ColumnElement[bool] | None:
     if not _is_scalar(operand):
         return None
@@ -128,7 +128,7 @@ def _array_contains(
 
 
 def sql_condition(
-    col: ColumnElement[Any], filt: MetadataFilter | None, dialect: str
+    col: ColumnElement[object], filt: MetadataFilter | None, dialect: str
 ) -> tuple[ColumnElement[bool], dict[str, object]]:
     """(WHERE clause, the part of `filt` left for `matches`) for a JSON column."""
     if not filt:

@@ -28,7 +28,11 @@ from sqlalchemy import event, exc
 if TYPE_CHECKING:
     from psycopg import AsyncConnection
     from sqlalchemy.engine import Engine
+    from sqlalchemy.engine.interfaces import DBAPIConnection
     from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection
+
+    # A pooled psycopg connection (Any: its rows are what the pool's row factory makes)
+    PgConnection = AsyncConnection[Any]
 
 IDLE_CHECK_S = 1.0
 _RETURNED = "pronghorn_returned_at"
@@ -39,12 +43,12 @@ def check_idle_connections(engine: Engine, idle_s: float = IDLE_CHECK_S) -> None
     (instead of `pool_pre_ping`, which pings on every checkout)."""
 
     @event.listens_for(engine, "checkin")
-    def _returned(dbapi_connection: Any, record: ConnectionPoolEntry) -> None:  # pyright: ignore[reportUnusedFunction]
+    def _returned(dbapi_connection: DBAPIConnection, record: ConnectionPoolEntry) -> None:  # pyright: ignore[reportUnusedFunction]
         record.info[_RETURNED] = time.monotonic()
 
     @event.listens_for(engine, "checkout")
     def _checked_out(  # pyright: ignore[reportUnusedFunction]
-        dbapi_connection: Any, record: ConnectionPoolEntry, proxy: PoolProxiedConnection
+        dbapi_connection: DBAPIConnection, record: ConnectionPoolEntry, proxy: PoolProxiedConnection
     ) -> None:
         returned: float | None = record.info.get(_RETURNED)
         if returned is None or time.monotonic() - returned < idle_s:
@@ -65,12 +69,12 @@ class IdleConnectionCheck:
 
     def __init__(self, idle_s: float = IDLE_CHECK_S) -> None:
         self.idle_s = idle_s
-        self._returned: WeakKeyDictionary[AsyncConnection[Any], float] = WeakKeyDictionary()
+        self._returned: WeakKeyDictionary[PgConnection, float] = WeakKeyDictionary()
 
-    async def reset(self, conn: AsyncConnection[Any]) -> None:
+    async def reset(self, conn: PgConnection) -> None:
         self._returned[conn] = time.monotonic()
 
-    async def check(self, conn: AsyncConnection[Any]) -> None:
+    async def check(self, conn: PgConnection) -> None:
         returned = self._returned.get(conn)
         recent = returned is not None and time.monotonic() - returned < self.idle_s
         if recent and not _peer_spoke(conn):
@@ -80,7 +84,7 @@ class IdleConnectionCheck:
         await AsyncConnectionPool.check_connection(conn)
 
 
-def _peer_spoke(conn: AsyncConnection[Any]) -> bool:
+def _peer_spoke(conn: PgConnection) -> bool:
     """Whether an idle connection's socket is readable: the server closed it (EOF), or sent
     something unasked (a termination notice). Either way it is worth a real check."""
     try:

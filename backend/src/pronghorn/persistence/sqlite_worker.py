@@ -39,7 +39,7 @@ class _Write(Generic[T]):
 
 @dataclass
 class _Outcome:
-    value: Any = None
+    value: object = None
     error: BaseException | None = None
 
 
@@ -77,6 +77,7 @@ class SqliteWorker:
         self._sqlite = SqliteThread(
             path, name="sqlite-worker", pragmas=pragmas, busy_timeout_ms=busy_timeout_ms, echo=echo
         )
+        # Any: each queued write has its own result type (its future's)
         self._queue: list[_Write[Any]] = []
         self._wake = asyncio.Event()
         self._flusher: asyncio.Task[None] | None = None
@@ -151,7 +152,7 @@ class SqliteWorker:
             if self._closing and not self._queue:
                 return
 
-    async def _flush(self, group: list[_Write[Any]]) -> None:
+    async def _flush(self, group: list[_Write[Any]]) -> None:  # Any: as _queue
         conn, sa = self._sqlite.require()
         fns = [w.fn for w in group]
         try:
@@ -175,7 +176,7 @@ class SqliteWorker:
 
 
 def _run_group(
-    conn: sqlite3.Connection, sa: Connection, fns: list[Callable[[Connection], Any]]
+    conn: sqlite3.Connection, sa: Connection, fns: list[Callable[[Connection], object]]
 ) -> list[_Outcome]:
     """On the worker thread: every unit in one transaction, each in a savepoint of its own
     (raw statements on the driver: a few microseconds each, where SQLAlchemy's nested

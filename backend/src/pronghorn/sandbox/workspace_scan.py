@@ -17,7 +17,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 MAX_SCANNED_FILES = 2000
 MAX_FILES = 200
@@ -204,8 +204,47 @@ class _Budget:
     left: int = MAX_TOTAL_DIFF_BYTES
 
 
-# The payload built below is JSON stored in a column and served as DeerFlow's
-# workspace-changes answer (mixed value types): `dict[str, Any]`, as its readers take it.
+class FileChange(TypedDict):
+    """One changed file of DeerFlow's workspace-changes answer."""
+
+    path: str
+    root: str
+    status: str
+    binary: bool
+    sensitive: bool
+    size_before: int | None
+    size_after: int | None
+    sha256_before: str | None
+    sha256_after: str | None
+    diff: str
+    diff_truncated: bool
+    diff_unavailable_reason: str | None
+    additions: int
+    deletions: int
+    symlink: bool
+    symlink_target_before: str | None
+    symlink_target_after: str | None
+
+
+class ChangeSummary(TypedDict):
+    created: int
+    modified: int
+    deleted: int
+    symlink_created: int
+    additions: int
+    deletions: int
+    truncated: bool
+
+
+class WorkspaceChanges(TypedDict):
+    """DeerFlow's workspace-changes payload, as stored in a column and served."""
+
+    version: int
+    summary: ChangeSummary
+    files: list[FileChange]
+    limits: dict[str, int]
+
+
 def _entry(
     key: str,
     status: str,
@@ -213,7 +252,7 @@ def _entry(
     after: FileState | None,
     host: Path | None,
     budget: _Budget,
-) -> dict[str, Any]:
+) -> FileChange:
     root, _, rel = key.partition("/")
     path = f"/mnt/user-data/{root}/{rel}"
     sensitive = is_sensitive(rel)
@@ -224,7 +263,7 @@ def _entry(
     if after is not None and sha_after is None and not link and host is not None:
         sha_after = _sha256(host, after.size)
     binary = bool((before and before.binary) or (after and after.binary))
-    item: dict[str, Any] = {
+    item: FileChange = {
         "path": path,
         "root": root,
         "status": "symlink_created" if link and status == "created" else status,
@@ -268,7 +307,7 @@ def _entry(
 
 
 def _no_diff_reason(
-    item: dict[str, Any], before: FileState | None, after: FileState | None
+    item: FileChange, before: FileState | None, after: FileState | None
 ) -> str | None:
     if item["symlink"]:
         return "symlink"
@@ -282,7 +321,7 @@ def _no_diff_reason(
     return None
 
 
-def compare(before: Snapshot, after: Snapshot, roots: dict[str, Path]) -> dict[str, Any]:
+def compare(before: Snapshot, after: Snapshot, roots: dict[str, Path]) -> WorkspaceChanges:
     """DeerFlow's workspace-changes payload: `{version, summary, files, limits}`. When a
     snapshot stopped at MAX_SCANNED_FILES, which files are new or gone is unknown: only
     files modified in both are listed (and `summary.truncated` says so)."""
@@ -302,13 +341,13 @@ def compare(before: Snapshot, after: Snapshot, roots: dict[str, Path]) -> dict[s
         elif not _unchanged(old, new):
             changed.append((key, "modified"))
     budget = _Budget()
-    files: list[dict[str, Any]] = []
+    files: list[FileChange] = []
     for key, status in changed[:MAX_FILES]:
         root, _, rel = key.partition("/")
         host = roots[root] / rel if status != "deleted" else None
         entry = _entry(key, status, before.files.get(key), after.files.get(key), host, budget)
         files.append(entry)
-    summary = {
+    summary: ChangeSummary = {
         "created": sum(1 for f in files if f["status"] == "created"),
         "modified": sum(1 for f in files if f["status"] == "modified"),
         "deleted": sum(1 for f in files if f["status"] == "deleted"),

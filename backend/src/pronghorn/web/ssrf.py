@@ -19,7 +19,6 @@ import ipaddress
 import re
 import socket
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 import httpx
 
@@ -179,7 +178,7 @@ async def vet_url(
 
 def pinned_request(
     url: httpx.URL, ip: IPAddress
-) -> tuple[httpx.URL, dict[str, str], dict[str, Any]]:  # Any: httpx's extensions type
+) -> tuple[httpx.URL, dict[str, str], dict[str, str]]:
     """The URL to send (host replaced by the vetted IP), the Host header and extensions.
 
     For https the original name stays the SNI name, which is also the name the server's
@@ -190,7 +189,7 @@ def pinned_request(
     host_header = f"[{host}]" if ":" in host else host
     if url.port and url.port != default:
         host_header = f"{host_header}:{url.port}"
-    extensions: dict[str, Any] = {}
+    extensions: dict[str, str] = {}  # httpx's request extensions: here only the SNI name
     if url.scheme == "https" and parse_ip_literal(host) is None:
         extensions["sni_hostname"] = host
     return url.copy_with(host=str(ip)), {"Host": host_header}, extensions

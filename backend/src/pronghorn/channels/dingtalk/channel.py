@@ -127,7 +127,13 @@ class DingTalkTransport:
         return token, float(ttl) if isinstance(ttl, (int, float)) and ttl > 0 else 7200.0
 
     async def _api(
-        self, verb: str, path: str, what: str, *, raise_on_limit: bool = False, **kwargs: Any
+        self,
+        verb: str,
+        path: str,
+        what: str,
+        *,
+        raise_on_limit: bool = False,
+        **kwargs: Any,  # Any: httpx request options, passed through
     ) -> WireMap:
         """Call the OpenAPI with the token (renewed once when refused); its JSON answer."""
         for attempt in (1, 2):

@@ -134,7 +134,7 @@ class DiscordTransport:
         attempts: int = 3,
         answer: bool = True,
         raise_on_limit: bool = False,
-        **kwargs: Any,
+        **kwargs: Any,  # Any: httpx request options, passed through
     ) -> WireDict:
         """One REST call; its JSON object (`answer=False`: the body is not read)."""
         response = await call(
@@ -158,6 +158,7 @@ class DiscordTransport:
             return {}
         return as_json(response, what)
 
+    # Any: httpx request options (json=, data=, files=...), passed through
     async def _bot_api(self, method: str, path: str, what: str, **kwargs: Any) -> WireDict:
         return await self._api(method, path, what, headers=self._auth, **kwargs)
 

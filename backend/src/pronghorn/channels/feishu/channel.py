@@ -132,7 +132,7 @@ class FeishuTransport:
         *,
         raw: bool = False,
         raise_on_limit: bool = False,
-        **kwargs: Any,
+        **kwargs: Any,  # Any: httpx request options, passed through
     ) -> WireMap:
         """Call `path` with the tenant token (renewed once when refused); its `data`."""
         for attempt in (1, 2):

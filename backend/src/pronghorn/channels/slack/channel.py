@@ -66,6 +66,7 @@ class SlackTransport:
     def render(self, markdown: str) -> str:
         return slack_mrkdwn(markdown)
 
+    # Any: httpx request options (json=, data=, files=...), passed through
     async def _call(self, method: str, raise_on_limit: bool = False, **kwargs: Any) -> WireDict:
         response = await call(
             self._client,

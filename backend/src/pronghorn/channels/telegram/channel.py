@@ -54,8 +54,12 @@ class TelegramTransport:
     # -- calls ------------------------------------------------------------------------------
 
     async def _call(
-        self, method: str, attempts: int = 3, raise_on_limit: bool = False, **kwargs: Any
-    ) -> Any:  # the answer's `result`: a JSON object, list or value, by method
+        self,
+        method: str,
+        attempts: int = 3,
+        raise_on_limit: bool = False,
+        **kwargs: Any,  # Any: httpx request options, passed through
+    ) -> Any:  # Any: the answer's `result`: a JSON object, list or value, by method
         response = await call(
             self._client,
             method,

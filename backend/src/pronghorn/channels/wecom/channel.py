@@ -135,7 +135,11 @@ class WeComTransport:
         return token, float(ttl) if isinstance(ttl, (int, float)) and ttl > 0 else 7200.0
 
     async def _api(
-        self, path: str, what: str, params: Mapping[str, str] | None = None, **kwargs: Any
+        self,
+        path: str,
+        what: str,
+        params: Mapping[str, str] | None = None,
+        **kwargs: Any,  # Any: httpx request options, passed through
     ) -> WireDict:
         """POST `path` with the access token (renewed once when refused; a rate limit
         waited out with backoff); the answer, errcode 0."""

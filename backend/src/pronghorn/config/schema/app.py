@@ -379,11 +379,11 @@ class ModelThinking(Section):
     enabled_by_default: bool = Field(
         default=False, description="Thinking when a run does not say (context.thinking_enabled)."
     )
-    # model options are the model class's keyword arguments, of any type
+    # Any: model options are the model class's keyword arguments, of any type
     when_enabled: dict[str, Any] = Field(
         default_factory=dict, description="Extra model options while thinking is on."
     )
-    when_disabled: dict[str, Any] = Field(
+    when_disabled: dict[str, Any] = Field(  # Any: as when_enabled
         default_factory=dict, description="Extra model options while thinking is off."
     )
 
@@ -423,14 +423,14 @@ class ModelConfig(Section):
     reasoning_effort: Literal["low", "medium", "high"] | None = Field(
         default=None, description="OpenAI reasoning effort."
     )
-    # script steps and rules are validated by the scripted model (models/steps.py)
+    # Any: script steps and rules are validated by the scripted model (models/steps.py)
     script: list[dict[str, Any]] | None = Field(
         default=None, description="Steps for provider=scripted (see docs/models.md)."
     )
-    rules: list[dict[str, Any]] | None = Field(
+    rules: list[dict[str, Any]] | None = Field(  # Any: as script
         default=None, description="Rules for provider=scripted: match the last user message."
     )
-    options: dict[str, Any] = Field(  # keyword arguments of any type
+    options: dict[str, Any] = Field(  # Any: the model class's keyword arguments, of any type
         default_factory=dict, description="Extra keyword arguments for the model class."
     )
     pricing: ModelPricing | None = Field(

@@ -8,6 +8,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from pronghorn.persistence.records.columns import (
+    text_or_none,
+    timestamp,
+    timestamp_or_none,
+    whole,
+)
 from pronghorn.persistence.records.json_object import JsonObject, json_object
 
 Row = Mapping[Any, object]  # Any: a database row's keys are column names or columns
@@ -67,44 +73,26 @@ def run_record(row: Row) -> RunRecord:
         thread_id=str(row["thread_id"]),
         assistant_id=str(row["assistant_id"]),
         status=str(row["status"]),
-        multitask_strategy=_str(row["multitask_strategy"]),
+        multitask_strategy=text_or_none(row["multitask_strategy"]),
         kwargs=json_object(row["kwargs"]) or {},
         metadata=json_object(row["metadata"]) or {},
         error=row.get("error"),
-        cancel_reason=_str(row.get("cancel_reason")),
-        created_at=_at(row["created_at"]),
-        updated_at=_at(row["updated_at"]),
-        started_at=_ts(row.get("started_at")),
-        ended_at=_ts(row.get("ended_at")),
+        cancel_reason=text_or_none(row.get("cancel_reason")),
+        created_at=timestamp(row["created_at"]),
+        updated_at=timestamp(row["updated_at"]),
+        started_at=timestamp_or_none(row.get("started_at")),
+        ended_at=timestamp_or_none(row.get("ended_at")),
         usage=RunUsage(
-            input_tokens=_int(row.get("input_tokens")),
-            output_tokens=_int(row.get("output_tokens")),
-            total_tokens=_int(row.get("total_tokens")),
-            llm_calls=_int(row.get("llm_calls")),
+            input_tokens=whole(row.get("input_tokens")),
+            output_tokens=whole(row.get("output_tokens")),
+            total_tokens=whole(row.get("total_tokens")),
+            llm_calls=whole(row.get("llm_calls")),
         ),
         temporary=bool(row.get("temporary")),
-        attempt=_int(row.get("attempt")) or 1,
-        owner=_str(row.get("owner")),
-        owner_id=_str(row.get("owner_id")),
+        attempt=whole(row.get("attempt")) or 1,
+        owner=text_or_none(row.get("owner")),
+        owner_id=text_or_none(row.get("owner_id")),
         principal=json_object(row.get("principal")),
-        fence=_int(row.get("fence")),
-        lease_expires_at=_ts(row.get("lease_expires_at")),
+        fence=whole(row.get("fence")),
+        lease_expires_at=timestamp_or_none(row.get("lease_expires_at")),
     )
-
-
-def _str(value: object) -> str | None:
-    return None if value is None else str(value)
-
-
-def _int(value: object) -> int:
-    return int(value) if isinstance(value, int | float | str) else 0
-
-
-def _at(value: object) -> datetime:
-    if not isinstance(value, datetime):
-        raise TypeError(f"a timestamp was expected, not {value!r}")
-    return value
-
-
-def _ts(value: object) -> datetime | None:
-    return value if isinstance(value, datetime) else None

@@ -10,6 +10,7 @@ from typing import Any, cast
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
+from pronghorn.persistence.records.json_object import json_object
 from pronghorn.persistence.tables import runs, threads
 
 APPROVAL = "tool_approval"
@@ -22,6 +23,7 @@ class ApprovalWait:
     assistant_id: str
     owner_id: str | None
     principal: object
+    # Any: the stored run request (JSON), validated again by the RunCreate made from it
     run_kwargs: Mapping[str, Any]
 
 
@@ -68,7 +70,6 @@ def overdue(conn: Connection, *, before: datetime, limit: int = 100) -> list[App
         ).first()
         if last is None:
             continue
-        kwargs: object = last[3]
         out.append(
             ApprovalWait(
                 thread_id=thread_id,
@@ -76,7 +77,7 @@ def overdue(conn: Connection, *, before: datetime, limit: int = 100) -> list[App
                 assistant_id=str(last[0]),
                 owner_id=last[1],
                 principal=last[2],
-                run_kwargs=cast(Mapping[str, Any], kwargs) if isinstance(kwargs, Mapping) else {},
+                run_kwargs=json_object(last[3]) or {},
             )
         )
     return out

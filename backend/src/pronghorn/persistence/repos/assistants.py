@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from collections.abc import Mapping
 
 from sqlalchemy import ColumnElement, and_, delete, func, insert, or_, select, text, update
 from sqlalchemy.engine import Connection, RowMapping
@@ -12,6 +12,7 @@ from pronghorn.ids import system_assistant_id
 from pronghorn.persistence.metadata_filter import matches, sql_condition
 from pronghorn.persistence.migrate import SCHEMA_LOCK_KEY
 from pronghorn.persistence.records.assistants import AssistantRecord, assistant_record
+from pronghorn.persistence.records.json_object import json_object
 from pronghorn.persistence.repos.common import (
     ANY_OWNER,
     OwnerScope,
@@ -36,9 +37,9 @@ def insert_assistant(
     *,
     assistant_id: str,
     graph_id: str,
-    config: dict[str, Any],
-    context: dict[str, Any],
-    metadata: dict[str, Any],
+    config: Mapping[str, object],
+    context: Mapping[str, object],
+    metadata: Mapping[str, object],
     name: str,
     description: str | None,
     owner_id: str | None = None,
@@ -180,12 +181,12 @@ def _like_escape(text: str) -> str:
 
 
 def _conditions(
-    metadata: dict[str, Any] | None,
+    metadata: Mapping[str, object] | None,
     graph_id: str | None,
     name: str | None,
     scope: OwnerScope,
     dialect: str,
-) -> tuple[list[ColumnElement[bool]], dict[str, Any], dict[str, object]]:
+) -> tuple[list[ColumnElement[bool]], dict[str, object], dict[str, object]]:
     cond, rest = json_filter(assistants, "metadata", metadata)
     auth_cond, auth_rest = sql_condition(assistants.c.metadata, scope.filter, dialect)
     conds: list[ColumnElement[bool]] = [cond, auth_cond]
@@ -201,7 +202,7 @@ def _conditions(
 def search(
     conn: Connection,
     *,
-    metadata: dict[str, Any] | None = None,
+    metadata: Mapping[str, object] | None = None,
     graph_id: str | None = None,
     name: str | None = None,
     limit: int = 10,
@@ -232,7 +233,7 @@ def search(
 def count(
     conn: Connection,
     *,
-    metadata: dict[str, Any] | None = None,
+    metadata: Mapping[str, object] | None = None,
     graph_id: str | None = None,
     name: str | None = None,
     scope: OwnerScope = ANY_OWNER,
@@ -246,9 +247,9 @@ def update_assistant(
     assistant_id: str,
     *,
     graph_id: str | None = None,
-    config: dict[str, Any] | None = None,
-    context: dict[str, Any] | None = None,
-    metadata: dict[str, Any] | None = None,
+    config: Mapping[str, object] | None = None,
+    context: Mapping[str, object] | None = None,
+    metadata: Mapping[str, object] | None = None,
     name: str | None = None,
     description: str | None = None,
 ) -> AssistantRecord | None:
@@ -268,11 +269,11 @@ def update_assistant(
         )
     ).scalar_one()
     ts = now()
-    fields: dict[str, Any] = {
+    fields: dict[str, object] = {
         "graph_id": graph_id if graph_id is not None else row["graph_id"],
         "config": config if config is not None else row["config"],
         "context": context if context is not None else row["context"],
-        "metadata": {**(row["metadata"] or {}), **(metadata or {})},
+        "metadata": {**(json_object(row["metadata"]) or {}), **(metadata or {})},
         "name": name if name is not None else row["name"],
         "description": description if description is not None else row["description"],
         "version": int(latest or row["version"]) + 1,
@@ -300,7 +301,7 @@ def list_versions(
     conn: Connection,
     assistant_id: str,
     *,
-    metadata: dict[str, Any] | None = None,
+    metadata: Mapping[str, object] | None = None,
     limit: int = 10,
     offset: int = 0,
 ) -> list[AssistantRecord]:

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
 from sqlalchemy import delete, insert, select, update
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, RowMapping
 from sqlalchemy.exc import IntegrityError
 
+from pronghorn.persistence.records.json_object import json_object
 from pronghorn.persistence.repos.common import as_utc, new_id, now
 from pronghorn.persistence.tables import (
     channel_bindings,
@@ -33,7 +34,7 @@ class Binding:
     external_id: str
     external_name: str
     owner_id: str
-    principal: dict[str, Any]
+    principal: dict[str, object]
     created_at: datetime
 
 
@@ -123,7 +124,7 @@ def add_code(
     code_hash: str,
     channel: str,
     owner_id: str,
-    principal: dict[str, Any],
+    principal: Mapping[str, object],
     ttl_s: float,
 ) -> datetime:
     ts = now()
@@ -182,7 +183,7 @@ def redeem_code(
         external_id=external_id,
         external_name=external_name[:255],
         owner_id=row["owner_id"],
-        principal=dict(row["principal"]),
+        principal=_principal(row["principal"]),
         created_at=ts,
     )
     conn.execute(
@@ -199,14 +200,19 @@ def redeem_code(
     return binding
 
 
-def _binding(row: Any) -> Binding:
+def _principal(value: object) -> dict[str, object]:
+    """A stored principal (JSON), copied."""
+    return dict(json_object(value) or {})
+
+
+def _binding(row: RowMapping) -> Binding:
     return Binding(
         id=row["id"],
         channel=row["channel"],
         external_id=row["external_id"],
         external_name=row["external_name"],
         owner_id=row["owner_id"],
-        principal=dict(row["principal"]),
+        principal=_principal(row["principal"]),
         created_at=as_utc(row["created_at"]) or now(),
     )
 

@@ -6,7 +6,7 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import cast
 
 from sqlalchemy import ColumnElement, Table, and_, true
 
@@ -63,15 +63,15 @@ def iso(value: datetime | None) -> str | None:
 
 
 def json_filter(
-    table: Table, column: str, filt: dict[str, Any] | None
-) -> tuple[ColumnElement[bool], dict[str, Any]]:
+    table: Table, column: str, filt: Mapping[str, object] | None
+) -> tuple[ColumnElement[bool], dict[str, object]]:
     """SQL conditions for scalar keys of a JSON-containment filter; the rest is returned so the
     caller can check it in Python (nested objects and lists)."""
     if not filt:
         return true(), {}
     col = table.c[column]
     conds: list[ColumnElement[bool]] = []
-    rest: dict[str, Any] = {}
+    rest: dict[str, object] = {}
     for key, value in filt.items():
         if isinstance(value, bool):
             conds.append(col[key].as_boolean() == value)
@@ -86,18 +86,18 @@ def json_filter(
     return (and_(*conds) if conds else true()), rest
 
 
-def contains(container: Any, subset: Any) -> bool:
+def contains(container: object, subset: object) -> bool:
     """JSON containment (`@>`): every key/value of subset is in container."""
     if isinstance(subset, dict):
         if not isinstance(container, dict):
             return False
-        sub_map = cast("dict[Any, Any]", subset)
-        in_map = cast("dict[Any, Any]", container)
+        sub_map = cast("dict[object, object]", subset)  # a JSON object
+        in_map = cast("dict[object, object]", container)
         return all(k in in_map and contains(in_map[k], v) for k, v in sub_map.items())
     if isinstance(subset, list):
         if not isinstance(container, list):
             return False
-        sub_list = cast("list[Any]", subset)
-        in_list = cast("list[Any]", container)
+        sub_list = cast("list[object]", subset)  # a JSON array
+        in_list = cast("list[object]", container)
         return all(any(contains(c, s) for c in in_list) for s in sub_list)
     return container == subset

@@ -5,15 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import fields
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import ColumnElement, and_, delete, func, insert, select, update
-from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.engine import Connection
 
 from pronghorn.persistence.errors import CronMissing
 from pronghorn.persistence.metadata_filter import matches, sql_condition
+from pronghorn.persistence.records.columns import text_or_none, timestamp, timestamp_or_none
 from pronghorn.persistence.records.crons import CronRecord
-from pronghorn.persistence.records.json_object import JsonObject
+from pronghorn.persistence.records.json_object import JsonObject, json_object
+from pronghorn.persistence.records.runs import Row
 from pronghorn.persistence.repos.common import (
     ANY_OWNER,
     OwnerScope,
@@ -34,26 +35,25 @@ SORTABLE = {
 }
 
 
-def record_of(row: RowMapping | Mapping[str, Any]) -> CronRecord:
+def record_of(row: Row) -> CronRecord:
     """The record of a `crons` row."""
-    # Any: a row as SQLAlchemy gives it (or the values just inserted); columns as in tables.py
     return CronRecord(
-        cron_id=row["cron_id"],
-        assistant_id=row["assistant_id"],
-        thread_id=row["thread_id"],
-        schedule=row["schedule"],
-        timezone=row["timezone"],
-        end_time=row["end_time"],
-        enabled=row["enabled"],
-        on_run_completed=row["on_run_completed"],
-        payload=row["payload"] or {},
-        metadata=row["metadata"] or {},
-        user_id=row["user_id"],
-        owner_id=row["owner_id"],
-        principal=row["principal"],
-        next_run_date=row["next_run_date"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
+        cron_id=str(row["cron_id"]),
+        assistant_id=str(row["assistant_id"]),
+        thread_id=text_or_none(row["thread_id"]),
+        schedule=str(row["schedule"]),
+        timezone=text_or_none(row["timezone"]),
+        end_time=timestamp_or_none(row["end_time"]),
+        enabled=bool(row["enabled"]),
+        on_run_completed=text_or_none(row["on_run_completed"]),
+        payload=json_object(row["payload"]) or {},
+        metadata=json_object(row["metadata"]) or {},
+        user_id=text_or_none(row["user_id"]),
+        owner_id=text_or_none(row["owner_id"]),
+        principal=json_object(row["principal"]),
+        next_run_date=timestamp_or_none(row["next_run_date"]),
+        created_at=timestamp(row["created_at"]),
+        updated_at=timestamp(row["updated_at"]),
     )
 
 
@@ -149,10 +149,10 @@ def _where(
     assistant_id: str | None,
     thread_id: str | None,
     enabled: bool | None,
-    metadata: dict[str, Any] | None,
+    metadata: Mapping[str, object] | None,
     scope: OwnerScope,
     dialect: str,
-) -> tuple[Any, dict[str, Any], dict[str, object]]:
+) -> tuple[ColumnElement[bool], dict[str, object], dict[str, object]]:
     auth_cond, auth_rest = sql_condition(crons.c.metadata, scope.filter, dialect)
     conds: list[ColumnElement[bool]] = [auth_cond]
     if scope.owner_id is not None:
@@ -174,7 +174,7 @@ def search(
     assistant_id: str | None = None,
     thread_id: str | None = None,
     enabled: bool | None = None,
-    metadata: dict[str, Any] | None = None,
+    metadata: Mapping[str, object] | None = None,
     limit: int = 10,
     offset: int = 0,
     sort_by: str = "created_at",
@@ -197,8 +197,26 @@ def search(
     return [record_of(r) for r in rows], int(total or 0)
 
 
-def count(conn: Connection, **filters: Any) -> int:
-    return (search(conn, **filters, limit=1))[1]
+def count(
+    conn: Connection,
+    *,
+    assistant_id: str | None = None,
+    thread_id: str | None = None,
+    enabled: bool | None = None,
+    metadata: Mapping[str, object] | None = None,
+    scope: OwnerScope = ANY_OWNER,
+) -> int:
+    """How many crons match (the filters of `search`)."""
+    found = search(
+        conn,
+        assistant_id=assistant_id,
+        thread_id=thread_id,
+        enabled=enabled,
+        metadata=metadata,
+        limit=1,
+        scope=scope,
+    )
+    return found[1]
 
 
 def due(conn: Connection, at: datetime, limit: int = 100) -> list[CronRecord]:

@@ -8,14 +8,16 @@ key — on one replica or on two — agree on a single winner: the loser's inser
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import Literal
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import ColumnElement, Insert, delete, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
+from pronghorn.persistence.records.json_object import json_object
 from pronghorn.persistence.tables import idempotency_keys as keys
 
 State = Literal["pending", "done"]
@@ -25,16 +27,16 @@ State = Literal["pending", "done"]
 class KeyRecord:
     fingerprint: str
     state: State
-    result: dict[str, Any] | None
+    result: dict[str, object] | None
 
 
-def _insert(conn: Connection) -> Any:
+def _insert(conn: Connection) -> Insert:
     if conn.dialect.name == "postgresql":
         return postgresql.insert(keys).on_conflict_do_nothing()
     return sqlite.insert(keys).on_conflict_do_nothing()
 
 
-def _mine(owner_id: str, key: str) -> Any:
+def _mine(owner_id: str, key: str) -> ColumnElement[bool]:
     return (keys.c.owner_id == owner_id) & (keys.c.key == key)
 
 
@@ -79,11 +81,16 @@ def claim(
         )
         if taken.rowcount == 1:
             return None
-    return KeyRecord(fingerprint=row["fingerprint"], state=row["state"], result=row["result"])
+    result = json_object(row["result"])
+    return KeyRecord(
+        fingerprint=str(row["fingerprint"]),
+        state="done" if row["state"] == "done" else "pending",
+        result=None if result is None else dict(result),
+    )
 
 
 def finish(
-    conn: Connection, *, owner_id: str, key: str, result: dict[str, Any], at: datetime
+    conn: Connection, *, owner_id: str, key: str, result: Mapping[str, object], at: datetime
 ) -> None:
     """The request of the key succeeded: later ones with it get `result`."""
     conn.execute(

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from datetime import datetime
-from typing import Any
 
-from sqlalchemy import case, func, insert, select
+from sqlalchemy import ColumnElement, case, func, insert, select
 from sqlalchemy.engine import Connection
 
 from pronghorn.persistence.tables import model_usage, runs
@@ -38,7 +37,7 @@ def append(
     )
 
 
-def _tokens() -> Any:
+def _tokens() -> ColumnElement[int]:
     return model_usage.c.input_tokens + model_usage.c.output_tokens
 
 
@@ -47,7 +46,7 @@ def spend(
 ) -> dict[str, tuple[int, float]]:
     """(tokens, cost) of the run, and of the owner since `day_start` / `month_start`."""
 
-    def both(cond: Any) -> list[Any]:
+    def both(cond: ColumnElement[bool]) -> list[ColumnElement[float]]:
         return [
             func.coalesce(func.sum(case((cond, _tokens()), else_=0)), 0),
             func.coalesce(func.sum(case((cond, model_usage.c.cost_usd), else_=0.0)), 0.0),
@@ -69,7 +68,7 @@ def spend(
 
 def by_model_for_thread(
     conn: Connection, thread_id: str, *, statuses: Collection[str] | None
-) -> list[dict[str, Any]]:
+) -> list[dict[str, object]]:
     """Per model: input/output tokens, cost, calls and runs of a thread's calls; only of
     runs in `statuses` when given."""
     stmt = (

@@ -12,13 +12,30 @@ runs of one thread, and none waits for another.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Interval, and_, bindparam, exists, func, literal, or_, select, text, update
+from sqlalchemy import (
+    Column,
+    Interval,
+    ScalarSelect,
+    Select,
+    and_,
+    bindparam,
+    exists,
+    func,
+    literal,
+    or_,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.engine import Connection
+from sqlalchemy.sql.base import ReadOnlyColumnCollection
 from sqlalchemy.sql.elements import ColumnElement
+from sqlalchemy.sql.selectable import NamedFromClause
 
 from pronghorn.persistence.records.runs import RunRecord, run_record
 from pronghorn.persistence.repos import run_units
@@ -38,7 +55,11 @@ class Caps:
     per_user: int | None = None  # runs.max_concurrency_per_user
 
 
-def _user_running(r: Any) -> Any:
+# An alias of `runs` (Any: SQLAlchemy types a table's columns Column[Any], untyped in Python)
+RunsAlias = NamedFromClause[ReadOnlyColumnCollection[str, Column[Any]]]
+
+
+def _user_running(r: RunsAlias) -> ScalarSelect[int]:
     """How many claimed, unfinished runs the run's user has (the fair queue's key)."""
     x = runs.alias("x")
     return (
@@ -53,7 +74,7 @@ def _user_running(r: Any) -> Any:
     )
 
 
-def claimable(r: Any, exclude_threads: list[str]) -> list[ColumnElement[bool]]:
+def claimable(r: RunsAlias, exclude_threads: list[str]) -> list[ColumnElement[bool]]:
     """The conditions under which run `r` (an alias of `runs`) may be claimed now."""
     e = runs.alias("e")
     earlier = exists().where(
@@ -83,11 +104,11 @@ def claimable(r: Any, exclude_threads: list[str]) -> list[ColumnElement[bool]]:
     return conds
 
 
-def _lease_until(lease_s: float) -> Any:
+def _lease_until(lease_s: float) -> ColumnElement[datetime]:
     return func.now() + literal(timedelta(seconds=lease_s))
 
 
-def _next_claimable(*, per_user: bool) -> Any:
+def _next_claimable(*, per_user: bool) -> Select[str]:
     """The id of the run to claim next, locked (with its thread row): bound parameters
     `b_exclude` (thread ids whose turn is held by the claimant) and, with `per_user`,
     `b_per_user` (the per-user cap)."""
@@ -151,7 +172,7 @@ def claim_next(
             ).scalar_one()
             if busy >= caps.total:
                 return None
-    params: dict[str, Any] = {"b_exclude": list(exclude_threads or [])}
+    params: dict[str, object] = {"b_exclude": list(exclude_threads or [])}
     if caps.per_user is not None:
         params["b_per_user"] = caps.per_user
     stmt = _NEXT_PER_USER if caps.per_user is not None else _NEXT
@@ -216,7 +237,7 @@ class Recovered:
     run_id: str
     thread_id: str
     requeued: bool  # resume: back in the queue; else settled `error`
-    error: dict[str, Any] | None
+    error: dict[str, object] | None
 
 
 def _lock_oldest(
@@ -238,7 +259,7 @@ def recover_expired(
     conn: Connection,
     *,
     mode: str,
-    error: dict[str, Any],
+    error: Mapping[str, object],
     limit: int = 50,
     sweeper: str | None = None,
 ) -> list[Recovered]:
@@ -275,12 +296,12 @@ def recover_expired(
         run_units.settle_orphan(
             conn, run_id, thread_id, status="error", error=error, cancel_reason=None
         )
-        out.append(Recovered(run_id, thread_id, False, error))
+        out.append(Recovered(run_id, thread_id, False, dict(error)))
     return out
 
 
 def expire_queued(
-    conn: Connection, *, max_wait_s: float, error: dict[str, Any], limit: int = 50
+    conn: Connection, *, max_wait_s: float, error: Mapping[str, object], limit: int = 50
 ) -> list[Recovered]:
     """Queued runs nobody claimed within `max_wait_s` of joining the queue (accepted, due
     after their `after_seconds`, or handed back to it): settled `error` without starting.
@@ -300,5 +321,5 @@ def expire_queued(
         run_units.settle_orphan(
             conn, run_id, thread_id, status="error", error=error, cancel_reason=None
         )
-        out.append(Recovered(run_id, thread_id, False, error))
+        out.append(Recovered(run_id, thread_id, False, dict(error)))
     return out

@@ -16,7 +16,6 @@ Scale-out, rows are fenced: the statement that inserts them first locks the runs
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from sqlalchemy import BindParameter, bindparam, func, select, text
 from sqlalchemy.dialects import postgresql, sqlite
@@ -28,7 +27,7 @@ from pronghorn.persistence.tables import run_events, runs
 # (run_id, seq, event name, data)
 EventRow = tuple[str, int, str, bytes]
 
-_VALUES: dict[str, BindParameter[Any]] = {
+_VALUES: dict[str, BindParameter[object]] = {
     "run_id": bindparam("b_run_id"),
     "seq": bindparam("b_seq"),
     "event": bindparam("b_event"),

@@ -11,17 +11,20 @@ from __future__ import annotations
 
 import contextlib
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from sqlalchemy import bindparam, case, delete, exists, func, insert, select, update
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, RowMapping
 
 from pronghorn.ids import system_assistant_id
 from pronghorn.persistence.errors import AssistantMissing, ThreadBusy, ThreadMissing
 from pronghorn.persistence.metadata_filter import matches
 from pronghorn.persistence.records.assistants import AssistantRecord, assistant_record
+from pronghorn.persistence.records.columns import text_or_none, timestamp_or_none
+from pronghorn.persistence.records.json_object import json_object
 from pronghorn.persistence.records.runs import RunRecord, run_record
 from pronghorn.persistence.repos import assistants as assistants_repo
 from pronghorn.persistence.repos import runs as runs_repo
@@ -69,7 +72,7 @@ def resolve_assistant(
 class Accepted:
     run: RunRecord
     inflight: list[RunRecord]
-    thread_metadata: dict[str, Any]
+    thread_metadata: dict[str, object]
     owner_id: str | None  # the thread's owner: the run belongs to it
     claimed: bool = False  # claimed by the accepting replica in the same transaction
 
@@ -90,6 +93,18 @@ class RunOwnership:
     thread_scope: OwnerScope
 
 
+class RunFields(TypedDict):
+    """The columns of a run `accept_run` inserts that its caller gives (`new_run_row`)."""
+
+    run_id: str
+    kwargs: Mapping[str, object]
+    metadata: Mapping[str, object]
+    multitask_strategy: str
+    temporary: bool
+    owner: str | None
+    claimable_at: datetime | None
+
+
 def accept_run(
     conn: Connection,
     *,
@@ -97,11 +112,11 @@ def accept_run(
     thread_id: str,
     create_thread: bool,
     reject_if_busy: bool,
-    run_fields: dict[str, Any],
+    run_fields: RunFields,
     ownership: RunOwnership,
     inflight_known: list[RunRecord] | None = None,
-    new_thread_metadata: dict[str, Any] | None = None,
-    claim_if_idle: dict[str, Any] | None = None,
+    new_thread_metadata: Mapping[str, object] | None = None,
+    claim_if_idle: Mapping[str, object] | None = None,
     queue_caps: QueueCaps | None = None,
 ) -> Accepted:
     """Check the thread and the multitask strategy, insert the run of `assistant` (as
@@ -127,7 +142,7 @@ def accept_run(
     if row is None:
         if not create_thread:
             raise ThreadMissing(thread_id)
-        meta = {**(new_thread_metadata or {}), **graph_meta}
+        meta: dict[str, object] = {**(new_thread_metadata or {}), **graph_meta}
         owner_id: str | None = ownership.owner_id
         # Parameters apart from the statement: the compiled INSERT is cached once.
         conn.execute(
@@ -139,8 +154,8 @@ def accept_run(
         inflight: list[RunRecord] = []
         new_meta = None
     else:
-        owner_id = row["owner_id"]
-        meta = dict(row["metadata"] or {})
+        owner_id = text_or_none(row["owner_id"])
+        meta = dict(json_object(row["metadata"]) or {})
         inflight = inflight_known if inflight_known is not None else inflight_rows(conn, thread_id)
         if inflight and reject_if_busy:
             raise ThreadBusy(thread_id, inflight)
@@ -178,10 +193,10 @@ def accept_run(
     return Accepted(run_record(values), inflight, meta, owner_id, claimed)
 
 
-def _in_turn(thread: Any) -> bool:
+def _in_turn(thread: RowMapping | None) -> bool:
     """Scale-out: a state update holds the thread (runtime/services/thread_state.py), so a run
     accepted now is queued, claimed once the update is done."""
-    until = None if thread is None else thread["turn_until"]
+    until = None if thread is None else timestamp_or_none(thread["turn_until"])
     return until is not None and until > now()
 
 
@@ -306,15 +321,34 @@ _SETTLE_THREAD_SQL = _SETTLE_THREAD.values(
 ).returning(threads.c.status)
 
 
+class RunEnd(TypedDict):
+    """How a run ended, as `settle_run` records it (`started_at`: when it began, if its
+    `running` write was not made)."""
+
+    status: str
+    error: NotRequired[Mapping[str, object] | None]
+    cancel_reason: NotRequired[str | None]
+    usage: NotRequired[Mapping[str, int]]
+    started_at: NotRequired[datetime | None]
+
+
+class ThreadEnd(TypedDict):
+    """The thread's state after a run, as `settle_run` records it."""
+
+    values: object  # the state: any JSON (None too)
+    interrupts: Mapping[str, object]
+    error: Mapping[str, object] | None
+
+
 def settle_run(
     conn: Connection,
     *,
     run_id: str,
     thread_id: str,
     delete_run: bool,
-    run_fields: dict[str, Any],
+    run_fields: RunEnd,
     thread_status: str,
-    thread_fields: dict[str, Any],
+    thread_fields: ThreadEnd,
     others_pending: bool | None,
     lock_rows: bool,
     fence: tuple[str, int] | None = None,
@@ -331,7 +365,7 @@ def settle_run(
     PostgreSQL: two statements (run, then thread); the run's row is neither read first nor
     locked apart from its update."""
     ts = now()
-    params: dict[str, Any] = {"b_run_id": run_id, "b_thread_id": thread_id, "b_ts": ts}
+    params: dict[str, object] = {"b_run_id": run_id, "b_thread_id": thread_id, "b_ts": ts}
     if fence is not None:
         if not lock_rows:
             raise ValueError("a fenced settle locks its rows")
@@ -340,7 +374,7 @@ def settle_run(
         stmt = _DELETE_FENCED if fence is not None else _DELETE_LOCKED if lock_rows else _DELETE
         done = conn.execute(stmt, params).rowcount
     else:
-        usage: dict[str, Any] = run_fields.get("usage") or {}
+        usage: Mapping[str, int] = run_fields.get("usage") or {}
         stmt = _FINISH_FENCED if fence is not None else _FINISH_LOCKED if lock_rows else _FINISH
         done = conn.execute(
             stmt,
@@ -355,7 +389,7 @@ def settle_run(
         ).rowcount
     if fence is not None and done != 1:
         raise Fenced(run_id)
-    thread_params = {
+    thread_params: dict[str, object] = {
         "b_thread_id": thread_id,
         "b_run_id": run_id,
         "b_values": thread_fields["values"],
@@ -389,7 +423,7 @@ def get_run(
 class OwnedRun:
     run: RunRecord
     owner_id: str | None  # the run's owner (its thread's)
-    thread_metadata: dict[str, Any]
+    thread_metadata: dict[str, object]
 
 
 def get_owned_run(conn: Connection, run_id: str, thread_id: str | None) -> OwnedRun | None:
@@ -405,7 +439,8 @@ def get_owned_run(conn: Connection, run_id: str, thread_id: str | None) -> Owned
     row = conn.execute(stmt).mappings().first()
     if row is None:
         return None
-    return OwnedRun(run_record(row), row["owner_id"], dict(row["thread_metadata"] or {}))
+    metadata = json_object(row["thread_metadata"]) or {}
+    return OwnedRun(run_record(row), text_or_none(row["owner_id"]), dict(metadata))
 
 
 def settle_orphan(
@@ -414,7 +449,7 @@ def settle_orphan(
     thread_id: str,
     *,
     status: str,
-    error: Any,
+    error: Mapping[str, object] | None,
     cancel_reason: str | None,
 ) -> None:
     """Finish a run that no live task owns (left by a dead process) and give its thread the

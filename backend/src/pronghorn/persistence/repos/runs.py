@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import Update, and_, delete, func, select, update
 from sqlalchemy.engine import Connection
 
+from pronghorn.persistence.records.json_object import json_object
 from pronghorn.persistence.records.runs import RunRecord, run_record
 from pronghorn.persistence.repos.common import iso, now
 from pronghorn.persistence.tables import runs
@@ -21,16 +21,16 @@ def new_run_row(
     run_id: str,
     thread_id: str,
     assistant_id: str,
-    kwargs: dict[str, Any],
-    metadata: dict[str, Any],
+    kwargs: Mapping[str, object],
+    metadata: Mapping[str, object],
     multitask_strategy: str,
     temporary: bool,
     owner: str | None,
     owner_id: str | None = None,
-    principal: dict[str, object] | None = None,
+    principal: Mapping[str, object] | None = None,
     created_at: datetime | None = None,
     claimable_at: datetime | None = None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The column values of a new, pending run (`owner`: the process running it;
     `owner_id`: the user it belongs to; `principal`: who it executes as; `claimable_at`:
     when a replica may claim it, scale-out)."""
@@ -102,12 +102,12 @@ def finish_stmt(
     run_id: str,
     *,
     status: str,
-    error: Any = None,
+    error: Mapping[str, object] | None = None,
     cancel_reason: str | None = None,
-    usage: dict[str, int] | None = None,
+    usage: Mapping[str, int] | None = None,
 ) -> Update:
     ts = now()
-    values: dict[str, Any] = {
+    values: dict[str, object] = {
         "status": status,
         "error": error,
         "cancel_reason": cancel_reason,
@@ -170,7 +170,7 @@ def select_for_cancel(
     return [run_record(r) for r in (conn.execute(stmt)).mappings()]
 
 
-def token_usage_for_thread(conn: Connection, thread_id: str) -> dict[str, Any]:
+def token_usage_for_thread(conn: Connection, thread_id: str) -> dict[str, int]:
     cols = (runs.c.input_tokens, runs.c.output_tokens, runs.c.total_tokens, runs.c.llm_calls)
     row = (
         conn.execute(
@@ -189,7 +189,7 @@ def token_usage_for_thread(conn: Connection, thread_id: str) -> dict[str, Any]:
     )
 
 
-def token_usage_by_run(conn: Connection, thread_id: str) -> list[dict[str, Any]]:
+def token_usage_by_run(conn: Connection, thread_id: str) -> list[dict[str, object]]:
     """Per-run token usage of a thread, oldest first (with the model the run named, if any)."""
     stmt = (
         select(
@@ -205,12 +205,12 @@ def token_usage_by_run(conn: Connection, thread_id: str) -> list[dict[str, Any]]
         .where(runs.c.thread_id == thread_id)
         .order_by(runs.c.created_at, runs.c.run_id)
     )
-    out: list[dict[str, Any]] = []
+    out: list[dict[str, object]] = []
     for row in (conn.execute(stmt)).mappings():
-        kwargs: dict[str, Any] = row["kwargs"] or {}
-        context: dict[str, Any] = kwargs.get("context") or {}
-        config: dict[str, Any] = kwargs.get("config") or {}
-        configurable: dict[str, Any] = config.get("configurable") or {}
+        kwargs = json_object(row["kwargs"]) or {}
+        context = json_object(kwargs.get("context")) or {}
+        config = json_object(kwargs.get("config")) or {}
+        configurable = json_object(config.get("configurable")) or {}
         model = context.get("model_name") or configurable.get("model_name")
         out.append(
             {

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import cast
 
 from sqlalchemy import select, text
 from sqlalchemy.engine import Connection
@@ -67,7 +67,7 @@ def _content_text(content: object) -> str:
     return ""
 
 
-def title_of(metadata: Mapping[str, Any] | None, values: Mapping[str, Any] | None) -> str:
+def title_of(metadata: Mapping[str, object] | None, values: Mapping[str, object] | None) -> str:
     """A rename (`metadata.title`) wins over the agent's `values.title`, as in the UI."""
     for source in (metadata or {}, values or {}):
         title = source.get("title")
@@ -76,7 +76,7 @@ def title_of(metadata: Mapping[str, Any] | None, values: Mapping[str, Any] | Non
     return ""
 
 
-def body_of(values: Mapping[str, Any] | None) -> str:
+def body_of(values: Mapping[str, object] | None) -> str:
     """The text of the human and AI messages (tool output is left out), capped."""
     messages = (values or {}).get("messages")
     if not isinstance(messages, list):
@@ -152,7 +152,7 @@ def search(
     if not query:
         return []
     owner = "" if owner_id is None else " AND t.owner_id = :owner"
-    params: dict[str, Any] = {"limit": limit, "offset": offset}
+    params: dict[str, object] = {"limit": limit, "offset": offset}
     if owner_id is not None:
         params["owner"] = owner_id
     if conn.dialect.name == "postgresql":

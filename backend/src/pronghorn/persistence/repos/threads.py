@@ -19,10 +19,13 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.engine import Connection
 
 from pronghorn.persistence.errors import ThreadMissing
 from pronghorn.persistence.metadata_filter import matches, sql_condition
+from pronghorn.persistence.records.columns import text_or_none, timestamp, timestamp_or_none
+from pronghorn.persistence.records.json_object import json_object
+from pronghorn.persistence.records.runs import Row
 from pronghorn.persistence.records.threads import ThreadRecord
 from pronghorn.persistence.repos.common import (
     ANY_OWNER,
@@ -44,23 +47,22 @@ class Unset(Enum):
 UNSET: Final = Unset.UNSET
 
 
-def record_of(row: RowMapping | Mapping[str, Any]) -> ThreadRecord:
-    """The record of a `threads` row."""
-    # Any: a row as SQLAlchemy gives it (or the values just inserted); columns as in tables.py
+def record_of(row: Row) -> ThreadRecord:
+    """The record of a `threads` row (or of the values a new one is inserted with)."""
     return ThreadRecord(
-        thread_id=row["thread_id"],
-        owner_id=row["owner_id"],
-        status=row["status"],
-        metadata=row["metadata"] or {},
-        config=row["config"] or {},
+        thread_id=str(row["thread_id"]),
+        owner_id=text_or_none(row["owner_id"]),
+        status=str(row["status"]),
+        metadata=json_object(row["metadata"]) or {},
+        config=json_object(row["config"]) or {},
         values=row["values"],
-        interrupts=row["interrupts"] or {},
+        interrupts=json_object(row["interrupts"]) or {},
         error=row["error"],
-        ttl=row["ttl"],
-        expires_at=row["expires_at"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        state_updated_at=row["state_updated_at"],
+        ttl=json_object(row["ttl"]),
+        expires_at=timestamp_or_none(row["expires_at"]),
+        created_at=timestamp(row["created_at"]),
+        updated_at=timestamp(row["updated_at"]),
+        state_updated_at=timestamp(row["state_updated_at"]),
     )
 
 
@@ -102,12 +104,12 @@ def end_turn_stmt(thread_id: str) -> Update:
 def new_thread_row(
     thread_id: str,
     *,
-    metadata: dict[str, Any] | None = None,
+    metadata: Mapping[str, object] | None = None,
     status: str = "idle",
-    ttl: dict[str, Any] | None = None,
+    ttl: Mapping[str, object] | None = None,
     expires_at: datetime | None = None,
     owner_id: str | None = None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The column values of a new thread (`owner_id`: the user it belongs to)."""
     ts = now()
     return {
@@ -131,9 +133,9 @@ def insert_thread(
     conn: Connection,
     thread_id: str,
     *,
-    metadata: dict[str, Any] | None = None,
+    metadata: Mapping[str, object] | None = None,
     status: str = "idle",
-    ttl: dict[str, Any] | None = None,
+    ttl: Mapping[str, object] | None = None,
     expires_at: datetime | None = None,
     owner_id: str | None = None,
 ) -> ThreadRecord:
@@ -216,14 +218,20 @@ THREAD_SORT_FIELDS = ("thread_id", "status", "created_at", "updated_at", "state_
 
 
 def ttl_fields(
-    ttl: Mapping[str, Any] | None,
-) -> tuple[dict[str, Any] | None, datetime | None]:
+    ttl: Mapping[str, object] | None,
+) -> tuple[dict[str, object] | None, datetime | None]:
     """``(ttl_json, expires_at)`` for a ``{ttl: minutes, strategy}`` request (None clears)."""
     if not ttl or ttl.get("ttl") is None:
         return None, None
-    minutes = float(ttl["ttl"])
+    minutes = _minutes(ttl["ttl"])
     strategy = ttl.get("strategy") or "delete"
     return {"ttl": ttl["ttl"], "strategy": strategy}, now() + timedelta(minutes=minutes)
+
+
+def _minutes(value: object) -> float:
+    if isinstance(value, int | float | str):
+        return float(value)
+    raise TypeError(f"a TTL in minutes was expected, not {value!r}")
 
 
 def update_thread(
@@ -254,13 +262,13 @@ def delete_thread(conn: Connection, thread_id: str) -> bool:
 
 
 def _conditions(
-    metadata: dict[str, Any] | None,
-    values: dict[str, Any] | None,
+    metadata: Mapping[str, object] | None,
+    values: Mapping[str, object] | None,
     status: str | None,
     ids: list[str] | None,
     scope: OwnerScope,
     dialect: str,
-) -> tuple[list[ColumnElement[bool]], dict[str, Any], dict[str, Any], dict[str, object]]:
+) -> tuple[list[ColumnElement[bool]], dict[str, object], dict[str, object], dict[str, object]]:
     meta_cond, meta_rest = json_filter(threads, "metadata", metadata)
     values_cond, values_rest = json_filter(threads, "values", values)
     auth_cond, auth_rest = sql_condition(threads.c.metadata, scope.filter, dialect)
@@ -277,8 +285,8 @@ def _conditions(
 def search_rows(
     conn: Connection,
     *,
-    metadata: dict[str, Any] | None = None,
-    values: dict[str, Any] | None = None,
+    metadata: Mapping[str, object] | None = None,
+    values: Mapping[str, object] | None = None,
     status: str | None = None,
     ids: list[str] | None = None,
     limit: int = 10,
@@ -322,8 +330,8 @@ def search_rows(
 def count(
     conn: Connection,
     *,
-    metadata: dict[str, Any] | None = None,
-    values: dict[str, Any] | None = None,
+    metadata: Mapping[str, object] | None = None,
+    values: Mapping[str, object] | None = None,
     status: str | None = None,
     scope: OwnerScope = ANY_OWNER,
 ) -> int:
@@ -346,8 +354,9 @@ def expired(conn: Connection, *, limit: int = 100) -> list[tuple[str, str]]:
     return [(r[0], _ttl_strategy(r[1])) for r in rows]
 
 
-def _ttl_strategy(ttl: dict[str, Any] | None) -> str:
-    return (ttl or {}).get("strategy") or "delete"
+def _ttl_strategy(ttl: object) -> str:
+    strategy = (json_object(ttl) or {}).get("strategy")
+    return str(strategy) if strategy else "delete"
 
 
 def renew_ttl(conn: Connection, thread_id: str) -> None:

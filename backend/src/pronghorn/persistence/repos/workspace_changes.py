@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from sqlalchemy import insert, select
 from sqlalchemy.engine import Connection
 
+from pronghorn.persistence.records.json_object import JsonObject, json_object
 from pronghorn.persistence.repos.common import now
 from pronghorn.persistence.tables import workspace_changes
 
 
 def insert_changes(
-    conn: Connection, *, run_id: str, thread_id: str, changes: dict[str, Any]
+    conn: Connection, *, run_id: str, thread_id: str, changes: Mapping[str, object]
 ) -> None:
     conn.execute(
         insert(workspace_changes).values(
@@ -21,8 +22,8 @@ def insert_changes(
     )
 
 
-def get_changes(conn: Connection, thread_id: str, run_id: str) -> dict[str, Any] | None:
+def get_changes(conn: Connection, thread_id: str, run_id: str) -> JsonObject | None:
     query = select(workspace_changes.c.changes).where(
         workspace_changes.c.run_id == run_id, workspace_changes.c.thread_id == thread_id
     )
-    return (conn.execute(query)).scalar_one_or_none()
+    return json_object(conn.execute(query).scalar_one_or_none())

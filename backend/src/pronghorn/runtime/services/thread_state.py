@@ -34,7 +34,7 @@ from pronghorn.runtime.access import Access, graph_user
 from pronghorn.runtime.engine import state as st
 from pronghorn.runtime.engine.graph_access import require_graph
 from pronghorn.runtime.engine.thread_busy import ThreadBusy
-from pronghorn.runtime.errors import InvalidRequest, NotFound
+from pronghorn.runtime.errors import InvalidRequest, NotFound, Unprocessable
 from pronghorn.runtime.owned import load_thread
 
 log = logging.getLogger("pronghorn.threads")
@@ -140,7 +140,7 @@ async def _database_turn(runtime: AppRuntime, thread_id: str) -> AsyncGenerator[
                 log.warning("a thread's turn was not ended; it lapses", exc_info=True)
 
 
-async def refresh_cache(runtime: AppRuntime, thread_id: str, graph: AnyGraph | None) -> None:
+async def refresh_cache(runtime: AppRuntime, thread_id: str, graph: AnyGraph) -> None:
     cache = await st.current_cache(graph, thread_id)
     await runtime.db.write(
         lambda conn: repo.set_fields(conn, thread_id, values=cache[0], interrupts=cache[1])
@@ -153,6 +153,8 @@ async def apply_supersteps(
     """Apply `supersteps` to a new thread (one no run can know yet) and cache its state."""
     row = await load_thread(runtime, access, thread_id)
     async with thread_graph(runtime, row, access, "threads.update") as graph:
+        if graph is None:  # creating the thread checked this; its metadata may have changed
+            raise Unprocessable("supersteps need a known graph_id (in the body or metadata)")
         with _bad_update():
             await st.apply_supersteps(graph, thread_id, supersteps)
         await refresh_cache(runtime, thread_id, graph)

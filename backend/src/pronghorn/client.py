@@ -43,9 +43,12 @@ from pronghorn.sandbox import safe_open
 from pronghorn.sandbox.paths import VIRTUAL_UPLOADS
 
 DEFAULT_MODES = ("values", "messages-tuple")
-# Messages, inputs, threads and run results are the API's JSON here, as the HTTP API and the
-# SDK carry them: hence `Any` values in the mappings this client takes and returns.
-MessageLike = str | Mapping[str, Any] | Sequence[Mapping[str, Any]]
+# Any: threads, uploads and run results are the API's JSON, handed to the caller's code to
+# index by key as langgraph_sdk's dicts are (a JSON object's values typed `object` would make
+# every caller narrow them): the one boundary type of this client's answers.
+ApiJson = dict[str, Any]
+# What the client takes is typed `object` inside: any JSON-shaped mapping is accepted.
+MessageLike = str | Mapping[str, object] | Sequence[Mapping[str, object]]
 
 
 def _holder(config: AppConfig | str | Path | None) -> ConfigHolder:
@@ -90,11 +93,11 @@ class Pronghorn:
 
     # -- threads -----------------------------------------------------------------------
 
-    async def create_thread(self, metadata: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    async def create_thread(self, metadata: Mapping[str, object] | None = None) -> ApiJson:
         new = threads.NewThread(metadata=dict(metadata or {}))
         return await threads.create(self.runtime, self.access, new)
 
-    async def get_thread(self, thread_id: str) -> dict[str, Any]:
+    async def get_thread(self, thread_id: str) -> ApiJson:
         return await threads.get(self.runtime, self.access, thread_id, ttl=False)
 
     # -- runs --------------------------------------------------------------------------
@@ -106,10 +109,10 @@ class Pronghorn:
         *,
         assistant_id: str = "lead_agent",
         stream_mode: str | Sequence[str] = DEFAULT_MODES,
-        context: Mapping[str, Any] | None = None,
-        config: Mapping[str, Any] | None = None,
-        command: Mapping[str, Any] | None = None,
-        **run: Any,
+        context: Mapping[str, object] | None = None,
+        config: Mapping[str, object] | None = None,
+        command: Mapping[str, object] | None = None,
+        **run: object,
     ) -> AsyncIterator[StreamPart]:
         """Start a run and yield its stream parts (``metadata`` first, ``end`` last when
         the run ends). Leaving early cancels the run unless ``on_disconnect="continue"``."""
@@ -135,6 +138,7 @@ class Pronghorn:
         try:
             async for ev in events:
                 # as the SDK: the JSON payload, None for an empty one
+                # Any: StreamPart types `data` as a bare dict; the event's JSON is any value
                 data: Any = orjson.loads(ev.data) if ev.data.strip() else None
                 yield StreamPart(event=ev.event, data=data, id=str(ev.id))
             finished = True
@@ -142,23 +146,28 @@ class Pronghorn:
             if not finished and req.on_disconnect == "cancel":
                 self.runtime.runs.cancel_soon(job.thread_id, job.run_id)
             with contextlib.suppress(Exception):
-                await events.aclose()  # type: ignore[attr-defined]
+                await events.aclose()
 
-    async def chat(self, thread_id: str | None, message: MessageLike, **run: Any) -> dict[str, Any]:
+    async def chat(
+        self,
+        thread_id: str | None,
+        message: MessageLike,
+        **run: Any,  # Any: passed on to stream()'s keywords, which type them
+    ) -> ApiJson:
         """Run to the end and return the final state values (an ``error`` part raises)."""
-        values: dict[str, Any] = {}
+        values: ApiJson = {}
         async for part in self.stream(thread_id, message, stream_mode="values", **run):
             # the SDK types `data` as a bare dict; here it is whatever JSON the event held
             data = cast(object, part.data)
             if part.event == "values" and isinstance(data, dict):
-                values = cast(dict[str, Any], data)  # a values event: the state, JSON-shaped
+                values = cast(ApiJson, data)  # a values event: the state, JSON-shaped
             elif part.event == "error":
                 raise RuntimeError(f"run failed: {data}")
         return values
 
     # -- files -------------------------------------------------------------------------
 
-    async def upload(self, thread_id: str, name: str, data: bytes) -> dict[str, Any]:
+    async def upload(self, thread_id: str, name: str, data: bytes) -> ApiJson:
         """Put a file in the thread's uploads (the agent sees /mnt/user-data/uploads), as
         ``POST /api/threads/{id}/uploads`` does: the name made safe and numbered when taken
         (``a.txt`` -> ``a (1).txt``; the answer says which), the per-file and per-thread
@@ -177,7 +186,7 @@ class Pronghorn:
             "conversion_error": done.error if done is not None else None,
         }
 
-    async def list_uploads(self, thread_id: str) -> list[dict[str, Any]]:
+    async def list_uploads(self, thread_id: str) -> list[ApiJson]:
         uploads = Uploads(self.runtime)
         paths = await uploads.folders(self.access, thread_id)
         return [{"filename": f.name, "size": f.size} for f in await uploads.entries(paths)]

@@ -160,12 +160,14 @@ def build_anthropic(
     return ChatAnthropic(**kwargs)
 
 
+# Any: an object named in config.yaml, imported by name (a chat model class, a factory): its
+# type is whatever the named module defines, checked by the caller that uses it.
 def import_object(path: str) -> Any:
     """``package.module:Attr`` (``Attr`` may be dotted) → the object."""
     module_name, _, attr = path.partition(":")
     if not module_name or not attr:
         raise UnsupportedProviderError(f"provider {path!r} is not 'package.module:Class'")
-    obj: Any = importlib.import_module(module_name)
+    obj: Any = importlib.import_module(module_name)  # Any: see above
     for part in attr.split("."):
         obj = getattr(obj, part)
     return obj

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Generator
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, ConfigDict, Field
@@ -139,7 +139,7 @@ async def export_memory(runtime: RuntimeDep, scope: Scope) -> JSONResponse:
 
 
 @router.post("/import", response_model=UserMemory, responses=errors(400, 422))
-async def import_memory(body: dict[str, Any], runtime: RuntimeDep, scope: Scope) -> JSONResponse:
+async def import_memory(body: dict[str, object], runtime: RuntimeDep, scope: Scope) -> JSONResponse:
     """Replace the memory's content with a ``UserMemory`` document's (DeerFlow's export or
     ours; an older Pronghorn export file too); 422 (nothing written) if bad."""
     with domain_errors():

@@ -4,7 +4,7 @@ a round trip through the official SDK's own SSE decoder."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, MutableMapping
+from collections.abc import AsyncGenerator, MutableMapping
 from typing import Any
 
 import pytest
@@ -70,7 +70,7 @@ def test_modes_of_event_names() -> None:
     assert mode_of("updates|inner:2") == "updates"
 
 
-async def _events(items: list[Event]) -> AsyncIterator[Event]:
+async def _events(items: list[Event]) -> AsyncGenerator[Event, None]:
     for ev in items:
         yield ev
 
@@ -113,7 +113,7 @@ class _Wire:
 async def test_heartbeats_while_idle_then_frames_and_the_end() -> None:
     go = asyncio.Event()
 
-    async def slow() -> AsyncIterator[Event]:
+    async def slow() -> AsyncGenerator[Event, None]:
         yield Event(1, "metadata", b"{}")
         await go.wait()
         yield Event(2, "values", b"{}")
@@ -132,7 +132,7 @@ async def test_a_client_leaving_runs_on_disconnect() -> None:
     left = asyncio.Event()
     never = asyncio.Event()
 
-    async def forever() -> AsyncIterator[Event]:
+    async def forever() -> AsyncGenerator[Event, None]:
         yield Event(1, "metadata", b"{}")
         await never.wait()
         yield Event(2, "values", b"{}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
@@ -39,7 +39,7 @@ def _heartbeat() -> ServerSentEvent:
 
 
 def sse_response(
-    events: AsyncIterator[Event],
+    events: AsyncGenerator[Event, None],
     *,
     heartbeat_s: float,
     headers: dict[str, str] | None = None,
@@ -60,7 +60,7 @@ def sse_response(
             if not finished and on_disconnect is not None:
                 on_disconnect()
             with contextlib.suppress(Exception):
-                await events.aclose()  # type: ignore[attr-defined]
+                await events.aclose()
 
     return EventSourceResponse(
         body(),
@@ -97,13 +97,15 @@ def mode_of(event_name: str) -> str:
     return base
 
 
-def filter_modes(events: AsyncIterator[Event], modes: list[str] | None) -> AsyncIterator[Event]:
+def filter_modes(
+    events: AsyncGenerator[Event, None], modes: list[str] | None
+) -> AsyncGenerator[Event, None]:
     if not modes:
         return events
     wanted = set(modes)
     always = {"metadata", "error", "end"}
 
-    async def gen() -> AsyncIterator[Event]:
+    async def gen() -> AsyncGenerator[Event, None]:
         async for ev in events:
             mode = mode_of(ev.event)
             if mode in wanted or mode in always:

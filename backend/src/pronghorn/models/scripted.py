@@ -105,13 +105,13 @@ class ScriptedChatModel(BaseChatModel):
 
     model_config = ConfigDict(populate_by_name=True, arbitrary_types_allowed=True)
 
-    model_name: str = Field("scripted", alias="model")
+    model_name: str = Field(default="scripted", alias="model")
     script: list[Step] | None = None
     rules: list[Rule] | None = None
     fallback: Step | None = None
-    responder: Responder | None = Field(None, exclude=True)
+    responder: Responder | None = Field(default=None, exclude=True)
     cursor: Literal["ai_messages", "calls"] = "ai_messages"
-    chunk_delay_s: float = Field(0.0, ge=0, description="Default wait between chunks.")
+    chunk_delay_s: float = Field(default=0.0, ge=0, description="Default wait between chunks.")
     streaming: bool = False
 
     _requests: list[ScriptedRequest] = PrivateAttr(default_factory=list)

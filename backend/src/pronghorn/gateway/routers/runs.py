@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from typing import cast
 
 from fastapi import APIRouter, Body, Depends, Query, Request, Response
@@ -621,7 +621,7 @@ async def thread_stream(
         if "state_update" in modes:
             wanted.add("values")
 
-        async def only(source: AsyncIterator[Event] = events) -> AsyncIterator[Event]:
+        async def only(source: AsyncGenerator[Event, None] = events) -> AsyncGenerator[Event, None]:
             async for ev in source:
                 if ev.event.split("|", 1)[0] in wanted:
                     yield ev

@@ -14,7 +14,7 @@ store. `RedisBroker` (redis_broker.py) is the scale-out one, on Redis Streams.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
@@ -107,12 +107,12 @@ class EventBroker(Protocol):
         """Append to the thread's log only (e.g. lifecycle events)."""
         ...
 
-    def subscribe(self, run_id: str, after: int | None) -> AsyncIterator[Event]:
+    def subscribe(self, run_id: str, after: int | None) -> AsyncGenerator[Event, None]:
         """The run's events with id > after, then live ones until the run's log is closed.
         `after=None`: only events published from now on (nothing, for a finished run)."""
         ...
 
-    def subscribe_thread(self, thread_id: str, after: int | None) -> AsyncIterator[Event]:
+    def subscribe_thread(self, thread_id: str, after: int | None) -> AsyncGenerator[Event, None]:
         """The thread's events after `after` (None: only new ones). Never ends by itself."""
         ...
 

@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import logging
 from collections import OrderedDict, deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 
 from pronghorn.runtime.events.broker import Event, EventStore, T, Unit
 from pronghorn.runtime.events.event_writer import FLUSH_INTERVAL_S, FLUSH_ROWS, EventWriter
@@ -270,7 +270,7 @@ class MemoryBroker:
             pass
         return None
 
-    def subscribe(self, run_id: str, after: int | None) -> AsyncIterator[Event]:
+    def subscribe(self, run_id: str, after: int | None) -> AsyncGenerator[Event, None]:
         """The log is looked up now, so a run that closes before iteration starts is still
         read to its end from memory."""
         lg = self._runs.get(run_id)
@@ -278,7 +278,7 @@ class MemoryBroker:
             return self._stored_only(run_id, after)
         return self._follow(run_id, lg, lg.last_id if after is None else after)
 
-    async def _stored_only(self, run_id: str, after: int | None) -> AsyncIterator[Event]:
+    async def _stored_only(self, run_id: str, after: int | None) -> AsyncGenerator[Event, None]:
         """A run with no log here (finished, or from before a restart): the store."""
         if after is None:
             return
@@ -291,7 +291,7 @@ class MemoryBroker:
                 return
             cursor = page[-1].id
 
-    async def _follow(self, run_id: str, lg: _Log, after: int) -> AsyncIterator[Event]:
+    async def _follow(self, run_id: str, lg: _Log, after: int) -> AsyncGenerator[Event, None]:
         cursor = after
         while True:
             first = lg.first_id
@@ -318,7 +318,9 @@ class MemoryBroker:
                 return
             await asyncio.shield(lg.wake)
 
-    async def subscribe_thread(self, thread_id: str, after: int | None) -> AsyncIterator[Event]:
+    async def subscribe_thread(
+        self, thread_id: str, after: int | None
+    ) -> AsyncGenerator[Event, None]:
         tl = self._thread_log(thread_id)
         cursor = tl.last_id if after is None else after
         tl.subscribers += 1

@@ -29,7 +29,7 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable
 from typing import cast
 
 from redis import exceptions as redis_errors
@@ -394,7 +394,7 @@ class RedisBroker:
             await asyncio.sleep(0.05)  # the next attempt tells what is wrong
 
     # -- reading -----------------------------------------------------------------------
-    def subscribe(self, run_id: str, after: int | None) -> AsyncIterator[Event]:
+    def subscribe(self, run_id: str, after: int | None) -> AsyncGenerator[Event, None]:
         box = self._boxes.get(run_id)
         # "From now on" for a run published here: its own last id (Redis may lag).
         local_last = box.last_id if box is not None and after is None else None
@@ -435,7 +435,7 @@ class RedisBroker:
 
     async def _follow(
         self, run_id: str, after: int | None, local_last: int | None, end: _End | None = None
-    ) -> AsyncIterator[Event]:
+    ) -> AsyncGenerator[Event, None]:
         """`end`: gets the result the close marker carries, if any."""
         key = self.keys.run(run_id)
         top = await self._top(key)
@@ -487,7 +487,7 @@ class RedisBroker:
 
     async def _stored_range(
         self, run_id: str, after: int, upto: int | None
-    ) -> AsyncIterator[Event]:
+    ) -> AsyncGenerator[Event, None]:
         """Stored events after `after` (up to `upto` inclusive; None: all). With an upper
         bound, waits up to GAP_WAIT_S for ones not stored yet (just published elsewhere)."""
         cursor = after
@@ -512,7 +512,9 @@ class RedisBroker:
                     return
                 await asyncio.sleep(0.05)
 
-    async def subscribe_thread(self, thread_id: str, after: int | None) -> AsyncIterator[Event]:
+    async def subscribe_thread(
+        self, thread_id: str, after: int | None
+    ) -> AsyncGenerator[Event, None]:
         key = self.keys.thread(thread_id)
         if after is None:
             top = await self._top(key)

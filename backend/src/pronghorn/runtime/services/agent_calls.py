@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 import warnings
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
@@ -225,7 +225,7 @@ async def start_call(
     return await Runs(runtime).start(access, thread.thread_id, run)
 
 
-def events(runtime: AppRuntime, job: Job) -> AsyncIterator[Event]:
+def events(runtime: AppRuntime, job: Job) -> AsyncGenerator[Event, None]:
     """Every event of the run from its first, then live ones until it ends."""
     return runtime.broker.subscribe(job.run_id, 0)
 

@@ -98,6 +98,8 @@ def imported_packages(source: str, module: list[str]) -> list[tuple[int, str]]:
     of the module named by `module` (its dotted parts, for relative imports)."""
     found: list[tuple[int, str]] = []
     for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
         names: list[str] = []
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]

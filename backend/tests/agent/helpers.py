@@ -8,7 +8,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from langchain.agents.middleware.types import InputAgentState
 from langchain_core.messages import HumanMessage
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from langgraph.checkpoint.memory import InMemorySaver
 
@@ -16,10 +18,11 @@ from pronghorn.agent.builder import AgentParts, build_agent
 from pronghorn.agent.options import AgentOptions
 from pronghorn.config.schema.app import AgentConfig
 from pronghorn.models import ScriptedChatModel
+from support.scripted import scripted_model
 
 
 def scripted(script: list[dict[str, Any]], **kw: Any) -> ScriptedChatModel:
-    return ScriptedChatModel(script=script, **kw)
+    return scripted_model(script=script, **kw)
 
 
 def make_agent(
@@ -49,12 +52,12 @@ def make_agent(
     return graph.copy(update={"checkpointer": InMemorySaver()})
 
 
-def thread_config(thread_id: str | None = None, user_id: str = "tester") -> dict[str, Any]:
+def thread_config(thread_id: str | None = None, user_id: str = "tester") -> RunnableConfig:
     return {
         "configurable": {"thread_id": thread_id or str(uuid.uuid4()), "user_id": user_id},
         "recursion_limit": 60,
     }
 
 
-def user(text: str) -> dict[str, Any]:
+def user(text: str) -> InputAgentState:
     return {"messages": [HumanMessage(content=text)]}

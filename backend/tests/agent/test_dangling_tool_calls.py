@@ -35,8 +35,10 @@ def test_missing_result_gets_synthetic_error_and_orphans_are_dropped():
         "HumanMessage",
     ]
     assert out[2].content == "ok a"
-    assert out[3].tool_call_id == "b" and out[3].content == INTERRUPTED
-    assert out[3].status == "error"
+    interrupted = out[3]
+    assert isinstance(interrupted, ToolMessage)
+    assert interrupted.tool_call_id == "b" and interrupted.content == INTERRUPTED
+    assert interrupted.status == "error"
 
 
 def test_duplicate_ids_each_consume_their_own_result():
@@ -90,5 +92,6 @@ async def test_cancelled_run_leaves_no_dangling_call_for_the_model(tmp_path):
     assert out["messages"][-1].content == "recovered"
     seen = model.requests[-1].messages
     i = next(i for i, m in enumerate(seen) if isinstance(m, AIMessage) and m.tool_calls)
-    assert isinstance(seen[i + 1], ToolMessage) and seen[i + 1].tool_call_id == "cut-1"
-    assert seen[i + 1].content == INTERRUPTED
+    answer = seen[i + 1]
+    assert isinstance(answer, ToolMessage) and answer.tool_call_id == "cut-1"
+    assert answer.content == INTERRUPTED

@@ -12,6 +12,7 @@ import pytest
 from fakes.openai_server import FakeOpenAIServer, Reply
 from support.inproc import InProcessServer
 from support.live import base_config
+from support.sdk import as_state
 
 OUT = "/mnt/user-data/outputs"
 
@@ -186,9 +187,9 @@ async def test_demo_model_clarification_interrupt_and_resume(srv: InProcessServe
     out = await client.runs.wait(
         tid, "lead_agent", command={"resume": "A bullet list"}, context=ctx
     )
-    answer = next(m for m in out["messages"] if m["type"] == "tool")
+    answer = next(m for m in as_state(out)["messages"] if m["type"] == "tool")
     assert answer["content"] == "A bullet list"
-    assert "you chose: A bullet list" in out["messages"][-1]["content"]
+    assert "you chose: A bullet list" in as_state(out)["messages"][-1]["content"]
     assert (await client.threads.get(tid))["status"] == "idle"
 
 

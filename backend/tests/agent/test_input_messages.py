@@ -18,6 +18,7 @@ from langgraph_sdk.errors import BadRequestError
 
 from support.inproc import InProcessServer
 from support.live import base_config
+from support.sdk import as_state
 
 PLAIN_GRAPH = """
 from typing import TypedDict
@@ -141,14 +142,14 @@ async def test_every_shape_langgraph_accepts_is_accepted(srv: InProcessServer):
     client = srv.sdk()
     tid = (await client.threads.create())["thread_id"]
     out = await client.runs.wait(tid, "lead_agent", input={"messages": GOOD})
-    humans = [m for m in out["messages"] if m["type"] == "human"]
+    humans = [m for m in as_state(out)["messages"] if m["type"] == "human"]
     assert len(humans) == len(GOOD)
-    assert out["messages"][-1]["type"] == "ai"
+    assert as_state(out)["messages"][-1]["type"] == "ai"
     # A single message instead of a list, as add_messages allows.
     single = await client.runs.wait(
         tid, "lead_agent", input={"messages": {"role": "user", "content": "one"}}
     )
-    assert single["messages"][-2]["content"] == "one"
+    assert as_state(single)["messages"][-2]["content"] == "one"
     runs = await client.runs.list(tid)
     assert [r["status"] for r in runs] == ["success", "success"]
 
@@ -156,9 +157,10 @@ async def test_every_shape_langgraph_accepts_is_accepted(srv: InProcessServer):
 async def test_a_graph_whose_messages_is_not_add_messages_is_not_checked(srv: InProcessServer):
     client = srv.sdk()
     tid = (await client.threads.create())["thread_id"]
-    out = await client.runs.wait(tid, "plain", input={"messages": [{"role": "bogus"}, 7]})
-    assert out["count"] == 2
+    odd: dict[str, Any] = {"messages": [{"role": "bogus"}, 7]}
+    out = await client.runs.wait(tid, "plain", input=odd)
+    assert as_state(out)["count"] == 2
     # ...while an add_messages graph (the echo test graph) is.
-    bad = {"messages": [{"role": "bogus", "content": ""}]}
+    bad: dict[str, Any] = {"messages": [{"role": "bogus", "content": ""}]}
     detail = await rejected(lambda: client.runs.create(tid, "echo", input=bad))
     assert detail.startswith("input.messages[0]: ")

@@ -15,6 +15,7 @@ from pronghorn.sandbox import container_spec as cs
 from support.docker_engine import Engine, engine_or_reason
 from support.inproc import InProcessServer
 from support.live import base_config
+from support.sdk import as_state
 
 WS = "/mnt/user-data/workspace"
 OUT = "/mnt/user-data/outputs"
@@ -98,7 +99,7 @@ async def test_tools_run_in_a_labelled_container_without_network(
     final = await client.runs.wait(
         tid, "lead_agent", input={"messages": [{"role": "human", "content": "run inside"}]}
     )
-    msgs = final["messages"]
+    msgs = as_state(final)["messages"]
     assert msgs[-1]["content"] == "Done inside the container."
     tools = {m["name"]: m for m in msgs if m["type"] == "tool"}
     assert all(m.get("status") != "error" for m in tools.values()), tools

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import httpx
+import httpx2
 import openai
 
 from agent.helpers import make_agent, scripted, thread_config, user
@@ -32,8 +33,8 @@ def test_classification():
 
 
 def test_retry_after_header_is_honoured():
-    req = httpx.Request("POST", "http://x")
-    resp = httpx.Response(429, request=req, headers={"retry-after-ms": "30"}, json={})
+    req = httpx2.Request("POST", "http://x")  # the OpenAI SDK's HTTP client
+    resp = httpx2.Response(429, request=req, headers={"retry-after-ms": "30"}, json={})
     exc = openai.RateLimitError("slow down", response=resp, body=None)
     assert retry_after_s(exc) == 0.03
     mw = LLMErrorMiddleware("m", max_delay_s=1.0)

@@ -20,6 +20,7 @@ from pronghorn.config.schema.app import AppConfig
 from pronghorn.models import ModelFactory
 from support.inproc import InProcessServer
 from support.live import base_config
+from support.sdk import as_state
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +92,7 @@ async def test_a_failing_provider_gets_exactly_the_configured_attempts(
         input={"messages": [{"role": "user", "content": "hello"}]},
         context={"model_name": model},
     )
-    last = out["messages"][-1]
+    last = as_state(out)["messages"][-1]
     assert last["additional_kwargs"]["error_fallback"]["reason"] == reason
     assert len(_agent_calls(fake, model)) == attempts
     [run] = await client.runs.list(tid)

@@ -35,10 +35,11 @@ async def test_content_filter_strips_tool_calls_and_emits_event(tmp_path):
     assert events == [
         {"type": "safety_stop", "reason": "content_filter", "suppressed_tools": ["risky"]}
     ]
+    assert final is not None
     last = final["messages"][-1]
     assert isinstance(last, AIMessage) and not last.tool_calls
     assert last.additional_kwargs["safety_stop"]["reason"] == "content_filter"
-    assert last.content.startswith("partial")
+    assert isinstance(last.content, str) and last.content.startswith("partial")
 
 
 async def test_refusal_without_tools_passes_through(tmp_path):

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from agent.helpers import make_agent, scripted, thread_config, user
 from pronghorn.agent.middlewares.title import clean_title, local_title
-from pronghorn.models import ScriptedChatModel
+from support.scripted import scripted_model
 
 
 def test_local_title_cuts_on_a_word():
@@ -24,7 +24,7 @@ async def test_title_set_once_locally(tmp_path):
 
 async def test_llm_title_is_not_streamed(tmp_path):
     model = scripted([{"text": "the answer"}])
-    titler = ScriptedChatModel(script=[], fallback={"text": "Antelope Facts"})
+    titler = scripted_model(script=[], fallback={"text": "Antelope Facts"})
     graph = make_agent(tmp_path, model, internal_model=titler)
     cfg = thread_config()
     chunks = [c async for c, _ in graph.astream(user("antelopes?"), cfg, stream_mode="messages")]

@@ -81,7 +81,7 @@ def test_extra_tools_by_import_path(tmp_path):
 
 def test_bad_config_fails_validation():
     with pytest.raises(ValueError, match="module:attr"):
-        ToolsConfig(extra=[{"use": "not a path"}])
+        ToolsConfig.model_validate({"extra": [{"use": "not a path"}]})
     with pytest.raises(ValueError, match="positive"):
         ToolsConfig(timeouts={"web_fetch": 0})
 

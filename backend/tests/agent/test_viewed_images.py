@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool
 
 from agent.helpers import make_agent, scripted, thread_config, user
 from fakes.anthropic_server import AnthropicReply, FakeAnthropicServer
@@ -18,9 +20,10 @@ from pronghorn.agent.middlewares.viewed_images import image_message, select
 from pronghorn.agent.tools import ToolDeps
 from pronghorn.agent.tools.image import image_tools
 from pronghorn.config.schema.app import AppConfig
-from pronghorn.models import ModelFactory, ScriptedChatModel
+from pronghorn.models import ModelFactory
 from pronghorn.models.notes import NOTE_KEY
 from pronghorn.sandbox.paths import ThreadPaths
+from support.scripted import scripted_model
 
 UPLOADS = "/mnt/user-data/uploads"
 
@@ -35,7 +38,9 @@ def png(width: int = 1) -> bytes:
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
 
 
-def setup(tmp_path: Path, files: dict[str, bytes], *, vision: bool) -> tuple[dict, list]:
+def setup(
+    tmp_path: Path, files: dict[str, bytes], *, vision: bool
+) -> tuple[RunnableConfig, list[BaseTool]]:
     config = thread_config()
     paths = ThreadPaths.for_thread(tmp_path, "tester", config["configurable"]["thread_id"])
     paths.uploads.mkdir(parents=True, exist_ok=True)
@@ -106,7 +111,9 @@ async def test_at_most_four_images_per_request_the_rest_named(tmp_path: Path):
     assert isinstance(note, HumanMessage) and note.additional_kwargs[NOTE_KEY]
     blocks = image_blocks(note)
     assert len(blocks) == 4 and all(b["mime_type"] == "image/png" for b in blocks)
-    text = note.content[0]["text"]
+    first = note.content[0]
+    assert isinstance(first, dict)
+    text = first["text"]
     assert "Not attached" in text and f"{UPLOADS}/p4.png" in text and f"{UPLOADS}/p5.png" in text
     assert f"{UPLOADS}/p3.png" not in text.split("Not attached")[1]
     # Request only: the chat history has no such message.
@@ -122,7 +129,8 @@ def test_the_byte_budget_bounds_a_request():
     attached, left = select(images, max_images=4, max_bytes=1300)
     assert [i["path"] for i in attached] == ["/p0", "/p1"] and [i["path"] for i in left] == ["/p2"]
     note = image_message(attached, left, max_images=4, max_bytes=1300)
-    assert len(image_blocks(note)) == 2 and "/p2" in note.content[0]["text"]
+    first = note.content[0]
+    assert len(image_blocks(note)) == 2 and isinstance(first, dict) and "/p2" in first["text"]
 
 
 async def test_a_model_without_vision_is_told_and_gets_no_image(tmp_path: Path):
@@ -138,9 +146,7 @@ async def test_a_model_without_vision_is_told_and_gets_no_image(tmp_path: Path):
 async def test_scripted_rules_still_follow_the_user_turn(tmp_path: Path):
     # The image note is a user-role message, but not the user's: rules keep matching "look".
     config, tools = setup(tmp_path, {"cat.png": png()}, vision=True)
-    model = ScriptedChatModel(
-        rules=[{"match": "look", "steps": [view("cat.png"), {"text": "seen"}]}]
-    )
+    model = scripted_model(rules=[{"match": "look", "steps": [view("cat.png"), {"text": "seen"}]}])
     out = await make_agent(tmp_path, model, tools, vision=True).ainvoke(user("look"), config)
     assert out["messages"][-1].content == "seen"
     assert image_blocks(model.requests[1].messages[-1])

@@ -17,6 +17,7 @@ from typing import Any
 import psycopg
 import pytest
 from langgraph_sdk.client import LangGraphClient
+from psycopg import sql
 from sqlalchemy.engine import make_url
 
 from support.inproc import InProcessServer
@@ -39,13 +40,14 @@ def api_database() -> Iterator[dict[str, Any]]:
         return
     pg_name = f"pronghorn_api_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(_libpq(pg_base), autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{pg_name}"')
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(pg_name)))
     url = make_url(pg_base).set(database=pg_name).render_as_string(hide_password=False)
     try:
         yield {"database": {"url": url}}
     finally:
         with psycopg.connect(_libpq(pg_base), autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{pg_name}" WITH (FORCE)')
+            drop = sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)")
+            conn.execute(drop.format(sql.Identifier(pg_name)))
 
 
 @pytest.fixture(scope="package")

@@ -70,7 +70,8 @@ async def test_patch_versions_latest(client: LangGraphClient) -> None:
     only = await client.assistants.get_versions(aid, metadata={"a": 1})
     assert [v["version"] for v in only] == [1]
     back = await client.assistants.set_latest(aid, 1)
-    assert back["version"] == 1 and back["name"] == "v1" and back["metadata"]["a"] == 1
+    assert back["version"] == 1 and back["name"] == "v1" and back["metadata"] is not None
+    assert back["metadata"]["a"] == 1
     assert (await client.assistants.get(aid))["name"] == "v1"
     with pytest.raises(NotFoundError):
         await client.assistants.set_latest(aid, 99)
@@ -128,6 +129,7 @@ async def test_graph_schemas_subgraphs(client: LangGraphClient) -> None:
     assert (await client.assistants.get_graph(ECHO_ASSISTANT_ID, xray=1))["nodes"]
     schemas = await client.assistants.get_schemas("echo")
     assert schemas["graph_id"] == "echo"
+    assert schemas["input_schema"] is not None and schemas["state_schema"] is not None
     assert "messages" in schemas["input_schema"]["properties"]
     assert "turns" in schemas["state_schema"]["properties"]
     assert schemas["context_schema"] is None

@@ -15,6 +15,7 @@ from api.conftest import api_database
 from skills.kit import write_skill
 from support.inproc import InProcessServer
 from support.live import base_config
+from support.sdk import as_state
 
 ECHO = {"name": "echo", "provider": "support.echo_model:PromptEchoModel"}
 PLAIN = {"name": "plain", "provider": "scripted", "script": [{"text": "plain model"}]}
@@ -83,9 +84,14 @@ async def test_sdk_created_agent_runs_with_its_own_prompt_model_and_tools(srv: I
     assert {"bash", "ask_clarification", "web_fetch"} <= set(default["tools"])
     assert "<name>alpha</name>" in default["system"] and "sql-helper" not in default["system"]
     # A new version of the assistant changes the next run (the graph is rebuilt).
+    assert isinstance(agent["context"], dict)
     await client.assistants.update(
         agent["assistant_id"],
-        context={**agent["context"], "system_prompt": "Answer in haiku.", "tool_groups": ["shell"]},
+        context={
+            **agent["context"],
+            "system_prompt": "Answer in haiku.",
+            "tool_groups": ["shell"],
+        },
     )
     again = await _seen(client, agent["assistant_id"])
     assert "Answer in haiku." in again["system"] and again["tools"] == ["bash"]
@@ -169,7 +175,7 @@ async def test_slash_activation_through_a_real_run(srv: InProcessServer):
     async def system_for(assistant: str, text: str, **kw: Any) -> str:
         tid = (await client.threads.create())["thread_id"]
         out = await client.runs.wait(tid, assistant, input=_human(text), **kw)
-        return json.loads(out["messages"][-1]["content"])["system"]
+        return json.loads(as_state(out)["messages"][-1]["content"])["system"]
 
     system = await system_for("lead_agent", "/beta do the thing", context={"model_name": "echo"})
     assert '<active_skill name="beta" location="/mnt/skills/public/beta/SKILL.md">' in system

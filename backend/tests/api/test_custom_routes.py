@@ -18,6 +18,7 @@ from pronghorn.gateway.custom_app import CustomAppError
 from pronghorn.gateway.openapi import GatewayApp
 from support.inproc import InProcessServer
 from support.live import base_config
+from support.sdk import as_state
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +77,7 @@ async def test_the_api_still_works_beside_custom_routes(server: InProcessServer)
     out = await client.runs.wait(
         thread["thread_id"], "echo", input={"messages": [{"role": "user", "content": "hi"}]}
     )
-    assert out["messages"][-1]["content"] == "echo: hi"
+    assert as_state(out)["messages"][-1]["content"] == "echo: hi"
 
 
 def test_openapi_lists_custom_routes_and_is_served_under_the_api_root(

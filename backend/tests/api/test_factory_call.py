@@ -11,7 +11,11 @@ import pytest
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
-from langgraph_sdk.runtime import ServerRuntime
+from langgraph_sdk.runtime import (  # the classes behind the ServerRuntime alias, to narrow
+    ServerRuntime,
+    _ExecutionRuntime,
+    _ReadRuntime,
+)
 from pydantic import BaseModel
 
 from pronghorn.graphs.factory_call import (
@@ -82,23 +86,31 @@ def test_two_parameters_need_one_server_runtime_defaults_or_not() -> None:
             plan_call(factory)
 
 
+def _context(runtime: object) -> object:
+    """The context of an execution ``ServerRuntime`` (``server_runtime`` returns ``object``:
+    the SDK exports only the alias of its classes)."""
+    assert isinstance(runtime, _ExecutionRuntime)
+    return runtime.context
+
+
 def test_server_runtime_for_a_run_and_for_a_read() -> None:
     store = InMemoryStore()
     run = GraphRequest(access="threads.create_run", context={"tone": "dry"})
     rt = server_runtime(run, store, Ctx)
-    assert isinstance(rt, EXECUTION_RUNTIME)
+    assert isinstance(rt, EXECUTION_RUNTIME) and isinstance(rt, _ExecutionRuntime)
     assert rt.execution_runtime is rt and rt.context == Ctx(tone="dry")
     assert rt.access_context == "threads.create_run" and rt.store is store and rt.user is None
-    assert server_runtime(run, store, ModelCtx).context == ModelCtx(tone="dry")
-    assert server_runtime(run, store, None).context == {"tone": "dry"}  # no type: the dict
+    assert _context(server_runtime(run, store, ModelCtx)) == ModelCtx(tone="dry")
+    assert _context(server_runtime(run, store, None)) == {"tone": "dry"}  # no type: the dict
     empty = GraphRequest(access="threads.create_run")
-    assert server_runtime(empty, store, Ctx).context == Ctx()  # no context: the defaults
+    assert _context(server_runtime(empty, store, Ctx)) == Ctx()  # no context: the defaults
     read = server_runtime(GraphRequest(access="threads.read"), store, Ctx)
-    assert isinstance(read, READ_RUNTIME) and read.execution_runtime is None
+    assert isinstance(read, READ_RUNTIME) and isinstance(read, _ReadRuntime)
+    assert read.execution_runtime is None
     # A key the context type does not declare is dropped, as LangGraph drops it for a run.
     odd = GraphRequest(access="threads.create_run", context={"x": 1, "tone": "dry"})
-    assert server_runtime(odd, store, Ctx).context == Ctx(tone="dry")
-    assert server_runtime(odd, store, ModelCtx).context == ModelCtx(tone="dry")
+    assert _context(server_runtime(odd, store, Ctx)) == Ctx(tone="dry")
+    assert _context(server_runtime(odd, store, ModelCtx)) == ModelCtx(tone="dry")
 
 
 FACTORY_FILE = """

@@ -111,6 +111,7 @@ def outcome(factory: Callable[..., Any]) -> dict[str, str] | str:
         got = call_factory(factory, plan, request, InMemoryStore())
     except TypeError:
         return CALL_FAILS
+    assert isinstance(got, dict)
     received = {k: _received(v, request) for k, v in got.items()}
     if factory is f.var_keyword:  # `kwargs` holds {name: value}
         return received["kwargs"]
@@ -146,8 +147,10 @@ def test_a_subscripted_runtime_gets_its_context_type_without_unknown_keys() -> N
     plan = plan_call(f.dict_and_runtime)
     request = GraphRequest(access="threads.create_run", context={"tone": "dry", "extra": 1})
     got = call_factory(f.dict_and_runtime, plan, request, InMemoryStore())
+    assert isinstance(got, dict)
     assert got["runtime"].execution_runtime.context == f.Ctx(tone="dry")
     read = call_factory(
         f.dict_and_runtime, plan, GraphRequest(access="threads.read"), InMemoryStore()
     )
+    assert isinstance(read, dict)
     assert read["runtime"].execution_runtime is None

@@ -21,6 +21,7 @@ from langgraph_sdk.errors import BadRequestError, NotFoundError
 from runs.runkit import wait_status
 from support.inproc import InProcessServer
 from support.live import base_config
+from support.sdk import as_state, wire
 
 GRAPHS = {
     "greeter": "testgraphs.react_context:greeter",
@@ -53,8 +54,8 @@ def human(text: str) -> dict[str, Any]:
     return {"messages": [{"role": "user", "content": text}]}
 
 
-def texts(values: dict[str, Any], kind: str) -> list[str]:
-    return [m["content"] for m in values["messages"] if m["type"] == kind]
+def texts(state: object, kind: str) -> list[str]:
+    return [m["content"] for m in as_state(state)["messages"] if m["type"] == kind]
 
 
 # --- (a) no context: the context_schema's defaults --------------------------------------------
@@ -121,9 +122,10 @@ async def test_factory_is_called_for_reads_without_a_run_context(
     state = await client.threads.get_state(tid)
     assert "tone=dry" in texts(state["values"], "ai")[-1]
     history = await client.threads.get_history(tid, limit=2)
-    assert history and history[0]["checkpoint_id"] == state["checkpoint_id"]
+    assert history and wire(history[0])["checkpoint_id"] == wire(state)["checkpoint_id"]
     # assistants.read: schemas and graph come from the factory's graph.
     schemas = await client.assistants.get_schemas("context_factory")
+    assert schemas["context_schema"] is not None
     assert set(schemas["context_schema"]["properties"]) == {"user_name", "tone"}
     drawn = await client.assistants.get_graph("context_factory")
     assert {"model", "tools"} <= {n["id"] for n in drawn["nodes"]}
@@ -230,7 +232,7 @@ async def test_rejected_state_updates_are_400(client: LangGraphClient) -> None:
     with pytest.raises(BadRequestError):  # a list where the state needs a mapping
         await client.threads.update_state(tid, [1, 2], as_node="greet")  # type: ignore[arg-type]
     # Nothing was written by the rejected updates.
-    assert (await client.threads.get_state(tid))["checkpoint_id"] is None
+    assert wire(await client.threads.get_state(tid))["checkpoint_id"] is None
     ok = await client.threads.update_state(tid, human("fine"), as_node="greet")
     assert ok["checkpoint"]["checkpoint_id"]
     new_tid = str(uuid.uuid4())

@@ -29,6 +29,7 @@ from pronghorn.graphs.registry import GraphLoadError
 from runs.runkit import wait_status
 from support.inproc import InProcessServer
 from support.live import base_config
+from support.sdk import as_state
 
 GRAPH_FILE = """
 from typing import Annotated, Any
@@ -72,8 +73,8 @@ def human(text: str, **extra: Any) -> dict[str, Any]:
     return {"messages": [{"role": "user", "content": text}], **extra}
 
 
-def answers(values: dict[str, Any]) -> list[str]:
-    return [m["content"] for m in values["messages"] if m["type"] == "ai"]
+def answers(state: object) -> list[str]:
+    return [m["content"] for m in as_state(state)["messages"] if m["type"] == "ai"]
 
 
 async def until(check: Callable[[], Awaitable[Any]], what: str, within: float = 30.0) -> Any:
@@ -221,7 +222,7 @@ async def test_graphs_are_added_changed_and_removed_by_a_config_edit(
         tid = (await client.threads.create())["thread_id"]
         assert answers(await client.runs.wait(tid, "extra", input=human("a"))) == ["extra v1"]
         found = await client.assistants.search(graph_id="extra")
-        assert [a["metadata"].get("created_by") for a in found] == ["system"]
+        assert [(a["metadata"] or {}).get("created_by") for a in found] == ["system"]
 
         # Change: the same id now names another file.
         config["graphs"]["extra"] = write_graph(workdir, "extra2.py", "extra v2")

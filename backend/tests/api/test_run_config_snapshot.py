@@ -17,6 +17,7 @@ import pytest
 
 from support.inproc import InProcessServer
 from support.live import base_config
+from support.sdk import as_state
 
 
 def scripted(answer: str) -> dict[str, Any]:
@@ -91,7 +92,9 @@ async def test_queued_run_uses_the_config_it_was_accepted_under(server: InProces
     later = await client.runs.wait(
         (await client.threads.create())["thread_id"], "lead_agent", input=human("hello")
     )
-    assert [m["content"] for m in later["messages"] if m["type"] == "ai"] == ["answer from v2"]
+    assert [m["content"] for m in as_state(later)["messages"] if m["type"] == "ai"] == [
+        "answer from v2"
+    ]
     await http.aclose()
 
 

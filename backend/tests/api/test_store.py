@@ -10,6 +10,7 @@ import pytest
 from langgraph_sdk.client import LangGraphClient
 
 from support.inproc import InProcessServer
+from support.sdk import wire
 
 
 async def test_put_get_delete(client: LangGraphClient, server: InProcessServer) -> None:
@@ -17,7 +18,7 @@ async def test_put_get_delete(client: LangGraphClient, server: InProcessServer) 
     await client.store.put_item(ns, "theme", {"color": "blue"})
     item = await client.store.get_item(ns, "theme")
     assert item["namespace"] == ns and item["key"] == "theme" and item["value"] == {"color": "blue"}
-    assert item["created_at"].endswith("+00:00") and item["updated_at"]
+    assert wire(item)["created_at"].endswith("+00:00") and item["updated_at"]
     await client.store.put_item(ns, "theme", {"color": "red"}, index=False)  # overwrite
     assert (await client.store.get_item(ns, "theme"))["value"] == {"color": "red"}
     await client.store.delete_item(ns, "theme")
@@ -69,7 +70,8 @@ async def test_search_and_namespaces(client: LangGraphClient) -> None:
 
 async def test_item_ttl_expires(client: LangGraphClient) -> None:
     ns = ["ttl", uuid.uuid4().hex]
-    await client.store.put_item(ns, "short", {"v": 1}, ttl=0.01)  # 0.6 s
+    # 0.6 s: the API takes fractional minutes; the SDK types `ttl` int
+    await client.store.put_item(ns, "short", {"v": 1}, ttl=0.01)  # pyright: ignore[reportArgumentType]
     await client.store.put_item(ns, "long", {"v": 2}, ttl=60)
     assert (await client.store.get_item(ns, "short"))["value"] == {"v": 1}
     deadline = time.monotonic() + 15

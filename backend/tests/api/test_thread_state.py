@@ -15,6 +15,7 @@ from langgraph_sdk.errors import (
 
 from api.conftest import set_thread_status
 from support.inproc import InProcessServer
+from support.sdk import values, wire
 
 STATE_KEYS = {
     "values", "next", "tasks", "metadata", "created_at", "checkpoint", "parent_checkpoint",
@@ -30,7 +31,7 @@ async def test_empty_thread_state(client: LangGraphClient) -> None:
     thread = await client.threads.create()
     state = await client.threads.get_state(thread["thread_id"])
     assert set(state) == STATE_KEYS
-    assert state["values"] == {} and state["next"] == [] and state["checkpoint_id"] is None
+    assert state["values"] == {} and state["next"] == [] and wire(state)["checkpoint_id"] is None
     assert await client.threads.get_history(thread["thread_id"]) == []
     with pytest.raises(BadRequestError):
         await client.threads.update_state(thread["thread_id"], {"turns": 1})
@@ -47,13 +48,14 @@ async def test_update_state_applies_reducers(client: LangGraphClient) -> None:
     await client.threads.update_state(tid, {**human("again"), "turns": 2}, as_node="respond")
     state = await client.threads.get_state(tid)
     assert set(state) == STATE_KEYS
-    assert [m["content"] for m in state["values"]["messages"]] == ["hi", "again"]  # appended
-    assert state["values"]["turns"] == 2 and state["metadata"]["source"] == "update"
-    assert state["parent_checkpoint_id"] == first["checkpoint"]["checkpoint_id"]
-    assert state["checkpoint"]["checkpoint_id"] == state["checkpoint_id"]
+    assert [m["content"] for m in values(state)["messages"]] == ["hi", "again"]  # appended
+    assert state["metadata"] is not None
+    assert values(state)["turns"] == 2 and state["metadata"]["source"] == "update"
+    assert wire(state)["parent_checkpoint_id"] == first["checkpoint"]["checkpoint_id"]
+    assert state["checkpoint"]["checkpoint_id"] == wire(state)["checkpoint_id"]
     cached = await client.threads.get(tid)  # the row's cached values follow
-    assert [m["content"] for m in cached["values"]["messages"]] == ["hi", "again"]
-    assert cached["state_updated_at"] >= cached["created_at"]
+    assert [m["content"] for m in values(cached)["messages"]] == ["hi", "again"]
+    assert wire(cached)["state_updated_at"] >= wire(cached)["created_at"]
     only = await client.threads.get_state(tid, select=["values.turns"])
     assert only["values"] == {"turns": 2}
     # Update from an older checkpoint forks from there.
@@ -61,8 +63,8 @@ async def test_update_state_applies_reducers(client: LangGraphClient) -> None:
         tid, human("fork"), checkpoint_id=first["checkpoint"]["checkpoint_id"]
     )
     forked = await client.threads.get_state(tid)
-    assert forked["checkpoint_id"] == fork["checkpoint"]["checkpoint_id"]
-    assert [m["content"] for m in forked["values"]["messages"]] == ["hi", "fork"]
+    assert wire(forked)["checkpoint_id"] == fork["checkpoint"]["checkpoint_id"]
+    assert [m["content"] for m in values(forked)["messages"]] == ["hi", "fork"]
 
 
 async def test_update_state_errors(client: LangGraphClient, server: InProcessServer) -> None:
@@ -84,8 +86,8 @@ async def test_state_at_checkpoint(client: LangGraphClient) -> None:
     await client.threads.update_state(tid, {"turns": 2})
     cid = one["checkpoint"]["checkpoint_id"]
     by_id = await client.threads.get_state(tid, checkpoint_id=cid)
-    assert by_id["values"]["turns"] == 1 and by_id["checkpoint_id"] == cid
-    by_cfg = await client.threads.get_state(tid, checkpoint={"checkpoint_id": cid})
+    assert values(by_id)["turns"] == 1 and wire(by_id)["checkpoint_id"] == cid
+    by_cfg = await client.threads.get_state(tid, checkpoint=one["checkpoint"])
     assert by_cfg["values"] == by_id["values"]
     with pytest.raises(NotFoundError):
         await client.threads.get_state(tid, checkpoint_id=str(uuid.uuid4()))
@@ -96,12 +98,12 @@ async def test_history_order_and_before(client: LangGraphClient, server: InProce
     for i in range(4):
         await client.threads.update_state(tid, {"turns": i})
     history = await client.threads.get_history(tid)
-    assert [h["values"]["turns"] for h in history] == [3, 2, 1, 0]  # newest first
+    assert [values(h)["turns"] for h in history] == [3, 2, 1, 0]  # newest first
     assert all(set(h) == STATE_KEYS for h in history)
-    assert [h["values"]["turns"] for h in await client.threads.get_history(tid, limit=2)] == [3, 2]
-    second = history[1]["checkpoint_id"]
-    flat = await client.threads.get_history(tid, before={"checkpoint_id": second})
-    assert [h["values"]["turns"] for h in flat] == [1, 0]
+    assert [values(h)["turns"] for h in await client.threads.get_history(tid, limit=2)] == [3, 2]
+    second = wire(history[1])["checkpoint_id"]
+    flat = await client.threads.get_history(tid, before=history[1]["checkpoint"])
+    assert [values(h)["turns"] for h in flat] == [1, 0]
     async with server.ahttp(base_url=server.api) as http:  # Q1: both `before` forms
         r = await http.post(
             f"/threads/{tid}/history",
@@ -113,7 +115,7 @@ async def test_history_order_and_before(client: LangGraphClient, server: InProce
         r = await http.post(f"/threads/{tid}/history", json={"limit": 0})
         assert r.status_code == 422
     filtered = await client.threads.get_history(tid, metadata={"step": 1})
-    assert [h["metadata"]["step"] for h in filtered] == [1]
+    assert [(h["metadata"] or {}).get("step") for h in filtered] == [1]
 
 
 async def test_create_with_supersteps(client: LangGraphClient) -> None:
@@ -125,9 +127,9 @@ async def test_create_with_supersteps(client: LangGraphClient) -> None:
             {"updates": [{"values": human("answer"), "as_node": "respond"}]},
         ],
     )
-    assert thread["metadata"]["graph_id"] == "echo"
-    assert [m["content"] for m in thread["values"]["messages"]] == ["question", "answer"]
-    assert thread["values"]["turns"] == 1
+    assert thread["metadata"] is not None and thread["metadata"]["graph_id"] == "echo"
+    assert [m["content"] for m in values(thread)["messages"]] == ["question", "answer"]
+    assert values(thread)["turns"] == 1
     history = await client.threads.get_history(thread["thread_id"])
     assert len(history) == 3
     with pytest.raises(BadRequestError):

@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langgraph_sdk.client import LangGraphClient
 from langgraph_sdk.errors import ConflictError
+from langgraph_sdk.schema import Run
+
+from support.sdk import values
 
 ROUNDS = 60
 
@@ -33,12 +37,12 @@ async def _update_after(client: LangGraphClient, tid: str, delay: float, text: s
     return True
 
 
-async def _run_after(client: LangGraphClient, tid: str, delay: float, text: str) -> dict[str, Any]:
+async def _run_after(client: LangGraphClient, tid: str, delay: float, text: str) -> Run:
     await asyncio.sleep(delay)
     return await client.runs.create(tid, "echo", input={**human(text), "sleep": 0.05})
 
 
-def _assert_linear(history: list[dict[str, Any]]) -> None:
+def _assert_linear(history: Sequence[Mapping[str, Any]]) -> None:
     """Newest first, as the API answers: each checkpoint's parent is the next one."""
     for newer, older in itertools.pairwise(history):
         assert newer["parent_checkpoint"]["checkpoint_id"] == older["checkpoint_id"], (
@@ -47,7 +51,7 @@ def _assert_linear(history: list[dict[str, Any]]) -> None:
     assert history[-1]["parent_checkpoint"] is None
 
 
-def _assert_runs_contiguous(history: list[dict[str, Any]]) -> None:
+def _assert_runs_contiguous(history: Sequence[Mapping[str, Any]]) -> None:
     seen: list[str] = []
     for state in reversed(history):
         run_id = (state["metadata"] or {}).get("run_id")
@@ -85,7 +89,7 @@ async def test_update_and_run_started_together_never_interleave(client: LangGrap
         assert status == "success", status
 
     state = await client.threads.get_state(tid)
-    contents = [m["content"] for m in state["values"]["messages"]]
+    contents = [m["content"] for m in values(state)["messages"]]
     for text in applied:
         assert text in contents, f"{text!r} was accepted (200) but lost: {contents}"
     for i in range(ROUNDS):

@@ -10,6 +10,7 @@ from langgraph_sdk.client import LangGraphClient
 from langgraph_sdk.errors import ConflictError, NotFoundError, UnprocessableEntityError
 
 from support.inproc import InProcessServer
+from support.sdk import values, wire
 
 
 async def test_create_get_conflict(client: LangGraphClient) -> None:
@@ -62,15 +63,15 @@ async def test_patch_and_ttl(client: LangGraphClient) -> None:
     assert updated["metadata"] == {"a": 1, "b": 3, "c": 4}
     assert await client.threads.update(tid, metadata={"d": 5}, return_minimal=True) is None
     with_ttl = await client.threads.get(tid, include=["ttl"])
-    assert with_ttl["metadata"]["d"] == 5
-    ttl = with_ttl["ttl"]
+    assert with_ttl["metadata"] is not None and with_ttl["metadata"]["d"] == 5
+    ttl = wire(with_ttl)["ttl"]
     assert ttl["strategy"] == "delete" and ttl["ttl_minutes"] == 30
     remaining = datetime.fromisoformat(ttl["expires_at"]) - datetime.fromisoformat(
-        with_ttl["created_at"]
+        wire(with_ttl)["created_at"]
     )
     assert 25 * 60 < remaining.total_seconds() < 35 * 60
     await client.threads.update(tid, metadata={}, ttl={"ttl": 5, "strategy": "keep_latest"})
-    assert (await client.threads.get(tid, include=["ttl"]))["ttl"]["strategy"] == "keep_latest"
+    assert wire(await client.threads.get(tid, include=["ttl"]))["ttl"]["strategy"] == "keep_latest"
 
 
 async def test_delete_returns_204(client: LangGraphClient, server: InProcessServer) -> None:
@@ -96,7 +97,7 @@ async def test_search_count_pagination(client: LangGraphClient, server: InProces
     assert [t["thread_id"] for t in asc] == [t["thread_id"] for t in made]
     assert set(asc[0]) == {"thread_id"}
     nested = await client.threads.search(metadata={"tag": tag, "nested": {"k": [3]}})
-    assert [t["metadata"]["i"] for t in nested] == [3]
+    assert [(t["metadata"] or {}).get("i") for t in nested] == [3]
     ids = await client.threads.search(ids=[made[0]["thread_id"], made[2]["thread_id"]])
     assert {t["thread_id"] for t in ids} == {made[0]["thread_id"], made[2]["thread_id"]}
     assert await client.threads.search(metadata={"tag": tag}, status="busy") == []
@@ -124,7 +125,7 @@ async def test_search_by_values(client: LangGraphClient) -> None:
     await client.threads.update_state(thread["thread_id"], {"last_echo": word, "turns": 7})
     hits = await client.threads.search(values={"last_echo": word})
     assert [t["thread_id"] for t in hits] == [thread["thread_id"]]
-    assert hits[0]["values"]["turns"] == 7
+    assert values(hits[0])["turns"] == 7
     assert await client.threads.count(values={"last_echo": word, "turns": 7}) == 1
     assert await client.threads.count(values={"last_echo": word, "turns": 8}) == 0
 
@@ -142,7 +143,7 @@ async def test_prune(client: LangGraphClient) -> None:
     out = await client.threads.prune([kept["thread_id"]], strategy="keep_latest")
     assert out == {"pruned_count": 1}
     history = await client.threads.get_history(kept["thread_id"])
-    assert len(history) == 1 and history[0]["values"]["turns"] == 2
+    assert len(history) == 1 and values(history[0])["turns"] == 2
 
 
 async def test_copy(client: LangGraphClient) -> None:
@@ -152,18 +153,21 @@ async def test_copy(client: LangGraphClient) -> None:
             src["thread_id"], {"messages": [{"type": "human", "content": text}]}, as_node="respond"
         )
     dup = await client.threads.copy(src["thread_id"])
+    assert dup is not None
     assert dup["thread_id"] != src["thread_id"]
     assert dup["metadata"] == {"who": "me", "graph_id": "echo"}
-    assert [m["content"] for m in dup["values"]["messages"]] == ["one", "two"]
+    assert [m["content"] for m in values(dup)["messages"]] == ["one", "two"]
     src_hist = await client.threads.get_history(src["thread_id"])
     dup_hist = await client.threads.get_history(dup["thread_id"])
-    assert [h["checkpoint_id"] for h in dup_hist] == [h["checkpoint_id"] for h in src_hist]
+    assert [wire(h)["checkpoint_id"] for h in dup_hist] == [
+        wire(h)["checkpoint_id"] for h in src_hist
+    ]
     assert dup_hist[0]["checkpoint"]["thread_id"] == dup["thread_id"]
-    assert dup_hist[0]["parent_checkpoint_id"] == src_hist[0]["parent_checkpoint_id"]
+    assert wire(dup_hist[0])["parent_checkpoint_id"] == wire(src_hist[0])["parent_checkpoint_id"]
     # The copy is independent: writing to it leaves the source alone.
     await client.threads.update_state(
         dup["thread_id"], {"messages": [{"type": "human", "content": "three"}]}, as_node="respond"
     )
-    assert len((await client.threads.get_state(src["thread_id"]))["values"]["messages"]) == 2
+    assert len(values(await client.threads.get_state(src["thread_id"]))["messages"]) == 2
     await client.threads.delete(src["thread_id"])
-    assert len((await client.threads.get_state(dup["thread_id"]))["values"]["messages"]) == 3
+    assert len(values(await client.threads.get_state(dup["thread_id"]))["messages"]) == 3

@@ -13,6 +13,7 @@ import pytest
 
 from support.inproc import InProcessServer
 from support.live import base_config
+from support.sdk import as_state
 
 ECHO = {"name": "echo", "provider": "support.echo_model:PromptEchoModel"}
 
@@ -40,7 +41,7 @@ async def _tools_of_a_run(server: InProcessServer) -> list[str]:
     out = await client.runs.wait(
         tid, "lead_agent", input={"messages": [{"role": "human", "content": "hi"}]}
     )
-    return json.loads(out["messages"][-1]["content"])["tools"]
+    return json.loads(as_state(out)["messages"][-1]["content"])["tools"]
 
 
 async def until(check: Any, what: str, within: float = 60.0) -> None:

@@ -1,6 +1,11 @@
 """`@auth.authenticate` handlers run as the LangGraph server runs them: parameters injected
 by name, every identity shape it accepts, its HTTPException answered as raised."""
 
+# The handlers here take the shapes the LangGraph server accepts beyond what the SDK's Auth
+# declares (sync functions, values typed loosely, results of any type, a user read as a
+# mapping), on purpose: the argument checks against those declarations are off in this file.
+# pyright: reportArgumentType=false
+
 from __future__ import annotations
 
 import asyncio

@@ -1,6 +1,11 @@
 """`@auth.on` handlers applied as the LangGraph server applies them: the most specific
 handler wins, its return allows, refuses or filters, and its edits of `value` stick."""
 
+# The handlers here take the shapes the LangGraph server accepts beyond what the SDK's Auth
+# declares (sync functions, values typed loosely, results of any type, a user read as a
+# mapping), on purpose: the argument checks against those declarations are off in this file.
+# pyright: reportArgumentType=false
+
 from __future__ import annotations
 
 from collections.abc import MutableMapping

@@ -117,6 +117,7 @@ class Platform:
 
 class Telegram(Platform):
     name = "telegram"
+    fake: FakeTelegram
     edit_method = "editMessageText"
 
     def __init__(self) -> None:
@@ -192,6 +193,7 @@ class Telegram(Platform):
 
 class Slack(Platform):
     name = "slack"
+    fake: FakeSlack
     edit_method = "chat.update"
 
     def __init__(self) -> None:
@@ -283,6 +285,7 @@ class Slack(Platform):
 
 class Discord(Platform):
     name = "discord"
+    fake: FakeDiscord
     asks_wait = 0.3
 
     def __init__(self) -> None:
@@ -357,6 +360,7 @@ class Feishu(Platform):
     """Feishu / Lark over its long connection (the callbacks have suites of their own)."""
 
     name = "feishu"
+    fake: FakeFeishu
     edit_method = "patch"
 
     def __init__(self) -> None:
@@ -453,6 +457,7 @@ class Feishu(Platform):
 
 class DingTalk(Platform):
     name = "dingtalk"
+    fake: FakeDingTalk
     edit_method = "card_update"
 
     def __init__(self) -> None:
@@ -542,6 +547,7 @@ class DingTalk(Platform):
 
 class WeCom(Platform):
     name = "wecom"
+    fake: FakeWeCom
     edits = False  # app messages cannot be edited
     asks_wait = None  # errcode 45009 says no wait: retried with backoff
     groups = False  # an internal app's conversations are private (no group messages)

@@ -199,7 +199,10 @@ def test_files_both_ways(srv: InProcessServer, fake: FakeDingTalk):
         return found[0] if found else None
 
     until(photo)
-    assert photo().read_bytes() == jpeg  # DingTalk's picture kept its format: not image.png
+    found = photo()
+    assert (
+        found is not None and found.read_bytes() == jpeg
+    )  # DingTalk's picture kept its format: not image.png
 
 
 def test_redelivered_message_runs_once(srv: InProcessServer, fake: FakeDingTalk):

@@ -12,6 +12,7 @@ import pytest
 from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Engine
 
+from pronghorn.persistence.records.runs import RunRecord
 from pronghorn.persistence.repos import run_claims, run_units
 from pronghorn.persistence.repos import runs as runs_repo
 from pronghorn.persistence.repos import threads as threads_repo
@@ -52,7 +53,7 @@ def add_run(eng: Engine, tid: str, at: int, *, user: str = "u1", **fields: Any) 
     return rid
 
 
-def claim(eng: Engine, owner: str = "A", **kw: Any) -> dict[str, Any] | None:
+def claim(eng: Engine, owner: str = "A", **kw: Any) -> RunRecord | None:
     with eng.begin() as conn:
         return run_claims.claim_next(conn, owner=owner, lease_s=30, **kw)
 

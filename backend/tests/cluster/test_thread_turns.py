@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 import pytest
 from sqlalchemy import insert, update
 from sqlalchemy.engine import Engine
 
+from pronghorn.persistence.records.runs import RunRecord
 from pronghorn.persistence.repos import run_claims
 from pronghorn.persistence.repos import runs as runs_repo
 from pronghorn.persistence.repos import threads as threads_repo
@@ -54,7 +54,7 @@ def take(eng: Engine, tid: str, hold_s: float = 300) -> tuple[str | None, bool]:
         return threads_repo.take_turn(conn, tid, hold_s=hold_s)
 
 
-def claim(eng: Engine) -> dict[str, Any] | None:
+def claim(eng: Engine) -> RunRecord | None:
     with eng.begin() as conn:
         return run_claims.claim_next(conn, owner="B", lease_s=30)
 

@@ -84,7 +84,8 @@ async def test_valid_change_is_live_quickly(config_file: Path) -> None:
         assert status["last_error"] is None
         assert status["restart_required"] == []
         assert status["source_path"] == str(config_file)
-        assert datetime.fromisoformat(status["loaded_at"]).utcoffset().total_seconds() == 0
+        offset = datetime.fromisoformat(status["loaded_at"]).utcoffset()
+    assert offset is not None and offset.total_seconds() == 0
 
 
 async def test_an_edit_before_the_watcher_started_is_applied(config_file: Path) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +20,7 @@ from langgraph_sdk.client import SyncLangGraphClient
 
 from containers.compose import Stack, wait_until
 from containers.conftest import TIMEOUT, create_api_key, example_config
+from support.sdk import values
 
 REPLICAS = 3
 LEASE_S = 4.0
@@ -208,6 +209,7 @@ def test_a_last_event_id_reconnect_on_another_replica_continues_the_stream(
             tid, rid, stream_mode=["messages-tuple"], last_event_id=last
         )
         ended = _tokens(parts, seen, limit)
+        assert isinstance(parts, Generator)  # the SDK's stream is a generator: close it
         parts.close()
         wait_until("lb to log the request", lambda: len(scaled.upstreams_of(path)) > before, 30)
         return ended
@@ -237,6 +239,7 @@ def test_a_replica_killed_mid_run_is_recovered_by_another_within_the_lease_bound
     seen: list[tuple[int, str]] = []
     stream = client.runs.join_stream(tid, rid, stream_mode=["messages-tuple"])
     assert not _tokens(stream, seen, 3)  # the answer is streaming live: mid-run
+    assert isinstance(stream, Generator)
     stream.close()
     status, owner = scaled.run_row(rid)
     assert status == "running" and owner
@@ -281,6 +284,6 @@ def test_down_then_up_keeps_threads_and_files(scaled: Scaled, client: SyncLangGr
     with scaled.sdk() as again:
         thread = again.threads.get(tid)
         state = again.threads.get_state(tid)
-    assert thread["metadata"]["kept"] == "yes"
-    assert state["values"]["messages"][-1]["content"] == ANSWER
+    assert thread["metadata"] is not None and thread["metadata"]["kept"] == "yes"
+    assert values(state)["messages"][-1]["content"] == ANSWER
     assert httpx.get(note, headers=headers, timeout=30).text == "kept-note\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
+from typing import cast
 
 from pronghorn.auth.principal import Principal
 from pronghorn.persistence.db import Database
@@ -12,6 +13,13 @@ from pronghorn.persistence.repos import crons as crons_repo
 from pronghorn.persistence.repos.common import as_utc
 from pronghorn.runtime.access import principal_record
 from pronghorn.runtime.services.scheduler import Scheduler, next_run
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
+
+
+def stand_in(db: Database, runs: object) -> AppRuntime:
+    """The runtime a Scheduler is given: a stand-in with the two attributes it reads."""
+    return cast("AppRuntime", SimpleNamespace(db=db, runs=runs))
+
 
 CAROL = Principal(identity="carol", display_name="Carol")
 
@@ -51,8 +59,8 @@ async def test_due_time_is_claimed_once(tmp_path):
             )
         )
         runs = _Runs()
-        a = Scheduler(SimpleNamespace(db=db, runs=runs))
-        b = Scheduler(SimpleNamespace(db=db, runs=runs))
+        a = Scheduler(stand_in(db, runs))
+        b = Scheduler(stand_in(db, runs))
         now = datetime.now(UTC)
         assert await a.tick(now) + await b.tick(now) == 1
         assert len(runs.created) == 1
@@ -64,7 +72,7 @@ async def test_due_time_is_claimed_once(tmp_path):
         assert cron is not None
         assert as_utc(cron.next_run_date) == next_run("0 * * * *", None, now)
         # a "restart" after the claim does not fire it again
-        assert await Scheduler(SimpleNamespace(db=db, runs=runs)).tick(now) == 0
+        assert await Scheduler(stand_in(db, runs)).tick(now) == 0
     finally:
         await db.close()
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from sqlalchemy.engine import Connection
@@ -24,7 +24,14 @@ from pronghorn.persistence.repos import crons as crons_repo
 from pronghorn.persistence.repos.common import iso
 from pronghorn.runtime.access import principal_record
 from pronghorn.runtime.services.scheduler import Scheduler
+from pronghorn.runtime.wiring.app_runtime import AppRuntime
 from runs.backends import KINDS, database
+
+
+def stand_in(db: Database, runs: object) -> AppRuntime:
+    """The runtime a Scheduler is given: a stand-in with the two attributes it reads."""
+    return cast("AppRuntime", SimpleNamespace(db=db, runs=runs))
+
 
 DAVE = Principal(identity="dave", display_name="Dave")
 CRONS = 12
@@ -84,7 +91,7 @@ async def test_three_schedulers_fire_each_due_time_once(db_url: str) -> None:
         start = datetime.now(UTC).replace(second=0, microsecond=0) - timedelta(minutes=10)
         await _insert(dbs[0], start)
         runs = _Recorder()
-        schedulers = [Scheduler(SimpleNamespace(db=db, runs=runs)) for db in dbs]
+        schedulers = [Scheduler(stand_in(db, runs)) for db in dbs]
         fired_per_round: list[int] = []
         for n in range(ROUNDS):
             # Round n: the clock is just past due time n, so exactly one firing is due.

@@ -20,6 +20,7 @@ from deerflow_b.shapes_b import (
     check_shape,
 )
 from support.inproc import InProcessServer
+from support.sdk import values, wire
 
 PASSWORD = "a long enough password"
 
@@ -83,9 +84,9 @@ async def test_a_task_is_a_cron_of_its_owner_and_back(people: tuple[Person, Pers
     for entry in listed:
         check_shape(entry, SCHEDULED_TASK)
         assert entry["status"] in TASK_STATUSES
-    sdk_task = next(t for t in listed if t["id"] == made["cron_id"])
+    sdk_task = next(t for t in listed if t["id"] == wire(made)["cron_id"])
     assert sdk_task["prompt"] == "hi" and sdk_task["schedule_spec"] == {"cron": "*/30 * * * *"}
-    assert {t["id"] for t in listed} >= {task["id"], made["cron_id"]}
+    assert {t["id"] for t in listed} >= {task["id"], wire(made)["cron_id"]}
 
     # the other user sees neither, and cannot touch them
     assert bob.http.get("/api/scheduled-tasks").json() == []
@@ -171,4 +172,4 @@ async def test_trigger_makes_a_manual_run_in_the_history(people: tuple[Person, P
     assert after["run_count"] == 1 and after["last_run_id"] == entry["run_id"]
     assert after["last_thread_id"] == thread["thread_id"] and after["status"] == "enabled"
     state = await ann.sdk.threads.get_state(thread["thread_id"])
-    assert state["values"]["messages"][-1]["content"] == "echo: summarise the news"
+    assert values(state)["messages"][-1]["content"] == "echo: summarise the news"

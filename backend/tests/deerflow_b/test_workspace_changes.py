@@ -12,6 +12,7 @@ import httpx
 
 from deerflow_b.shapes_b import WORKSPACE_CHANGES, WORKSPACE_FILE, check_shape
 from support.inproc import InProcessServer
+from support.sdk import as_state
 
 PASSWORD = "a long enough password"
 
@@ -40,7 +41,7 @@ async def _check(app: InProcessServer, admin: httpx.AsyncClient, tmp_path: Path)
     quiet = await sdk.runs.wait(tid, "echo", input={"messages": [{"role": "user", "content": "a"}]})
     runs = await sdk.runs.list(tid)
     quiet_id = runs[0]["run_id"]
-    assert quiet["messages"][-1]["content"] == "echo: a"
+    assert as_state(quiet)["messages"][-1]["content"] == "echo: a"
 
     gate = tmp_path / f"gate-{uuid.uuid4().hex}"
     body = {"messages": [{"role": "user", "content": "b"}], "gate": str(gate)}

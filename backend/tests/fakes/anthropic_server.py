@@ -18,7 +18,7 @@ import uuid
 from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -78,6 +78,12 @@ class FakeAnthropicServer(FakeOpenAIServer):
         super().__init__()
         self.replies: deque[AnthropicReply] = deque()  # type: ignore[assignment]
         self.default = default  # type: ignore[assignment]
+
+    def queue(self, *replies: AnthropicReply) -> Self:  # type: ignore[override]
+        """Queue Anthropic replies (the OpenAI fake's ``queue`` takes its own kind)."""
+        with self._lock:
+            self.replies.extend(replies)
+        return self
 
     @property
     def base_url(self) -> str:

@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 import jwt
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from jwt.algorithms import ECAlgorithm, RSAAlgorithm
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
@@ -161,8 +162,8 @@ class FakeOidcIssuer:
         }
 
     def jwks(self) -> dict[str, Any]:
-        rsa_jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(self.rsa_key.public_key()))
-        ec_jwk = json.loads(jwt.algorithms.ECAlgorithm.to_jwk(self.ec_key.public_key()))
+        rsa_jwk = json.loads(RSAAlgorithm.to_jwk(self.rsa_key.public_key()))
+        ec_jwk = json.loads(ECAlgorithm.to_jwk(self.ec_key.public_key()))
         rsa_jwk |= {"kid": self.rsa_kid, "use": "sig", "alg": "RS256"}
         ec_jwk |= {"kid": self.ec_kid, "use": "sig", "alg": "ES256"}
         return {"keys": [rsa_jwk, ec_jwk]}
@@ -183,7 +184,7 @@ class FakeOidcIssuer:
         elif tweak == "wrong_issuer":
             body["iss"] = "http://127.0.0.1:1/evil"
         if tweak == "alg_none":
-            return jwt.encode(body, None, algorithm="none")
+            return jwt.encode(body, "", algorithm="none")  # "": no key (PyJWT reads it as None)
         if self.algorithm == "RS256":
             key: Any = self.rsa_key
             kid = self.rsa_kid

@@ -26,7 +26,7 @@ import uuid
 from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -118,7 +118,7 @@ class FakeOpenAIServer:
         self.port = 0
 
     # -- programming -------------------------------------------------------------------
-    def queue(self, *replies: Reply) -> FakeOpenAIServer:
+    def queue(self, *replies: Reply) -> Self:
         with self._lock:
             self.replies.extend(replies)
         return self
@@ -232,7 +232,7 @@ class FakeOpenAIServer:
         yield b"data: [DONE]\n\n"
 
     # -- lifecycle ---------------------------------------------------------------------
-    def start(self) -> FakeOpenAIServer:
+    def start(self) -> Self:
         self._http = ThreadedServer(self._app(), lifespan="off", name="fake OpenAI server").start()
         self.port = self._http.port
         return self
@@ -241,7 +241,7 @@ class FakeOpenAIServer:
         if self._http is not None:
             self._http.stop()
 
-    def __enter__(self) -> FakeOpenAIServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

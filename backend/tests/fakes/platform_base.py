@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -107,7 +107,7 @@ class PlatformServer:
         await event.wait()
         return PlainTextResponse(f"{gate} released")
 
-    def start(self) -> PlatformServer:
+    def start(self) -> Self:
         routes = [*self.routes(), Route("/gate/{name}", self._gate, methods=["GET"])]
         self._http = ThreadedServer(
             Starlette(routes=routes), lifespan="off", name="fake platform server", ws=self.ws

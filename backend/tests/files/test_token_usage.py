@@ -4,6 +4,7 @@ model that reports usage (through a one-call test graph and through the lead age
 from __future__ import annotations
 
 from support.inproc import InProcessServer
+from support.sdk import as_state
 
 
 async def test_token_usage_sums_runs(srv: InProcessServer) -> None:
@@ -28,7 +29,7 @@ async def test_token_usage_sums_runs(srv: InProcessServer) -> None:
         first = await client.runs.wait(
             tid, "usage_model", input={"messages": [{"role": "user", "content": "a"}]}
         )
-        assert first["messages"][-1]["content"] == "hi"
+        assert as_state(first)["messages"][-1]["content"] == "hi"
         await client.runs.wait(
             tid,
             "usage_model",

@@ -11,9 +11,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from langgraph_sdk.schema import Run
 
 from support.inproc import InProcessServer
 from support.live import base_config
+from support.sdk import as_state, values
 
 SPEND = {"input_tokens": 900, "output_tokens": 100, "total_tokens": 1000}
 RULES: list[dict[str, Any]] = [
@@ -99,7 +101,7 @@ async def test_budget_refusal_before_the_model_call(budget_srv: InProcessServer)
     client = budget_srv.sdk()
     tid = (await client.threads.create())["thread_id"]
     first = await client.runs.wait(tid, "lead_agent", input=msg("spend it"))
-    assert first["messages"][-1]["content"] == "spent"
+    assert as_state(first)["messages"][-1]["content"] == "spent"
     run = await client.runs.create(tid, "lead_agent", input=msg("spend more"))
     await client.runs.join(tid, run["run_id"])
     refused = await client.runs.get(tid, run["run_id"])
@@ -134,7 +136,7 @@ async def test_budget_error_is_streamed(streamed_budget_srv: InProcessServer) ->
     client = streamed_budget_srv.sdk()
     tid = (await client.threads.create())["thread_id"]
     spent = await client.runs.wait(tid, "lead_agent", input=msg("spend it"))
-    assert spent["messages"][-1]["content"] == "spent"  # 1,000 of the 1,200 tokens
+    assert as_state(spent)["messages"][-1]["content"] == "spent"  # 1,000 of the 1,200 tokens
     events = [
         (p.event, p.data)
         async for p in client.runs.stream(tid, "lead_agent", input=msg("anything"))
@@ -149,12 +151,12 @@ async def _interrupt_of(client: Any, tid: str) -> dict[str, Any]:
     return intr["value"]
 
 
-def tool_texts(values: dict[str, Any]) -> list[str]:
-    return [str(m["content"]) for m in values["messages"] if m["type"] == "tool"]
+def tool_texts(state: object) -> list[str]:
+    return [str(m["content"]) for m in as_state(state)["messages"] if m["type"] == "tool"]
 
 
-def tool_results(values: dict[str, Any]) -> list[dict[str, Any]]:
-    return [m for m in values["messages"] if m["type"] == "tool"]
+def tool_results(state: object) -> list[dict[str, Any]]:
+    return [m for m in as_state(state)["messages"] if m["type"] == "tool"]
 
 
 async def test_approve_runs_the_call(approval_srv: InProcessServer) -> None:
@@ -175,7 +177,7 @@ async def test_approve_runs_the_call(approval_srv: InProcessServer) -> None:
     (result,) = tool_results(out)
     assert result["status"] == "success" and "approved-ran" in str(result["content"])
     assert "Error" not in str(result["content"])
-    assert out["messages"][-1]["content"] == "finished"
+    assert as_state(out)["messages"][-1]["content"] == "finished"
     # a duplicate of the same answer is ignored: nothing runs again
     again = await client.runs.wait(
         tid, "lead_agent", command={"resume": {"approved": True, "call_id": ask["call_id"]}}
@@ -223,7 +225,7 @@ async def test_two_pending_approvals_answered_one_at_a_time(
     results = tool_results(out)
     assert [r["status"] for r in results] == ["success", "error"]
     assert "one" in str(results[0]["content"]) and "did not approve" in str(results[1]["content"])
-    assert out["messages"][-1]["content"] == "both handled"
+    assert as_state(out)["messages"][-1]["content"] == "both handled"
 
 
 async def test_waiting_approval_frees_its_slot(approval_srv: InProcessServer) -> None:
@@ -234,7 +236,7 @@ async def test_waiting_approval_frees_its_slot(approval_srv: InProcessServer) ->
     other = (await client.threads.create())["thread_id"]
     # max_concurrency is 1: this only finishes if the waiting run holds no slot
     out = await asyncio.wait_for(client.runs.wait(other, "lead_agent", input=msg("hi")), 60)
-    assert out["messages"][-1]["content"] == "plain"
+    assert as_state(out)["messages"][-1]["content"] == "plain"
 
 
 async def test_unanswered_approval_times_out_as_a_denial(
@@ -246,17 +248,17 @@ async def test_unanswered_approval_times_out_as_a_denial(
         client = server.sdk()
         tid = (await client.threads.create())["thread_id"]
         await client.runs.wait(tid, "lead_agent", input=msg("two commands"))
-        runs: list[dict[str, Any]] = []
+        runs: list[Run] = []
         async with asyncio.timeout(60):
             while len(runs) < 2 or any(r["status"] in ("pending", "running") for r in runs):
                 await asyncio.sleep(0.05)  # waiting on the sweeper's run (no event to wait on)
                 runs = await client.runs.list(tid)
-        resumed = next(r for r in runs if r["metadata"].get("approval_timeout"))
+        resumed = next(r for r in runs if (r["metadata"] or {}).get("approval_timeout"))
         assert resumed["status"] == "success"
         state = await client.threads.get_state(tid)
         texts = tool_texts(state["values"])
         assert len(texts) == 2 and all("approval timed out" in t for t in texts)
-        assert state["values"]["messages"][-1]["content"] == "both handled"
+        assert values(state)["messages"][-1]["content"] == "both handled"
     finally:
         server.stop()
 
@@ -267,7 +269,7 @@ async def test_guardrail_blocks_before_approval_and_audits(approval_srv: InProce
     out = await client.runs.wait(tid, "lead_agent", input=msg("wipe the disk"))
     (result,) = tool_results(out)
     assert result["status"] == "error" and "blocked by guardrail (rules)" in result["content"]
-    assert out["messages"][-1]["content"] == "I will not do that then."
+    assert as_state(out)["messages"][-1]["content"] == "I will not do that then."
     assert (await client.threads.get(tid))["status"] == "idle"  # nobody was asked
     db = sqlite3.connect(approval_srv.workdir / "data" / "pronghorn.db")
     try:

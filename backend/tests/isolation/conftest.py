@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
@@ -23,7 +22,7 @@ StartApp = Callable[..., Awaitable[App]]
 
 @pytest.fixture
 async def make_app(tmp_path: Path) -> AsyncIterator[StartApp]:
-    stack: list[contextlib.AbstractAsyncContextManager[object]] = []
+    stack: list[Lifespan] = []
 
     async def start(**overrides: object) -> App:
         cfg = base_config(**overrides)

@@ -5,6 +5,7 @@ count (in SQL) and single-resource access (a filtered-out resource is a 404)."""
 from __future__ import annotations
 
 from collections.abc import MutableMapping
+from typing import Any
 
 import httpx
 import pytest
@@ -14,7 +15,7 @@ from pronghorn.auth.authenticator import AuthError
 from pronghorn.auth.authorizer import Action, MetadataFilter, Resource
 from pronghorn.auth.principal import Principal
 
-HUMAN = {"messages": [{"role": "human", "content": "hi"}]}
+HUMAN: dict[str, Any] = {"messages": [{"role": "human", "content": "hi"}]}
 
 
 class TeamPolicy:
@@ -77,7 +78,7 @@ async def test_policy_is_applied(app: App) -> None:
     assert err.value.response.status_code == 403
     assert err.value.response.json() == {"detail": "bob may not create assistants"}
     made = await alice.assistants.create("echo", name="ok")
-    assert made["metadata"]["team"] == "red"
+    assert made["metadata"] is not None and made["metadata"]["team"] == "red"
     for resource, action in (
         ("assistants", "search"),
         ("crons", "search"),

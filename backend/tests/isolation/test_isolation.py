@@ -14,8 +14,9 @@ import pytest
 from langgraph_sdk.client import LangGraphClient
 
 from isolation.appkit import App
+from support.sdk import as_state, wire
 
-HUMAN = {"messages": [{"role": "human", "content": "hi"}]}
+HUMAN: dict[str, Any] = {"messages": [{"role": "human", "content": "hi"}]}
 
 
 @dataclass
@@ -45,12 +46,14 @@ async def _alice(app: App) -> Alices:
             f"/api/threads/{tid}/uploads", files={"files": ("notes.txt", b"secret", "text/plain")}
         )
         assert up.status_code == 200, up.text
+    checkpoint_id = state["checkpoint"]["checkpoint_id"]
+    assert checkpoint_id is not None
     return Alices(
         thread_id=tid,
         run_id=run["run_id"],
-        checkpoint_id=state["checkpoint"]["checkpoint_id"],
+        checkpoint_id=checkpoint_id,
         stateless_run_id=stateless["run_id"],
-        cron_id=cron["cron_id"],
+        cron_id=wire(cron)["cron_id"],  # the SDK types the cron a Run
         assistant_id=assistant["assistant_id"],
         upload="notes.txt",
     )
@@ -82,8 +85,10 @@ ENDPOINTS: dict[str, Call] = {
     "threads.get_state@id": lambda c, h, a: c.threads.get_state(
         a.thread_id, checkpoint_id=a.checkpoint_id
     ),
+    # The API takes a partial checkpoint; the SDK's Checkpoint TypedDict wants every key.
     "threads.get_state@checkpoint": lambda c, h, a: c.threads.get_state(
-        a.thread_id, checkpoint={"checkpoint_id": a.checkpoint_id}
+        a.thread_id,
+        checkpoint={"checkpoint_id": a.checkpoint_id},  # pyright: ignore[reportArgumentType]
     ),
     "threads.update_state": lambda c, h, a: c.threads.update_state(a.thread_id, {"turns": 9}),
     "threads.get_history": lambda c, h, a: c.threads.get_history(a.thread_id),
@@ -165,6 +170,7 @@ async def test_bob_gets_404_on_every_endpoint_of_alices_resources(app: App) -> N
     # Nothing of alice's changed or went away.
     alice = app.sdk("alice")
     thread = await alice.threads.get(a.thread_id)
+    assert thread["metadata"] is not None
     assert thread["metadata"].get("p") is None and thread["metadata"]["project"] == "x"
     assert [r["run_id"] for r in await alice.runs.list(a.thread_id)] == [a.run_id]
     assert (await alice.assistants.get(a.assistant_id))["name"] == "alice's"
@@ -199,7 +205,7 @@ async def test_search_and_count_exclude_other_users(app: App) -> None:
 async def test_system_assistants_are_shared_read_only(app: App) -> None:
     bob = app.sdk("bob")
     echo = await bob.assistants.get("echo")
-    assert echo["metadata"]["created_by"] == "system"
+    assert echo["metadata"] is not None and echo["metadata"]["created_by"] == "system"
     for call in (
         lambda: bob.assistants.update("echo", name="hijacked"),
         lambda: bob.assistants.delete(echo["assistant_id"]),
@@ -211,7 +217,7 @@ async def test_system_assistants_are_shared_read_only(app: App) -> None:
     # Everyone can still run it.
     thread = await bob.threads.create()
     result = await bob.runs.wait(thread["thread_id"], "echo", input=HUMAN)
-    assert result["messages"][-1]["content"] == "echo: hi"
+    assert as_state(result)["messages"][-1]["content"] == "echo: hi"
 
 
 async def test_admin_sees_everyone_only_when_asking(app: App) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from alembic import command
+from psycopg import sql
 from sqlalchemy import text
 from sqlalchemy.engine import Connection, make_url
 
@@ -35,7 +36,7 @@ async def db(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Da
     name = f"pronghorn_mig_{uuid.uuid4().hex[:10]}"
     try:
         with psycopg.connect(_libpq(PG), autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
     except psycopg.Error as exc:  # pragma: no cover - no PostgreSQL here
         pytest.skip(f"PostgreSQL unavailable: {exc}")
     database = Database(make_url(PG).set(database=name).render_as_string(hide_password=False))
@@ -43,13 +44,14 @@ async def db(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Da
     yield database
     await database.close()
     with psycopg.connect(_libpq(PG), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        drop = sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)")
+        conn.execute(drop.format(sql.Identifier(name)))
 
 
 async def test_existing_rows_get_owner_local(db: Database) -> None:
     ts = "'2026-01-01 00:00:00+00'"
 
-    def unit(conn: Connection):
+    def step1(conn: Connection):
         command.upgrade(alembic_config(conn), "0001")
         conn.execute(
             text(
@@ -67,14 +69,14 @@ async def test_existing_rows_get_owner_local(db: Database) -> None:
             )
         )
 
-    await db.write(unit)
+    await db.write(step1)
     await upgrade(db)
 
-    def unit(conn: Connection):
+    def step2(conn: Connection):
         owners = dict((conn.execute(text("SELECT assistant_id, owner_id FROM assistants"))).all())
         threads = (conn.execute(text("SELECT owner_id FROM threads"))).scalars().all()
         return owners, threads
 
-    owners, threads = await db.read(unit)
+    owners, threads = await db.read(step2)
     assert owners == {"sys": None, "mine": "local"}
     assert threads == ["local"]

@@ -13,8 +13,9 @@ from typing import Any
 from isolation.appkit import PRINCIPALS, App
 from pronghorn.runtime.access import principal_from_record, principal_record
 from pronghorn.sandbox.paths import adopt_legacy_folder, user_folder
+from support.sdk import values
 
-HUMAN = {"messages": [{"role": "human", "content": "hi"}]}
+HUMAN: dict[str, Any] = {"messages": [{"role": "human", "content": "hi"}]}
 
 
 async def test_the_graph_sees_who_runs_it(app: App) -> None:
@@ -58,8 +59,8 @@ async def test_a_crons_runs_execute_as_its_owner(app: App) -> None:
     (run,) = await alice.runs.list(tid)
     await alice.runs.join(tid, run["run_id"])
     state = await alice.threads.get_state(tid)
-    assert state["values"]["auth_user_id"] == "alice"
-    assert state["values"]["factory_user"] == "alice"
+    assert values(state)["auth_user_id"] == "alice"
+    assert values(state)["factory_user"] == "alice"
     # The principal is on the run row: a run resumed after a restart executes as alice.
     with sqlite3.connect(app.data_dir / "pronghorn.db") as conn:
         owner_id, principal = conn.execute(

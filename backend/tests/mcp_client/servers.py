@@ -21,7 +21,7 @@ class Served:
 
     def __init__(self, app: ASGIApp, *, lifespan: Literal["on", "off"] = "on") -> None:
         self.app = app
-        self.lifespan = lifespan
+        self.lifespan: Literal["on", "off"] = lifespan
         self.port = 0
         self._http: ThreadedServer | None = None
 

@@ -19,6 +19,7 @@ from pronghorn.gateway.errors import ApiError
 from pronghorn.gateway.routers.mcp import admin
 from pronghorn.runtime.wiring.app_runtime import AppRuntime
 from support.inproc import InProcessServer
+from support.sdk import as_state
 
 
 def _call(name: str, **args: Any) -> dict[str, Any]:
@@ -89,16 +90,16 @@ async def test_a_run_calls_an_mcp_tool_and_streams_its_result(start_app):
     assert any("tools" in u for u in updates)  # the tool result streamed as its own update
     # a hanging tool times out into an error ToolMessage; the run still succeeds
     out = await client.runs.wait(tid, "lead_agent", input=_human("hang please"))
-    hung = [m for m in out["messages"] if m["type"] == "tool"][-1]
+    hung = [m for m in as_state(out)["messages"] if m["type"] == "tool"][-1]
     assert hung["status"] == "error" and "timed out after 0.5 s" in hung["content"]
-    assert out["messages"][-1]["content"] == "It hung, I moved on."
+    assert as_state(out)["messages"][-1]["content"] == "It hung, I moved on."
     assert (await client.runs.list(tid))[0]["status"] == "success"
     # the server dies mid-call: an error for that call, a new process for the next one
     out = await client.runs.wait(tid, "lead_agent", input=_human("crash please"))
-    crashed = [m for m in out["messages"] if m["type"] == "tool"][-1]
+    crashed = [m for m in as_state(out)["messages"] if m["type"] == "tool"][-1]
     assert crashed["status"] == "error" and "closed the connection" in crashed["content"]
     out = await client.runs.wait(tid, "lead_agent", input=_human("add please"))
-    assert [m for m in out["messages"] if m["type"] == "tool"][-1]["content"] == "42"
+    assert [m for m in as_state(out)["messages"] if m["type"] == "tool"][-1]["content"] == "42"
     assert (await client.runs.list(tid))[0]["status"] == "success"
     runtime = _runtime(srv)
     assert runtime.mcp.pool.count("fx") == 1  # this thread's own process
@@ -106,7 +107,7 @@ async def test_a_run_calls_an_mcp_tool_and_streams_its_result(start_app):
     out = await client.runs.wait(
         tid, "lead_agent", input=_human("add please"), context={"mcp_servers": ["other"]}
     )
-    refused = [m for m in out["messages"] if m["type"] == "tool"][-1]
+    refused = [m for m in as_state(out)["messages"] if m["type"] == "tool"][-1]
     assert refused["status"] == "error" and "fx_add" in refused["content"]
     await client.threads.delete(tid)  # deleting the thread stops its stdio server
     assert runtime.mcp.pool.count("fx") == 0
@@ -117,10 +118,10 @@ async def test_many_tools_are_deferred_behind_tool_search(start_app):
     client = srv.sdk()
     tid = (await client.threads.create())["thread_id"]
     out = await client.runs.wait(tid, "lead_agent", input=_human("search please"))
-    tools = [m for m in out["messages"] if m["type"] == "tool"]
+    tools = [m for m in as_state(out)["messages"] if m["type"] == "tool"]
     assert tools[0]["name"] == "tool_search" and "fx_add(a, b)" in tools[0]["content"]
     assert tools[1]["name"] == "fx_add" and tools[1]["content"] == "3"
-    assert "fx_add" in out["mcp_promoted"]
+    assert "fx_add" in as_state(out)["mcp_promoted"]
     async with srv.ahttp() as http:
         status = (await http.get("/api/mcp/status")).json()
     assert status["deferred"] is True and status["tool_count"] == 5
@@ -195,19 +196,19 @@ async def test_hot_reload_adds_and_removes_a_server_between_runs(start_app):
     client = srv.sdk()
     tid = (await client.threads.create())["thread_id"]
     out = await client.runs.wait(tid, "lead_agent", input=_human("add please"))
-    first = [m for m in out["messages"] if m["type"] == "tool"][-1]
+    first = [m for m in as_state(out)["messages"] if m["type"] == "tool"][-1]
     assert first["status"] == "error"  # no such tool yet
     async with srv.ahttp() as http:
         r = await http.put("/api/mcp/config", json={"mcp_servers": {"fx": stdio_server()}})
         assert r.status_code == 200, r.text
         _discovered(srv)
         out = await client.runs.wait(tid, "lead_agent", input=_human("add please"))
-        assert [m for m in out["messages"] if m["type"] == "tool"][-1]["content"] == "42"
+        assert [m for m in as_state(out)["messages"] if m["type"] == "tool"][-1]["content"] == "42"
         r = await http.put("/api/mcp/config", json={"mcp_servers": {}})
         assert r.status_code == 200
         assert (await http.get("/api/mcp/status")).json()["servers"] == []
     out = await client.runs.wait(tid, "lead_agent", input=_human("add please"))
-    assert [m for m in out["messages"] if m["type"] == "tool"][-1]["status"] == "error"
+    assert [m for m in as_state(out)["messages"] if m["type"] == "tool"][-1]["status"] == "error"
 
 
 async def test_test_connection_probes_without_saving(start_app, http_mcp: Served):

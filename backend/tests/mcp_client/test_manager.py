@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langchain_core.runnables import RunnableConfig
 
 from mcp_client.conftest import stdio_server
 from mcp_client.fixture_server import build
@@ -47,7 +48,7 @@ async def test_stdio_and_http_tools_are_discovered_and_called(tmp_path: Path, ht
         assert status["fx"]["connected"] and status["web"]["status"] == "connected"
         assert {t["tool"] for t in status["web"]["tools"]} >= {"add", "echo", "hang"}
         tools = {t.name: t for t in manager.tools()}
-        conf = {"configurable": {"user_id": "u1", "thread_id": str(uuid.uuid4())}}
+        conf: RunnableConfig = {"configurable": {"user_id": "u1", "thread_id": str(uuid.uuid4())}}
         assert "42" in str(await tools["fx_add"].ainvoke({"a": 2, "b": 40}, config=conf))
         assert "HI" in str(await tools["web_echo"].ainvoke({"text": "hi"}, config=conf))
         assert manager.pool.count("web") == 1  # http: one shared session

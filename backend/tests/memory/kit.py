@@ -16,6 +16,7 @@ from pronghorn.memory.store import MemoryRepository
 from pronghorn.memory.updater import Turn
 from pronghorn.models import ScriptedChatModel
 from pronghorn.models.steps import as_step
+from support.scripted import scripted_model
 
 ALICE = MemoryScope("alice")
 
@@ -47,7 +48,7 @@ class Holder:
 async def service(
     steps: list[dict[str, Any]], **cfg: Any
 ) -> AsyncIterator[tuple[MemoryService, ScriptedChatModel]]:
-    model = ScriptedChatModel(script=steps, cursor="calls")
+    model = scripted_model(script=steps, cursor="calls")
     svc = MemoryService(
         MemoryRepository(InMemoryStore()), settings=Holder(**cfg), model_for=lambda _name: model
     )

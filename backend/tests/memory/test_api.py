@@ -218,7 +218,9 @@ async def test_a_fact_learned_in_one_thread_is_in_the_next_threads_prompt(
     ) as started:
         sdk = started.sdk("alice")
         t1 = (await sdk.threads.create())["thread_id"]
-        human = {"messages": [{"role": "human", "content": "Always answer in bullet lists."}]}
+        human: dict[str, Any] = {
+            "messages": [{"role": "human", "content": "Always answer in bullet lists."}]
+        }
         await sdk.runs.wait(t1, "lead_agent", input=human)
         async with started.http("alice") as http:
             queued = (await http.get("/api/memory/status")).json()
@@ -232,7 +234,7 @@ async def test_a_fact_learned_in_one_thread_is_in_the_next_threads_prompt(
         assert status["last_update_at"] and status["processed"] == 1
 
         t2 = (await sdk.threads.create())["thread_id"]
-        ask = {"messages": [{"role": "human", "content": "List three fruits."}]}
+        ask: dict[str, Any] = {"messages": [{"role": "human", "content": "List three fruits."}]}
         await sdk.runs.wait(t2, "lead_agent", input=ask, context={"model_name": "oa"})
         bob = started.sdk("bob")
         t3 = (await bob.threads.create())["thread_id"]
@@ -249,7 +251,7 @@ async def test_the_demo_model_skips_updates_quietly(tmp_path: Path) -> None:
     async with running(tmp_path, memory={"enabled": True, "debounce_s": 3600}) as started:
         sdk = started.sdk("alice")
         tid = (await sdk.threads.create())["thread_id"]
-        human = {"messages": [{"role": "human", "content": "hello there"}]}
+        human: dict[str, Any] = {"messages": [{"role": "human", "content": "hello there"}]}
         await sdk.runs.wait(tid, "lead_agent", input=human, context={"model_name": "demo"})
         await sdk.http.client.aclose()
         await started.runtime.memory.flush()

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langgraph_sdk.schema import StreamMode
 
 from isolation.appkit import PRINCIPALS
 from memory.test_api import running
@@ -30,7 +31,7 @@ SCRIPT = [
 ]
 MODELS = [{"name": "s", "provider": "scripted", "script": SCRIPT}]
 IDS = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|call_[0-9a-f]{16,}")
-MODES = ["values", "messages-tuple", "updates", "custom"]
+MODES: list[StreamMode] = ["values", "messages-tuple", "updates", "custom"]
 
 
 def normalized(parts: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
@@ -46,7 +47,7 @@ async def test_streams_the_same_parts_as_the_sdk(tmp_path: Path) -> None:
     async with running(tmp_path, **cfg) as app:
         sdk = app.sdk("alice")
         tid = (await sdk.threads.create())["thread_id"]
-        body = {"messages": [{"role": "human", "content": "write a file"}]}
+        body: dict[str, Any] = {"messages": [{"role": "human", "content": "write a file"}]}
         via_sdk = [
             (p.event, p.data)
             async for p in sdk.runs.stream(tid, "lead_agent", input=body, stream_mode=MODES)

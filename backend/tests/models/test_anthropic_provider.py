@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import anthropic
 import pytest
+from langchain_anthropic import ChatAnthropic
 from langchain_core.messages import HumanMessage
 
 from fakes.anthropic_server import AnthropicReply, FakeAnthropicServer
@@ -53,6 +54,7 @@ async def test_models_built_from_one_entry_share_one_http_client(
     fake_anthropic: FakeAnthropicServer,
 ):
     first, second = make(fake_anthropic), make(fake_anthropic)
+    assert isinstance(first, ChatAnthropic) and isinstance(second, ChatAnthropic)
     assert second._async_client._client is first._async_client._client
     fake_anthropic.queue(AnthropicReply(text="a"), AnthropicReply(text="b"))
     assert (await first.ainvoke("hi")).content == "a"

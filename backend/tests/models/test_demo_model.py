@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool
 
 from pronghorn.models import make_demo_model
@@ -130,7 +131,7 @@ async def test_greeting_and_echo_are_streamed_text():
     model = make_demo_model(chunk_delay_s=0)
     hello = [c async for c in model.astream([HumanMessage("Hello!")])]
     assert sum(1 for c in hello if c.content) > 5
-    text = "".join(c.content for c in hello)
+    text = "".join(str(c.content) for c in hello)
     assert "offline demo model" in text
     echo = await turn(model, [HumanMessage("what is the capital of Peru")])
     assert "capital of Peru" in echo.content and not echo.tool_calls
@@ -162,7 +163,7 @@ async def test_demo_model_drives_a_real_create_agent_loop():
 
     model = make_demo_model(chunk_delay_s=0)
     agent = create_agent(model, [write, run, present_files], checkpointer=InMemorySaver())
-    config = {"configurable": {"thread_id": "t-demo"}}
+    config: RunnableConfig = {"configurable": {"thread_id": "t-demo"}}
     streamed = 0
     async for mode, _ in agent.astream(
         {"messages": [{"role": "user", "content": "write a report about otters"}]},

@@ -127,6 +127,7 @@ def test_openai_client_settings():
     )  # fmt: skip
     m = f.create("o", reasoning_effort="high")
     assert isinstance(m, ChatOpenAI)
+    assert m.openai_api_key is not None
     assert m.model_name == "o4-mini" and m.openai_api_key.get_secret_value() == "sk-1"
     assert m.openai_api_base == "https://x.example/v1"
     assert (m.max_tokens, m.temperature, m.request_timeout) == (500, 0.2, 30)
@@ -138,7 +139,7 @@ def test_openai_client_settings():
     plain = factory([{"name": "p", "model": "gpt-4o", "api_key": "k"}]).create(
         "p", reasoning_effort="high"
     )
-    assert plain.reasoning_effort is None
+    assert isinstance(plain, ChatOpenAI) and plain.reasoning_effort is None
 
 
 def test_sdk_retries_are_off_even_when_options_ask_for_them():
@@ -159,7 +160,7 @@ def test_defaults_suit_thinking_models():
     entry = f.resolve("o")
     assert entry.stream_chunk_timeout_s == 240 and entry.timeout_s == 120
     m = f.create("o")
-    assert m.stream_chunk_timeout == 240
+    assert isinstance(m, ChatOpenAI) and m.stream_chunk_timeout == 240
     # httpx's read timeout never cuts a silence the chunk timeout still allows.
     timeout = m.root_async_client.timeout
     assert isinstance(timeout, openai.Timeout)  # the SDK's (httpx2's) type, not httpx's
@@ -176,8 +177,9 @@ def test_anthropic_thinking_budget():
     m = f.create("c", thinking_enabled=True)
     assert isinstance(m, ChatAnthropic)
     assert m.thinking == {"type": "enabled", "budget_tokens": 3000}
-    assert m.max_tokens > 3000 and m.temperature is None
+    assert m.max_tokens is not None and m.max_tokens > 3000 and m.temperature is None
     off = f.create("c")
+    assert isinstance(off, ChatAnthropic)
     assert off.thinking is None and off.temperature == 0.3
 
 

@@ -7,6 +7,7 @@ import openai
 import pytest
 from langchain_core.messages import AIMessageChunk, HumanMessage
 from langchain_core.tools import tool
+from langchain_openai import ChatOpenAI
 
 from fakes.openai_server import FakeOpenAIServer, Reply
 from pronghorn.config.schema.app import AppConfig
@@ -110,7 +111,7 @@ async def test_dropped_stream_raises(fake_openai: FakeOpenAIServer):
     with pytest.raises((httpx.HTTPError, openai.APIError)):
         async for c in make(fake_openai).astream("hi"):
             got.append(c)
-    assert "".join(c.content for c in got) == "this answer "
+    assert "".join(str(c.content) for c in got) == "this answer "
 
 
 async def test_stalled_stream_hits_the_chunk_timeout(fake_openai: FakeOpenAIServer):
@@ -124,11 +125,13 @@ async def test_models_built_from_one_entry_share_one_http_client(fake_openai: Fa
     # be hashable, or langchain-openai builds (and never closes) one client per model.
     first = make(fake_openai, stream_chunk_timeout_s=90)
     second = make(fake_openai, stream_chunk_timeout_s=90)
+    assert isinstance(first, ChatOpenAI) and isinstance(second, ChatOpenAI)
     client = first.root_async_client._client
     assert second.root_async_client._client is client
     t = client.timeout  # connect/write/pool 10 s, read 90 s, as floats (not nested objects)
     assert (t.connect, t.read, t.write, t.pool) == (10, 90, 10, 10)
     other = make(fake_openai, stream_chunk_timeout_s=60)
+    assert isinstance(other, ChatOpenAI)
     assert other.root_async_client._client is not client  # another timeout, another client
     fake_openai.queue(Reply.text("a"), Reply.text("b"))
     assert (await first.ainvoke("hi")).content == "a"

@@ -8,10 +8,12 @@ import time
 import openai
 import pytest
 from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool
 from pydantic import ValidationError
 
-from pronghorn.models import ScriptedChatModel, ScriptedModelError, ScriptExhaustedError
+from pronghorn.models import ScriptedModelError, ScriptExhaustedError
+from support.scripted import scripted_model
 
 
 @tool
@@ -32,7 +34,7 @@ def merged(chunks: list[AIMessageChunk]) -> AIMessageChunk:
 
 
 async def test_text_step_invoke_has_usage_and_finish_reason():
-    model = ScriptedChatModel(script=[{"text": "Hello there, world."}])
+    model = scripted_model(script=[{"text": "Hello there, world."}])
     msg = await model.ainvoke([HumanMessage("hi")])
     assert isinstance(msg, AIMessage)
     assert msg.content == "Hello there, world."
@@ -44,7 +46,7 @@ async def test_text_step_invoke_has_usage_and_finish_reason():
 
 
 async def test_text_streams_word_by_word_in_order():
-    model = ScriptedChatModel(script=[{"text": "one two three four"}])
+    model = scripted_model(script=[{"text": "one two three four"}])
     chunks = await collect(model, [HumanMessage("hi")])
     texts = [c.content for c in chunks if c.content]
     assert texts == ["one ", "two ", "three ", "four"]
@@ -57,7 +59,7 @@ async def test_text_streams_word_by_word_in_order():
 
 
 async def test_chunk_delay_paces_the_stream():
-    model = ScriptedChatModel(script=[{"text": "a b c d e f", "delay_s": 0.03}])
+    model = scripted_model(script=[{"text": "a b c d e f", "delay_s": 0.03}])
     started = time.monotonic()
     stamps = []
     async for _ in model.astream([HumanMessage("hi")]):
@@ -74,7 +76,7 @@ async def test_tool_call_chunks_assemble_into_valid_tool_calls():
             {"name": "add", "args": {"a": 1, "b": 2}},
         ],
     }
-    model = ScriptedChatModel(script=[step])
+    model = scripted_model(script=[step])
     chunks = await collect(model.bind_tools([add]), [HumanMessage("add")])
     pieces = [c for c in chunks if c.tool_call_chunks]
     assert len(pieces) > 4  # args arrive in several pieces
@@ -89,11 +91,11 @@ async def test_tool_call_chunks_assemble_into_valid_tool_calls():
 
 
 async def test_tool_call_ids_are_unique_per_call():
-    model = ScriptedChatModel(fallback={"tool_calls": [{"name": "add", "args": {"a": 1, "b": 1}}]})
+    model = scripted_model(fallback={"tool_calls": [{"name": "add", "args": {"a": 1, "b": 1}}]})
     a = await model.ainvoke([HumanMessage("x")])
     b = await model.ainvoke([HumanMessage("x")])
     assert a.tool_calls[0]["id"] != b.tool_calls[0]["id"]
-    fixed = ScriptedChatModel(fallback={"tool_calls": [{"name": "add", "id": "call_fixed"}]})
+    fixed = scripted_model(fallback={"tool_calls": [{"name": "add", "id": "call_fixed"}]})
     assert (await fixed.ainvoke("x")).tool_calls[0]["id"] == "call_fixed"
 
 
@@ -104,11 +106,11 @@ async def test_reasoning_usage_and_custom_finish_reason():
         "finish_reason": "content_filter",
         "usage": {"input_tokens": 100, "output_tokens": 7},
     }
-    model = ScriptedChatModel(script=[step, step])
+    model = scripted_model(script=[step, step])
     msg = await model.ainvoke([HumanMessage("q")])
     assert msg.additional_kwargs["reasoning_content"] == "thinking it over carefully"
     assert msg.response_metadata["finish_reason"] == "content_filter"
-    assert msg.usage_metadata["input_tokens"] == 100
+    assert msg.usage_metadata is not None and msg.usage_metadata["input_tokens"] == 100
     assert msg.usage_metadata["total_tokens"] == 107
     chunks = await collect(model, [HumanMessage("q"), msg])
     reasoning = [c.additional_kwargs["reasoning_content"] for c in chunks if c.additional_kwargs]
@@ -117,19 +119,19 @@ async def test_reasoning_usage_and_custom_finish_reason():
 
 
 async def test_errors_look_like_provider_errors():
-    model = ScriptedChatModel(script=[{"raise": "rate_limit", "times": None}])
+    model = scripted_model(script=[{"raise": "rate_limit", "times": None}])
     with pytest.raises(openai.RateLimitError) as info:
         await model.ainvoke([HumanMessage("x")])
     assert info.value.status_code == 429
     with pytest.raises(openai.RateLimitError):
         await collect(model, [HumanMessage("x")])
-    generic = ScriptedChatModel(script=[{"raise": "kaboom", "message": "it broke", "times": None}])
+    generic = scripted_model(script=[{"raise": "kaboom", "message": "it broke", "times": None}])
     with pytest.raises(ScriptedModelError, match="it broke"):
         await generic.ainvoke("x")
 
 
 async def test_error_then_success_on_retry_of_the_same_turn():
-    model = ScriptedChatModel(
+    model = scripted_model(
         script=[{"raise": "rate_limit", "times": 2}, {"text": "finally"}, {"text": "second turn"}]
     )
     history = [HumanMessage("hi")]
@@ -143,7 +145,7 @@ async def test_error_then_success_on_retry_of_the_same_turn():
 
 
 async def test_dropped_stream_raises_after_some_chunks():
-    model = ScriptedChatModel(
+    model = scripted_model(
         script=[{"text": "a b c d e", "raise": "connection", "raise_after_chunks": 2}]
     )
     got = []
@@ -154,7 +156,7 @@ async def test_dropped_stream_raises_after_some_chunks():
 
 
 async def test_script_cursor_is_per_conversation():
-    model = ScriptedChatModel(script=[{"text": "first"}, {"text": "second"}])
+    model = scripted_model(script=[{"text": "first"}, {"text": "second"}])
 
     async def conversation() -> list[str]:
         history = [HumanMessage("hello")]
@@ -172,9 +174,9 @@ async def test_script_cursor_is_per_conversation():
 
 
 async def test_calls_cursor_counts_per_thread_id():
-    model = ScriptedChatModel(script=[{"text": "one"}, {"text": "two"}], cursor="calls")
-    cfg_a = {"configurable": {"thread_id": "A"}, "metadata": {"thread_id": "A"}}
-    cfg_b = {"configurable": {"thread_id": "B"}, "metadata": {"thread_id": "B"}}
+    model = scripted_model(script=[{"text": "one"}, {"text": "two"}], cursor="calls")
+    cfg_a: RunnableConfig = {"configurable": {"thread_id": "A"}, "metadata": {"thread_id": "A"}}
+    cfg_b: RunnableConfig = {"configurable": {"thread_id": "B"}, "metadata": {"thread_id": "B"}}
     assert (await model.ainvoke("x", config=cfg_a)).content == "one"
     assert (await model.ainvoke("x", config=cfg_b)).content == "one"
     assert (await model.ainvoke("x", config=cfg_a)).content == "two"
@@ -182,7 +184,7 @@ async def test_calls_cursor_counts_per_thread_id():
 
 
 async def test_rules_match_last_human_message_and_play_steps():
-    model = ScriptedChatModel(
+    model = scripted_model(
         rules=[
             {"match": ["weather", "forecast"], "steps": [
                 {"tool_calls": [{"name": "add", "args": {"a": 1, "b": 2}}]},
@@ -202,7 +204,7 @@ async def test_rules_match_last_human_message_and_play_steps():
 
 
 async def test_requests_and_bound_tools_are_recorded():
-    model = ScriptedChatModel(fallback={"text": "ok"})
+    model = scripted_model(fallback={"text": "ok"})
     bound = model.bind_tools([add], tool_choice="auto")
     await bound.ainvoke([HumanMessage("hi")], temperature=0.5)
     assert model.bound_tools[0][0]["function"]["name"] == "add"
@@ -220,6 +222,6 @@ async def test_requests_and_bound_tools_are_recorded():
 
 def test_invalid_steps_fail_when_the_model_is_built():
     with pytest.raises(ValidationError):
-        ScriptedChatModel(script=[{"txt": "typo"}])
+        scripted_model(script=[{"txt": "typo"}])
     with pytest.raises(ValidationError):
-        ScriptedChatModel(rules=[{"regex": "(unclosed", "text": "x"}])
+        scripted_model(rules=[{"regex": "(unclosed", "text": "x"}])

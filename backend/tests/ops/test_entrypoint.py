@@ -77,7 +77,8 @@ def test_missing_config_file_falls_back_to_defaults(env: dict[str, str], tmp_pat
     env["PRONGHORN_CONFIG"] = str(tmp_path / "absent.yaml")
     code, record, stderr = run(env)
     assert code == 0 and record is not None
-    assert "--config" not in record["argv"]
+    argv = record["argv"]
+    assert isinstance(argv, list) and "--config" not in argv
     assert "no config file" in stderr
 
 

@@ -182,7 +182,7 @@ def test_config_reloads_are_counted(start_app: Start) -> None:
         def reloads(result: str) -> float:
             return value(scrape(http), "pronghorn_config_reloads_total", result=result)
 
-        def until(result: str, write: Callable[[], None]) -> None:
+        def until(result: str, write: Callable[[], object]) -> None:
             """Write once (the app watches its file from startup on), then wait for it."""
             write()
             deadline = time.monotonic() + 60

@@ -9,6 +9,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointTuple, empty_checkpoint
 from langgraph.types import Command
 from sqlalchemy import update
@@ -39,8 +40,8 @@ def _graph(p: Persistence):
     return echo_graph.copy(update={"checkpointer": p.checkpointer, "store": p.store})
 
 
-def _cfg(thread_id: str, run_id: str | None = None) -> dict:
-    cfg: dict = {"configurable": {"thread_id": thread_id}}
+def _cfg(thread_id: str, run_id: str | None = None) -> RunnableConfig:
+    cfg: RunnableConfig = {"configurable": {"thread_id": thread_id}}
     if run_id:
         cfg["metadata"] = {"run_id": run_id}
     return cfg

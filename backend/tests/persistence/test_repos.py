@@ -35,10 +35,11 @@ async def test_resolve_assistant(db: Database) -> None:
 
     def unit(conn: Connection):
         by_graph = assistants.resolve_assistant(conn, "echo")
-        assert by_graph.assistant_id == system_assistant_id("echo")
-        assert (assistants.resolve_assistant(conn, made.assistant_id)).name == "a"
-        upper = made.assistant_id.upper()
-        assert (assistants.resolve_assistant(conn, upper)).assistant_id == made.assistant_id
+        assert by_graph is not None and by_graph.assistant_id == system_assistant_id("echo")
+        by_id = assistants.resolve_assistant(conn, made.assistant_id)
+        assert by_id is not None and by_id.name == "a"
+        by_upper = assistants.resolve_assistant(conn, made.assistant_id.upper())
+        assert by_upper is not None and by_upper.assistant_id == made.assistant_id
         assert assistants.resolve_assistant(conn, "unknown_graph") is None
         assert assistants.resolve_assistant(conn, str(uuid.uuid4())) is None
 
@@ -49,16 +50,17 @@ async def test_assistant_versions(db: Database) -> None:
     made = await _make_assistant(db, metadata={"a": 1, "b": {"c": [1, 2]}})
     aid = made.assistant_id
 
-    def unit(conn: Connection):
+    def step1(conn: Connection):
         v2 = assistants.update_assistant(conn, aid, name="two", metadata={"a": 2})
-        assert v2.version == 2 and v2.metadata == {"a": 2, "b": {"c": [1, 2]}}
+        assert v2 is not None and v2.version == 2 and v2.metadata == {"a": 2, "b": {"c": [1, 2]}}
         v3 = assistants.update_assistant(conn, aid, config={"tags": ["x"]})
+        assert v3 is not None
         assert v3.version == 3 and v3.name == "two" and v3.config == {"tags": ["x"]}
         assert assistants.update_assistant(conn, str(uuid.uuid4()), name="x") is None
 
-    await db.write(unit)
+    await db.write(step1)
 
-    def unit(conn: Connection):
+    def step2(conn: Connection):
         versions = assistants.list_versions(conn, aid)
         assert [v.version for v in versions] == [3, 2, 1]
         assert [v.version for v in assistants.list_versions(conn, aid, limit=1)] == [3]
@@ -66,19 +68,21 @@ async def test_assistant_versions(db: Database) -> None:
         assert [v.version for v in nested] == [3, 2, 1]
         assert assistants.list_versions(conn, aid, metadata={"a": 1}) != []
 
-    await db.read(unit)
+    await db.read(step2)
 
-    def unit(conn: Connection):
+    def step3(conn: Connection):
         back = assistants.set_latest(conn, aid, 1)
-        assert back.version == 1 and back.name == "a" and back.metadata["a"] == 1
+        assert (
+            back is not None and back.version == 1 and back.name == "a" and back.metadata["a"] == 1
+        )
         assert assistants.set_latest(conn, aid, 42) is None
         v4 = assistants.update_assistant(conn, aid, description="d")
-        assert v4.version == 4  # numbering continues after set_latest
+        assert v4 is not None and v4.version == 4  # numbering continues after set_latest
         assert assistants.delete_assistant(conn, aid)
         assert not assistants.delete_assistant(conn, aid)
         assert assistants.list_versions(conn, aid) == []
 
-    await db.write(unit)
+    await db.write(step3)
 
 
 async def test_assistant_search(db: Database) -> None:
@@ -105,7 +109,7 @@ async def test_thread_crud_and_ttl(db: Database) -> None:
     tid = str(uuid.uuid4())
     ttl, expires_at = threads.ttl_fields({"ttl": 10, "strategy": "keep_latest"})
 
-    def unit(conn: Connection):
+    def step1(conn: Connection):
         made = threads.insert_thread(conn, tid, metadata={"a": 1}, ttl=ttl, expires_at=expires_at)
         assert made.status == "idle" and "ttl" not in thread_json(made)
         updated = threads.update_thread(conn, tid, metadata={"b": 2})
@@ -120,10 +124,10 @@ async def test_thread_crud_and_ttl(db: Database) -> None:
         row = threads.get_row(conn, tid)
         assert row is not None and row.ttl is None and row.expires_at is None
 
-    await db.write(unit)
+    await db.write(step1)
     other = str(uuid.uuid4())
 
-    def unit(conn: Connection):
+    def step2(conn: Connection):
         threads.insert_thread(conn, other, ttl={"ttl": 1, "strategy": "delete"})
         conn.execute(
             update(threads_table)
@@ -131,26 +135,26 @@ async def test_thread_crud_and_ttl(db: Database) -> None:
             .values(expires_at=now() - timedelta(seconds=1))
         )
 
-    await db.write(unit)
+    await db.write(step2)
 
-    def unit(conn: Connection):
+    def step3(conn: Connection):
         assert (other, "delete") in threads.expired(conn)
         assert all(t != tid for t, _ in threads.expired(conn))
 
-    await db.read(unit)
+    await db.read(step3)
 
-    def unit(conn: Connection):
+    def step4(conn: Connection):
         assert threads.delete_thread(conn, other)
         assert not threads.delete_thread(conn, other)
 
-    await db.write(unit)
+    await db.write(step4)
 
 
 async def test_thread_search(db: Database) -> None:
     tag = uuid.uuid4().hex
     ids = []
 
-    def unit(conn: Connection):
+    def step1(conn: Connection):
         for i in range(4):
             tid = str(uuid.uuid4())
             ids.append(tid)
@@ -162,9 +166,9 @@ async def test_thread_search(db: Database) -> None:
                 status="interrupted" if i == 3 else "idle",
             )
 
-    await db.write(unit)
+    await db.write(step1)
 
-    def unit(conn: Connection):
+    def step2(conn: Connection):
         found, total = threads.search_rows(conn, metadata={"tag": tag})
         assert total == 4 and [t.thread_id for t in found] == ids[::-1]  # newest first
         found, _ = threads.search_rows(conn, metadata={"tag": tag, "l": [2]})
@@ -179,4 +183,4 @@ async def test_thread_search(db: Database) -> None:
         page, total = threads.search_rows(conn, metadata={"tag": tag}, limit=3, offset=3)
         assert total == 4 and len(page) == 1
 
-    await db.read(unit)
+    await db.read(step2)

@@ -11,8 +11,10 @@ from pathlib import Path
 from typing import Annotated
 
 import pytest
+from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
+from langgraph.types import Durability
 from typing_extensions import TypedDict
 
 from pronghorn.config.schema.app import StoreConfig
@@ -64,7 +66,7 @@ async def persistence(sqlite_db: Database) -> AsyncIterator[Persistence]:
 
 @pytest.mark.parametrize("durability", ["sync", "async", "exit"])
 async def test_concurrent_runs_keep_full_history(
-    sqlite_db: Database, persistence: Persistence, durability: str
+    sqlite_db: Database, persistence: Persistence, durability: Durability
 ) -> None:
     saver = persistence.checkpointer
     assert isinstance(saver, WorkerSqliteSaver)
@@ -73,13 +75,13 @@ async def test_concurrent_runs_keep_full_history(
     before_writes, before_commits = stats.writes, stats.commits
 
     async def one(i: int) -> None:
-        cfg = {"configurable": {"thread_id": f"t{i}"}}
+        cfg: RunnableConfig = {"configurable": {"thread_id": f"t{i}"}}
         out = await graph.ainvoke({"messages": [("user", f"hi {i}")]}, cfg, durability=durability)
         assert out["n"] == 2
 
     await asyncio.gather(*(one(i) for i in range(24)))
     for i in range(24):
-        cfg = {"configurable": {"thread_id": f"t{i}"}}
+        cfg: RunnableConfig = {"configurable": {"thread_id": f"t{i}"}}
         history = [s async for s in graph.aget_state_history(cfg)]
         # input, start, after a, after b — a checkpoint per step, except in exit mode.
         assert len(history) == (1 if durability == "exit" else 4)

@@ -35,11 +35,11 @@ FROM n
 @pytest.mark.parametrize("sort_by", ["created_at", "updated_at"])
 async def test_a_users_page_is_read_in_index_order(db: Database, sort_by: str) -> None:
 
-    def unit(conn: Connection):
+    def step1(conn: Connection):
         conn.execute(text(FILL))
         conn.execute(text("ANALYZE"))
 
-    await db.write(unit)
+    await db.write(step1)
     pages: list[tuple[str, Any]] = []
 
     def keep(
@@ -48,7 +48,7 @@ async def test_a_users_page_is_read_in_index_order(db: Database, sort_by: str) -
         if "count(" not in statement and "LIMIT" in statement:
             pages.append((statement, parameters))
 
-    def unit(conn: Connection):
+    def step2(conn: Connection):
         event.listen(conn, "before_cursor_execute", keep)
         rows, total = threads.search_rows(
             conn, limit=10, sort_by=sort_by, scope=OwnerScope(owner_id="alice")
@@ -64,7 +64,7 @@ async def test_a_users_page_is_read_in_index_order(db: Database, sort_by: str) -
         plan = (conn.exec_driver_sql("EXPLAIN QUERY PLAN " + statement, parameters)).all()
         return plan
 
-    plan = await db.read(unit)
+    plan = await db.read(step2)
     steps = [str(step[-1]) for step in plan]  # (id, parent, notused, detail)
     assert any(f"ix_threads_owner_{sort_by[:7]}" in s for s in steps), steps
     assert "USE TEMP B-TREE FOR ORDER BY" not in steps, steps
@@ -72,18 +72,18 @@ async def test_a_users_page_is_read_in_index_order(db: Database, sort_by: str) -
 
 async def test_a_users_threads_of_one_status_are_counted_from_an_index(db: Database) -> None:
 
-    def unit(conn: Connection):
+    def step1(conn: Connection):
         conn.execute(text(FILL))
         conn.execute(text("ANALYZE"))
 
-    await db.write(unit)
+    await db.write(step1)
     counts: list[tuple[str, Any]] = []
 
     def keep(_conn: Connection, _cursor: Any, statement: str, parameters: Any, *_: object) -> None:
         if "count(" in statement:
             counts.append((statement, parameters))
 
-    def unit(conn: Connection):
+    def step2(conn: Connection):
         event.listen(conn, "before_cursor_execute", keep)
         _, total = threads.search_rows(
             conn, limit=10, status="idle", scope=OwnerScope(owner_id="alice")
@@ -94,6 +94,6 @@ async def test_a_users_threads_of_one_status_are_counted_from_an_index(db: Datab
         plan = (conn.exec_driver_sql("EXPLAIN QUERY PLAN " + statement, parameters)).all()
         return plan
 
-    plan = await db.read(unit)
+    plan = await db.read(step2)
     steps = [str(step[-1]) for step in plan]
     assert any("COVERING INDEX ix_threads_owner_status" in s for s in steps), steps

@@ -103,18 +103,18 @@ async def test_title_matches_rank_first_and_pages(db: Database) -> None:
 async def test_thousands_of_threads(db: Database) -> None:
     rows = [str(uuid.uuid4()) for _ in range(3000)]
 
-    def unit(conn: Connection):
+    def step1(conn: Connection):
         for i, tid in enumerate(rows):
             threads.insert_thread(conn, tid, owner_id="alice")
             threads.set_fields(
                 conn, tid, values={"title": f"chat {i}", **_messages(f"note number n{i}x")}
             )
 
-    await db.write(unit)
+    await db.write(step1)
     assert await _search(db, "n2999x") == [rows[2999]]
     assert len(await _search(db, "chat", limit=100)) == 100
 
-    def unit(conn: Connection):
+    def step2(conn: Connection):
         assert repo.refresh(conn, "alice") == 0  # nothing changed: nothing re-read
 
-    await db.write(unit)
+    await db.write(step2)

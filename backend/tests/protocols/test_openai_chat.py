@@ -12,12 +12,17 @@ from openai import OpenAI
 
 from protocols.conftest import Authed
 from support.inproc import InProcessServer
+from support.sdk import as_state, values
 
 
-def client_of(server: InProcessServer, api_key: str = "unused", **kw: object) -> OpenAI:
-    http = server.http(timeout=60)
+def client_of(server: InProcessServer, api_key: str = "unused") -> OpenAI:
+    http = server.http(timeout=60)  # an httpx client on the in-process app
     return OpenAI(
-        base_url=f"{server.url}/v1", api_key=api_key, http_client=http, max_retries=0, **kw
+        base_url=f"{server.url}/v1",
+        api_key=api_key,
+        # openai 3 types http_client as httpx2's Client; it drives httpx's the same way
+        http_client=http,  # pyright: ignore[reportArgumentType]
+        max_retries=0,
     )
 
 
@@ -50,9 +55,9 @@ def test_completion_answers_with_usage_and_the_run_is_an_ordinary_run(srv: InPro
     # the run shows in the LangGraph API like any other (the UI lists the thread too)
     sdk = srv.sync_sdk()
     run = sdk.runs.get(thread_id, run_id)
-    assert run["status"] == "success" and run["metadata"]["protocol"] == "openai"
+    assert run["status"] == "success" and (run["metadata"] or {}).get("protocol") == "openai"
     state = sdk.threads.get_state(thread_id)
-    assert state["values"]["messages"][-1]["content"] == "Counted tokens for you"
+    assert values(state)["messages"][-1]["content"] == "Counted tokens for you"
 
 
 def test_assistant_colon_model_picks_the_lead_agents_model(srv: InProcessServer):
@@ -122,8 +127,8 @@ def test_user_field_and_header_continue_a_thread(srv: InProcessServer):
             extra_headers={"X-Pronghorn-Thread-Id": thread_id},
         )
         assert third.choices[0].message.content == "echo: three"
-    values = srv.sync_sdk().threads.get_state(thread_id)["values"]
-    assert [m["content"] for m in values["messages"]] == [
+    got = srv.sync_sdk().threads.get_state(thread_id)["values"]
+    assert [m["content"] for m in as_state(got)["messages"]] == [
         "one",
         "echo: one",
         "two",

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from psycopg import sql
 from sqlalchemy.engine import make_url
 
 PG_URL = os.environ.get("PRONGHORN_TEST_POSTGRES_URL")
@@ -41,7 +42,7 @@ def database(kind: str, workdir: Path) -> Iterator[tuple[dict, str]]:
     assert PG_URL
     name = f"pronghorn_ev_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(_libpq(PG_URL), autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
     url = make_url(PG_URL).set(database=name)
     try:
         yield (
@@ -50,4 +51,5 @@ def database(kind: str, workdir: Path) -> Iterator[tuple[dict, str]]:
         )
     finally:
         with psycopg.connect(_libpq(PG_URL), autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            drop = sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)")
+            conn.execute(drop.format(sql.Identifier(name)))

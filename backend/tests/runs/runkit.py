@@ -59,6 +59,12 @@ class Frame:
     id: str | None
 
 
+def frame_id(frame: Frame) -> int:
+    """The frame's id as a number (a frame the test numbers must have one)."""
+    assert frame.id is not None, frame
+    return int(frame.id)
+
+
 def parse_frames(raw: bytes) -> list[Frame | str]:
     """Frames and comments (as strings) in order; the server uses CRLF."""
     out: list[Frame | str] = []

@@ -7,13 +7,17 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Sequence
+
+from langgraph_sdk.schema import ThreadState
 
 from runs.runkit import human
 from support.inproc import InProcessServer
+from support.sdk import as_state, values, wire
 
 
-def _steps(history: list[dict]) -> list[int]:
-    return [h["metadata"]["step"] for h in history]
+def _steps(history: Sequence[ThreadState]) -> list[int]:
+    return [(h["metadata"] or {})["step"] for h in history]
 
 
 async def test_default_history_has_a_checkpoint_per_step(server: InProcessServer):
@@ -25,7 +29,7 @@ async def test_default_history_has_a_checkpoint_per_step(server: InProcessServer
     assert _steps(history) == [2, 1, 0, -1]
     assert [h["next"] for h in history] == [[], ["respond"], ["prepare"], ["__start__"]]
     run = (await client.runs.list(tid))[0]
-    assert run["kwargs"]["durability"] is None  # not named: the default applied
+    assert wire(run)["kwargs"]["durability"] is None  # not named: the default applied
 
 
 async def test_exit_is_an_opt_in_with_less_history(server: InProcessServer):
@@ -34,7 +38,7 @@ async def test_exit_is_an_opt_in_with_less_history(server: InProcessServer):
     await client.runs.wait(tid, "echo", input=human("one"), durability="exit")
     history = await client.threads.get_history(tid)
     assert len(history) < 4
-    assert history[0]["values"]["last_echo"] == "one"
+    assert values(history[0])["last_echo"] == "one"
 
 
 async def test_config_key_changes_the_default(start_app):
@@ -61,7 +65,7 @@ async def test_regenerate_keeps_the_users_last_message(server: InProcessServer):
     assert parent is not None
     await client.runs.wait(tid, "echo", input=None, checkpoint=parent)
     after = await client.threads.get_state(tid)
-    texts = [(m["type"], m["content"]) for m in after["values"]["messages"]]
+    texts = [(m["type"], m["content"]) for m in values(after)["messages"]]
     assert texts == [
         ("human", "first"),
         ("ai", "echo: first"),
@@ -80,8 +84,8 @@ async def test_reload_mid_run_sees_the_turn_in_progress(server: InProcessServer)
     deadline = time.monotonic() + 30
     texts: list[str] = []
     while time.monotonic() < deadline:
-        values = (await client.threads.get_state(tid))["values"] or {}
-        texts = [m["content"] for m in values.get("messages", [])]
+        state = (await client.threads.get_state(tid))["values"] or {}
+        texts = [m["content"] for m in as_state(state).get("messages", [])]
         if texts:
             break
         await asyncio.sleep(0.05)

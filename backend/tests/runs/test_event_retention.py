@@ -13,7 +13,7 @@ import asyncio
 import sqlite3
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import httpx
@@ -252,6 +252,7 @@ async def test_the_cache_drops_only_stored_events(sqlite_db: Database) -> None:
         for _ in range(100 - after):
             got.append((await anext(reader)).id)
         assert got == list(range(after + 1, 101))
+        assert isinstance(reader, AsyncGenerator)  # the brokers' readers are generators
         await reader.aclose()
     late = broker.subscribe(rid, 90)
     for i in range(100, 110):

@@ -179,7 +179,7 @@ def test_a_failed_request_frees_its_key(server: InProcessServer):
 def test_bad_keys_are_refused(server: InProcessServer):
     with server.http() as http:
         for bad in (b"x" * 256, "caf\u00e9".encode()):
-            resp = http.post(f"{API}/threads", json={}, headers={"Idempotency-Key": bad})
+            resp = http.post(f"{API}/threads", json={}, headers={b"Idempotency-Key": bad})
             assert resp.status_code == 422
             assert "Idempotency-Key" in resp.json()["detail"]
 

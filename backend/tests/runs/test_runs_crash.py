@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from runs.runkit import human, read_events
+from runs.runkit import frame_id, human, read_events
 from support.live import LiveServer, base_config
 
 
@@ -135,8 +135,8 @@ def test_graceful_shutdown_interrupts_and_exits_zero(server: LiveServer, tmp_pat
             headers={"Last-Event-ID": "-1"},
         )
         assert frames[0].event == "metadata"
-        assert [int(f.id) for f in frames] == list(range(1, len(frames) + 1))
-        assert '"echo: before"' in frames[-1].data
+        assert [frame_id(f) for f in frames] == list(range(1, len(frames) + 1))
+        assert frames[-1].data is not None and '"echo: before"' in frames[-1].data
         _, rest = read_events(
             http,
             "GET",

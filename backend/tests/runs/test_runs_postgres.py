@@ -9,11 +9,13 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 from langgraph_sdk.errors import ConflictError, NotFoundError
+from psycopg import sql
 from sqlalchemy.engine import make_url
 
 from runs.runkit import human, wait_next, wait_status
 from support.inproc import InProcessServer
 from support.live import base_config
+from support.sdk import as_state
 
 PG_URL = os.environ.get("PRONGHORN_TEST_POSTGRES_URL")
 pytestmark = pytest.mark.skipif(not PG_URL, reason="PRONGHORN_TEST_POSTGRES_URL is not set")
@@ -28,7 +30,7 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessSer
     assert PG_URL
     name = f"pronghorn_runs_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(_libpq(PG_URL), autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
     url = make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
     srv = InProcessServer(
         tmp_path_factory.mktemp("pgruns"), base_config(database={"url": url})
@@ -38,7 +40,8 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessSer
     finally:
         srv.stop()
         with psycopg.connect(_libpq(PG_URL), autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            drop = sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)")
+            conn.execute(drop.format(sql.Identifier(name)))
 
 
 async def test_runs_queue_stream_and_resume_on_postgres(pg_server: InProcessServer):
@@ -65,7 +68,7 @@ async def test_runs_queue_stream_and_resume_on_postgres(pg_server: InProcessServ
     assert "__interrupt__" in parts[-1].data
     assert (await client.threads.get(tid))["status"] == "interrupted"
     out = await client.runs.wait(tid, "echo", command={"resume": "yes"})
-    assert out["answer"] == "yes"
+    assert as_state(out)["answer"] == "yes"
     assert (await client.threads.get(tid))["status"] == "idle"
 
 
@@ -84,5 +87,5 @@ async def test_rollback_and_errors_on_postgres(pg_server: InProcessServer):
     after = await client.threads.get_state(tid)
     assert after["values"] == before["values"]
     out = await client.runs.wait(tid, "echo", input={**human("f"), "fail": True}, raise_error=False)
-    assert out["__error__"]["error"] == "ValueError"
+    assert as_state(out)["__error__"]["error"] == "ValueError"
     assert (await client.threads.get(tid))["status"] == "error"

@@ -6,7 +6,7 @@ import threading
 
 import httpx
 
-from runs.runkit import human, read_events
+from runs.runkit import frame_id, human, read_events
 from support.inproc import InProcessServer
 
 
@@ -31,7 +31,7 @@ def test_drop_and_resume_gets_exactly_the_rest(server: InProcessServer):
         _, rest = read_events(
             http, "GET", f"{server.api}{location}", headers={"Last-Event-ID": head[-1].id}
         )
-        ids = [int(f.id) for f in rest]
+        ids = [frame_id(f) for f in rest]
         assert ids == list(range(7, 7 + len(ids))), ids  # no gap, no duplicate
         _, full = read_events(
             http, "GET", f"{server.api}{location}", headers={"Last-Event-ID": "-1"}

@@ -125,7 +125,8 @@ def test_wire_format_matches_the_contract(server: InProcessServer):
     assert resp.headers["location"] == run_path + "/stream"
     assert [f.event for f in frames] == ["metadata", "updates", "updates"]
     assert [f.id for f in frames] == ["1", "2", "3"]
-    assert frames[0].data.startswith('{"run_id":"') and " " not in frames[0].data
+    first = frames[0].data
+    assert first is not None and first.startswith('{"run_id":"') and " " not in first
 
 
 def test_heartbeat_comment(start_app):
@@ -158,7 +159,7 @@ def test_heartbeat_comment(start_app):
     assert ": heartbeat" in items
     frames = [i for i in items if isinstance(i, Frame)]
     assert [f.event for f in frames] == ["metadata", "updates"]
-    assert "prepare" in json.loads(frames[1].data)
+    assert frames[1].data is not None and "prepare" in json.loads(frames[1].data)
     # heartbeats arrive while the run sleeps, after the update of its first step
     update_at = items.index(frames[1])
     assert ": heartbeat" in items[update_at + 1 :]

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
+from langchain_core.runnables import RunnableConfig
 
 from pronghorn.auth.principal import LOCAL_PRINCIPAL
 from pronghorn.config.holder import ConfigHolder
@@ -61,7 +62,7 @@ async def run(runtime: AppRuntime, tid: str, body: dict[str, Any]) -> dict[str, 
 
 async def checkpoint_cache(runtime: AppRuntime, graph_id: str, tid: str) -> Any:
     """What the thread row would cache if read back from the checkpoint."""
-    config = {"configurable": {"thread_id": tid, "checkpoint_ns": ""}}
+    config: RunnableConfig = {"configurable": {"thread_id": tid, "checkpoint_ns": ""}}
     request = GraphRequest(access="threads.read", config=config)  # type: ignore[arg-type]
     async with runtime.graphs.graph(graph_id, request) as graph:
         snapshot = await graph.aget_state(config)

@@ -19,11 +19,13 @@ from typing import Any
 import psycopg
 import pytest
 from langgraph_sdk.errors import ConflictError
+from psycopg import sql
 from sqlalchemy.engine import make_url
 
 from support.inproc import InProcessServer
 from support.live import base_config
 from support.redis_kit import REDIS_URL, require_redis
+from support.sdk import values, wire
 from testgraphs.gated import GATES, Gate
 
 PG_URL = os.environ.get("PRONGHORN_TEST_POSTGRES_URL")
@@ -48,7 +50,7 @@ def replicas(
     require_redis()
     name = f"pronghorn_replicas_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(_libpq(PG_URL), autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
     url = make_url(PG_URL).set(database=name)
     config = base_config(
         database={"url": url.render_as_string(hide_password=False)},
@@ -65,7 +67,8 @@ def replicas(
         for srv in servers:
             srv.stop()
         with psycopg.connect(_libpq(PG_URL), autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            drop = sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)")
+            conn.execute(drop.format(sql.Identifier(name)))
 
 
 def test_a_run_accepted_elsewhere_waits_for_an_update_in_progress(
@@ -87,11 +90,12 @@ def test_a_run_accepted_elsewhere_waits_for_an_update_in_progress(
         update.result(60)
         on_b.runs.join(tid, run["run_id"])
         assert on_b.runs.get(tid, run["run_id"])["status"] == "success"
-        contents = [m["content"] for m in on_a.threads.get_state(tid)["values"]["messages"]]
+        contents = [m["content"] for m in values(on_a.threads.get_state(tid))["messages"]]
         assert contents == ["update", "run", "done: run"]
         history = on_a.threads.get_history(tid, limit=100)
         for newer, older in itertools.pairwise(history):  # one straight line, no fork
-            assert newer["parent_checkpoint"]["checkpoint_id"] == older["checkpoint_id"]
+            assert newer["parent_checkpoint"] is not None
+            assert newer["parent_checkpoint"]["checkpoint_id"] == wire(older)["checkpoint_id"]
 
 
 def test_an_update_is_refused_while_another_replica_runs_the_thread(

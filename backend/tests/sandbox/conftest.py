@@ -50,7 +50,8 @@ MakeProvider = Callable[..., LocalSandboxProvider]
 @pytest.fixture
 def make_provider(data_dir: Path) -> MakeProvider:
     def make(**sandbox: object) -> LocalSandboxProvider:
-        return LocalSandboxProvider(AppConfig(data_dir=str(data_dir), sandbox=sandbox))
+        config = AppConfig.model_validate({"data_dir": str(data_dir), "sandbox": sandbox})
+        return LocalSandboxProvider(config)
 
     return make
 
@@ -82,8 +83,11 @@ def container_config(
         "instance": f"test-{uuid.uuid4().hex[:12]}",
         **(container or {}),
     }
-    return AppConfig(
-        data_dir=str(data_dir), sandbox={**sandbox, "kind": "container", "container": settings}
+    return AppConfig.model_validate(
+        {
+            "data_dir": str(data_dir),
+            "sandbox": {**sandbox, "kind": "container", "container": settings},
+        }
     )
 
 
@@ -101,7 +105,9 @@ async def open_sandbox(
         provider = ContainerSandboxProvider(container_config(data_dir, container, **sandbox))
     else:
         provider = LocalSandboxProvider(
-            AppConfig(data_dir=str(data_dir), sandbox={**sandbox, "isolation": kind})
+            AppConfig.model_validate(
+                {"data_dir": str(data_dir), "sandbox": {**sandbox, "isolation": kind}}
+            )
         )
     try:
         sb = await provider.acquire("alice", thread_id)

@@ -46,8 +46,8 @@ async def _sandbox(
     data_dir: Path, skill_dir: Path, isolation: str, thread_id: str
 ) -> tuple[LocalSandbox, Source]:
     source = Source({"alice": (ReadOnlyMount(V, skill_dir),)})
-    config = AppConfig(
-        data_dir=str(data_dir), sandbox={"isolation": isolation, "command_timeout_s": 20}
+    config = AppConfig.model_validate(
+        {"data_dir": str(data_dir), "sandbox": {"isolation": isolation, "command_timeout_s": 20}}
     )
     provider = LocalSandboxProvider(config, mounts=source)
     sb = await provider.acquire("alice", thread_id)
@@ -81,7 +81,8 @@ async def test_file_tools_read_but_never_write(data_dir, skill_dir, thread_id):
 async def test_other_users_and_unknown_paths_see_no_skills(data_dir, skill_dir, thread_id):
     source = Source({"alice": (ReadOnlyMount(V, skill_dir),)})
     provider = LocalSandboxProvider(
-        AppConfig(data_dir=str(data_dir), sandbox={"isolation": "none"}), mounts=source
+        AppConfig.model_validate({"data_dir": str(data_dir), "sandbox": {"isolation": "none"}}),
+        mounts=source,
     )
     bob = await provider.acquire("bob", thread_id)
     with pytest.raises(PathDeniedError):

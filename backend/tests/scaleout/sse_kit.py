@@ -19,7 +19,7 @@ def frames_of(
     *,
     last_event_id: str | None = None,
     after: int | None = None,
-    then: Callable[[], None] | None = None,
+    then: Callable[[], object] | None = None,
     until: Callable[[list[bytes]], bool] | None = None,
 ) -> tuple[int, list[bytes]]:
     """(status, the raw event blocks without heartbeats); `then()` runs once `after` frames

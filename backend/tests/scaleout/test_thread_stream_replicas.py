@@ -52,7 +52,9 @@ def test_followers_on_both_replicas_see_runs_of_both(replica, tmp_path: Path):
     on_a, on_b = seen["a"], seen["b"]
     assert on_a == on_b  # the same thread log, byte for byte, on either replica
     ids = [event_id(f) for f in on_b]
-    assert ids == sorted(ids) and len(set(ids)) == len(ids)
+    numbered = [i for i in ids if i is not None]
+    assert numbered == ids  # every frame has an id
+    assert numbered == sorted(numbered) and len(set(numbered)) == len(numbered)
     done = [_data(f) for f in on_b if b'"run_done"' in f]
     assert len(done) == 2
     custom = [f for f in on_b if f.startswith(b"event: custom")]

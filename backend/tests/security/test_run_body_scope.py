@@ -17,6 +17,7 @@ import pytest
 
 from support.inproc import InProcessServer
 from support.live import base_config
+from support.sdk import values
 
 SECRET = "B's private upload 7f3a"
 
@@ -112,7 +113,7 @@ async def test_run_body_cannot_reach_another_thread(srv: InProcessServer, extra:
     assert await client.threads.get_history(b) == []
     assert len(await client.threads.get_history(a)) >= 1
     assert (await client.threads.get(b))["status"] == "idle"
-    assert (await client.threads.get_state(a))["values"]["messages"][-1]["content"] == "done"
+    assert values(await client.threads.get_state(a))["messages"][-1]["content"] == "done"
 
 
 async def test_checkpoint_id_from_the_body_still_forks(srv: InProcessServer):
@@ -132,5 +133,5 @@ async def test_checkpoint_id_from_the_body_still_forks(srv: InProcessServer):
     fork = {k: after_hello[k] for k in ("checkpoint_id", "checkpoint_ns")}
     await say("third", checkpoint={"thread_id": str(uuid.uuid4()), **fork})
     state = await client.threads.get_state(a)
-    texts = [m["content"] for m in state["values"]["messages"] if m["type"] == "human"]
+    texts = [m["content"] for m in values(state)["messages"] if m["type"] == "human"]
     assert texts == ["hello", "third"]  # forked from after the first turn

@@ -25,6 +25,7 @@ from pronghorn.sandbox import LocalSandbox, LocalSandboxProvider, cgroups
 from pronghorn.sandbox import bwrap as bw
 from pronghorn.sandbox.errors import SandboxError
 from support.inproc import InProcessServer
+from support.sdk import as_state
 
 from .conftest import assert_responsive
 
@@ -64,9 +65,11 @@ async def provider(
 ) -> AsyncIterator[LocalSandboxProvider]:
     """A bwrap sandbox provider with LIMITS, or with LIMITS updated by an indirect parameter."""
     limits = {**LIMITS, **getattr(request, "param", {})}
-    config = AppConfig(
-        data_dir=str(tmp_path / "data"),
-        sandbox={"command_timeout_s": 20, "limits": limits},
+    config = AppConfig.model_validate(
+        {
+            "data_dir": str(tmp_path / "data"),
+            "sandbox": {"command_timeout_s": 20, "limits": limits},
+        }
     )
     provider = LocalSandboxProvider(config)
     assert await provider.start() == "bwrap"
@@ -376,14 +379,14 @@ async def test_attacks_through_the_bash_tool_leave_the_gateway_responsive(
             "lead_agent",
             input={"messages": [{"role": "human", "content": "exhaust the machine"}]},
         )
-    tools = [m for m in result["messages"] if m["type"] == "tool"]
-    assert len(tools) == 4, result["messages"]
+    tools = [m for m in as_state(result)["messages"] if m["type"] == "tool"]
+    assert len(tools) == 4, as_state(result)["messages"]
     bomb, hog, spin, escape = (m["content"] for m in tools)
     assert "[sandbox limit] process limit reached" in bomb
     assert "[sandbox limit] memory limit reached" in hog
     assert "[sandbox limit] CPU time limit reached" in spin
     assert "rc=1" in escape and "Operation not permitted" in escape
-    assert result["messages"][-1]["content"] == "done"
+    assert as_state(result)["messages"][-1]["content"] == "done"
     async with gateway.ahttp() as http:
         assert (await http.get("/health")).status_code == 200
 
@@ -403,9 +406,11 @@ def searchable_dir() -> Iterator[Path]:
 
 @pytest.fixture
 async def rlimit_sandbox(searchable_dir: Path) -> AsyncIterator[LocalSandbox]:
-    config = AppConfig(
-        data_dir=str(searchable_dir / "data"),
-        sandbox={"command_timeout_s": 20, "limits": {**LIMITS, "cgroup": "off"}},
+    config = AppConfig.model_validate(
+        {
+            "data_dir": str(searchable_dir / "data"),
+            "sandbox": {"command_timeout_s": 20, "limits": {**LIMITS, "cgroup": "off"}},
+        }
     )
     provider = LocalSandboxProvider(config)
     sb = await provider.acquire("mallory", str(uuid.uuid4()))
@@ -447,13 +452,15 @@ async def test_fork_bomb_is_stopped_by_rlimit_nproc(rlimit_sandbox: LocalSandbox
 
 
 @pytest.fixture
-async def uid_provider(searchable_dir: Path) -> AsyncIterator[LocalSandboxProvider]:
+async def uid_provider(searchable_dir: Path) -> LocalSandboxProvider:
     """Root with cgroups off: commands run as a host uid of their own sandbox."""
     if os.geteuid() != 0:
         pytest.skip("the per-sandbox host uid is for a gateway running as root")
-    config = AppConfig(
-        data_dir=str(searchable_dir / "data"),
-        sandbox={"command_timeout_s": 20, "limits": {**LIMITS, "cgroup": "off"}},
+    config = AppConfig.model_validate(
+        {
+            "data_dir": str(searchable_dir / "data"),
+            "sandbox": {"command_timeout_s": 20, "limits": {**LIMITS, "cgroup": "off"}},
+        }
     )
     provider = LocalSandboxProvider(config)
     assert await provider.start() == "bwrap"
@@ -502,9 +509,11 @@ async def test_host_uid_sandbox_shows_no_host_path(uid_provider: LocalSandboxPro
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="RLIMIT_NPROC binds a non-root gateway")
 async def test_root_without_any_process_bound_refuses_commands(tmp_path: Path) -> None:
-    config = AppConfig(
-        data_dir=str(tmp_path / "data"),
-        sandbox={"limits": {**LIMITS, "cgroup": "off", "host_uid_base": 0}},
+    config = AppConfig.model_validate(
+        {
+            "data_dir": str(tmp_path / "data"),
+            "sandbox": {"limits": {**LIMITS, "cgroup": "off", "host_uid_base": 0}},
+        }
     )
     provider = LocalSandboxProvider(config)
     sb = await provider.acquire("mallory", str(uuid.uuid4()))
@@ -524,7 +533,9 @@ async def test_a_pids_cgroup_that_cannot_be_made_refuses_the_command(tmp_path: P
     from pronghorn.sandbox.local import Enforcement
     from pronghorn.sandbox.paths import ThreadPaths
 
-    config = AppConfig(data_dir=str(tmp_path / "data"), sandbox={"limits": LIMITS})
+    config = AppConfig.model_validate(
+        {"data_dir": str(tmp_path / "data"), "sandbox": {"limits": LIMITS}}
+    )
     gone = cgroups.CgroupSupport(1, {"pids": tmp_path / "no-such-cgroup"}, reason="test")
     paths = ThreadPaths.for_thread(tmp_path / "data", "mallory", str(uuid.uuid4()))
     bwrap = bw.find_bwrap()

@@ -20,7 +20,7 @@ from langgraph_sdk.errors import UnprocessableEntityError
 
 from support.inproc import InProcessServer
 from support.live import LiveServer, base_config
-from support.sdk import SdkFactory
+from support.sdk import SdkFactory, as_state
 
 from .conftest import assert_responsive
 
@@ -145,7 +145,7 @@ async def test_a_name_for_loopback_is_refused_at_delivery(
             input=human("secret output"),
             webhook=f"http://localhost:{hook.port}/hook",
         )
-        assert out["last_echo"] == "secret output"
+        assert as_state(out)["last_echo"] == "secret output"
         await wait_for(lambda: "webhook refused" in strict.logs())
     assert hook.received == []
     assert f"localhost:{hook.port}/hook" not in strict.logs().split("webhook refused", 1)[1]
@@ -172,7 +172,7 @@ async def test_opt_in_delivers_to_loopback_with_retry(lenient: InProcessServer):
         payload = h.received[0]
         assert payload["status"] == "success"
         assert payload["thread_id"] == thread["thread_id"]
-        assert payload["values"]["last_echo"] == out["last_echo"] == "wh"
+        assert payload["values"]["last_echo"] == as_state(out)["last_echo"] == "wh"
         assert payload["run_started_at"] and payload["run_ended_at"]
         assert payload["webhook_sent_at"]
         # the Run as the API shows it: never the engine's claim or identity columns

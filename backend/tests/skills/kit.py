@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import stat
 import zipfile
+from collections.abc import Mapping
 from pathlib import Path
 
 
@@ -24,7 +25,7 @@ def write_skill(
     return folder
 
 
-def archive(entries: dict[str, str | bytes], *, symlinks: dict[str, str] | None = None) -> bytes:
+def archive(entries: Mapping[str, str | bytes], *, symlinks: dict[str, str] | None = None) -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, body in entries.items():

@@ -15,7 +15,7 @@ from skills.kit import skill_md, write_skill
 
 
 def _catalog(tmp_path: Path, **skills: Any) -> SkillCatalog:
-    holder = SimpleNamespace(current=AppConfig(skills=skills))
+    holder = SimpleNamespace(current=AppConfig.model_validate({"skills": skills}))
     return SkillCatalog(holder, tmp_path / "data", db=None, config_dir=tmp_path)  # type: ignore[arg-type]
 
 

@@ -79,8 +79,8 @@ def test_discovery_skips_bad_skills_and_reports_them(tmp_path):
     assert "'description' is required" in errors["/public/broken/SKILL.md"]
     assert "already loaded" in errors["/extra/good-one"]
     assert "symlink" in errors["/custom/linked"]
-    assert found.named("mine") is not None
-    assert found.named("mine").location == "/mnt/skills/custom/mine/SKILL.md"
+    mine = found.named("mine")
+    assert mine is not None and mine.location == "/mnt/skills/custom/mine/SKILL.md"
 
 
 def test_shipped_skills_are_valid_and_useful():

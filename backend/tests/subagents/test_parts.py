@@ -55,19 +55,21 @@ def test_builtin_types_and_their_tools():
 
 
 def test_config_types_and_overrides():
-    cfg = SubagentsConfig(
-        timeout_s=100,
-        max_turns=7,
-        types={
-            "bash": {"timeout_s": 5},
-            "reader": {
-                "description": "reads",
-                "system_prompt": "Only read.",
-                "tools": ["read_file", "ls", "ask_clarification"],
-                "model": "other",
-                "max_turns": 3,
+    cfg = SubagentsConfig.model_validate(
+        {
+            "timeout_s": 100,
+            "max_turns": 7,
+            "types": {
+                "bash": {"timeout_s": 5},
+                "reader": {
+                    "description": "reads",
+                    "system_prompt": "Only read.",
+                    "tools": ["read_file", "ls", "ask_clarification"],
+                    "model": "other",
+                    "max_turns": 3,
+                },
             },
-        },
+        }
     )
     specs = configured_specs(cfg)
     assert specs["bash"].timeout_s == 5 and specs["bash"].max_turns == 7
@@ -89,7 +91,7 @@ def test_config_types_and_overrides():
 )
 def test_bad_config_is_refused(bad: dict[str, Any]):
     with pytest.raises(ValidationError):
-        AppConfig(subagents=bad)
+        AppConfig.model_validate({"subagents": bad})
 
 
 def test_custom_agent_as_a_type():
@@ -233,7 +235,7 @@ async def test_component_puts_the_pool_on_the_runtime_and_resizes_on_reload():
     from pronghorn.runtime.wiring.components.core import subagents
 
     settings = _Settings()
-    old = AppConfig(subagents={"max_concurrent": 2})
+    old = AppConfig.model_validate({"subagents": {"max_concurrent": 2}})
     skills = object()
     runtime = SimpleNamespace(config=old, settings=settings, db=None, skills=skills)
     async with subagents(runtime):  # type: ignore[arg-type]
@@ -241,5 +243,5 @@ async def test_component_puts_the_pool_on_the_runtime_and_resizes_on_reload():
         assert isinstance(pool, SubagentPool) and pool.limit == 2
         assert pool.directory is not None and pool.skills is skills
         for fn in settings.listeners:
-            fn(old, AppConfig(subagents={"max_concurrent": 5}))
+            fn(old, AppConfig.model_validate({"subagents": {"max_concurrent": 5}}))
         assert pool.limit == 5

@@ -295,7 +295,7 @@ def raw_request(
     exchange = Exchange(scope, b"", inbox.put)
     host.loop.call_soon_threadsafe(lambda: host.loop.create_task(_serve(host, exchange)))
     status, body = 0, b""
-    while (item := inbox.get(timeout=timeout)) is not END:
+    while (item := inbox.get(timeout=timeout)) is not None:  # None: END
         if isinstance(item, BaseException):
             raise item
         if item["type"] == "http.response.start":

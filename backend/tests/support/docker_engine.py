@@ -35,8 +35,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 REPO = Path(__file__).resolve().parents[3]
 SANDBOX_DOCKERFILE = REPO / "docker" / "sandbox.Dockerfile"
@@ -61,9 +63,15 @@ class Engine:
     base_image: str
 
 
-def _run(argv: list[str], timeout: float, **kwargs: object) -> subprocess.CompletedProcess[str]:
+def _run(
+    argv: list[str],
+    timeout: float,
+    *,
+    env: Mapping[str, str] | None = None,
+    stdin: IO[bytes] | None = None,
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        argv, capture_output=True, text=True, timeout=timeout, check=False, **kwargs
+        argv, capture_output=True, text=True, timeout=timeout, check=False, env=env, stdin=stdin
     )
 
 

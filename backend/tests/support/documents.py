@@ -65,11 +65,14 @@ def xlsx(rows: list[list[object]], sheet: str = "Sheet1") -> bytes:
 
 def pptx(title: str, text: str) -> bytes:
     from pptx import Presentation
+    from pptx.shapes.placeholder import SlidePlaceholder
 
     deck = Presentation()
     slide = deck.slides.add_slide(deck.slide_layouts[1])
-    slide.shapes.title.text = title
-    slide.placeholders[1].text = text
+    title_shape, body = slide.shapes.title, slide.placeholders[1]
+    assert title_shape is not None and isinstance(body, SlidePlaceholder)
+    title_shape.text = title
+    body.text = text
     out = io.BytesIO()
     deck.save(out)
     return out.getvalue()

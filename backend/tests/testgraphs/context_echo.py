@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 from langchain_core.messages import AIMessage
 from langgraph.graph import END, START, StateGraph
@@ -42,7 +43,7 @@ def _as_dict(ctx: Any) -> dict[str, Any]:
         return dataclasses.asdict(ctx)
     if isinstance(ctx, BaseModel):
         return ctx.model_dump()
-    return dict(ctx or {})
+    return dict(cast("Mapping[str, Any] | None", ctx) or {})  # what is left: a mapping or None
 
 
 async def echo(state: EchoState, runtime: Runtime[Any]) -> dict[str, Any]:

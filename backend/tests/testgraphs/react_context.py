@@ -65,7 +65,7 @@ def whoami(runtime: ToolRuntime[AgentContext]) -> str:
 def _model(final_text: str) -> ScriptedChatModel:
     """Each user turn: call `whoami`, then answer ``final_text``."""
     steps = [{"tool_calls": [{"name": "whoami", "args": {}}]}, {"text": final_text}]
-    return ScriptedChatModel(rules=[{"steps": steps}])
+    return ScriptedChatModel.model_validate({"rules": [{"steps": steps}]})  # steps as JSON
 
 
 agent = create_agent(

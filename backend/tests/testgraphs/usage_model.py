@@ -25,7 +25,8 @@ def make_graph(request: GraphRequest):
     async def ask(state: State) -> dict[str, Any]:
         assert request.app_config is not None  # a run always carries its snapshot
         models = ModelFactory(request.app_config)
-        name = (request.context or {}).get("model_name") or models.default_model_name()
+        asked = (request.context or {}).get("model_name")
+        name = asked if isinstance(asked, str) and asked else models.default_model_name()
         return {"messages": [await models.create(name).ainvoke(state["messages"])]}
 
     builder = StateGraph(State)

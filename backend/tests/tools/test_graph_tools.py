@@ -8,6 +8,7 @@ import uuid
 from typing import Annotated, Any
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
@@ -37,7 +38,7 @@ def _graph(kit: ToolKit, calls: list[dict[str, Any]]):
     return builder.compile(checkpointer=InMemorySaver())
 
 
-def _config(kit: ToolKit) -> dict[str, Any]:
+def _config(kit: ToolKit) -> RunnableConfig:
     return {"configurable": {"thread_id": kit.thread_id, "user_id": "default"}}
 
 

@@ -8,6 +8,7 @@ import zlib
 from pathlib import Path
 
 from langgraph.types import Command
+from pydantic import BaseModel
 
 from pronghorn.agent.options import AgentOptions
 from pronghorn.agent.tools import build_tools
@@ -33,7 +34,7 @@ async def test_write_todos(kit: ToolKit) -> None:
         {"content": "Review", "status": "pending"},
     ]
     result = await kit.call("write_todos", todos=todos)
-    assert isinstance(result, Command)
+    assert isinstance(result, Command) and result.update is not None
     assert result.update["todos"] == todos
     assert result.update["messages"][0].content.splitlines() == [
         "Todo list updated (3 items):",
@@ -42,6 +43,7 @@ async def test_write_todos(kit: ToolKit) -> None:
         "[ ] Review",
     ]
     cleared = await kit.call("write_todos", todos=[])
+    assert isinstance(cleared, Command) and cleared.update is not None
     assert cleared.update["todos"] == []
 
 
@@ -58,7 +60,7 @@ async def test_view_image(make_kit: MakeKit) -> None:
     png = tiny_png()
     (kit.paths.uploads / "p.png").write_bytes(png)
     result = await kit.call("view_image", path="/mnt/user-data/uploads/p.png")
-    assert isinstance(result, Command)
+    assert isinstance(result, Command) and result.update is not None
     (image,) = result.update["viewed_images"]
     assert image["path"] == "/mnt/user-data/uploads/p.png"
     assert image["mime_type"] == "image/png" and image["size"] == len(png)
@@ -105,4 +107,6 @@ def test_tool_set(make_kit: MakeKit, tmp_path: Path) -> None:
     assert {t.name for t in plan} == base
     for tool in full.tools.values():
         assert tool.description and "\n" not in tool.description
-        assert "runtime" not in tool.tool_call_schema.model_json_schema()["properties"]
+        schema = tool.tool_call_schema
+        assert isinstance(schema, type) and issubclass(schema, BaseModel)
+        assert "runtime" not in schema.model_json_schema()["properties"]

@@ -21,7 +21,7 @@ async def test_presents_files_as_artifacts(kit: ToolKit) -> None:
     result = await kit.call(
         "present_files", filepaths=[f"{OUT}/report.md", f"{OUT}/data.csv", f"{OUT}/report.md"]
     )
-    assert isinstance(result, Command)
+    assert isinstance(result, Command) and result.update is not None
     assert result.update["artifacts"] == [f"{OUT}/report.md", f"{OUT}/data.csv"]
     (msg,) = result.update["messages"]
     assert isinstance(msg, ToolMessage) and msg.status == "success"
@@ -34,7 +34,7 @@ async def test_partial_refusal_keeps_the_good_files(kit: ToolKit) -> None:
     result = await kit.call(
         "present_files", filepaths=[f"{OUT}/report.md", "/mnt/user-data/uploads/u.txt"]
     )
-    assert isinstance(result, Command)
+    assert isinstance(result, Command) and result.update is not None
     assert result.update["artifacts"] == [f"{OUT}/report.md"]
     assert "Not presented" in result.update["messages"][0].content
     assert "only files under /mnt/user-data/outputs" in result.update["messages"][0].content

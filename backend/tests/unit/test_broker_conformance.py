@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -152,6 +152,7 @@ async def test_retention_bounds_the_cache_never_what_is_kept(
             reader = broker.subscribe(rid, after)
             got = [await anext(reader) for _ in range(n - after)]
             assert [ev.id for ev in got] == list(range(after + 1, n + 1)), after
+            assert isinstance(reader, AsyncGenerator)  # the brokers' readers are generators
             await reader.aclose()
         await broker.close_run(rid)
         for after in (0, 99, n):  # after the end
@@ -205,6 +206,7 @@ async def test_thread_log_sees_run_and_thread_events_and_ends_when_dropped(
         await broker.close_run(rid)
         replay = broker.subscribe_thread(tid, first.id - 1)
         assert [(await anext(replay)).id, (await anext(replay)).id] == [first.id, second.id]
+        assert isinstance(replay, AsyncGenerator)
         await replay.aclose()
         tail = asyncio.ensure_future(anext(follower))
         await broker.drop_thread(tid)

@@ -22,19 +22,23 @@ def test_the_first_cancel_action_wins_and_a_snapshot_does_not_move() -> None:
 
 async def test_a_cancel_lands_where_the_run_waits_or_streams_and_never_while_it_starts() -> None:
     never = asyncio.Event()
+
+    async def idle() -> None:  # a run's task: returns nothing
+        await never.wait()
+
     state = RunState()
-    state.task = asyncio.create_task(never.wait())
+    state.task = task = asyncio.create_task(idle())
     state.interrupt("interrupt")  # its task has not begun waiting: only recorded
     await asyncio.sleep(0)
-    assert not state.task.cancelled()
+    assert not task.cancelled()
     state.begin_waiting()
     state.interrupt("interrupt")
     with pytest.raises(asyncio.CancelledError):
-        await state.task
+        await task
 
     state = RunState()
     state.begin_starting()
-    stream = asyncio.create_task(never.wait())
+    stream = asyncio.create_task(idle())
     state.interrupt("shutdown")  # starting: the executor checks the action itself
     state.begin_streaming(stream)
     assert state.phase == "streaming" and not stream.done()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from pydantic import SecretStr
 
 from pronghorn.config.schema.app import WebToolsConfig
 from pronghorn.web import (
@@ -48,7 +49,7 @@ def test_from_config() -> None:
     assert search_provider_from_config(WebToolsConfig(search_provider="tavily")) is None
     assert search_provider_from_config(WebToolsConfig(search_provider="searxng")) is None
     tavily = search_provider_from_config(
-        WebToolsConfig(search_provider="tavily", search_api_key="tvly-x")
+        WebToolsConfig(search_provider="tavily", search_api_key=SecretStr("tvly-x"))
     )
     assert isinstance(tavily, TavilySearch)
     searx = search_provider_from_config(
@@ -59,7 +60,9 @@ def test_from_config() -> None:
 
 async def test_tavily(api: LocalServer) -> None:
     cfg = WebToolsConfig(
-        search_provider="tavily", search_api_key="tvly-test", search_base_url=api.base_url
+        search_provider="tavily",
+        search_api_key=SecretStr("tvly-test"),
+        search_base_url=api.base_url,
     )
     provider = search_provider_from_config(cfg)
     assert provider is not None and provider.name == "tavily"

@@ -17,6 +17,7 @@ from pronghorn.runtime.errors import Forbidden
 from pronghorn.runtime.services import threads
 from pronghorn.runtime.services.channel_state import ChannelState
 from support.live import base_config
+from support.sdk import as_object
 
 AUTH = """
 from langgraph_sdk import Auth
@@ -59,7 +60,7 @@ async def test_a_chats_thread_is_made_as_post_threads_makes_one(config_path: Pat
         state = ChannelState(runtime)
         tid = await state.new_thread("telegram", "chat-1", ALICE, "gpt-x")
         by_chat = await threads.get(runtime, alice, tid, ttl=True)
-        metadata = {"channel": "telegram", "chat": "chat-2"}
+        metadata: dict[str, object] = {"channel": "telegram", "chat": "chat-2"}
         posted = await threads.create(runtime, alice, threads.NewThread(metadata=metadata))
 
         assert by_chat["metadata"] == {
@@ -67,7 +68,7 @@ async def test_a_chats_thread_is_made_as_post_threads_makes_one(config_path: Pat
             "chat": "chat-1",
             "stamped": ["alice", tid, "raise"],  # the handler saw what POST /threads sends
         }
-        assert posted["metadata"]["stamped"] == ["alice", posted["thread_id"], "raise"]
+        assert as_object(posted["metadata"])["stamped"] == ["alice", posted["thread_id"], "raise"]
         volatile = {"thread_id", "metadata", "created_at", "updated_at", "state_updated_at"}
         assert {k: v for k, v in by_chat.items() if k not in volatile} == {
             k: v for k, v in posted.items() if k not in volatile

@@ -20,6 +20,7 @@ from pronghorn.mcp.errors import McpAuthError, McpToolError
 from pronghorn.mcp.oauth import TokenSource
 from pronghorn.mcp.server_manager import McpManager, RunScope
 from pronghorn.sandbox.paths import ThreadPaths
+from support.sdk import as_object
 
 
 def _manager(tmp_path: Path, servers: dict[str, Any], **options: Any) -> McpManager:
@@ -44,7 +45,7 @@ async def test_stdio_and_http_tools_are_discovered_and_called(tmp_path: Path, ht
         await manager.wait_discovered()
         names = [t.name for t in manager.tools()]
         assert names[:2] == ["fx_add", "fx_echo"] and "web_echo" in names
-        status = {s["name"]: s for s in manager.status()["servers"]}
+        status = {s["name"]: s for s in as_object(manager.status())["servers"]}
         assert status["fx"]["connected"] and status["web"]["status"] == "connected"
         assert {t["tool"] for t in status["web"]["tools"]} >= {"add", "echo", "hang"}
         tools = {t.name: t for t in manager.tools()}
@@ -65,7 +66,7 @@ async def test_sse_transport(tmp_path: Path):
         try:
             manager.start()
             await manager.wait_discovered()
-            assert manager.status()["servers"][0]["connected"]
+            assert as_object(manager.status())["servers"][0]["connected"]
             result = await manager.call_tool("old", "echo", {"text": "sse"}, _scope())
             assert _text(result) == "SSE"
         finally:
@@ -137,7 +138,7 @@ async def test_a_broken_server_is_reported_and_never_blocks(tmp_path: Path):
         manager.start()
         assert time.monotonic() - started < 1  # discovery is in the background
         await manager.wait_discovered()
-        status = {s["name"]: s for s in manager.status()["servers"]}
+        status = {s["name"]: s for s in as_object(manager.status())["servers"]}
         assert status["missing"]["status"] == "error"
         assert "no-such-program" in status["missing"]["last_error"]
         assert status["down"]["status"] == "error" and status["down"]["last_error"]
@@ -171,11 +172,11 @@ async def test_reload_adds_removes_and_keeps_unchanged_sessions(tmp_path: Path, 
         await manager.apply(McpConfig.model_validate({"servers": {"web": web}}))
         assert manager.pool.count("fx") == 0
         assert all(t.name.startswith("web_") for t in manager.tools())
-        assert [s["name"] for s in manager.status()["servers"]] == ["web"]
+        assert [s["name"] for s in as_object(manager.status())["servers"]] == ["web"]
         changed = {"web": {**web, "description": "now described"}}
         await manager.apply(McpConfig.model_validate({"servers": changed}))
         await manager.wait_discovered()
-        assert manager.status()["servers"][0]["description"] == "now described"
+        assert as_object(manager.status())["servers"][0]["description"] == "now described"
     finally:
         await manager.aclose()
 
@@ -193,7 +194,7 @@ async def test_oauth_client_credentials_token_is_cached_and_sent(tmp_path: Path,
     try:
         manager.start()
         await manager.wait_discovered()
-        assert manager.status()["servers"][0]["connected"]
+        assert as_object(manager.status())["servers"][0]["connected"]
         assert _text(await manager.call_tool("secured", "add", {"a": 3, "b": 4}, _scope())) == "7"
         assert len(endpoint.requests) == 1  # one token for discovery and the call
         assert endpoint.requests[0]["scope"] == "tools"
@@ -201,7 +202,7 @@ async def test_oauth_client_credentials_token_is_cached_and_sent(tmp_path: Path,
         wrong = {"secured": {**server, "oauth": {**oauth, "client_secret": "nope"}}}
         await manager.apply(McpConfig.model_validate({"servers": wrong}))
         await manager.wait_discovered()
-        error = manager.status()["servers"][0]["last_error"]
+        error = as_object(manager.status())["servers"][0]["last_error"]
         assert "token endpoint" in error and "401" in error
     finally:
         await manager.aclose()

@@ -17,6 +17,7 @@ from pronghorn.persistence.repos import assistants, threads
 from pronghorn.persistence.repos.common import now
 from pronghorn.persistence.tables import threads as threads_table
 from pronghorn.runtime.services.thread_json import thread_json
+from support.sdk import as_object
 
 
 async def _make_assistant(db: Database, **kw) -> AssistantRecord:
@@ -118,7 +119,7 @@ async def test_thread_crud_and_ttl(db: Database) -> None:
             threads.update_thread(conn, str(uuid.uuid4()), metadata={})
         row = threads.get_row(conn, tid)
         assert row is not None
-        shown = thread_json(row, include_ttl=True)["ttl"]
+        shown = as_object(thread_json(row, include_ttl=True)["ttl"])
         assert shown["strategy"] == "keep_latest" and shown["ttl_minutes"] == 10
         threads.update_thread(conn, tid, ttl=None)  # clears
         row = threads.get_row(conn, tid)

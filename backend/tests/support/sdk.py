@@ -12,12 +12,18 @@ from langgraph_sdk.client import LangGraphClient
 SdkFactory = Callable[..., LangGraphClient]
 
 
+def as_object(found: object) -> dict[str, Any]:  # Any: JSON, read by key in a test
+    """A JSON object typed `object` (a service's or the MCP manager's answer, a job's output),
+    as a dict the test reads by key; asserts it is one."""
+    assert isinstance(found, dict)
+    return cast("dict[str, Any]", found)  # a JSON object: string keys
+
+
 def as_state(found: object) -> dict[str, Any]:  # Any: the graph's state, any JSON
     """A graph's state as a dict: a run's output (`runs.wait`, `runs.join`), a thread's or a
     thread state's `values`. The SDK types them `list | dict` (or `dict | None`): a graph's
     state may be a list; the test graphs' are dicts."""
-    assert isinstance(found, dict)
-    return cast("dict[str, Any]", found)  # a JSON object: string keys
+    return as_object(found)
 
 
 def values(doc: Mapping[str, Any]) -> dict[str, Any]:  # Any: the graph's state, any JSON

@@ -28,6 +28,7 @@ from pronghorn.runtime.events.event_store import SqlEventStore
 from pronghorn.runtime.wiring.app_runtime import AppRuntime
 from pronghorn.runtime.wiring.assemble import open_runtime
 from support.live import base_config
+from support.sdk import as_state
 from unit.run_events import is_custom, until_event
 
 ME = Access(LOCAL_PRINCIPAL)
@@ -106,7 +107,7 @@ async def test_a_cancel_mid_stream_interrupts_and_keeps_the_steps_done(runtime: 
     events = await stored_events(runtime, job.run_id)
     assert events[0].event == "metadata" and all(e.event != "error" for e in events)
     # `prepare` finished and was checkpointed (durability async): its step is kept.
-    assert job.output is not None and job.output["sleep"] == 120
+    assert as_state(job.output)["sleep"] == 120
     row = await thread_row(runtime, tid)
     assert row["status"] == "idle"  # free for the next run, as the reference leaves it
     assert row["values"]["sleep"] == 120
@@ -148,8 +149,7 @@ async def test_a_graph_interrupt_succeeds_and_leaves_the_thread_interrupted(
     tid, job = await start(runtime, request(input={"interrupt": True}))
     await job.done.wait()
     assert job.status == "success"
-    assert job.output is not None
-    [question] = job.output["__interrupt__"]
+    [question] = as_state(job.output)["__interrupt__"]
     assert question["value"] == {"question": "continue?", "turns": 0}
     row = await thread_row(runtime, tid)
     assert row["status"] == "interrupted"

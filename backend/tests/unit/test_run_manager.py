@@ -23,6 +23,7 @@ from pronghorn.runtime.services.thread_state import read_history
 from pronghorn.runtime.wiring.app_runtime import AppRuntime
 from pronghorn.runtime.wiring.assemble import open_runtime
 from support.live import base_config
+from support.sdk import as_object, as_state
 from unit.run_events import is_update, until_event
 
 ME = Access(LOCAL_PRINCIPAL)
@@ -39,7 +40,7 @@ async def runtime(tmp_path: Path) -> AsyncIterator[AppRuntime]:
 async def last_checkpoint_of(runtime: AppRuntime, thread_id: str, run_id: str) -> dict[str, Any]:
     """The newest state of the thread that the run checkpointed."""
     history = await read_history(runtime, ME, thread_id, limit=1000)
-    return next(s for s in history if (s["metadata"] or {}).get("run_id") == run_id)
+    return next(s for s in history if as_object(s["metadata"] or {}).get("run_id") == run_id)
 
 
 def request(**body: Any) -> RunCreate:
@@ -61,7 +62,7 @@ async def test_a_run_ends_in_success_with_its_output_and_leaves_memory(runtime: 
     await job.done.wait()
     assert job.status == "success"
     assert runtime.runs.active(job.run_id) is None
-    out = await runtime.runs.output(tid, job.run_id)
+    out = as_state(await runtime.runs.output(tid, job.run_id))
     assert out["messages"][-1]["content"] == "echo: hello"
 
 
@@ -70,7 +71,7 @@ async def test_a_failing_graph_ends_in_error_with_its_message(runtime: AppRuntim
     job = await runtime.runs.create(tid, request(input={"fail": True}), ME)
     await job.done.wait()
     assert job.status == "error"
-    out = await runtime.runs.output(tid, job.run_id)
+    out = as_state(await runtime.runs.output(tid, job.run_id))
     assert "requested failure" in str(out["__error__"])
 
 

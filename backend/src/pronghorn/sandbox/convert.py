@@ -254,7 +254,7 @@ def _failure(code: int | None, stderr: str, config: UploadConvertConfig) -> str:
         if sig in (signal.SIGXCPU, signal.SIGKILL):
             return f"the converter was stopped (CPU time, limit {config.timeout_s:g} s)"
         return f"the converter died ({signal.Signals(sig).name})"
-    if "MemoryError" in last or "out of memory" in last:
+    if "MemoryError" in last or "out of memory" in last or "cannot allocate memory" in last:
         return (
             f"the document needs more memory than {human_bytes(config.memory_bytes)} "
             "(uploads.convert.memory_bytes)"

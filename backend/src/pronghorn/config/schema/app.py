@@ -628,7 +628,7 @@ class UploadConvertConfig(Section):
         default_factory=lambda: ["pdf", "docx", "xlsx", "pptx", "html", "htm", "epub"]
     )
     timeout_s: float = Field(default=60.0, gt=0, le=3600)
-    memory_bytes: int = Field(default=1024 * 1024 * 1024, ge=256 * 1024 * 1024)
+    memory_bytes: int = Field(default=1024 * 1024 * 1024, ge=512 * 1024 * 1024)
     max_output_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
     isolation: Literal["auto", "bwrap", "none"] = "auto"
 

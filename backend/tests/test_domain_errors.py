@@ -12,7 +12,12 @@ from fastapi import FastAPI
 from pronghorn.auth.authenticator import NoAuth
 from pronghorn.auth.authorizer import AllowAll
 from pronghorn.gateway.errors import DOMAIN_STATUS, install_error_handlers
-from pronghorn.persistence.errors import ThreadExists, ThreadMissing
+from pronghorn.persistence.errors import (
+    AssistantExists,
+    AssistantMissing,
+    ThreadExists,
+    ThreadMissing,
+)
 from pronghorn.runtime import errors
 from pronghorn.runtime.engine.message_input import InvalidRunInput
 from pronghorn.runtime.engine.thread_busy import ThreadBusy
@@ -32,6 +37,9 @@ CASES = [
     # a thread create's refusals (threads service), mapped once by domain_error
     (errors.domain_error(ThreadExists("t")), 409, "Thread t already exists"),
     (errors.domain_error(ThreadMissing("t")), 404, "Thread with ID t not found"),
+    # an assistant create's clash and a cron's unknown assistant (their services' units)
+    (errors.domain_error(AssistantExists("a")), 409, "Assistant a already exists"),
+    (errors.domain_error(AssistantMissing("a")), 404, "Assistant with ID a not found"),
 ]
 
 

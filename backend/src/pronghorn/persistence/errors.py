@@ -43,6 +43,14 @@ class ThreadExists(RecordError):
         self.thread_id = thread_id
 
 
+class AssistantExists(RecordError):
+    """An assistant by this id exists already (a create that may not reuse it)."""
+
+    def __init__(self, assistant_id: str) -> None:
+        super().__init__(assistant_id)
+        self.assistant_id = assistant_id
+
+
 class CronMissing(RecordError):
     """No cron by this id (to change)."""
 

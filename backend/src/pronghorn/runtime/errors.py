@@ -10,6 +10,7 @@ from collections.abc import Generator
 from contextlib import contextmanager
 
 from pronghorn.persistence.errors import (
+    AssistantExists,
     AssistantMissing,
     CronMissing,
     FeedbackMissing,
@@ -97,6 +98,8 @@ def domain_error(exc: RecordError) -> DomainError:
         return NotFound.of("Assistant", exc.ref)
     if isinstance(exc, ThreadMissing):
         return NotFound.of("Thread", exc.thread_id)
+    if isinstance(exc, AssistantExists):
+        return Conflict(f"Assistant {exc.assistant_id} already exists")
     if isinstance(exc, ThreadExists):
         return Conflict(f"Thread {exc.thread_id} already exists")
     if isinstance(exc, CronMissing):

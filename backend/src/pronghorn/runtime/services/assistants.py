@@ -15,6 +15,7 @@ from sqlalchemy.engine import Connection, RowMapping
 from sqlalchemy.exc import IntegrityError
 
 from pronghorn.auth.authorizer import Action
+from pronghorn.persistence.errors import AssistantExists
 from pronghorn.persistence.metadata_filter import matches
 from pronghorn.persistence.records.assistants import AssistantRecord, assistant_record
 from pronghorn.persistence.records.json_object import json_object
@@ -23,7 +24,7 @@ from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.persistence.repos.common import OwnerScope, new_id
 from pronghorn.runtime.access import Access
 from pronghorn.runtime.engine.graph_access import require_graph
-from pronghorn.runtime.errors import Conflict, Forbidden, NotFound
+from pronghorn.runtime.errors import Forbidden, NotFound, refusals_mapped
 from pronghorn.runtime.owned import authorize
 from pronghorn.runtime.record_api import assistant_api, assistant_version_api
 from pronghorn.runtime.services.thread_sweeper import purge_thread
@@ -139,7 +140,7 @@ async def create_row(
                 and matches(existing["metadata"], filt)
             ):
                 return assistant_record(existing)
-            raise Conflict(f"Assistant {aid} already exists")
+            raise AssistantExists(aid)
         try:
             new = repo.insert_assistant(
                 conn,
@@ -153,10 +154,11 @@ async def create_row(
                 owner_id=access.identity,
             )
         except IntegrityError:  # a concurrent create of the same id committed first
-            raise Conflict(f"Assistant {aid} already exists") from None
+            raise AssistantExists(aid) from None
         return new
 
-    return await runtime.db.write(unit)
+    with refusals_mapped():
+        return await runtime.db.write(unit)
 
 
 async def search_scope(runtime: AppRuntime, access: Access, value: dict[str, object]) -> OwnerScope:

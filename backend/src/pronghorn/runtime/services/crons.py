@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, TypedDict
 from sqlalchemy.engine import Connection
 
 from pronghorn.auth.authorizer import Action
+from pronghorn.persistence.errors import AssistantMissing
 from pronghorn.persistence.records.crons import CronRecord
 from pronghorn.persistence.records.json_object import JsonObject, json_object
 from pronghorn.persistence.repos import assistants as assistants_repo
@@ -135,7 +136,7 @@ async def create_row(
             conn, spec.assistant_id, owner_scope=access.owner_scope
         )
         if assistant is None:
-            raise NotFound.of("Assistant", spec.assistant_id)
+            raise AssistantMissing(spec.assistant_id)
         return repo.insert_cron(
             conn,
             cron_id=new_id(),
@@ -154,7 +155,8 @@ async def create_row(
             next_run_date=first,
         )
 
-    cron = await runtime.db.write(unit)
+    with refusals_mapped():
+        cron = await runtime.db.write(unit)
     _poke(runtime)
     return cron
 
@@ -301,7 +303,7 @@ async def update(runtime: AppRuntime, access: Access, cron_id: str, spec: CronSp
                 conn, spec.assistant_id, owner_scope=access.owner_scope
             )
             if assistant is None:
-                raise NotFound.of("Assistant", spec.assistant_id)
+                raise AssistantMissing(spec.assistant_id)
             assistant_id = assistant.assistant_id
         return repo.update_cron(
             conn,

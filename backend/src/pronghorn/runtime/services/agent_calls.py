@@ -24,6 +24,7 @@ from pronghorn.auth.authorizer import Action
 from pronghorn.graphs.registry import AnyGraph
 from pronghorn.graphs.requests import GraphRequest
 from pronghorn.ids import system_assistant_id
+from pronghorn.persistence.errors import ThreadMissing
 from pronghorn.persistence.records.json_object import JsonObject, json_object
 from pronghorn.persistence.records.runs import RunRecord
 from pronghorn.persistence.repos import assistants as assistants_repo
@@ -33,7 +34,7 @@ from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.persistence.repos.common import new_id
 from pronghorn.runtime.access import Access, graph_user
 from pronghorn.runtime.engine.jobs import Job
-from pronghorn.runtime.errors import NotFound
+from pronghorn.runtime.errors import NotFound, refusals_mapped
 from pronghorn.runtime.events.broker import Event
 from pronghorn.runtime.owned import authorize, load_thread, visible
 from pronghorn.runtime.record_api import assistant_api, run_api
@@ -297,8 +298,8 @@ async def note_on_thread(
 
     def unit(conn: Connection) -> None:
         thread = threads_repo.get_row(conn, thread_id)
-        if thread is None:
-            raise NotFound.of("Thread", thread_id)
+        if thread is None:  # deleted since it was loaded
+            raise ThreadMissing(thread_id)
         current = thread.metadata.get(key)
         listed = as_list(current)
         items = [str(i) for i in listed] if listed is not None else []
@@ -306,7 +307,8 @@ async def note_on_thread(
             items = [*items, item][-keep:]
         threads_repo.update_thread(conn, thread_id, metadata={key: items})
 
-    await runtime.db.write(unit)
+    with refusals_mapped():
+        await runtime.db.write(unit)
 
 
 def cancel_soon(runtime: AppRuntime, job: Job) -> None:

@@ -155,21 +155,28 @@ def test_a_holder_cut_off_from_the_lease_store_is_replaced(
 # -- the leases alone: renewal, expiry after a crash, release --------------------------------
 
 
+# A hold that must not lapse while the test runs (no stall of a loaded machine outlasts it),
+# and one that is meant to lapse. With one short TTL for every step, a pause of 0.6 s between
+# two takes let the first hold lapse and the second holder take it (seen in CI).
+HOLD_S = 30.0
+LAPSE_S = 0.3
+
+
 async def _exercise(first: Lease, second: Lease) -> None:
-    assert await first.take("telegram", 0.6)
-    assert not await second.take("telegram", 0.6)
-    assert await first.take("telegram", 0.6)  # renewed by its holder
-    assert await second.take("slack", 0.6)  # another channel is another lease
+    assert await first.take("telegram", HOLD_S)
+    assert not await second.take("telegram", HOLD_S)
+    assert await first.take("telegram", LAPSE_S)  # renewed by its holder, now to lapse
+    assert await second.take("slack", HOLD_S)  # another channel is another lease
     # the holder "crashes" (never renews, never releases): the lease expires
     deadline = time.monotonic() + 10
-    while not await second.take("telegram", 0.6):
+    while not await second.take("telegram", HOLD_S):
         assert time.monotonic() < deadline, "the lease never expired"
         await asyncio.sleep(0.05)
-    assert not await first.take("telegram", 0.6)  # it lost it
+    assert not await first.take("telegram", HOLD_S)  # it lost it
     await first.give_up("telegram")  # not its own any more: nothing happens
-    assert not await first.take("telegram", 0.6)
+    assert not await first.take("telegram", HOLD_S)
     await second.give_up("telegram")
-    assert await first.take("telegram", 0.6)  # released: free at once
+    assert await first.take("telegram", HOLD_S)  # released: free at once
 
 
 async def test_sql_lease(db: Database):  # noqa: F811  (SQLite, and PostgreSQL when set)

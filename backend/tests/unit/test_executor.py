@@ -29,7 +29,7 @@ from pronghorn.runtime.wiring.app_runtime import AppRuntime
 from pronghorn.runtime.wiring.assemble import open_runtime
 from support.live import base_config
 from support.sdk import as_state
-from unit.run_events import is_custom, until_event
+from unit.run_events import is_custom, is_update, until_event
 
 ME = Access(LOCAL_PRINCIPAL)
 Opener = Callable[..., Awaitable[AppRuntime]]
@@ -99,19 +99,26 @@ async def test_a_run_over_its_time_limit_ends_in_timeout(open_rt: Opener) -> Non
 
 async def test_a_cancel_mid_stream_interrupts_and_keeps_the_steps_done(runtime: AppRuntime) -> None:
     tid, job = await start(
-        runtime, request("slow", input={"sleep": 120}, stream_mode=["values", "custom"])
+        runtime,
+        request("slow", input={"sleep": 120}, stream_mode=["values", "updates", "custom"]),
     )
-    await until_event(runtime, job, is_custom("prepare"))
+    # `prepare`'s step done (its update streamed), not only begun: its custom event is
+    # written as the node starts, and a cancel between the two would leave no step to keep.
+    await until_event(runtime, job, is_update("prepare"))
     await runtime.runs.cancel(tid, job.run_id, action="interrupt", wait=True)
     assert job.status == "interrupted" and job.error is None
     events = await stored_events(runtime, job.run_id)
     assert events[0].event == "metadata" and all(e.event != "error" for e in events)
     # `prepare` finished and was checkpointed (durability async): its step is kept.
     assert as_state(job.output)["sleep"] == 120
+    assert as_state(job.output)["messages"][-1]["content"] == "slow"
     row = await thread_row(runtime, tid)
-    assert row["status"] == "idle"  # free for the next run, as the reference leaves it
+    # `respond` is still to run: the thread is `interrupted` (not busy: free for the next run)
+    assert row["status"] == "interrupted"
     assert row["values"]["sleep"] == 120
     assert row["values"]["messages"][-1]["content"] == "slow"
+    state = await runtime.checkpointer.aget_tuple(thread_config(tid))
+    assert state is not None and state.metadata["step"] == 1  # prepare's step, the last one kept
 
     def unit(conn: Connection):
         assert conn.scalar(runs_status(job.run_id)) == "interrupted"

@@ -17,7 +17,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypedDict
+from typing import Literal, TypedDict
 
 MAX_SCANNED_FILES = 2000
 MAX_FILES = 200
@@ -204,12 +204,21 @@ class _Budget:
     left: int = MAX_TOTAL_DIFF_BYTES
 
 
+ChangeStatus = Literal["created", "modified", "deleted"]
+"""How a file changed between two snapshots."""
+FileStatus = Literal["created", "modified", "deleted", "symlink_created"]
+"""A file's status in the answer: a created symlink is told apart."""
+NoDiffReason = Literal["binary", "large", "sensitive", "truncated", "symlink"]
+"""Why a changed file's diff is not in the answer."""
+
+
 class FileChange(TypedDict):
-    """One changed file of DeerFlow's workspace-changes answer."""
+    """One changed file of DeerFlow's workspace-changes answer (the gateway's
+    `WorkspaceFileChange` is its API model: `sandbox` may not import `gateway`)."""
 
     path: str
     root: str
-    status: str
+    status: FileStatus
     binary: bool
     sensitive: bool
     size_before: int | None
@@ -218,7 +227,7 @@ class FileChange(TypedDict):
     sha256_after: str | None
     diff: str
     diff_truncated: bool
-    diff_unavailable_reason: str | None
+    diff_unavailable_reason: NoDiffReason | None
     additions: int
     deletions: int
     symlink: bool
@@ -247,7 +256,7 @@ class WorkspaceChanges(TypedDict):
 
 def _entry(
     key: str,
-    status: str,
+    status: ChangeStatus,
     before: FileState | None,
     after: FileState | None,
     host: Path | None,
@@ -308,7 +317,7 @@ def _entry(
 
 def _no_diff_reason(
     item: FileChange, before: FileState | None, after: FileState | None
-) -> str | None:
+) -> NoDiffReason | None:
     if item["symlink"]:
         return "symlink"
     if item["sensitive"]:
@@ -325,7 +334,7 @@ def compare(before: Snapshot, after: Snapshot, roots: dict[str, Path]) -> Worksp
     """DeerFlow's workspace-changes payload: `{version, summary, files, limits}`. When a
     snapshot stopped at MAX_SCANNED_FILES, which files are new or gone is unknown: only
     files modified in both are listed (and `summary.truncated` says so)."""
-    changed: list[tuple[str, str]] = []
+    changed: list[tuple[str, ChangeStatus]] = []
     partial = before.truncated or after.truncated
     keys = (
         before.files.keys() & after.files.keys()

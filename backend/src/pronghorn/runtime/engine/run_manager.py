@@ -209,11 +209,11 @@ class RunManager:
         terms = self.queue.terms(req, tid)
 
         def unit(conn: Connection) -> tuple[AssistantRecord, run_units.Accepted]:
-            assistant = run_units.resolve_assistant(conn, req.assistant_id, access.owner_scope)
-            self._check(req, assistant)
-            return assistant, run_units.accept_run(
+            return run_units.accept_assistant_run(
                 conn,
-                assistant=assistant,
+                assistant_id=req.assistant_id,
+                owner_scope=access.owner_scope,
+                check=lambda assistant: self._check(req, assistant),
                 thread_id=tid,
                 create_thread=stateless or new_thread is not None,
                 new_thread_metadata=new_thread or {},

@@ -137,7 +137,7 @@ class _Thread(TypedDict):
     turn_until: object
 
 
-class AcceptTerms(TypedDict):
+class AcceptArgs(TypedDict):
     """What `accept_run` and `accept_assistant_run` take besides the assistant (see
     `accept_run`)."""
 
@@ -153,7 +153,7 @@ class AcceptTerms(TypedDict):
 
 
 def accept_run(
-    conn: Connection, *, assistant: AssistantRecord, **terms: Unpack[AcceptTerms]
+    conn: Connection, *, assistant: AssistantRecord, **terms: Unpack[AcceptArgs]
 ) -> Accepted:
     """Check the thread and the multitask strategy, insert the run of `assistant` (as
     `resolve_assistant` found it, in the same transaction) as pending and mark the thread
@@ -184,7 +184,7 @@ def accept_assistant_run(
     assistant_id: str,
     owner_scope: str | None,
     check: Callable[[AssistantRecord], None],
-    **terms: Unpack[AcceptTerms],
+    **terms: Unpack[AcceptArgs],
 ) -> tuple[AssistantRecord, Accepted]:
     """`resolve_assistant`, then `check` it (raising refuses the run), then `accept_run`:
     the same refusals in the same order, in one transaction. On PostgreSQL the assistant's
@@ -219,7 +219,7 @@ def accept_assistant_run(
 
 
 def _accept_locked(
-    conn: Connection, assistant: AssistantRecord, row: _Thread | None, terms: AcceptTerms
+    conn: Connection, assistant: AssistantRecord, row: _Thread | None, terms: AcceptArgs
 ) -> Accepted:
     """`accept_run` once the thread is marked busy (`row`: as it was; None: no such
     thread)."""

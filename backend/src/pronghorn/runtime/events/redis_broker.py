@@ -159,6 +159,8 @@ class RedisBroker:
         self._boxes: dict[str, _Outbox] = {}
         # The ping in flight, shared by every caller meanwhile (see `ping`).
         self._ping: asyncio.Task[bool] | None = None
+        # When Redis last answered a pump's batch, a ping or a log's opening (loop time).
+        self._answered_at: float | None = None
         self._append_run = client.register_script(APPEND_RUN_EVENT)
         self._append_thread = client.register_script(APPEND_THREAD_EVENT)
         self._close_run = client.register_script(CLOSE_RUN)
@@ -181,12 +183,27 @@ class RedisBroker:
             task = self._ping = asyncio.ensure_future(self._ping_once())
         return await asyncio.shield(task)
 
+    async def answering(self, within_s: float) -> bool:
+        """Whether Redis answers: yes without asking when it answered this process within
+        the last `within_s` (a pump's batch, a ping, a log opened), else `ping`. For a
+        request's path, where a ping per request is a round trip per run; `/ready` pings."""
+        at = self._answered_at
+        if at is not None and asyncio.get_running_loop().time() - at <= within_s:
+            return True
+        return await self.ping()
+
+    def _answered(self) -> None:
+        self._answered_at = asyncio.get_running_loop().time()
+
     async def _ping_once(self) -> bool:
         async def once() -> bool:
             return bool(await self.client.ping())  # type: ignore[misc]
 
         try:
-            return await self._call(once, patience_s=min(self.retry_s, 2.0))
+            answered = await self._call(once, patience_s=min(self.retry_s, 2.0))
+            if answered:
+                self._answered()
+            return answered
         except (BrokerUnavailable, redis_errors.RedisError) as exc:
             log.warning("the event broker (Redis) did not answer a ping: %r", exc)
             return False
@@ -223,6 +240,7 @@ class RedisBroker:
 
         # On a request's path: one quick retry, then a 503 (nothing was accepted yet).
         epoch = await self._call(create, patience_s=min(self.retry_s, 0.5))
+        self._answered()
         if not self._current(run_id, fence):
             stale = self._boxes.get(run_id)
             if stale is not None and stale.pump is not None:
@@ -376,6 +394,7 @@ class RedisBroker:
                 # events, readers read them from there. Do not try them forever.
                 log.exception("Redis refused run events", extra={"run_id": box.run_id})
             delay = 0.05
+            self._answered()
             if batch:
                 top = batch[-1].id
                 while box.pending and box.pending[0].id <= top:

@@ -183,3 +183,20 @@ async def test_with_queue_caps_the_unfinished_runs_are_read_before_the_insert(
     assert not second.claimed and len(second.inflight) == 1
     assert any(s.startswith("SELECT runs.run_id") for s in sent)
     assert sum(s.startswith("INSERT INTO runs") for s in sent) == 1
+
+
+def test_the_run_engines_postgres_statements_compile_once() -> None:
+    """No parameter of the accept's and the settle's statements is rendered per execution
+    (an IN list of literals is: SQLAlchemy's "post-compile" parameters re-render the
+    statement's text on every call)."""
+    from sqlalchemy.dialects import postgresql
+
+    statements = [
+        run_units._ASSISTANT_AND_THREAD,  # pyright: ignore[reportPrivateUsage]
+        *run_units._READING_INFLIGHT.values(),  # pyright: ignore[reportPrivateUsage]
+        run_units._FINISH_FENCED,  # pyright: ignore[reportPrivateUsage]
+        run_units._SETTLE_THREAD_SQL,  # pyright: ignore[reportPrivateUsage]
+    ]
+    for stmt in statements:
+        compiled = stmt.compile(dialect=postgresql.dialect())  # pyright: ignore[reportUnknownMemberType]
+        assert not compiled.post_compile_params, str(compiled)

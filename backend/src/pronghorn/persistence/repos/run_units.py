@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import NotRequired, TypedDict, Unpack
 
-from sqlalchemy import bindparam, case, delete, exists, func, insert, select, true, update
+from sqlalchemy import bindparam, case, delete, exists, func, insert, or_, select, true, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql.expression import CTE, ColumnElement, Select
 
@@ -33,6 +33,13 @@ from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.persistence.repos.common import OwnerScope, now
 from pronghorn.persistence.repos.run_queue_load import QueueCaps, queue_full, queue_load
 from pronghorn.persistence.tables import assistants, runs, threads
+
+
+def _unfinished(status_column: ColumnElement[str]) -> ColumnElement[bool]:
+    """`status IN ('pending', 'running')` as ORs: an IN list of literals is rendered again
+    on every execution (SQLAlchemy's "post-compile" parameters), an OR is compiled once."""
+    return or_(*(status_column == status for status in runs_repo.INFLIGHT))
+
 
 # The accept transaction's statements, built once with bound parameters (see _START below).
 _ASSISTANT = select(assistants).where(assistants.c.assistant_id == bindparam("b_id"))
@@ -64,7 +71,14 @@ _ASSISTANT_AND_THREAD = (
         _BUSY_CTE.c.turn_until.label("t_turn_until"),
     )
     .select_from(assistants.outerjoin(_BUSY_CTE, true()))
-    .where(assistants.c.assistant_id.in_(bindparam("b_ids", expanding=True)))
+    # Two candidates at most (`_candidates`; the second repeats the first when there is
+    # one): no IN list, which SQLAlchemy would render again on every execution.
+    .where(
+        or_(
+            assistants.c.assistant_id == bindparam("b_id1"),
+            assistants.c.assistant_id == bindparam("b_id2"),
+        )
+    )
 )
 
 
@@ -196,7 +210,12 @@ def accept_assistant_run(
         check(assistant)
         return assistant, accept_run(conn, assistant=assistant, **terms)
     candidates = _candidates(assistant_id)
-    params = {"b_ids": candidates, "b_id": terms["thread_id"], "b_ts": now()}
+    params = {
+        "b_id1": candidates[0],
+        "b_id2": candidates[-1],
+        "b_id": terms["thread_id"],
+        "b_ts": now(),
+    }
     found = {
         str(r["assistant_id"]): r for r in conn.execute(_ASSISTANT_AND_THREAD, params).mappings()
     }
@@ -311,7 +330,7 @@ def _meta_cte(thread_id: str, new_meta: Mapping[str, object]) -> CTE:
 # built once per shape with bound parameters (`v_<column>`; the claim's `c_<column>`).
 _INFLIGHT = (
     select(runs)
-    .where(runs.c.thread_id == bindparam("b_thread_id"), runs.c.status.in_(runs_repo.INFLIGHT))
+    .where(runs.c.thread_id == bindparam("b_thread_id"), _unfinished(runs.c.status))
     .cte("inflight")
 )
 _CLAIM_COLUMNS = frozenset({"owner", "fence", "lease_expires_at"})  # fast_claim's
@@ -496,7 +515,7 @@ _SETTLE_THREAD_SQL = _SETTLE_THREAD.values(
             exists().where(
                 _OTHER.c.thread_id == bindparam("b_thread_id"),
                 _OTHER.c.run_id != bindparam("b_run_id"),
-                _OTHER.c.status.in_(runs_repo.INFLIGHT),
+                _unfinished(_OTHER.c.status),
             ),
             "busy",
         ),

@@ -87,3 +87,24 @@ async def test_an_accept_asks_redis_only_when_it_has_not_answered_lately(tmp_pat
         finally:
             await broker.aclose()
             await broker.client.aclose()
+
+
+async def test_the_pump_reloads_its_scripts_when_redis_lost_them(tmp_path: Path) -> None:
+    """A batch of one event goes as a plain EVALSHA (no pipeline): when Redis has lost the
+    script (a restart, SCRIPT FLUSH) it is loaded again and the event still arrives."""
+    require_redis()
+    async with sqlite_db(tmp_path) as db:
+        client = Redis.from_url(REDIS_URL)
+        broker = RedisBroker(client=client, store=SqlEventStore(db), prefix=new_prefix())
+        try:
+            await broker.open_run("r1", "t1")
+            await broker.publish("r1", "values", b'{"n": 1}')
+            await broker.flush("r1")
+            await client.script_flush()  # pyright: ignore[reportUnknownMemberType]
+            await broker.publish("r1", "values", b'{"n": 2}')
+            await broker.close_run("r1")
+            seen = [(ev.id, ev.data) async for ev in broker.subscribe("r1", 0)]
+            assert seen == [(1, b'{"n": 1}'), (2, b'{"n": 2}')]
+        finally:
+            await broker.aclose()
+            await client.aclose()

@@ -1,8 +1,8 @@
-"""The accept in statements: on PostgreSQL `accept_assistant_run` reads the assistant and
-marks the thread busy (its lock) in one statement, and inserts the run reading the thread's
-unfinished runs in one more — two statements where there were four — with the same
-refusals, claims and rows as the statement-by-statement accept (SQLite's, and `accept_run`
-with the queue caps)."""
+"""The accept in statements: on PostgreSQL `resolve_for_accept` reads the assistant and
+marks the thread busy (its lock) in one statement, and `accept_resolved` inserts the run
+reading the thread's unfinished runs in one more — two statements where there were four —
+with the same refusals, claims and rows as the statement-by-statement accept (SQLite's,
+and `accept_run` with the queue caps)."""
 
 from __future__ import annotations
 
@@ -57,15 +57,12 @@ def _accept(
     check: bool = True,
     caps: QueueCaps | None = None,
 ) -> tuple[AssistantRecord, run_units.Accepted]:
-    def checked(assistant: AssistantRecord) -> None:
-        if not check:
-            raise Refused(assistant.assistant_id)
-
-    return run_units.accept_assistant_run(
+    found = run_units.resolve_for_accept(conn, assistant_id, owner, thread_id)
+    if not check:  # the caller's check of the assistant (the run manager's validators)
+        raise Refused(found.assistant.assistant_id)
+    return found.assistant, run_units.accept_resolved(
         conn,
-        assistant_id=assistant_id,
-        owner_scope=owner,
-        check=checked,
+        found,
         thread_id=thread_id,
         create_thread=False,
         reject_if_busy=reject,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import NotRequired, TypedDict, Unpack
@@ -152,7 +152,7 @@ class _Thread(TypedDict):
 
 
 class AcceptArgs(TypedDict):
-    """What `accept_run` and `accept_assistant_run` take besides the assistant (see
+    """What `accept_run` and `accept_resolved` take besides the assistant (see
     `accept_run`)."""
 
     thread_id: str
@@ -192,28 +192,34 @@ def accept_run(
     return _accept_locked(conn, assistant, thread, terms)
 
 
-def accept_assistant_run(
-    conn: Connection,
-    *,
-    assistant_id: str,
-    owner_scope: str | None,
-    check: Callable[[AssistantRecord], None],
-    **terms: Unpack[AcceptArgs],
-) -> tuple[AssistantRecord, Accepted]:
-    """`resolve_assistant`, then `check` it (raising refuses the run), then `accept_run`:
-    the same refusals in the same order, in one transaction. On PostgreSQL the assistant's
-    read and the thread's busy mark (its lock) are one statement, and the thread's
-    unfinished runs are read by the run's INSERT (`_accept_locked`): two statements, not
-    four."""
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """An accept's assistant, as `resolve_for_accept` found it, and — on PostgreSQL — its
+    thread already marked busy (`locked`; `thread`: the row as it was, None when there is
+    no such thread)."""
+
+    assistant: AssistantRecord
+    thread_id: str
+    locked: bool = False
+    thread: _Thread | None = None
+
+
+def resolve_for_accept(
+    conn: Connection, assistant_id: str, owner_scope: str | None, thread_id: str
+) -> Resolved:
+    """`resolve_assistant` for an accept of a run on `thread_id` (`AssistantMissing`
+    otherwise); the caller checks the assistant, then `accept_resolved` accepts the run —
+    the same refusals in the same order as `resolve_assistant` then `accept_run`, in one
+    transaction. On PostgreSQL the assistant's read and the thread's busy mark (its lock)
+    are one statement, and `accept_resolved` reads the thread's unfinished runs in the
+    run's INSERT: two statements, not four."""
     if conn.dialect.name != "postgresql":
-        assistant = resolve_assistant(conn, assistant_id, owner_scope)
-        check(assistant)
-        return assistant, accept_run(conn, assistant=assistant, **terms)
+        return Resolved(resolve_assistant(conn, assistant_id, owner_scope), thread_id)
     candidates = _candidates(assistant_id)
     params = {
         "b_id1": candidates[0],
         "b_id2": candidates[-1],
-        "b_id": terms["thread_id"],
+        "b_id": thread_id,
         "b_ts": now(),
     }
     found = {
@@ -225,8 +231,6 @@ def accept_assistant_run(
             break
     else:
         raise AssistantMissing(assistant_id)
-    assistant = assistant_record(row)
-    check(assistant)
     thread: _Thread | None = None
     if row["t_thread_id"] is not None:
         thread = {
@@ -234,7 +238,16 @@ def accept_assistant_run(
             "metadata": json_object(row["t_metadata"]),
             "turn_until": row["t_turn_until"],
         }
-    return assistant, _accept_locked(conn, assistant, thread, terms)
+    return Resolved(assistant_record(row), thread_id, locked=True, thread=thread)
+
+
+def accept_resolved(conn: Connection, resolved: Resolved, **terms: Unpack[AcceptArgs]) -> Accepted:
+    """`accept_run` for the assistant (and thread) `resolve_for_accept` found."""
+    if terms["thread_id"] != resolved.thread_id:
+        raise ValueError("the run's thread is not the one resolved for it")
+    if not resolved.locked:
+        return accept_run(conn, assistant=resolved.assistant, **terms)
+    return _accept_locked(conn, resolved.assistant, resolved.thread, terms)
 
 
 def _accept_locked(

@@ -209,11 +209,11 @@ class RunManager:
         terms = self.queue.terms(req, tid)
 
         def unit(conn: Connection) -> tuple[AssistantRecord, run_units.Accepted]:
-            return run_units.accept_assistant_run(
+            found = run_units.resolve_for_accept(conn, req.assistant_id, access.owner_scope, tid)
+            self._check(req, found.assistant)
+            return found.assistant, run_units.accept_resolved(
                 conn,
-                assistant_id=req.assistant_id,
-                owner_scope=access.owner_scope,
-                check=lambda assistant: self._check(req, assistant),
+                found,
                 thread_id=tid,
                 create_thread=stateless or new_thread is not None,
                 new_thread_metadata=new_thread or {},

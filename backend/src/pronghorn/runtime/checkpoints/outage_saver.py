@@ -31,7 +31,7 @@ from langgraph.checkpoint.base import (
 )
 from langgraph.checkpoint.serde.types import _DeltaSnapshot  # pyright: ignore[reportPrivateUsage]
 from psycopg import AsyncConnection
-from psycopg.rows import DictRow
+from psycopg.rows import DictRow, dict_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
@@ -53,6 +53,7 @@ class OutlastingPostgresSaver(HistoryPostgresSaver):
         waits: OutageWaits,
     ) -> None:
         super().__init__(pool)
+        self._pool = pool
         self._statements = SaverStatements(
             self.UPSERT_CHECKPOINT_BLOBS_SQL,
             self.UPSERT_CHECKPOINTS_SQL,
@@ -116,6 +117,20 @@ class OutlastingPostgresSaver(HistoryPostgresSaver):
     # with the stock saver), except that values `small` says are small are serialized
     # here instead of in a worker thread (runtime/checkpoints/small_values.py).
 
+    @asynccontextmanager
+    async def _writing(self) -> AsyncGenerator[OneStatementCursor]:
+        """The cursor the writes use: `_cursor(pipeline=True)` without the library's two
+        generator layers around the pool's connection (the saver's lock, a pooled
+        connection, a binary cursor with dict rows, as the library's)."""
+        async with (
+            self.lock,
+            self._pool.connection() as conn,
+            conn.cursor(binary=True, row_factory=dict_row) as cur,
+        ):
+            grouped = OneStatementCursor(cur, self._statements, pipelined=self.supports_pipeline)
+            yield grouped
+            await grouped.finish()
+
     async def _serialized(self, dump: Callable[[], _T], values: Iterable[object]) -> _T:
         if small(values):
             return dump()
@@ -151,7 +166,7 @@ class OutlastingPostgresSaver(HistoryPostgresSaver):
                 pass
             else:
                 blob_values[k] = copy["channel_values"].pop(k)
-        async with self._cursor(pipeline=True) as cur:
+        async with self._writing() as cur:
             if blob_versions := {k: v for k, v in new_versions.items() if k in blob_values}:
                 rows = await self._serialized(
                     lambda: self._dump_blobs(thread_id, checkpoint_ns, blob_values, blob_versions),
@@ -195,5 +210,5 @@ class OutlastingPostgresSaver(HistoryPostgresSaver):
             ),
             [value for _, value in writes],
         )
-        async with self._cursor(pipeline=True) as cur:
+        async with self._writing() as cur:
             await cur.executemany(query, params)

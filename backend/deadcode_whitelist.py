@@ -16,6 +16,7 @@ _.log_message  # http.server BaseHTTPRequestHandler
 _.BoundedHttpToolsProtocol  # uvicorn imports it by path (cli.py: `http=`)
 _.async_auth_flow  # httpx.Auth (mcp/oauth.py)
 _.aget_delta_channel_history  # LangGraph checkpoint saver (runtime/checkpoints/sqlite_checkpoint.py)
+_.aput_writes  # LangGraph checkpoint saver (runtime/checkpoints/outage_saver.py, sqlite_checkpoint.py)
 _.abatch
 _.bound_tools  # LangChain chat model (models/scripted.py)
 _._llm_type
@@ -99,3 +100,7 @@ _.PHASES
 _.wait_discovered
 _.drop_keys
 _.build_argv
+
+# Keys of a TypedDict read by subscription (persistence/repos/run_units.py AcceptArgs).
+_.create_thread
+_.reject_if_busy

@@ -242,8 +242,9 @@ class Database:
         connection's transaction through the async driver (``run_sync``)."""
         if self._worker is not None:
             return await self._worker.write(unit)
-        async with self.engine.begin() as conn:
-            return await conn.run_sync(unit)
+        # BEGIN, the unit and COMMIT in one greenlet hop (`run_sync`), not three.
+        async with self.engine.connect() as conn:
+            return await conn.run_sync(_in_transaction, unit)
 
     async def read(self, unit: Callable[[Connection], T]) -> T:
         """Run ``unit(conn)`` in one read-only transaction (one snapshot), rolled back. On
@@ -252,10 +253,7 @@ class Database:
         if self._reader is not None:
             return await self._reader.read(unit)
         async with self.engine.connect() as conn:
-            try:
-                return await conn.run_sync(unit)
-            finally:
-                await conn.rollback()
+            return await conn.run_sync(_rolled_back, unit)
 
     async def retry(self, fn: Callable[[], Awaitable[T]], *, attempts: int = 8) -> T:
         """Run ``fn`` again with backoff while SQLite reports busy/locked."""
@@ -279,3 +277,17 @@ class Database:
             return True
         except Exception:
             return False
+
+
+def _in_transaction(conn: Connection, unit: Callable[[Connection], T]) -> T:
+    """`unit` in a transaction: committed if it returns, rolled back if it raises."""
+    with conn.begin():
+        return unit(conn)
+
+
+def _rolled_back(conn: Connection, unit: Callable[[Connection], T]) -> T:
+    """`unit`, then whatever it began rolled back."""
+    try:
+        return unit(conn)
+    finally:
+        conn.rollback()

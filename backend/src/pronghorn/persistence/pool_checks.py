@@ -1,9 +1,10 @@
 """Liveness checks of pooled PostgreSQL connections, only where one can have gone stale.
 
-A connection handed out again within `IDLE_CHECK_S` of being returned was working a moment
-ago; checking it anyway (SQLAlchemy's `pool_pre_ping`: BEGIN, an empty query, ROLLBACK; the
-psycopg pool's `check_connection`: an empty query) cost a run about six extra round trips
-and a tenth of its CPU on the hot path, where connections come back within milliseconds.
+A connection handed out again within `IDLE_CHECK_S` of being returned (psycopg's pool: of
+being handed out before) was working a moment ago; checking it anyway (SQLAlchemy's
+`pool_pre_ping`: BEGIN, an empty query, ROLLBACK; the psycopg pool's `check_connection`: an
+empty query) cost a run about six extra round trips and a tenth of its CPU on the hot path,
+where connections come back within milliseconds.
 A connection idle for longer is checked as before, and a stale one replaced without the
 caller noticing (the usual case: the database restarted, or dropped idle connections).
 
@@ -64,24 +65,28 @@ def check_idle_connections(engine: Engine, idle_s: float = IDLE_CHECK_S) -> None
 
 
 class IdleConnectionCheck:
-    """`check` and `reset` callbacks of a psycopg pool: a connection that sat idle more
-    than `idle_s` is checked before it is handed out (a stale one is replaced)."""
+    """The `check` callback of a psycopg pool: a connection not handed out for more than
+    `idle_s` is checked before it is handed out again (a stale one is replaced).
+
+    Idle is counted from when the connection was last handed out, not from its return: an
+    upper bound of its idle time (a use is milliseconds), so no connection is checked less
+    than it was. The pool gets no `reset` callback to note returns with: with one, psycopg's
+    pool hands every returned connection to a worker task (a queue, a task switch) instead
+    of taking it back at once, on every checkpoint write."""
 
     def __init__(self, idle_s: float = IDLE_CHECK_S) -> None:
         self.idle_s = idle_s
-        self._returned: WeakKeyDictionary[PgConnection, float] = WeakKeyDictionary()
-
-    async def reset(self, conn: PgConnection) -> None:
-        self._returned[conn] = time.monotonic()
+        self._handed: WeakKeyDictionary[PgConnection, float] = WeakKeyDictionary()
 
     async def check(self, conn: PgConnection) -> None:
-        returned = self._returned.get(conn)
-        recent = returned is not None and time.monotonic() - returned < self.idle_s
-        if recent and not _peer_spoke(conn):
-            return
-        from psycopg_pool import AsyncConnectionPool
+        now = time.monotonic()
+        handed = self._handed.get(conn)
+        recent = handed is not None and now - handed < self.idle_s
+        if not recent or _peer_spoke(conn):
+            from psycopg_pool import AsyncConnectionPool
 
-        await AsyncConnectionPool.check_connection(conn)
+            await AsyncConnectionPool.check_connection(conn)
+        self._handed[conn] = now
 
 
 def _peer_spoke(conn: PgConnection) -> bool:

@@ -14,17 +14,18 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import NotRequired, TypedDict
+from typing import NotRequired, TypedDict, Unpack
 
-from sqlalchemy import bindparam, case, delete, exists, func, insert, select, update
-from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy import bindparam, case, delete, exists, func, insert, or_, select, true, update
+from sqlalchemy.engine import Connection
+from sqlalchemy.sql.expression import CTE, ColumnElement, Select
 
 from pronghorn.ids import system_assistant_id
 from pronghorn.persistence.errors import AssistantMissing, ThreadBusy, ThreadMissing
 from pronghorn.persistence.metadata_filter import matches
 from pronghorn.persistence.records.assistants import AssistantRecord, assistant_record
 from pronghorn.persistence.records.columns import text_or_none, timestamp_or_none
-from pronghorn.persistence.records.json_object import json_object
+from pronghorn.persistence.records.json_object import JsonObject, json_object
 from pronghorn.persistence.records.runs import RunRecord, run_record
 from pronghorn.persistence.repos import assistants as assistants_repo
 from pronghorn.persistence.repos import runs as runs_repo
@@ -32,6 +33,13 @@ from pronghorn.persistence.repos import threads as threads_repo
 from pronghorn.persistence.repos.common import OwnerScope, now
 from pronghorn.persistence.repos.run_queue_load import QueueCaps, queue_full, queue_load
 from pronghorn.persistence.tables import assistants, runs, threads
+
+
+def _unfinished(status_column: ColumnElement[str]) -> ColumnElement[bool]:
+    """`status IN ('pending', 'running')` as ORs: an IN list of literals is rendered again
+    on every execution (SQLAlchemy's "post-compile" parameters), an OR is compiled once."""
+    return or_(*(status_column == status for status in runs_repo.INFLIGHT))
+
 
 # The accept transaction's statements, built once with bound parameters (see _START below).
 _ASSISTANT = select(assistants).where(assistants.c.assistant_id == bindparam("b_id"))
@@ -49,6 +57,39 @@ _THREAD_META = (
     .where(threads.c.thread_id == bindparam("b_id"))
     .values(metadata=bindparam("b_metadata", type_=threads.c["metadata"].type))
 )
+# PostgreSQL: the assistant's candidate rows read and the thread marked busy (its row
+# locked) in one statement, the thread's columns beside each assistant row (`t_*`;
+# `t_thread_id` is NULL when there is no such thread). The UPDATE runs once whatever the
+# SELECT returns; when no assistant is found the accept raises and rolls it back.
+_BUSY_CTE = _THREAD_BUSY.returning(threads.c.thread_id).cte("busy_thread")
+_ASSISTANT_AND_THREAD = (
+    select(
+        assistants,
+        _BUSY_CTE.c.thread_id.label("t_thread_id"),
+        _BUSY_CTE.c.owner_id.label("t_owner_id"),
+        _BUSY_CTE.c.metadata.label("t_metadata"),
+        _BUSY_CTE.c.turn_until.label("t_turn_until"),
+    )
+    .select_from(assistants.outerjoin(_BUSY_CTE, true()))
+    # Two candidates at most (`_candidates`; the second repeats the first when there is
+    # one): no IN list, which SQLAlchemy would render again on every execution.
+    .where(
+        or_(
+            assistants.c.assistant_id == bindparam("b_id1"),
+            assistants.c.assistant_id == bindparam("b_id2"),
+        )
+    )
+)
+
+
+def _candidates(id_or_graph_id: str) -> list[str]:
+    """The assistant ids `id_or_graph_id` may name, in the order they are tried: itself
+    (when a UUID), then its graph's system assistant."""
+    candidates: list[str] = []
+    with contextlib.suppress(ValueError, AttributeError, TypeError):
+        candidates.append(str(uuid.UUID(id_or_graph_id)))
+    candidates.append(system_assistant_id(id_or_graph_id))
+    return candidates
 
 
 def resolve_assistant(
@@ -57,11 +98,7 @@ def resolve_assistant(
     """The assistant with this id, or — for a graph id — that graph's system assistant;
     with `owner_scope`, only a system assistant or one of that owner; else
     `AssistantMissing`."""
-    candidates: list[str] = []
-    with contextlib.suppress(ValueError, AttributeError, TypeError):
-        candidates.append(str(uuid.UUID(id_or_graph_id)))
-    candidates.append(system_assistant_id(id_or_graph_id))
-    for candidate in candidates:
+    for candidate in _candidates(id_or_graph_id):
         row = conn.execute(_ASSISTANT, {"b_id": candidate}).mappings().first()
         if row is not None and assistants_repo.usable(row, owner_scope):
             return assistant_record(row)
@@ -105,19 +142,32 @@ class RunFields(TypedDict):
     claimable_at: datetime | None
 
 
+class _Thread(TypedDict):
+    """The thread an accept marked busy, as it was: who owns it, its metadata, until when
+    a state update holds it."""
+
+    owner_id: object
+    metadata: JsonObject | None
+    turn_until: object
+
+
+class AcceptArgs(TypedDict):
+    """What `accept_run` and `accept_resolved` take besides the assistant (see
+    `accept_run`)."""
+
+    thread_id: str
+    create_thread: bool
+    reject_if_busy: bool
+    run_fields: RunFields
+    ownership: RunOwnership
+    inflight_known: NotRequired[list[RunRecord] | None]
+    new_thread_metadata: NotRequired[Mapping[str, object] | None]
+    claim_if_idle: NotRequired[Mapping[str, object] | None]
+    queue_caps: NotRequired[QueueCaps | None]
+
+
 def accept_run(
-    conn: Connection,
-    *,
-    assistant: AssistantRecord,
-    thread_id: str,
-    create_thread: bool,
-    reject_if_busy: bool,
-    run_fields: RunFields,
-    ownership: RunOwnership,
-    inflight_known: list[RunRecord] | None = None,
-    new_thread_metadata: Mapping[str, object] | None = None,
-    claim_if_idle: Mapping[str, object] | None = None,
-    queue_caps: QueueCaps | None = None,
+    conn: Connection, *, assistant: AssistantRecord, **terms: Unpack[AcceptArgs]
 ) -> Accepted:
     """Check the thread and the multitask strategy, insert the run of `assistant` (as
     `resolve_assistant` found it, in the same transaction) as pending and mark the thread
@@ -131,18 +181,97 @@ def accept_run(
     its thread has no unfinished run, so the accepting replica executes it at once; otherwise
     the run is queued unclaimed (no owner) for any replica to claim, within `queue_caps`
     (scale-out: counted in the database under an advisory lock)."""
-    row = conn.execute(_THREAD_BUSY, {"b_id": thread_id, "b_ts": now()}).mappings().first()
+    row = conn.execute(_THREAD_BUSY, {"b_id": terms["thread_id"], "b_ts": now()}).mappings().first()
+    thread: _Thread | None = None
+    if row is not None:
+        thread = {
+            "owner_id": row["owner_id"],
+            "metadata": json_object(row["metadata"]),
+            "turn_until": row["turn_until"],
+        }
+    return _accept_locked(conn, assistant, thread, terms)
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """An accept's assistant, as `resolve_for_accept` found it, and — on PostgreSQL — its
+    thread already marked busy (`locked`; `thread`: the row as it was, None when there is
+    no such thread)."""
+
+    assistant: AssistantRecord
+    thread_id: str
+    locked: bool = False
+    thread: _Thread | None = None
+
+
+def resolve_for_accept(
+    conn: Connection, assistant_id: str, owner_scope: str | None, thread_id: str
+) -> Resolved:
+    """`resolve_assistant` for an accept of a run on `thread_id` (`AssistantMissing`
+    otherwise); the caller checks the assistant, then `accept_resolved` accepts the run —
+    the same refusals in the same order as `resolve_assistant` then `accept_run`, in one
+    transaction. On PostgreSQL the assistant's read and the thread's busy mark (its lock)
+    are one statement, and `accept_resolved` reads the thread's unfinished runs in the
+    run's INSERT: two statements, not four."""
+    if conn.dialect.name != "postgresql":
+        return Resolved(resolve_assistant(conn, assistant_id, owner_scope), thread_id)
+    candidates = _candidates(assistant_id)
+    params = {
+        "b_id1": candidates[0],
+        "b_id2": candidates[-1],
+        "b_id": thread_id,
+        "b_ts": now(),
+    }
+    found = {
+        str(r["assistant_id"]): r for r in conn.execute(_ASSISTANT_AND_THREAD, params).mappings()
+    }
+    for candidate in candidates:
+        row = found.get(candidate)
+        if row is not None and assistants_repo.usable(row, owner_scope):
+            break
+    else:
+        raise AssistantMissing(assistant_id)
+    thread: _Thread | None = None
+    if row["t_thread_id"] is not None:
+        thread = {
+            "owner_id": row["t_owner_id"],
+            "metadata": json_object(row["t_metadata"]),
+            "turn_until": row["t_turn_until"],
+        }
+    return Resolved(assistant_record(row), thread_id, locked=True, thread=thread)
+
+
+def accept_resolved(conn: Connection, resolved: Resolved, **terms: Unpack[AcceptArgs]) -> Accepted:
+    """`accept_run` for the assistant (and thread) `resolve_for_accept` found."""
+    if terms["thread_id"] != resolved.thread_id:
+        raise ValueError("the run's thread is not the one resolved for it")
+    if not resolved.locked:
+        return accept_run(conn, assistant=resolved.assistant, **terms)
+    return _accept_locked(conn, resolved.assistant, resolved.thread, terms)
+
+
+def _accept_locked(
+    conn: Connection, assistant: AssistantRecord, row: _Thread | None, terms: AcceptArgs
+) -> Accepted:
+    """`accept_run` once the thread is marked busy (`row`: as it was; None: no such
+    thread)."""
+    thread_id = terms["thread_id"]
+    inflight_known = terms.get("inflight_known")
+    claim_if_idle = terms.get("claim_if_idle")
+    queue_caps = terms.get("queue_caps")
     graph_meta = {"graph_id": assistant.graph_id, "assistant_id": assistant.assistant_id}
+    ownership = terms["ownership"]
     scope = ownership.thread_scope
     if row is not None and not (
         (scope.owner_id is None or row["owner_id"] == scope.owner_id)
         and matches(row["metadata"], scope.filter)
     ):
         raise ThreadMissing(thread_id)  # another user's: as if there were none
+    values: dict[str, object]
     if row is None:
-        if not create_thread:
+        if not terms["create_thread"]:
             raise ThreadMissing(thread_id)
-        meta: dict[str, object] = {**(new_thread_metadata or {}), **graph_meta}
+        meta: dict[str, object] = {**(terms.get("new_thread_metadata") or {}), **graph_meta}
         owner_id: str | None = ownership.owner_id
         # Parameters apart from the statement: the compiled INSERT is cached once.
         conn.execute(
@@ -151,25 +280,39 @@ def accept_run(
                 thread_id, metadata=meta, status="busy", owner_id=ownership.owner_id
             ),
         )
-        inflight: list[RunRecord] = []
+        inflight: list[RunRecord] | None = []
         new_meta = None
     else:
         owner_id = text_or_none(row["owner_id"])
-        meta = dict(json_object(row["metadata"]) or {})
-        inflight = inflight_known if inflight_known is not None else inflight_rows(conn, thread_id)
-        if inflight and reject_if_busy:
-            raise ThreadBusy(thread_id, inflight)
+        meta = dict(row["metadata"] or {})
         changed = {k: v for k, v in graph_meta.items() if meta.get(k) != v}
         meta.update(changed)
         new_meta = meta if changed else None  # the thread's first run of this graph/assistant
+        inflight = inflight_known
+        if inflight is None and not (conn.dialect.name == "postgresql" and queue_caps is None):
+            inflight = inflight_rows(conn, thread_id)
+        if inflight is not None and inflight and terms["reject_if_busy"]:
+            raise ThreadBusy(thread_id, inflight)
     values = runs_repo.new_run_row(
         thread_id=thread_id,
         assistant_id=assistant.assistant_id,
         owner_id=owner_id,
         principal=ownership.principal,
-        **run_fields,
+        **terms["run_fields"],
     )
-    claimed = claim_if_idle is not None and not inflight and not _in_turn(row)
+    in_turn = _in_turn(row)
+    if inflight is None:
+        # PostgreSQL: the thread's unfinished runs are read by the INSERT itself (its
+        # snapshot is taken under the thread's lock, so it sees every accept committed
+        # before), the claim decided in SQL as below.
+        inflight = _insert_reading_inflight(conn, values, new_meta, claim_if_idle, in_turn)
+        if inflight and terms["reject_if_busy"]:
+            raise ThreadBusy(thread_id, inflight)  # the INSERT rolls back with the rest
+        claimed = claim_if_idle is not None and not inflight and not in_turn
+        if claim_if_idle is not None:
+            values.update(claim_if_idle if claimed else {"owner": None})
+        return Accepted(run_record(values), inflight, meta, owner_id, claimed)
+    claimed = claim_if_idle is not None and not inflight and not in_turn
     if queue_caps is not None and not claimed:
         full = queue_full(queue_caps, queue_load(conn, owner_id, lock=True))
         if full is not None:
@@ -179,13 +322,7 @@ def accept_run(
     if new_meta is not None and conn.dialect.name == "postgresql":
         # The thread's new metadata rides in the run's INSERT (a data-modifying CTE): one
         # statement, not two.
-        meta_cte = (
-            update(threads)
-            .where(threads.c.thread_id == thread_id)
-            .values(metadata=new_meta)
-            .cte("thread_metadata")
-        )
-        conn.execute(insert(runs).values(values).add_cte(meta_cte))
+        conn.execute(insert(runs).values(values).add_cte(_meta_cte(thread_id, new_meta)))
     else:
         if new_meta is not None:
             conn.execute(_THREAD_META, {"b_id": thread_id, "b_metadata": new_meta})
@@ -193,7 +330,86 @@ def accept_run(
     return Accepted(run_record(values), inflight, meta, owner_id, claimed)
 
 
-def _in_turn(thread: RowMapping | None) -> bool:
+def _meta_cte(thread_id: str, new_meta: Mapping[str, object]) -> CTE:
+    return (
+        update(threads)
+        .where(threads.c.thread_id == thread_id)
+        .values(metadata=new_meta)
+        .cte("thread_metadata")
+    )
+
+
+# PostgreSQL: the run's INSERT reading its thread's unfinished runs (`_insert_reading_inflight`),
+# built once per shape with bound parameters (`v_<column>`; the claim's `c_<column>`).
+_INFLIGHT = (
+    select(runs)
+    .where(runs.c.thread_id == bindparam("b_thread_id"), _unfinished(runs.c.status))
+    .cte("inflight")
+)
+_CLAIM_COLUMNS = frozenset({"owner", "fence", "lease_expires_at"})  # fast_claim's
+
+
+def _reading_inflight(claim: bool, meta: bool) -> Select[tuple[object, ...]]:
+    busy = exists(select(_INFLIGHT.c.run_id))
+    row: dict[str, ColumnElement[object]] = {}
+    for column in runs.c:
+        value: ColumnElement[object] = bindparam(f"v_{column.key}", type_=column.type)
+        if claim and column.key in _CLAIM_COLUMNS:
+            claimed = bindparam(f"c_{column.key}", type_=column.type)
+            value = case((busy, value), else_=claimed)
+        row[column.key] = value
+    stmt = (
+        select(_INFLIGHT)
+        .order_by(_INFLIGHT.c.created_at)
+        .add_cte(insert(runs).values(row).cte("new_run"))
+    )
+    if meta:
+        meta_cte = (
+            update(threads)
+            .where(threads.c.thread_id == bindparam("b_thread_id"))
+            .values(metadata=bindparam("b_metadata", type_=threads.c["metadata"].type))
+            .cte("thread_metadata")
+        )
+        stmt = stmt.add_cte(meta_cte)
+    return stmt
+
+
+_READING_INFLIGHT = {
+    (claim, meta): _reading_inflight(claim, meta)
+    for claim in (False, True)
+    for meta in (False, True)
+}
+
+
+def _insert_reading_inflight(
+    conn: Connection,
+    values: Mapping[str, object],
+    new_meta: Mapping[str, object] | None,
+    claim_if_idle: Mapping[str, object] | None,
+    in_turn: bool,
+) -> list[RunRecord]:
+    """PostgreSQL: insert the run and read its thread's other unfinished runs in one
+    statement (the run's INSERT and the thread's new metadata as data-modifying CTEs of the
+    SELECT of those runs, which does not see the row it inserts). The run is claimed
+    (`claim_if_idle`) only when that SELECT finds none: the claim columns are CASEs on it."""
+    unclaimed = dict(values)
+    if claim_if_idle is not None:
+        unclaimed["owner"] = None
+    params: dict[str, object] = {f"v_{k}": v for k, v in unclaimed.items()}
+    params["b_thread_id"] = values["thread_id"]
+    claim = claim_if_idle is not None and not in_turn
+    if claim_if_idle is not None and claim:
+        claimed = {**values, **claim_if_idle}
+        if set(claim_if_idle) - _CLAIM_COLUMNS:
+            raise ValueError(f"not claim columns: {sorted(set(claim_if_idle) - _CLAIM_COLUMNS)}")
+        params |= {f"c_{k}": claimed[k] for k in _CLAIM_COLUMNS}
+    if new_meta is not None:
+        params["b_metadata"] = new_meta
+    stmt = _READING_INFLIGHT[claim, new_meta is not None]
+    return [run_record(r) for r in conn.execute(stmt, params).mappings()]
+
+
+def _in_turn(thread: _Thread | None) -> bool:
     """Scale-out: a state update holds the thread (runtime/services/thread_state.py), so a run
     accepted now is queued, claimed once the update is done."""
     until = None if thread is None else timestamp_or_none(thread["turn_until"])
@@ -312,7 +528,7 @@ _SETTLE_THREAD_SQL = _SETTLE_THREAD.values(
             exists().where(
                 _OTHER.c.thread_id == bindparam("b_thread_id"),
                 _OTHER.c.run_id != bindparam("b_run_id"),
-                _OTHER.c.status.in_(runs_repo.INFLIGHT),
+                _unfinished(_OTHER.c.status),
             ),
             "busy",
         ),

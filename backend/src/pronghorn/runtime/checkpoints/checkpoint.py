@@ -93,7 +93,6 @@ async def open_persistence(
             "options": db.session_options(),
         },
         check=idle_check.check,
-        reset=idle_check.reset,
         open=False,
     )
     await _setup_postgres(db)

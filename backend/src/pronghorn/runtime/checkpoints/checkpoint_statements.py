@@ -10,7 +10,9 @@ row, a task's writes as one multi-row ``VALUES`` — with the same columns, the 
 stored is stored, in one transaction as before. Rows that a multi-row upsert would touch twice
 (two writes to one special channel in one call) keep what the row-by-row statements left:
 the last one for ``DO UPDATE``, the first for ``DO NOTHING``. A statement it does not know is
-sent as it is, after what it holds.
+sent as it is, after what it holds. One statement goes on its own (the connection is in
+autocommit: its own transaction, with no pipeline to enter and sync); several go in one
+pipeline, as the library sends them.
 """
 
 from __future__ import annotations
@@ -84,18 +86,34 @@ def _write_key(row: Row) -> tuple[object, ...]:
     return (row[0], row[1], row[2], row[3], row[5])
 
 
+@dataclass(frozen=True)
+class _Queued:
+    query: LiteralString
+    params: Sequence[object] | None = None
+    rows: Sequence[Row] | None = None  # an executemany's
+
+
 class OneStatementCursor:
-    def __init__(self, cursor: AsyncCursor[DictRow], sql: SaverStatements) -> None:
+    """Takes the statements of one library write as they come and sends them in `finish`:
+    one statement on its own (autocommit: its own transaction, one round trip, no pipeline
+    to enter and sync), several in one pipeline (one implicit transaction, as the library
+    sends them)."""
+
+    def __init__(
+        self, cursor: AsyncCursor[DictRow], sql: SaverStatements, *, pipelined: bool = True
+    ) -> None:
         self._cursor = cursor
         self._sql = sql
+        self._pipelined = pipelined  # libpq has pipeline mode (else: a transaction)
         self._blobs: list[Row] = []
+        self._queued: list[_Queued] = []
 
     async def executemany(self, query: str, params_seq: Sequence[Row]) -> None:
         rows = list(params_seq)
         if query == self._sql.UPSERT_CHECKPOINT_BLOBS_SQL:
             self._blobs.extend(rows)
             return
-        await self._flush_blobs()
+        self._queue_blobs()
         if not rows:
             return
         upsert = query == self._sql.UPSERT_CHECKPOINT_WRITES_SQL
@@ -103,11 +121,11 @@ class OneStatementCursor:
             unique = _unique(rows, _write_key, keep_last=upsert)
             for start in range(0, len(unique), PAGE):
                 statement, params = _multi_row(query, unique[start : start + PAGE])
-                await self._cursor.execute(_query(statement), params)
+                self._queued.append(_Queued(_query(statement), params))
             return
-        await self._cursor.executemany(_query(query), rows)
+        self._queued.append(_Queued(_query(query), rows=rows))
 
-    async def execute(self, query: str, params: Row | None = None) -> AsyncCursor[DictRow]:
+    async def execute(self, query: str, params: Row | None = None) -> None:
         if query == self._sql.UPSERT_CHECKPOINTS_SQL and self._blobs and params is not None:
             blobs = _unique(self._blobs, _blob_key, keep_last=False)
             self._blobs = []
@@ -115,21 +133,35 @@ class OneStatementCursor:
                 statement, page_params = _multi_row(
                     self._sql.UPSERT_CHECKPOINT_BLOBS_SQL, blobs[:PAGE]
                 )
-                await self._cursor.execute(_query(statement), page_params)
+                self._queued.append(_Queued(_query(statement), page_params))
                 blobs = blobs[PAGE:]
             insert_blobs, blob_params = _multi_row(
                 self._sql.UPSERT_CHECKPOINT_BLOBS_SQL.strip().rstrip(";"), blobs
             )
             statement = f"WITH blobs AS ({insert_blobs}) {query}"
-            return await self._cursor.execute(_query(statement), [*blob_params, *params])
-        await self._flush_blobs()
-        return await self._cursor.execute(_query(query), params)
+            self._queued.append(_Queued(_query(statement), [*blob_params, *params]))
+            return
+        self._queue_blobs()
+        self._queued.append(_Queued(_query(query), params))
 
     async def finish(self) -> None:
-        """Sends blobs the library wrote without a checkpoint row after them (none today)."""
-        await self._flush_blobs()
+        """Sends what it holds (blobs without a checkpoint row after them too: none today)."""
+        self._queue_blobs()
+        queued, self._queued = self._queued, []
+        if len(queued) == 1 and queued[0].rows is None:
+            await self._cursor.execute(queued[0].query, queued[0].params)
+            return
+        if not queued:
+            return
+        conn = self._cursor.connection
+        async with conn.pipeline() if self._pipelined else conn.transaction():
+            for q in queued:
+                if q.rows is not None:
+                    await self._cursor.executemany(q.query, q.rows)
+                else:
+                    await self._cursor.execute(q.query, q.params)
 
-    async def _flush_blobs(self) -> None:
+    def _queue_blobs(self) -> None:
         if self._blobs:
             rows, self._blobs = self._blobs, []
-            await self._cursor.executemany(_query(self._sql.UPSERT_CHECKPOINT_BLOBS_SQL), rows)
+            self._queued.append(_Queued(_query(self._sql.UPSERT_CHECKPOINT_BLOBS_SQL), rows=rows))

@@ -45,12 +45,16 @@ from pronghorn.runtime.engine.run_state import CancelAction, RunError, run_statu
 from pronghorn.runtime.engine.thread_turns import ThreadTurns
 from pronghorn.runtime.errors import DomainError
 from pronghorn.runtime.events.broker import BrokerUnavailable, EventBroker
+from pronghorn.runtime.events.redis_broker import RedisBroker
 from pronghorn.runtime.events.serialization import dumps
 
 if TYPE_CHECKING:
     from pronghorn.config.schema.app import RunsConfig
 
 log = logging.getLogger("pronghorn.runs")
+
+ANSWERED_S = 0.5
+"""An accept asks Redis whether it answers unless it answered this process this recently."""
 
 
 class ClusterRunQueue:
@@ -130,8 +134,13 @@ class ClusterRunQueue:
 
     async def open_log(self, run_id: str, thread_id: str) -> None:
         """The replica that executes the run opens its log (it may be another one): here
-        only refuse (503) before anything is written when the broker is unreachable."""
-        if not await self.broker.ping():
+        only refuse (503) before anything is written when the broker is unreachable: Redis
+        is asked (a ping) unless it answered this process within `ANSWERED_S` — a busy
+        replica's pumps talk to it all the time, and a run's log opened on Redis that
+        went away meanwhile is handled as before (the run goes back to the queue)."""
+        redis = self.broker if isinstance(self.broker, RedisBroker) else None
+        answers = await (redis.answering(ANSWERED_S) if redis else self.broker.ping())
+        if not answers:
             raise BrokerUnavailable("The event broker (Redis) is unreachable")
 
     async def abandon_log(self, run_id: str) -> None:

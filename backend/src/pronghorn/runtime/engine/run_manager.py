@@ -209,11 +209,11 @@ class RunManager:
         terms = self.queue.terms(req, tid)
 
         def unit(conn: Connection) -> tuple[AssistantRecord, run_units.Accepted]:
-            assistant = run_units.resolve_assistant(conn, req.assistant_id, access.owner_scope)
-            self._check(req, assistant)
-            return assistant, run_units.accept_run(
+            found = run_units.resolve_for_accept(conn, req.assistant_id, access.owner_scope, tid)
+            self._check(req, found.assistant)
+            return found.assistant, run_units.accept_resolved(
                 conn,
-                assistant=assistant,
+                found,
                 thread_id=tid,
                 create_thread=stateless or new_thread is not None,
                 new_thread_metadata=new_thread or {},

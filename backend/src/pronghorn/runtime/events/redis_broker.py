@@ -159,6 +159,8 @@ class RedisBroker:
         self._boxes: dict[str, _Outbox] = {}
         # The ping in flight, shared by every caller meanwhile (see `ping`).
         self._ping: asyncio.Task[bool] | None = None
+        # When Redis last answered a pump's batch, a ping or a log's opening (loop time).
+        self._answered_at: float | None = None
         self._append_run = client.register_script(APPEND_RUN_EVENT)
         self._append_thread = client.register_script(APPEND_THREAD_EVENT)
         self._close_run = client.register_script(CLOSE_RUN)
@@ -181,12 +183,27 @@ class RedisBroker:
             task = self._ping = asyncio.ensure_future(self._ping_once())
         return await asyncio.shield(task)
 
+    async def answering(self, within_s: float) -> bool:
+        """Whether Redis answers: yes without asking when it answered this process within
+        the last `within_s` (a pump's batch, a ping, a log opened), else `ping`. For a
+        request's path, where a ping per request is a round trip per run; `/ready` pings."""
+        at = self._answered_at
+        if at is not None and asyncio.get_running_loop().time() - at <= within_s:
+            return True
+        return await self.ping()
+
+    def _answered(self) -> None:
+        self._answered_at = asyncio.get_running_loop().time()
+
     async def _ping_once(self) -> bool:
         async def once() -> bool:
             return bool(await self.client.ping())  # type: ignore[misc]
 
         try:
-            return await self._call(once, patience_s=min(self.retry_s, 2.0))
+            answered = await self._call(once, patience_s=min(self.retry_s, 2.0))
+            if answered:
+                self._answered()
+            return answered
         except (BrokerUnavailable, redis_errors.RedisError) as exc:
             log.warning("the event broker (Redis) did not answer a ping: %r", exc)
             return False
@@ -223,6 +240,7 @@ class RedisBroker:
 
         # On a request's path: one quick retry, then a 503 (nothing was accepted yet).
         epoch = await self._call(create, patience_s=min(self.retry_s, 0.5))
+        self._answered()
         if not self._current(run_id, fence):
             stale = self._boxes.get(run_id)
             if stale is not None and stale.pump is not None:
@@ -340,9 +358,9 @@ class RedisBroker:
             batch = [box.pending[i] for i in range(min(len(box.pending), PUMP_BATCH))]
             trim = box.trim_to if box.trim_to > box.trimmed else 0
             seal = box.closed and len(batch) == len(box.pending)
-            # EVALSHA straight into the pipeline: a script object there would first ask
-            # Redis whether its script is loaded (SCRIPT EXISTS), a round trip per batch.
-            pipe = self.client.pipeline(transaction=False)
+            # EVALSHA straight: a script object would first ask Redis whether its script
+            # is loaded (SCRIPT EXISTS), a round trip per batch.
+            commands: list[tuple[object, ...]] = []
             for ev in batch:
                 args = [
                     ev.id,
@@ -352,14 +370,14 @@ class RedisBroker:
                     self.stream_ttl_s,
                     box.epoch,
                 ]
-                pipe.evalsha(self._append_run.sha, 4, key, *tkeys, ekey, *args)  # pyright: ignore[reportUnknownMemberType]
+                commands.append(("EVALSHA", self._append_run.sha, 4, key, *tkeys, ekey, *args))
             if trim:
-                pipe.xtrim(key, minid=f"{trim}-0", approximate=False)
+                commands.append(("XTRIM", key, "MINID", f"{trim}-0"))
             if seal:
                 args = [box.last_id, self.finished_ttl_s, box.epoch, box.result]
-                pipe.evalsha(self._close_run.sha, 2, key, ekey, *args)  # pyright: ignore[reportUnknownMemberType]
+                commands.append(("EVALSHA", self._close_run.sha, 2, key, ekey, *args))
             try:
-                await pipe.execute()
+                await self._send(commands)
             except redis_errors.NoScriptError:
                 # Redis lost its scripts (restarted, SCRIPT FLUSH): load them, send the
                 # batch again (appends of ids already there and the marker are no-ops).
@@ -376,6 +394,7 @@ class RedisBroker:
                 # events, readers read them from there. Do not try them forever.
                 log.exception("Redis refused run events", extra={"run_id": box.run_id})
             delay = 0.05
+            self._answered()
             if batch:
                 top = batch[-1].id
                 while box.pending and box.pending[0].id <= top:
@@ -385,6 +404,18 @@ class RedisBroker:
                 box.sealed = True
         if self._boxes.get(box.run_id) is box:
             del self._boxes[box.run_id]
+
+    async def _send(self, commands: list[tuple[object, ...]]) -> None:
+        """One round trip: a batch of one command is sent as it is (the same bytes as a
+        pipeline of one, for half the client's CPU), a larger one as a pipeline (no
+        MULTI: the scripts are atomic one by one)."""
+        if len(commands) == 1:
+            await self.client.execute_command(*commands[0])  # pyright: ignore[reportUnknownMemberType]
+            return
+        pipe = self.client.pipeline(transaction=False)
+        for command in commands:
+            pipe.execute_command(*command)  # pyright: ignore[reportUnknownMemberType]
+        await pipe.execute()
 
     async def _load_pump_scripts(self) -> None:
         try:

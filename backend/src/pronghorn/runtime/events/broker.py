@@ -121,5 +121,11 @@ class EventBroker(Protocol):
 
     async def ping(self) -> bool: ...
 
+    async def answering(self, within_s: float) -> bool:
+        """Whether the broker answers, for a request's path: a broker that talked to this
+        process within the last `within_s` is taken at its word (no round trip); else
+        `ping`."""
+        ...
+
     async def aclose(self) -> None:
         """Store what is pending and stop."""

@@ -139,6 +139,9 @@ class MemoryBroker:
     async def ping(self) -> bool:
         return True
 
+    async def answering(self, within_s: float) -> bool:
+        return True
+
     # -- writing -----------------------------------------------------------------------
     async def open_run(
         self, run_id: str, thread_id: str, *, resume: bool = False, fence: int | None = None

@@ -66,15 +66,15 @@ class OutlastingPostgresSaver(HistoryPostgresSaver):
     @asynccontextmanager
     # Any: the library's cursor, or a OneStatementCursor in its place (its writes' executemany)
     async def _cursor(self, *, pipeline: bool = False) -> AsyncGenerator[Any]:
-        """The library's cursor; the one its writes use (``pipeline=True``) sends them as one
+        """The library's cursor; the one its writes use (``pipeline=True``: its
+        ``adelete_thread`` now, ours go through ``_writing`` directly) sends them as one
         statement each."""
+        if pipeline:
+            async with self._writing() as grouped:
+                yield grouped
+            return
         async with super()._cursor(pipeline=False) as cur:
-            if not pipeline:
-                yield cur
-                return
-            grouped = OneStatementCursor(cur, self._statements, pipelined=self.supports_pipeline)
-            yield grouped
-            await grouped.finish()
+            yield cur
 
     async def aput(
         self,
@@ -119,9 +119,10 @@ class OutlastingPostgresSaver(HistoryPostgresSaver):
 
     @asynccontextmanager
     async def _writing(self) -> AsyncGenerator[OneStatementCursor]:
-        """The cursor the writes use: `_cursor(pipeline=True)` without the library's two
-        generator layers around the pool's connection (the saver's lock, a pooled
-        connection, a binary cursor with dict rows, as the library's)."""
+        """The cursor the writes use, grouping each write's statements: the library's
+        `_cursor` without its two generator layers around the pool's connection (the
+        saver's lock, a pooled connection, a binary cursor with dict rows, as the
+        library's)."""
         async with (
             self.lock,
             self._pool.connection() as conn,
